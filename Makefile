@@ -1,0 +1,26 @@
+# The two commands: `make demo` (set up + score the bundled example) and `make test`
+# (set up + run the whole test suite). Both work on a fresh machine and are quick after.
+SHELL := /bin/bash
+.ONESHELL:
+.PHONY: demo test lint bench setup
+
+setup:
+	@bash scripts/bootstrap.sh >/dev/null
+
+demo:
+	@set -euo pipefail
+	VENV=$$(bash scripts/bootstrap.sh | tail -n 1)
+	rm -rf runs/demo
+	"$$VENV/bin/murgat" validate examples/responses.jsonl --media-root examples/media
+
+test:
+	@set -euo pipefail
+	VENV=$$(bash scripts/bootstrap.sh | tail -n 1)
+	"$$VENV/bin/ruff" check murgat media programs prompts human_eval tests benchmarks
+	"$$VENV/bin/python" -m pytest -q -p no:cacheprovider tests
+
+lint:
+	@VENV=$$(bash scripts/bootstrap.sh | tail -n 1); "$$VENV/bin/ruff" check . && "$$VENV/bin/ruff" format --check murgat media
+
+bench:
+	@VENV=$$(bash scripts/bootstrap.sh | tail -n 1); for b in benchmarks/bench_*.py; do "$$VENV/bin/python" "$$b"; done

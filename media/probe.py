@@ -1,0 +1,175 @@
+"""What is inside a media file: streams, durations, rates, and which streams we use.
+
+Stream choice is deterministic and matches what the decoders pick on their own, so a
+probe's "duration of the visual stream" is the duration of the frames we will decode:
+
+* video: the default-disposition stream with the most pixels (ties: lowest index),
+  skipping cover art — the same choice decord makes (nasa_13013.mp4 → the 480x270 one);
+* audio: the default-disposition stream with the highest sample rate, then most channels
+  (ties: lowest index).
+
+Durations come from the stream, then the Matroska ``DURATION`` tag, then the container,
+because webm files carry no stream duration and mp4 subtitle tracks can outlast the AV.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from media.errors import CorruptMedia, MediaNotFound, ToolMissing, UnsupportedCodec
+
+
+class StreamInfo(BaseModel):
+    """One stream as ffprobe reports it, with the duration resolved in seconds."""
+
+    index: int
+    type: str
+    codec: str | None = None
+    duration: float | None = None
+    default: bool = False
+    width: int | None = None
+    height: int | None = None
+    fps: float | None = None
+    n_frames: int | None = None
+    sample_rate: int | None = None
+    channels: int | None = None
+    attached_pic: bool = False
+
+
+class ProbeResult(BaseModel):
+    """Everything the rest of murgat needs to know about a media file."""
+
+    path: str
+    format: str
+    duration: float | None = Field(description="container duration in seconds")
+    streams: list[StreamInfo]
+    video_stream: int | None = Field(default=None, description="ffprobe index of the chosen video stream")
+    audio_stream: int | None = Field(default=None, description="ffprobe index of the chosen audio stream")
+    has_video: bool = False
+    has_audio: bool = False
+    video_duration: float | None = None
+    audio_duration: float | None = None
+    width: int | None = None
+    height: int | None = None
+    fps: float | None = None
+    sample_rate: int | None = None
+    channels: int | None = None
+
+    def durations(self) -> dict[str, float | None]:
+        """Per-modality durations for citation checks (``None`` = stream absent)."""
+        return {"visual": self.video_duration, "audio": self.audio_duration}
+
+    def stream(self, index: int) -> StreamInfo:
+        return next(s for s in self.streams if s.index == index)
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name)
+    if not found:
+        raise ToolMissing(name, f"'{name}' is not on PATH; install ffmpeg (apt-get install -y ffmpeg)")
+    return found
+
+
+def _parse_tag_duration(tag: str | None) -> float | None:
+    if not tag:
+        return None
+    try:
+        h, m, s = tag.split(":")
+        return int(h) * 3600 + int(m) * 60 + float(s)
+    except ValueError:
+        return None
+
+
+def _rate(text: str | None) -> float | None:
+    if not text or text in ("0/0", "0"):
+        return None
+    num, _, den = text.partition("/")
+    try:
+        return float(num) / float(den or 1)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def _float(v: object) -> float | None:
+    try:
+        return float(v)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+
+
+def probe(path: str | os.PathLike[str]) -> ProbeResult:
+    """Probe ``path`` (cached by path, size and mtime within a process)."""
+    p = Path(path)
+    if not p.exists():
+        raise MediaNotFound(str(p), "file does not exist")
+    if not p.is_file():
+        raise MediaNotFound(str(p), "not a regular file")
+    st = p.stat()
+    return _probe_cached(str(p.resolve()), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=512)
+def _probe_cached(path: str, size: int, mtime_ns: int) -> ProbeResult:
+    if size == 0:
+        raise CorruptMedia(path, "file is empty")
+    cmd = [_tool("ffprobe"), "-v", "error", "-print_format", "json", "-show_streams", "-show_format", path]
+    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    if proc.returncode != 0:
+        msg = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "ffprobe failed"
+        raise CorruptMedia(path, f"cannot be read as media ({msg})")
+    data = json.loads(proc.stdout or "{}")
+    fmt = data.get("format", {})
+    container = _float(fmt.get("duration"))
+    streams: list[StreamInfo] = []
+    for s in data.get("streams", []):
+        disp = s.get("disposition", {}) or {}
+        dur = _float(s.get("duration")) or _parse_tag_duration((s.get("tags") or {}).get("DURATION"))
+        streams.append(
+            StreamInfo(
+                index=int(s["index"]),
+                type=s.get("codec_type", "unknown"),
+                codec=s.get("codec_name"),
+                duration=dur if dur is not None else container,
+                default=bool(disp.get("default")),
+                width=s.get("width"),
+                height=s.get("height"),
+                fps=_rate(s.get("avg_frame_rate")) or _rate(s.get("r_frame_rate")) if s.get("codec_type") == "video" else None,
+                n_frames=int(s["nb_frames"]) if str(s.get("nb_frames", "")).isdigit() else None,
+                sample_rate=int(s["sample_rate"]) if s.get("sample_rate") else None,
+                channels=s.get("channels"),
+                attached_pic=bool(disp.get("attached_pic")),
+            )
+        )
+    if not any(s.type in ("video", "audio") for s in streams):
+        raise CorruptMedia(path, "no video or audio stream found")
+    videos = [s for s in streams if s.type == "video" and not s.attached_pic]
+    audios = [s for s in streams if s.type == "audio"]
+    for s in videos + audios:
+        if s.codec is None or s.codec == "none":
+            raise UnsupportedCodec(path, f"stream {s.index} has a codec ffprobe cannot identify")
+    v = min(videos, key=lambda s: (not s.default, -((s.width or 0) * (s.height or 0)), s.index), default=None)
+    a = min(audios, key=lambda s: (not s.default, -(s.sample_rate or 0), -(s.channels or 0), s.index), default=None)
+    return ProbeResult(
+        path=path,
+        format=fmt.get("format_name", "unknown"),
+        duration=container,
+        streams=streams,
+        video_stream=v.index if v else None,
+        audio_stream=a.index if a else None,
+        has_video=v is not None,
+        has_audio=a is not None,
+        video_duration=v.duration if v else None,
+        audio_duration=a.duration if a else None,
+        width=v.width if v else None,
+        height=v.height if v else None,
+        fps=v.fps if v else None,
+        sample_rate=a.sample_rate if a else None,
+        channels=a.channels if a else None,
+    )

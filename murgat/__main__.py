@@ -1,0 +1,5 @@
+"""``python -m murgat`` is the same as the ``murgat`` command."""
+
+from murgat.cli import main
+
+raise SystemExit(main())

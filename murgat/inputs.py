@@ -1,0 +1,156 @@
+"""Reading response files: murgat's JSONL and the authors' JSON list format.
+
+murgat JSONL, one object per line::
+
+    {"id": "q1", "media": "friday.mp4", "question": "...", "options": ["...", ...],
+     "gold": "B", "response": "The woman ... (visual, 0:01)."}
+
+The authors' public scripts use a JSON list with ``id``, ``video``,
+``model_generation`` (or ``original_full_generation``), ``question``, ``options`` and
+``answer``. Both load into :class:`~murgat.schema.Item`. Errors name the file, the line
+or item and the field, so a user can fix the input instead of guessing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from murgat.schema import Item
+
+MEDIA_EXTENSIONS: tuple[str, ...] = (
+    ".mp4", ".webm", ".mkv", ".mov", ".avi", ".m4v", ".mp3", ".wav", ".flac", ".m4a", ".ogg", ".opus",
+)
+_RESPONSE_FIELDS = ("response", "model_generation", "original_full_generation", "generation", "output")
+_MEDIA_FIELDS = ("media", "video", "video_path", "audio", "video_id")
+_GOLD_FIELDS = ("gold", "answer")
+
+
+class InputError(ValueError):
+    """A response file that cannot be loaded; the message names the place and field."""
+
+
+def _decode(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(f"{path}: line {line}: not valid UTF-8 (byte {exc.start}: {exc.reason})") from exc
+
+
+def _options(value: Any, where: str) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        return [str(value[k]) for k in sorted(value)]
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    if isinstance(value, str):
+        return [line for line in value.splitlines() if line.strip()]
+    raise InputError(f"{where}: field 'options' must be a list, a dict or a string, not {type(value).__name__}")
+
+
+def normalise_record(raw: dict[str, Any], where: str) -> Item:
+    """Map one record of either format onto an :class:`Item`."""
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: expected a JSON object, got {type(raw).__name__}")
+    rec = dict(raw)
+    if "id" not in rec or rec["id"] in (None, ""):
+        raise InputError(f"{where}: missing field 'id'")
+    rec["id"] = str(rec["id"])
+    where = f"{where} (id {rec['id']})"
+    for f in _RESPONSE_FIELDS:
+        if f in rec:
+            val = rec.pop(f)
+            if "response" not in rec:
+                if val is None:
+                    val = ""
+                if not isinstance(val, str):
+                    raise InputError(f"{where}: field '{f}' must be a string, not {type(val).__name__}")
+                rec["response"] = val
+    if "response" not in rec:
+        raise InputError(f"{where}: no response field (one of {', '.join(_RESPONSE_FIELDS)})")
+    if "media" not in rec:
+        for f in _MEDIA_FIELDS[1:]:
+            if rec.get(f):
+                rec["media"] = str(rec.pop(f))
+                break
+    if "gold" not in rec and "answer" in rec:
+        rec["gold"] = None if rec["answer"] is None else str(rec.pop("answer"))
+    rec["options"] = _options(rec.get("options"), where)
+    try:
+        return Item.model_validate(rec)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(x) for x in err["loc"])
+        raise InputError(f"{where}: field '{field}': {err['msg']}") from exc
+
+
+def iter_items(path: str | Path) -> Iterator[Item]:
+    """Items of a JSONL file or a JSON list file, in file order."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{p}: input file does not exist")
+    text = _decode(p)
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{p}: not valid JSON at line {exc.lineno}: {exc.msg}") from exc
+        for i, rec in enumerate(data):
+            yield normalise_record(rec, f"{p}: item {i}")
+        return
+    seen: set[str] = set()
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{p}: line {lineno}: not valid JSON ({exc.msg})") from exc
+        item = normalise_record(rec, f"{p}: line {lineno}")
+        if item.id in seen:
+            raise InputError(f"{p}: line {lineno}: duplicate id {item.id!r}")
+        seen.add(item.id)
+        yield item
+
+
+def load_items(path: str | Path) -> list[Item]:
+    items = list(iter_items(path))
+    ids = [i.id for i in items]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise InputError(f"{path}: duplicate ids: {', '.join(dupes[:10])}")
+    return items
+
+
+def resolve_media(item: Item, media_root: str | Path | None, input_path: str | Path | None = None) -> Path | None:
+    """The file an item's ``media`` names, or ``None`` when nothing on disk matches.
+
+    Looks at the value as a path, then under ``media_root`` (or the input file's folder),
+    then with each known extension appended — the authors' files name videos by id.
+    """
+    if not item.media:
+        return None
+    name = item.media
+    roots: list[Path] = []
+    if media_root is not None:
+        roots.append(Path(media_root))
+    if input_path is not None:
+        roots.append(Path(input_path).parent)
+    cands = [Path(name)] if Path(name).is_absolute() else [r / name for r in roots] + [Path(name)]
+    for c in list(cands):
+        if c.is_file():
+            return c
+    for c in cands:
+        for ext in MEDIA_EXTENSIONS:
+            alt = c.with_name(c.name + ext)
+            if alt.is_file():
+                return alt
+    return None

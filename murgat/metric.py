@@ -1,0 +1,286 @@
+"""The MURGAT-S metric as pure functions: verdicts in, scores out.
+
+Per fact, the judge is asked about *subsets* of the fact's valid citations: the joint set
+(recall), each citation alone, and each leave-one-out set (precision). A subset is a
+``frozenset`` of citation indices; the empty set is never asked — no evidence entails
+nothing. :func:`next_queries` says which subsets are still needed given what is known,
+so the pipeline asks the fewest questions, and :func:`score_fact` turns the answers into
+recall and precision under one of three precision modes:
+
+``alce`` (default)
+    precise ⇔ jointly entailed AND (entailed by the citation alone OR not entailed
+    once it is removed) — ALCE's leave-one-out test.
+``strict``
+    precise ⇔ jointly entailed AND not entailed once it is removed.
+``individual``
+    precise ⇔ entailed by the citation alone (the authors' public script).
+
+Invalid citations support nothing: they never enter a subset and are never precise.
+Verdicts other than yes/no leave the fact *undetermined*; it is then reported apart and
+kept out of the means — an abstention is not a "no".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from murgat.schema import DECIDED, Interval, ResponseResult, RunSummary, Scores, Verdict
+
+PrecisionMode = Literal["alce", "strict", "individual"]
+EmptyPolicy = Literal["zero", "exclude"]
+PRECISION_MODES: tuple[str, ...] = ("alce", "strict", "individual")
+EMPTY_POLICIES: tuple[str, ...] = ("zero", "exclude")
+Subset = frozenset[int]
+
+
+def _v(verdicts: Mapping[Subset, Verdict], subset: Subset) -> Verdict | None:
+    if not subset:
+        return "no"
+    return verdicts.get(subset)
+
+
+def next_queries(valid: Sequence[bool], verdicts: Mapping[Subset, Verdict], mode: PrecisionMode = "alce") -> list[Subset]:
+    """Subsets whose verdict is still needed to score this fact; empty when done.
+
+    Joint first; with a single valid citation, alone = joint and leave-one-out is empty,
+    so one call suffices. Otherwise ``alce`` asks each citation alone and only asks the
+    leave-one-out set for citations that do not entail the fact alone.
+    """
+    idx = [i for i, ok in enumerate(valid) if ok]
+    if not idx:
+        return []
+    joint = frozenset(idx)
+    jv = _v(verdicts, joint)
+    if jv is None:
+        return [joint]
+    if len(idx) == 1:
+        return []
+    need: list[Subset] = []
+
+    def ask(s: Subset) -> None:
+        if s and _v(verdicts, s) is None and s not in need:
+            need.append(s)
+
+    if mode == "individual":
+        for i in idx:
+            ask(frozenset([i]))
+        return need
+    if jv != "yes":
+        return []
+    if mode == "strict":
+        for i in idx:
+            ask(joint - {i})
+        return need
+    for i in idx:
+        alone = _v(verdicts, frozenset([i]))
+        if alone is None:
+            ask(frozenset([i]))
+        elif alone != "yes":
+            ask(joint - {i})
+    return need
+
+
+@dataclass
+class FactScore:
+    """Recall and precision of one fact (``None`` when undetermined)."""
+
+    recall: float | None
+    precision: float | None
+    precise: list[bool | None]
+    status: Literal["judged", "undetermined"]
+    reason: str | None = None
+
+
+def score_fact(valid: Sequence[bool], verdicts: Mapping[Subset, Verdict], mode: PrecisionMode = "alce") -> FactScore:
+    """Recall (joint entailment) and precision (mean of per-citation precision).
+
+    Raises ``ValueError`` if a needed verdict is missing: call :func:`next_queries` until
+    it returns nothing first.
+    """
+    if mode not in PRECISION_MODES:
+        raise ValueError(f"unknown precision mode {mode!r}; choose from {PRECISION_MODES}")
+    if next_queries(valid, verdicts, mode):
+        raise ValueError("verdicts missing for this fact; ask next_queries() first")
+    n = len(valid)
+    idx = [i for i, ok in enumerate(valid) if ok]
+    if n == 0:
+        return FactScore(None, None, [], "undetermined", "fact has no citation")
+    if not idx:
+        return FactScore(0.0, 0.0, [False] * n, "judged")
+    joint = frozenset(idx)
+    jv = _v(verdicts, joint)
+    if jv not in DECIDED:
+        return FactScore(None, None, [None] * n, "undetermined", f"joint entailment answer was {jv}")
+    recall = 1.0 if jv == "yes" else 0.0
+    precise: list[bool | None] = [False] * n
+    undecided: list[str] = []
+    for i in idx:
+        if len(idx) == 1:
+            precise[i] = jv == "yes"
+            continue
+        alone = _v(verdicts, frozenset([i]))
+        if mode == "individual":
+            precise[i] = None if alone not in DECIDED else alone == "yes"
+        elif jv != "yes":
+            precise[i] = False
+        elif mode == "strict":
+            loo = _v(verdicts, joint - {i})
+            precise[i] = None if loo not in DECIDED else loo == "no"
+        else:
+            if alone == "yes":
+                precise[i] = True
+            else:
+                loo = _v(verdicts, joint - {i})
+                if loo == "no":
+                    precise[i] = True
+                elif loo == "yes" and alone == "no":
+                    precise[i] = False
+                else:
+                    precise[i] = None
+        if precise[i] is None:
+            undecided.append(str(i))
+    if undecided:
+        return FactScore(recall, None, precise, "undetermined",
+                         f"precision of citation(s) {', '.join(undecided)} could not be decided")
+    return FactScore(recall, float(np.mean([1.0 if p else 0.0 for p in precise])), precise, "judged")
+
+
+@dataclass
+class ResponseFigures:
+    """What the response-level formula needs, gathered by the pipeline."""
+
+    n_verifiable: int
+    n_verifiable_cited: int
+    fact_scores: list[FactScore] = field(default_factory=list)
+
+
+def f1_score(p: float, r: float) -> float:
+    """Harmonic mean, defined as 0 when both are 0."""
+    return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+
+
+def score_response(fig: ResponseFigures, empty_policy: EmptyPolicy = "zero") -> tuple[Scores, str]:
+    """Coverage × F1 for one response, plus the case it fell into.
+
+    Cases: ``no_verifiable`` (|V| = 0: all zeros under ``zero``, excluded under
+    ``exclude``), ``no_cited_facts`` (F empty: P = R = 0), ``undetermined`` (F not empty
+    but no fact could be judged: P/R/F1/MURGAT-S are ``None``), ``scored``.
+    """
+    if empty_policy not in EMPTY_POLICIES:
+        raise ValueError(f"unknown empty policy {empty_policy!r}; choose from {EMPTY_POLICIES}")
+    if fig.n_verifiable == 0:
+        if empty_policy == "exclude":
+            return Scores(), "excluded"
+        return Scores(coverage=0.0, precision=0.0, recall=0.0, f1=0.0, murgat_s=0.0), "no_verifiable"
+    coverage = fig.n_verifiable_cited / fig.n_verifiable
+    if not fig.fact_scores:
+        return Scores(coverage=coverage, precision=0.0, recall=0.0, f1=0.0, murgat_s=0.0), "no_cited_facts"
+    judged = [f for f in fig.fact_scores if f.status == "judged"]
+    if not judged:
+        return Scores(coverage=coverage), "undetermined"
+    p = float(np.mean([f.precision for f in judged]))
+    r = float(np.mean([f.recall for f in judged]))
+    f1 = f1_score(p, r)
+    return Scores(coverage=coverage, precision=p, recall=r, f1=f1, murgat_s=coverage * f1), "scored"
+
+
+def bootstrap_ci(
+    values: Sequence[float],
+    clusters: Sequence[str] | None = None,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    alpha: float = 0.05,
+) -> Interval:
+    """Mean with a percentile bootstrap CI; resamples clusters whole when given.
+
+    Clustered resampling (e.g. by video) keeps correlated responses about one video
+    together, which widens the interval honestly when a run holds many questions per video.
+    """
+    x = np.asarray(values, dtype=float)
+    n = len(x)
+    if n == 0:
+        return Interval(value=None, n=0)
+    mean = float(x.mean())
+    if n == 1:
+        return Interval(value=mean, ci_low=mean, ci_high=mean, n=1)
+    rng = np.random.default_rng(seed)
+    if clusters is None:
+        draws = rng.integers(0, n, size=(n_resamples, n))
+        stats = x[draws].mean(axis=1)
+    else:
+        labels, inverse = np.unique(np.asarray(clusters, dtype=object).astype(str), return_inverse=True)
+        k = len(labels)
+        sums = np.bincount(inverse, weights=x, minlength=k)
+        counts = np.bincount(inverse, minlength=k).astype(float)
+        draws = rng.integers(0, k, size=(n_resamples, k))
+        stats = sums[draws].sum(axis=1) / counts[draws].sum(axis=1)
+    lo, hi = np.quantile(stats, [alpha / 2, 1 - alpha / 2])
+    return Interval(value=mean, ci_low=float(lo), ci_high=float(hi), n=n)
+
+
+def paired_bootstrap_diff(
+    a: Sequence[float], b: Sequence[float], n_resamples: int = 2000, seed: int = 0, alpha: float = 0.05
+) -> Interval:
+    """Mean of ``b - a`` over paired items, with a bootstrap CI resampling the pairs."""
+    x = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
+    return bootstrap_ci(x.tolist(), None, n_resamples, seed, alpha)
+
+
+METRICS: tuple[str, ...] = ("coverage", "precision", "recall", "f1", "murgat_s")
+
+
+def summarize_results(
+    results: Sequence[ResponseResult],
+    *,
+    precision_mode: str = "alce",
+    empty_policy: str = "zero",
+    cluster_by_video: bool = False,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    attributed_threshold: float = 0.5,
+) -> RunSummary:
+    """Run-level means with bootstrap CIs, accuracy and strict attributed accuracy.
+
+    Error records and responses whose metric is ``None`` (excluded or undetermined) are
+    left out of each mean and counted in ``cases``.
+    """
+    ok = [r for r in results if r.error is None]
+    cases: dict[str, int] = {}
+    for r in results:
+        key = "error" if r.error is not None else r.case
+        cases[key] = cases.get(key, 0) + 1
+    intervals: dict[str, Interval] = {}
+    for m in METRICS:
+        rows = [(getattr(r.scores, m), r.video or r.id) for r in ok if getattr(r.scores, m) is not None]
+        vals = [v for v, _ in rows]
+        cl = [c for _, c in rows] if cluster_by_video else None
+        intervals[m] = bootstrap_ci(vals, cl, n_resamples, seed)
+    accuracy = attributed = None
+    gold_rows = [r for r in ok if r.correct is not None]
+    if gold_rows:
+        cl = [r.video or r.id for r in gold_rows] if cluster_by_video else None
+        accuracy = bootstrap_ci([1.0 if r.correct else 0.0 for r in gold_rows], cl, n_resamples, seed)
+        att = [
+            1.0 if (r.correct and r.scores.murgat_s is not None and r.scores.murgat_s >= attributed_threshold) else 0.0
+            for r in gold_rows
+        ]
+        attributed = bootstrap_ci(att, cl, n_resamples, seed)
+    return RunSummary(
+        n_items=len(results),
+        n_errors=len(results) - len(ok),
+        n_scored=sum(1 for r in ok if r.scores.murgat_s is not None),
+        accuracy=accuracy,
+        attributed_accuracy=attributed,
+        attributed_threshold=attributed_threshold,
+        cases=cases,
+        precision_mode=precision_mode,
+        empty_policy=empty_policy,
+        bootstrap={"n_resamples": n_resamples, "seed": seed, "clustered_by": "video" if cluster_by_video else None},
+        judge_calls=sum(r.judge_calls for r in results),
+        cache_hits=sum(r.cache_hits for r in results),
+        **intervals,
+    )

@@ -1,0 +1,211 @@
+"""Typed records that cross module and file boundaries.
+
+Everything murgat writes to disk (``results.jsonl``, ``summary.json``) is one of these
+pydantic models, so a JSON round trip is lossless and a reader can rebuild the exact
+object that was scored. The models hold data only; the logic lives in ``citations``,
+``text``, ``metric`` and the pipeline.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Modality = Literal["visual", "audio"]
+"""The two evidence channels a citation may point at."""
+
+Verdict = Literal["yes", "no", "unknown", "unparseable", "error"]
+"""A judge's answer to one yes/no question.
+
+``unknown`` is an abstention (the judge said it cannot tell), ``unparseable`` means the
+answer could not be read, ``error`` means no answer came back (timeout, refusal,
+provider failure). Only ``yes`` and ``no`` are decisions; the other three are counted
+and reported apart, never folded into ``no``.
+"""
+
+DECIDED: frozenset[str] = frozenset({"yes", "no"})
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class Citation(_Model):
+    """One time reference into one modality of the media.
+
+    ``start == end`` with ``point=True`` is a point citation (``(visual, 0:12)``).
+    A citation that could not be understood is still kept, with ``valid=False`` and the
+    ``reason``; it then supports nothing when scoring.
+    """
+
+    modality: str | None = Field(description="'visual' or 'audio' when understood, else the raw label")
+    start: float | None = Field(default=None, description="start time in seconds")
+    end: float | None = Field(default=None, description="end time in seconds (== start for a point)")
+    point: bool = Field(default=False, description="written as a single time rather than a range")
+    raw: str = Field(description="the exact text of this entry inside the citation group")
+    span: tuple[int, int] = Field(description="character span of this entry in its source text")
+    group_span: tuple[int, int] = Field(description="character span of the whole bracketed group")
+    valid: bool = True
+    reason: str | None = None
+
+    def key(self) -> tuple[str | None, float | None, float | None]:
+        """Identity used to compare citation sets (the raw spelling does not matter)."""
+        return (self.modality, self.start, self.end)
+
+
+class Sentence(_Model):
+    """A sentence of a response, identified by its position (two equal sentences stay two)."""
+
+    index: int
+    text: str = Field(description="sentence text including its citation groups")
+    span: tuple[int, int] = Field(description="character span in the preprocessed reasoning text")
+    citations: list[Citation] = Field(default_factory=list)
+
+    @property
+    def clean_text(self) -> str:
+        from murgat.citations import strip_citations
+
+        return strip_citations(self.text)
+
+
+class AtomicFact(_Model):
+    """One self-contained claim taken from a sentence, with the citations it inherits."""
+
+    index: int
+    sentence_index: int
+    text: str
+    citations: list[Citation] = Field(default_factory=list)
+    dropped_citations: list[Citation] = Field(
+        default_factory=list,
+        description="citations the decomposer attached that the sentence never cited (guard)",
+    )
+
+
+class JudgeCall(_Model):
+    """A record of one judge question and its answer, kept for inspection."""
+
+    stage: str
+    evidence: list[int] = Field(default_factory=list, description="citation indices shown")
+    verdict: Verdict | None = None
+    raw: str | None = None
+    error: str | None = None
+    cached: bool = False
+
+
+class FactVerdict(_Model):
+    """Entailment outcome of one fact under one precision mode.
+
+    ``recall`` and ``precision`` are ``None`` when the fact could not be judged
+    (abstention, unparseable answer, provider error); ``status`` then says why.
+    """
+
+    fact_index: int
+    joint: Verdict | None = None
+    alone: dict[int, Verdict] = Field(default_factory=dict)
+    leave_one_out: dict[int, Verdict] = Field(default_factory=dict)
+    precise: list[bool | None] = Field(default_factory=list)
+    recall: float | None = None
+    precision: float | None = None
+    status: Literal["judged", "undetermined"] = "judged"
+    reason: str | None = None
+    calls: list[JudgeCall] = Field(default_factory=list)
+
+
+class SentenceResult(_Model):
+    """Everything decided about one sentence."""
+
+    sentence: Sentence
+    decontextualized: str | None = None
+    decontext_fallback: str | None = Field(default=None, description="why the original text was kept")
+    verifiable: bool | None = None
+    verify_verdict: Verdict | None = None
+    verify_raw: str | None = None
+    facts: list[AtomicFact] = Field(default_factory=list)
+    verdicts: list[FactVerdict] = Field(default_factory=list)
+    decompose_raw: str | None = None
+    notes: list[str] = Field(default_factory=list)
+
+
+class Scores(_Model):
+    """Response-level figures; ``None`` where the response is excluded or undetermined."""
+
+    coverage: float | None = None
+    precision: float | None = None
+    recall: float | None = None
+    f1: float | None = None
+    murgat_s: float | None = None
+
+
+ResponseCase = Literal["scored", "no_verifiable", "no_cited_facts", "undetermined", "excluded", "error"]
+
+
+class ResponseResult(_Model):
+    """One line of ``results.jsonl``."""
+
+    id: str
+    error: str | None = None
+    scores: Scores = Field(default_factory=Scores)
+    case: ResponseCase = "scored"
+    n_sentences: int = 0
+    n_verifiable: int = 0
+    n_verifiable_cited: int = 0
+    n_verify_undetermined: int = 0
+    n_facts: int = 0
+    n_facts_judged: int = 0
+    n_facts_undetermined: int = 0
+    video: str | None = None
+    answer: str | None = None
+    predicted_option: str | None = None
+    gold: str | None = None
+    correct: bool | None = None
+    sentences: list[SentenceResult] = Field(default_factory=list)
+    judge_calls: int = 0
+    cache_hits: int = 0
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class Interval(_Model):
+    """A point estimate with a bootstrap confidence interval."""
+
+    value: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    n: int = 0
+
+
+class RunSummary(_Model):
+    """Run-level aggregates written to ``summary.json``."""
+
+    n_items: int
+    n_errors: int
+    n_scored: int
+    coverage: Interval
+    precision: Interval
+    recall: Interval
+    f1: Interval
+    murgat_s: Interval
+    accuracy: Interval | None = None
+    attributed_accuracy: Interval | None = None
+    attributed_threshold: float = 0.5
+    cases: dict[str, int] = Field(default_factory=dict)
+    precision_mode: str = "alce"
+    empty_policy: str = "zero"
+    bootstrap: dict[str, Any] = Field(default_factory=dict)
+    judge_calls: int = 0
+    cache_hits: int = 0
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class Item(_Model):
+    """One response to score, with what is needed to find its media and answer."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    media: str | None = Field(default=None, description="path or id of the video/audio file")
+    question: str | None = None
+    options: list[str] | None = None
+    gold: str | None = Field(default=None, description="gold option letter or answer text")
+    response: str = ""
+    question_type: str | None = None

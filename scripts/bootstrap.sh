@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Set up everything murgat needs on a fresh Debian/Ubuntu machine, idempotently:
+#   1. system tools (ffmpeg/ffprobe for media, espeak-ng and sox for test speech),
+#   2. a virtual environment OUTSIDE the clone, keyed by a hash of pyproject.toml and this
+#      script, so CI runs on the same machine reuse it instead of reinstalling,
+#   3. torch pinned first (a bare "torch" requirement would pull a multi-GB CUDA build),
+#      then murgat with all its extras, then an editable link to THIS clone.
+# Prints the venv path on its last line.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TORCH_PIN="${MURGAT_TORCH:-torch==2.13.0}"
+EXTRAS="${MURGAT_EXTRAS:-all}"
+
+missing=()
+for tool in ffmpeg ffprobe espeak-ng sox; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "bootstrap: installing system packages (missing: ${missing[*]})" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq ffmpeg espeak-ng sox fonts-dejavu-core >&2
+fi
+
+PY="${PYTHON:-python3}"
+KEY="$(cat "$ROOT/pyproject.toml" "$ROOT/scripts/bootstrap.sh" | sha256sum | cut -c1-12)"
+VENV="${MURGAT_VENV:-$HOME/.cache/murgat/venv-$KEY}"
+if [ ! -f "$VENV/.murgat-ready" ]; then
+  echo "bootstrap: creating $VENV (first run takes a few minutes)" >&2
+  rm -rf "$VENV"
+  mkdir -p "$(dirname "$VENV")"
+  "$PY" -m venv "$VENV"
+  "$VENV/bin/python" -m pip install -q --upgrade pip setuptools wheel >&2
+  case "$EXTRAS" in
+    *all*|*local*|*embed*) "$VENV/bin/python" -m pip install -q "$TORCH_PIN" >&2 ;;
+  esac
+  "$VENV/bin/python" -m pip install -q -e "$ROOT[$EXTRAS]" >&2
+  touch "$VENV/.murgat-ready"
+fi
+# Point the venv at this clone (CI clones into a new folder each time); no dependency work.
+"$VENV/bin/python" -m pip install -q --no-deps --no-build-isolation -e "$ROOT" >&2
+echo "$VENV"

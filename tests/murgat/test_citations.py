@@ -1,0 +1,161 @@
+"""Citation grammar: a table of real-looking spellings, rejections, and round trips."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from murgat.citations import (
+    check_durations,
+    find_groups,
+    format_citation,
+    format_group,
+    format_time,
+    make_citation,
+    parse_citations,
+    parse_time,
+    strip_citations,
+)
+
+# (text, expected [(modality, start, end, valid)] ; [] means "not a citation")
+TABLE: list[tuple[str, list[tuple[str | None, float, float, bool]]]] = [
+    ("(visual, 0:20)", [("visual", 20, 20, True)]),
+    ("(audio, 1:20-1:30)", [("audio", 80, 90, True)]),
+    ("(audio, 0:42-0:46; visual, 0:45)", [("audio", 42, 46, True), ("visual", 45, 45, True)]),
+    ("(Visual, 00:01:05)", [("visual", 65, 65, True)]),
+    ("(visual, 1:02:03)", [("visual", 3723, 3723, True)]),
+    ("(audio, 1:05.5)", [("audio", 65.5, 65.5, True)]),
+    ("(audio, 1:05.25-1:07.75)", [("audio", 65.25, 67.75, True)]),
+    ("(audio, 0:42–0:46)", [("audio", 42, 46, True)]),
+    ("(audio, 0:42 - 0:46)", [("audio", 42, 46, True)]),
+    ("(audio, 0:42 — 0:46)", [("audio", 42, 46, True)]),
+    ("(audio, 0:42 to 0:46)", [("audio", 42, 46, True)]),
+    ("[audio, 0:42-0:46]", [("audio", 42, 46, True)]),
+    ("[visual, 0:03; audio, 0:04]", [("visual", 3, 3, True), ("audio", 4, 4, True)]),
+    ("(video, 0:10)", [("visual", 10, 10, True)]),
+    ("(vision, 0:10)", [("visual", 10, 10, True)]),
+    ("(VIDEO, 0:10)", [("visual", 10, 10, True)]),
+    ("(sound, 0:10)", [("audio", 10, 10, True)]),
+    ("(speech, 0:10-0:12)", [("audio", 10, 12, True)]),
+    ("(visual and audio, 0:12)", [("visual", 12, 12, True), ("audio", 12, 12, True)]),
+    ("(audio/visual, 0:12-0:14)", [("audio", 12, 14, True), ("visual", 12, 14, True)]),
+    ("(visual & audio, 0:12)", [("visual", 12, 12, True), ("audio", 12, 12, True)]),
+    ("(visual: 0:12)", [("visual", 12, 12, True)]),
+    ("(visual 0:12)", [("visual", 12, 12, True)]),
+    ("(visual, at 0:12)", [("visual", 12, 12, True)]),
+    ("(visual, 0:12, 0:30-0:35)", [("visual", 12, 12, True), ("visual", 30, 35, True)]),
+    ("(visual, 0:12; 0:15)", [("visual", 12, 12, True), ("visual", 15, 15, True)]),
+    ("(audio, 12s-14s)", [("audio", 12, 14, True)]),
+    ("(audio, 12.5 sec)", [("audio", 12.5, 12.5, True)]),
+    ("( visual , 0:05 )", [("visual", 5, 5, True)]),
+    ("(visual, 0:05.)", [("visual", 5, 5, True)]),
+    ("(visual, 10:00-10:30)", [("visual", 600, 630, True)]),
+    # kept but invalid
+    ("(audio, 0:46-0:42)", [("audio", 46, 42, False)]),
+    ("(visual, 0:75)", [("visual", 75, 75, False)]),
+    ("(visual, 1:60:00)", [("visual", 7200, 7200, False)]),
+    ("(smell, 0:12)", [("smell", 12, 12, False)]),
+    ("(0:12)", [(None, 12, 12, False)]),
+    ("(0:12-0:14)", [(None, 12, 14, False)]),
+    ("(texture, 0:01-0:02; audio, 0:03)", [("texture", 1, 2, False), ("audio", 3, 3, True)]),
+    # not citations at all
+    ("(e.g., a red car)", []),
+    ("(Option B)", []),
+    ("(2019)", []),
+    ("(see above)", []),
+    ("(B)", []),
+    ("(i.e., the man on the left)", []),
+    ("(about 3.5 m/s)", []),
+    ("(the man at the door said hello)", []),
+    ("(approximately 20 people)", []),
+    ("[citation needed]", []),
+    ("(the man near the door, 0:12)", []),
+    ("(visual 0:12 shows a car)", []),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), TABLE, ids=[t for t, _ in TABLE])
+def test_citation_table(text: str, expected: list[tuple[str | None, float, float, bool]]) -> None:
+    cites = parse_citations(f"The man waves {text}.")
+    got = [(c.modality, c.start, c.end, c.valid) for c in cites]
+    assert got == [(m, float(s), float(e), v) for m, s, e, v in expected]
+    for c in cites:
+        assert c.raw.strip() and c.raw in text
+        if not c.valid:
+            assert c.reason
+
+
+def test_table_is_big_enough() -> None:
+    assert len(TABLE) >= 40
+    assert sum(1 for _, e in TABLE if not e) >= 10
+
+
+def test_spans_point_into_the_source() -> None:
+    text = "A man waves (visual, 0:12; audio, 0:12-0:14) and leaves [audio, 0:20]."
+    cites = parse_citations(text)
+    assert [text[c.span[0] : c.span[1]] for c in cites] == ["visual, 0:12", "audio, 0:12-0:14", "audio, 0:20"]
+    groups = find_groups(text)
+    assert [text[g.span[0] : g.span[1]] for g in groups] == ["(visual, 0:12; audio, 0:12-0:14)", "[audio, 0:20]"]
+
+
+def test_reasons_are_specific() -> None:
+    (c,) = parse_citations("x (audio, 0:46-0:42)")
+    assert "before start" in (c.reason or "")
+    (c,) = parse_citations("x (visual, 0:75)")
+    assert ">= 60" in (c.reason or "")
+    (c,) = parse_citations("x (smell, 0:12)")
+    assert "unknown modality 'smell'" in (c.reason or "")
+    (c,) = parse_citations("x (0:12)")
+    assert c.reason == "no modality named"
+
+
+def test_parse_time() -> None:
+    assert parse_time("1:05.5") == (65.5, None)
+    assert parse_time("00:01:05") == (65.0, None)
+    assert parse_time("12s") == (12.0, None)
+    assert parse_time("0:61")[1] is not None
+
+
+def test_strip_keeps_prose_parentheticals() -> None:
+    text = "A car (e.g., a red one) passes (visual, 0:12) and stops (Option B)."
+    assert strip_citations(text) == "A car (e.g., a red one) passes and stops (Option B)."
+    assert strip_citations("He waves (visual, 0:12).") == "He waves."
+
+
+def test_durations_mark_past_end_and_missing_stream() -> None:
+    cites = parse_citations("(visual, 0:05; visual, 0:09; audio, 0:01; visual, 0:05-0:07; visual, 0:05-0:09)")
+    checked = check_durations(cites, {"visual": 6.17, "audio": None})
+    assert [c.valid for c in checked] == [True, False, False, True, False]
+    assert "past the end" in (checked[1].reason or "")
+    assert "no audio stream" in (checked[2].reason or "")
+    assert all(c.valid for c in cites), "check_durations must not mutate its input"
+
+
+def test_format_examples() -> None:
+    assert format_time(65.5) == "1:05.5"
+    assert format_time(3723) == "1:02:03"
+    assert format_time(59.9996) == "1:00"
+    assert format_group([make_citation("visual", 12), make_citation("audio", 12, 14)]) == (
+        "(visual, 0:12; audio, 0:12-0:14)"
+    )
+
+
+times = st.integers(min_value=0, max_value=5 * 3600 * 1000).map(lambda ms: ms / 1000)
+
+
+@given(modality=st.sampled_from(["visual", "audio"]), a=times, b=times, point=st.booleans())
+def test_format_parse_round_trip(modality: str, a: float, b: float, point: bool) -> None:
+    start, end = (a, a) if point else (min(a, b), max(a, b))
+    c = make_citation(modality, start, None if point else end)
+    (back,) = parse_citations(f"Claim {format_group([c])}.")
+    assert (back.modality, back.start, back.end, back.valid) == (modality, start, end, True)
+    assert back.point == (point or start == end)
+    assert format_citation(back) == format_citation(c)
+
+
+@given(st.lists(st.tuples(st.sampled_from(["visual", "audio"]), times, times), min_size=1, max_size=4))
+def test_group_round_trip(entries: list[tuple[str, float, float]]) -> None:
+    cites = [make_citation(m, min(a, b), max(a, b)) for m, a, b in entries]
+    back = parse_citations(format_group(cites))
+    assert [c.key() for c in back] == [c.key() for c in cites]

@@ -1,0 +1,64 @@
+"""Loading response files in both formats, with errors that name the item and field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from murgat.inputs import InputError, load_items, resolve_media
+
+
+def write(tmp_path: Path, name: str, text: str | bytes) -> Path:
+    p = tmp_path / name
+    p.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return p
+
+
+def test_jsonl(tmp_path: Path) -> None:
+    p = write(tmp_path, "r.jsonl", json.dumps({"id": 1, "media": "friday.mp4", "response": "x", "gold": "B",
+                                               "options": ["a", "b"]}) + "\n\n")
+    (it,) = load_items(p)
+    assert it.id == "1" and it.gold == "B" and it.options == ["a", "b"]
+
+
+def test_authors_json_list(tmp_path: Path) -> None:
+    recs = [
+        {"id": "v1_q", "video": "v1", "model_generation": "He waves (visual, 0:01).", "question": "q",
+         "options": {"A": "x", "B": "y"}, "answer": "A"},
+        {"id": "v2_q", "video": "v2", "original_full_generation": "Hi.", "question": "q", "options": ["x"], "answer": "A"},
+    ]
+    items = load_items(write(tmp_path, "a.json", json.dumps(recs)))
+    assert [i.media for i in items] == ["v1", "v2"]
+    assert items[0].response.startswith("He waves") and items[0].options == ["x", "y"] and items[0].gold == "A"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"media": "a.mp4", "response": "x"}\n', "line 1: missing field 'id'"),
+        ('{"id": "a"}\n', "(id a): no response field"),
+        ('{"id": "a", "response": 5}\n', "(id a): field 'response' must be a string"),
+        ('{"id": "a", "response": "x"}\n{"id": "a", "response": "y"}\n', "line 2: duplicate id 'a'"),
+        ('{"id": "a", "response": "x"\n', "line 1: not valid JSON"),
+        ('{"id": "a", "response": "x", "options": 3}\n', "field 'options'"),
+    ],
+)
+def test_errors_name_item_and_field(tmp_path: Path, content: str, message: str) -> None:
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_items(write(tmp_path, "bad.jsonl", content))
+
+
+def test_non_utf8(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="line 2: not valid UTF-8"):
+        load_items(write(tmp_path, "bad.jsonl", b'{"id": "a", "response": "x"}\n{"id": "b", "response": "\xff"}\n'))
+
+
+def test_resolve_media_by_id_and_extension(tmp_path: Path) -> None:
+    (tmp_path / "media").mkdir()
+    (tmp_path / "media" / "vid1.mp4").write_bytes(b"x")
+    p = write(tmp_path, "r.jsonl", '{"id": "1", "media": "vid1", "response": "x"}\n')
+    (it,) = load_items(p)
+    assert resolve_media(it, tmp_path / "media", p) == tmp_path / "media" / "vid1.mp4"
+    assert resolve_media(it.model_copy(update={"media": "nope"}), tmp_path / "media", p) is None

@@ -1,0 +1,177 @@
+"""One test per rule of DESIGN.md's Metric section."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from murgat.metric import (
+    FactScore,
+    ResponseFigures,
+    bootstrap_ci,
+    next_queries,
+    paired_bootstrap_diff,
+    score_fact,
+    score_response,
+    summarize_results,
+)
+from murgat.schema import ResponseResult, Scores
+
+F = frozenset
+
+
+def oracle(entails: set[frozenset[int]]):
+    """A judge that says yes exactly for the listed evidence subsets (and supersets)."""
+
+    def answer(s: frozenset[int]) -> str:
+        return "yes" if any(e <= s for e in entails) else "no"
+
+    return answer
+
+
+def run_fact(valid: list[bool], answer, mode: str = "alce") -> tuple[FactScore, int]:
+    verdicts: dict = {}
+    calls = 0
+    while q := next_queries(valid, verdicts, mode):
+        for s in q:
+            verdicts[s] = answer(s)
+            calls += 1
+    return score_fact(valid, verdicts, mode), calls
+
+
+def test_paper_worked_example() -> None:
+    # citation 0 = audio, 1 = visual. F1 needs both; F2 is supported by the audio alone.
+    f1, c1 = run_fact([True, True], oracle({F({0, 1})}))
+    f2, c2 = run_fact([True, True], oracle({F({0})}))
+    assert (f1.recall, f1.precision) == (1.0, 1.0)
+    assert (f2.recall, f2.precision) == (1.0, 0.5)
+    fig = ResponseFigures(n_verifiable=1, n_verifiable_cited=1, fact_scores=[f1, f2])
+    scores, case = score_response(fig)
+    assert scores.recall == 1.0 and scores.precision == 0.75 and case == "scored"
+    assert c1 == 3 and c2 == 3  # joint + two alone; leave-one-out reuses the alone answers
+
+
+def test_single_citation_precision_equals_recall_one_call() -> None:
+    for ans, expected in (("yes", 1.0), ("no", 0.0)):
+        fs, calls = run_fact([True], lambda s, a=ans: a)
+        assert fs.recall == fs.precision == expected and calls == 1
+
+
+def test_invalid_citation_supports_nothing() -> None:
+    fs, calls = run_fact([False], lambda s: "yes")
+    assert (fs.recall, fs.precision, calls) == (0.0, 0.0, 0)
+    fs, _ = run_fact([True, False], oracle({F({0})}))
+    assert fs.recall == 1.0 and fs.precise == [True, False] and fs.precision == 0.5
+
+
+def test_joint_no_gives_zero_without_more_calls() -> None:
+    fs, calls = run_fact([True, True, True], lambda s: "no")
+    assert (fs.recall, fs.precision, calls) == (0.0, 0.0, 1)
+
+
+def test_alce_redundant_citation_not_precise() -> None:
+    # three citations, 0 alone suffices, 1 and 2 add nothing
+    fs, _ = run_fact([True, True, True], oracle({F({0})}), "alce")
+    assert fs.precise == [True, False, False]
+
+
+def test_alce_alone_or_leave_one_out() -> None:
+    # {0,1} jointly needed, 2 redundant: 0 and 1 break entailment when removed
+    fs, _ = run_fact([True, True, True], oracle({F({0, 1})}), "alce")
+    assert fs.precise == [True, True, False]
+
+
+def test_strict_differs_from_alce_on_duplicate_evidence() -> None:
+    # both citations entail alone: alce keeps both, strict keeps neither (removing one doesn't break)
+    both = oracle({F({0}), F({1})})
+    assert run_fact([True, True], both, "alce")[0].precision == 1.0
+    assert run_fact([True, True], both, "strict")[0].precision == 0.0
+
+
+def test_individual_mode() -> None:
+    fs, _ = run_fact([True, True], oracle({F({0, 1})}), "individual")
+    assert fs.recall == 1.0 and fs.precision == 0.0  # neither entails alone
+    fs, _ = run_fact([True, True], oracle({F({0})}), "individual")
+    assert fs.precise == [True, False]
+
+
+def test_abstention_leaves_fact_undetermined_not_no() -> None:
+    fs, _ = run_fact([True], lambda s: "unknown")
+    assert fs.status == "undetermined" and fs.recall is None and fs.precision is None
+    fs, _ = run_fact([True, True], lambda s: "yes" if len(s) == 2 else "unparseable")
+    assert fs.status == "undetermined" and fs.recall == 1.0 and fs.precision is None
+
+
+def test_missing_verdict_raises() -> None:
+    with pytest.raises(ValueError, match="next_queries"):
+        score_fact([True, True], {})
+
+
+def test_coverage_and_murgat_s() -> None:
+    fact = FactScore(1.0, 0.5, [True, False], "judged")
+    scores, _ = score_response(ResponseFigures(n_verifiable=4, n_verifiable_cited=3, fact_scores=[fact]))
+    f1 = 2 * 0.5 * 1.0 / 1.5
+    assert scores.coverage == 0.75 and scores.f1 == pytest.approx(f1)
+    assert scores.murgat_s == pytest.approx(0.75 * f1)
+
+
+def test_f1_zero_when_p_and_r_zero() -> None:
+    fact = FactScore(0.0, 0.0, [False], "judged")
+    scores, _ = score_response(ResponseFigures(2, 2, [fact]))
+    assert scores.f1 == 0.0 and scores.murgat_s == 0.0
+
+
+def test_no_verifiable_policy_zero_and_exclude() -> None:
+    z, case = score_response(ResponseFigures(0, 0, []), "zero")
+    assert case == "no_verifiable" and z.murgat_s == 0.0 and z.coverage == 0.0
+    e, case = score_response(ResponseFigures(0, 0, []), "exclude")
+    assert case == "excluded" and e.murgat_s is None
+
+
+def test_no_cited_facts_gives_p_r_zero() -> None:
+    s, case = score_response(ResponseFigures(3, 0, []))
+    assert case == "no_cited_facts" and s.coverage == 0.0 and s.precision == s.recall == 0.0
+
+
+def test_all_facts_undetermined_response_is_undetermined() -> None:
+    s, case = score_response(ResponseFigures(2, 1, [FactScore(None, None, [None], "undetermined")]))
+    assert case == "undetermined" and s.coverage == 0.5 and s.murgat_s is None
+
+
+def test_bootstrap_is_seeded_and_covers_mean() -> None:
+    vals = list(np.linspace(0, 1, 50))
+    a = bootstrap_ci(vals, seed=3)
+    b = bootstrap_ci(vals, seed=3)
+    assert a == b and a.ci_low < a.value < a.ci_high
+    assert bootstrap_ci([], seed=0).value is None
+
+
+def test_clustered_bootstrap_is_wider_for_correlated_clusters() -> None:
+    vals = [1.0] * 10 + [0.0] * 10
+    clusters = ["a"] * 10 + ["b"] * 10
+    plain = bootstrap_ci(vals, seed=0)
+    clustered = bootstrap_ci(vals, clusters, seed=0)
+    assert (clustered.ci_high - clustered.ci_low) > (plain.ci_high - plain.ci_low)
+
+
+def test_paired_difference() -> None:
+    d = paired_bootstrap_diff([0.1, 0.2, 0.3, 0.4], [0.2, 0.3, 0.4, 0.5])
+    assert d.value == pytest.approx(0.1) and d.ci_low == pytest.approx(0.1)
+
+
+def _rr(i: int, ms: float | None, correct: bool | None, case: str = "scored", error: str | None = None) -> ResponseResult:
+    return ResponseResult(
+        id=str(i), error=error, case=case, correct=correct, video=f"v{i % 2}",
+        scores=Scores(coverage=ms, precision=ms, recall=ms, f1=ms, murgat_s=ms),
+    )
+
+
+def test_run_summary_accuracy_attributed_and_cases() -> None:
+    rs = [_rr(0, 0.9, True), _rr(1, 0.2, True), _rr(2, 0.8, False), _rr(3, None, None, "excluded"),
+          _rr(4, None, None, error="missing media")]
+    s = summarize_results(rs, attributed_threshold=0.5)
+    assert s.n_items == 5 and s.n_errors == 1 and s.n_scored == 3
+    assert s.murgat_s.value == pytest.approx((0.9 + 0.2 + 0.8) / 3)
+    assert s.accuracy is not None and s.accuracy.value == pytest.approx(2 / 3)
+    assert s.attributed_accuracy is not None and s.attributed_accuracy.value == pytest.approx(1 / 3)
+    assert s.cases == {"scored": 3, "excluded": 1, "error": 1}
