@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
+from media.timefmt import fmt_time
 from murgat.schema import Citation
 
 VISUAL_WORDS = frozenset(
@@ -206,14 +207,7 @@ def strip_citations(text: str) -> str:
 
 def format_time(seconds: float) -> str:
     """``M:SS`` below an hour, ``H:MM:SS`` above, with up to millisecond decimals."""
-    ms = round(seconds * 1000)
-    hours, rem = divmod(ms, 3_600_000)
-    minutes, rem = divmod(rem, 60_000)
-    secs, millis = divmod(rem, 1000)
-    frac = f".{millis:03d}".rstrip("0") if millis else ""
-    if hours:
-        return f"{hours}:{minutes:02d}:{secs:02d}{frac}"
-    return f"{minutes}:{secs:02d}{frac}"
+    return fmt_time(seconds)
 
 
 def format_citation(c: Citation) -> str:

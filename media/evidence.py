@@ -1,0 +1,213 @@
+"""Citations → exactly what a judge sees, one modality per segment.
+
+Rules (DESIGN.md, "Evidence"):
+
+* ``visual`` range → frames sampled inside it at ``fps`` (capped at ``max_frames``), or a
+  picture-only clip file when ``visual_as="clip"``; ``visual`` point → the frame shown at
+  that instant (or frames in a short window when ``visual_point_window_s > 0``);
+* ``audio`` range → that span of the 16 kHz mono track, never with picture; ``audio``
+  point → a window of ``± audio_point_pad_s`` around it, since an instant of sound is empty;
+* ``pad_s`` widens every segment (clamped to the stream);
+* several citations → all segments, each labelled with modality and time, in time order;
+* an invalid citation → a segment marked unavailable with the reason, never an empty clip;
+* optional text channel: ASR words / OCR lines inside the segment.
+
+Media is decoded once per file (shared readers, one decoded audio track) and sliced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from media.errors import MediaError, NoAudioStream, NoVideoStream, OutsideMedia
+from media.frames import Frame, open_video, resize_max_side
+from media.probe import ProbeResult, probe
+
+
+class CitationLike(Protocol):
+    """What the builder needs from a citation (murgat's ``Citation`` fits)."""
+
+    modality: str | None
+    start: float | None
+    end: float | None
+    point: bool
+    valid: bool
+    reason: str | None
+
+
+class EvidenceConfig(BaseModel):
+    """How citations become evidence. Output-affecting: part of every judge cache key."""
+
+    pad_s: float = Field(default=0.0, ge=0, description="widen every segment by this much on each side")
+    visual_point_window_s: float = Field(default=0.0, ge=0, description="0: one frame at t; >0: frames within ±w/2")
+    audio_point_pad_s: float = Field(default=1.0, ge=0, description="half-width of the window for a point audio citation")
+    fps: float = Field(default=1.0, gt=0, description="frame sampling rate inside visual ranges")
+    max_frames: int = Field(default=8, ge=1, description="cap on frames per visual segment")
+    max_side: int | None = Field(default=768, description="longest image side sent to a judge")
+    image_format: Literal["jpeg", "png"] = "jpeg"
+    visual_as: Literal["frames", "clip"] = Field(default="frames", description="frames, or a picture-only clip file")
+    text: bool = Field(default=False, description="attach ASR words / OCR lines found inside each segment")
+    end_tolerance_s: float = Field(default=1.0, ge=0, description="accept ends this far past the stream (then clip)")
+
+
+@dataclass
+class EvidenceSegment:
+    """One labelled piece of evidence (or an explicit statement that there is none)."""
+
+    citation_index: int
+    modality: str
+    cited_start: float | None
+    cited_end: float | None
+    start: float = 0.0
+    end: float = 0.0
+    available: bool = True
+    reason: str | None = None
+    frames: list[Frame] = field(default_factory=list)
+    audio: np.ndarray | None = None
+    sr: int = 16_000
+    clip_path: Path | None = None
+    transcript: str | None = None
+    screen_text: str | None = None
+
+    @property
+    def label(self) -> str:
+        from media.timefmt import fmt_range
+
+        return f"{self.modality} {fmt_range(self.cited_start, self.cited_end)}"
+
+
+@dataclass
+class Evidence:
+    """Everything shown to a judge for a set of citations of one media file."""
+
+    media_path: str
+    segments: list[EvidenceSegment]
+    config: EvidenceConfig
+
+    @property
+    def available(self) -> list[EvidenceSegment]:
+        return [s for s in self.segments if s.available]
+
+    @property
+    def empty(self) -> bool:
+        return not self.available
+
+
+class TextSource(Protocol):
+    def text_in(self, start: float, end: float) -> str: ...
+
+
+def _check(c: CitationLike, info: ProbeResult, cfg: EvidenceConfig) -> tuple[float, float]:
+    """Effective ``[start, end]`` of a citation, or a typed error saying why there is none."""
+    path = info.path
+    if not c.valid:
+        raise OutsideMedia(path, c.reason or "invalid citation")
+    if c.modality not in ("visual", "audio") or c.start is None or c.end is None:
+        raise OutsideMedia(path, f"unusable citation ({c.modality}, {c.start}, {c.end})")
+    if c.modality == "audio" and not info.has_audio:
+        raise NoAudioStream(path, "audio citation on a file without an audio stream")
+    if c.modality == "visual" and not info.has_video:
+        raise NoVideoStream(path, "visual citation on a file without a video stream")
+    dur = float(info.audio_duration if c.modality == "audio" else info.video_duration or 0.0)
+    if c.start > dur:
+        raise OutsideMedia(path, f"{c.modality} citation starts at {c.start:.2f} s, after the stream ends ({dur:.2f} s)")
+    if c.end > dur + cfg.end_tolerance_s:
+        raise OutsideMedia(path, f"{c.modality} citation ends at {c.end:.2f} s, past the stream end ({dur:.2f} s)")
+    if c.end < c.start:
+        raise OutsideMedia(path, "citation ends before it starts")
+    start, end = c.start, c.end
+    if c.point and c.modality == "audio":
+        start, end = start - cfg.audio_point_pad_s, end + cfg.audio_point_pad_s
+    if c.point and c.modality == "visual" and cfg.visual_point_window_s > 0:
+        start, end = start - cfg.visual_point_window_s / 2, end + cfg.visual_point_window_s / 2
+    start, end = start - cfg.pad_s, end + cfg.pad_s
+    return max(0.0, start), min(dur, end)
+
+
+def build_evidence(
+    path: str | Path,
+    citations: Sequence[CitationLike],
+    config: EvidenceConfig | None = None,
+    *,
+    indices: Sequence[int] | None = None,
+    transcript: TextSource | None = None,
+    screen: TextSource | None = None,
+    strict: bool = False,
+) -> Evidence:
+    """Evidence for ``citations`` (or the subset ``indices``), ordered by time.
+
+    With ``strict=True`` the first unusable citation raises its typed :class:`MediaError`
+    (``NoAudioStream``, ``OutsideMedia``, …); otherwise it becomes an unavailable segment.
+    """
+    cfg = config or EvidenceConfig()
+    info = probe(path)
+    chosen = list(range(len(citations))) if indices is None else list(indices)
+    segs: list[EvidenceSegment] = []
+    for i in chosen:
+        c = citations[i]
+        seg = EvidenceSegment(citation_index=i, modality=str(c.modality), cited_start=c.start, cited_end=c.end)
+        try:
+            seg.start, seg.end = _check(c, info, cfg)
+            if c.modality == "visual":
+                _fill_visual(seg, info, cfg, point=c.point)
+            else:
+                _fill_audio(seg, info)
+            if cfg.text:
+                src = transcript if c.modality == "audio" else screen
+                if src is not None:
+                    seg.transcript = src.text_in(seg.start, seg.end) if c.modality == "audio" else None
+                    seg.screen_text = src.text_in(seg.start, seg.end) if c.modality == "visual" else None
+        except MediaError as exc:
+            if strict:
+                raise
+            seg.available = False
+            seg.reason = exc.reason
+        segs.append(seg)
+    segs.sort(key=lambda s: (s.start if s.available else float("inf"), s.modality, s.citation_index))
+    return Evidence(media_path=info.path, segments=segs, config=cfg)
+
+
+def _fill_visual(seg: EvidenceSegment, info: ProbeResult, cfg: EvidenceConfig, point: bool) -> None:
+    vf = open_video(info.path)
+    if cfg.visual_as == "clip" and seg.end > seg.start:
+        from media.clips import video_clip
+
+        seg.clip_path, _ = video_clip(info.path, seg.start, seg.end)
+        return
+    if point and cfg.visual_point_window_s == 0 and cfg.pad_s == 0:
+        frames = vf.frames_at([seg.start])
+    else:
+        frames = vf.frames_in(seg.start, seg.end, cfg.fps, cfg.max_frames)
+    seg.frames = [Frame(f.index, f.time, resize_max_side(f.image, cfg.max_side)) for f in frames]
+
+
+def _fill_audio(seg: EvidenceSegment, info: ProbeResult) -> None:
+    from media.audio import load_audio
+
+    track = load_audio(info.path)
+    seg.audio = track.slice(seg.start, seg.end)
+    seg.sr = track.sr
+    if len(seg.audio) == 0:
+        seg.available = False
+        seg.reason = "the audio segment is empty after clipping to the stream"
+
+
+def describe(ev: Evidence) -> list[dict[str, Any]]:
+    """A JSON-able summary of an evidence set (what was shown, or why not)."""
+    out = []
+    for s in ev.segments:
+        out.append({
+            "label": s.label, "citation_index": s.citation_index, "modality": s.modality,
+            "start": round(s.start, 3), "end": round(s.end, 3), "available": s.available, "reason": s.reason,
+            "frames": [round(f.time, 3) for f in s.frames],
+            "audio_samples": None if s.audio is None else len(s.audio),
+            "clip": str(s.clip_path) if s.clip_path else None,
+            "transcript": s.transcript, "screen_text": s.screen_text,
+        })
+    return out

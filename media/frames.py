@@ -1,0 +1,149 @@
+"""Frames: read pictures at given times or across a range, with their true timestamps.
+
+decord opens each video once per process (an LRU of readers) and serves any number of
+slices; its stream choice is the same as :mod:`media.probe`'s (checked on open). The
+frame shown for instant ``t`` is the last frame whose presentation time is ``<= t`` —
+what a player displays at ``t``.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from media.errors import CorruptMedia, NoVideoStream, ToolMissing
+from media.probe import probe
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One decoded picture: RGB uint8 array (H, W, 3), its index and presentation time."""
+
+    index: int
+    time: float
+    image: np.ndarray
+
+
+class VideoFrames:
+    """Frame access for one file."""
+
+    def __init__(self, path: str | Path) -> None:
+        info = probe(path)
+        if not info.has_video:
+            raise NoVideoStream(str(path), "the file has no video stream")
+        self.info = info
+        self.path = info.path
+        try:
+            import decord
+        except ImportError as exc:  # pragma: no cover - decord is a core dependency
+            raise ToolMissing(self.path, "decord is not installed (pip install decord, or decord2 on aarch64)") from exc
+        try:
+            self._vr = decord.VideoReader(self.path, ctx=decord.cpu(0), num_threads=1)
+        except Exception as exc:  # decord raises its own DECORDError
+            raise CorruptMedia(self.path, f"video cannot be decoded ({str(exc).splitlines()[0][:200]})") from exc
+        self._lock = threading.Lock()
+        n = len(self._vr)
+        if n == 0:
+            raise CorruptMedia(self.path, "video stream has no frames")
+        ts = self._vr.get_frame_timestamp(np.arange(n))
+        self.starts = np.asarray(ts[:, 0], dtype=float)
+        self.n_frames = n
+        h, w = self._vr[0].shape[:2]
+        # decord picks its own stream; say so if it is not the one probe() reported.
+        self.stream_note = None if (w, h) == (info.width, info.height) else (
+            f"decoder read a {w}x{h} stream; probe chose stream {info.video_stream} ({info.width}x{info.height})"
+        )
+
+    @property
+    def duration(self) -> float:
+        return float(self.info.video_duration or (self.starts[-1] if len(self.starts) else 0.0))
+
+    def index_at(self, t: float) -> int:
+        i = int(np.searchsorted(self.starts, t + 1e-6, side="right")) - 1
+        return min(max(i, 0), self.n_frames - 1)
+
+    def _get(self, indices: list[int]) -> np.ndarray:
+        with self._lock:
+            try:
+                return self._vr.get_batch(indices).asnumpy()
+            except Exception as exc:
+                raise CorruptMedia(self.path, f"frames {indices[:3]}… cannot be decoded ({exc})") from exc
+
+    def frames_at(self, times: list[float]) -> list[Frame]:
+        idx = [self.index_at(t) for t in times]
+        if not idx:
+            return []
+        arr = self._get(idx)
+        return [Frame(i, float(self.starts[i]), arr[k]) for k, i in enumerate(idx)]
+
+    def frames_in(self, start: float, end: float, fps: float = 1.0, max_frames: int = 8) -> list[Frame]:
+        """Frames inside ``[start, end]`` at about ``fps``, at most ``max_frames``, evenly spread.
+
+        Every returned frame's timestamp lies inside the range (the first frame at or after
+        ``start`` is used when ``start`` falls between frames).
+        """
+        if end < start:
+            raise ValueError(f"end {end} is before start {start}")
+        lo = int(np.searchsorted(self.starts, start - 1e-6, side="left"))
+        hi = int(np.searchsorted(self.starts, end + 1e-6, side="right")) - 1
+        if lo > hi:
+            return self.frames_at([start])
+        want = max(1, min(max_frames, int(np.floor((end - start) * fps)) + 1))
+        picks = sorted(set(np.linspace(lo, hi, want).round().astype(int).tolist()))
+        arr = self._get(picks)
+        return [Frame(i, float(self.starts[i]), arr[k]) for k, i in enumerate(picks)]
+
+
+def resize_max_side(image: np.ndarray, max_side: int | None) -> np.ndarray:
+    """Downscale so the longer side is at most ``max_side`` (never upscale)."""
+    if not max_side:
+        return image
+    h, w = image.shape[:2]
+    scale = max_side / max(h, w)
+    if scale >= 1:
+        return image
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    return np.asarray(Image.fromarray(image).resize(size, Image.BILINEAR))
+
+
+def encode_image(image: np.ndarray, fmt: str = "jpeg", quality: int = 90) -> bytes:
+    """JPEG or PNG bytes of an RGB array."""
+    buf = io.BytesIO()
+    fmt = fmt.lower()
+    if fmt in ("jpg", "jpeg"):
+        Image.fromarray(image).save(buf, format="JPEG", quality=quality)
+    elif fmt == "png":
+        Image.fromarray(image).save(buf, format="PNG")
+    else:
+        raise ValueError(f"unsupported image format {fmt!r} (jpeg or png)")
+    return buf.getvalue()
+
+
+_READERS: OrderedDict[str, VideoFrames] = OrderedDict()
+_RLOCK = threading.Lock()
+
+
+def open_video(path: str | Path, max_open: int = 4) -> VideoFrames:
+    """A shared reader for ``path`` (kept open across citations: decode once, slice many)."""
+    key = str(Path(path).resolve())
+    with _RLOCK:
+        if key in _READERS:
+            _READERS.move_to_end(key)
+            return _READERS[key]
+    vf = VideoFrames(path)
+    with _RLOCK:
+        _READERS[key] = vf
+        while len(_READERS) > max_open:
+            _READERS.popitem(last=False)
+    return vf
+
+
+def clear_readers() -> None:
+    with _RLOCK:
+        _READERS.clear()

@@ -1,0 +1,81 @@
+"""Citations → evidence: one modality per segment, time order, explicit "no evidence"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from media.errors import NoAudioStream, OutsideMedia
+from media.evidence import EvidenceConfig, build_evidence
+from media.probe import probe
+from murgat.citations import check_durations, parse_citations
+
+
+def cites(text: str, path: Path):
+    return check_durations(parse_citations(text), probe(path).durations())
+
+
+def test_segments_in_time_order_with_labels(friday: Path) -> None:
+    c = cites("(visual, 0:04; audio, 0:01-0:02; visual, 0:00-0:02)", friday)
+    ev = build_evidence(friday, c)
+    assert [s.label for s in ev.segments] == ["visual 0:00-0:02", "audio 0:01-0:02", "visual 0:04"]
+    vis_range, audio, vis_point = ev.segments
+    assert audio.frames == [] and audio.audio is not None and len(audio.audio) == 16000
+    assert vis_range.audio is None and [f.time for f in vis_range.frames] == [0.0, 1.0, 2.0]
+    assert len(vis_point.frames) == 1 and vis_point.frames[0].time == pytest.approx(4.0)
+
+
+def test_point_audio_is_padded(friday: Path) -> None:
+    ev = build_evidence(friday, cites("(audio, 0:03)", friday), EvidenceConfig(audio_point_pad_s=0.5))
+    (s,) = ev.segments
+    assert (s.start, s.end) == (2.5, 3.5) and len(s.audio) == 16000
+
+
+def test_pad_widens_and_clamps(friday: Path) -> None:
+    ev = build_evidence(friday, cites("(audio, 0:00-0:02; visual, 0:05-0:06)", friday), EvidenceConfig(pad_s=0.5))
+    a, v = ev.segments
+    assert (a.start, a.end) == (0.0, 2.5)
+    assert v.start == 4.5 and v.end == pytest.approx(6.17, abs=0.02)
+
+
+def test_frame_cap(friday: Path) -> None:
+    ev = build_evidence(friday, cites("(visual, 0:00-0:06)", friday), EvidenceConfig(fps=10, max_frames=4, max_side=320))
+    (s,) = ev.segments
+    assert len(s.frames) == 4 and max(s.frames[0].image.shape) == 320
+
+
+def test_invalid_citation_gives_explicit_no_evidence(friday: Path) -> None:
+    ev = build_evidence(friday, cites("(visual, 0:30; audio, 0:05-0:03; audio, 0:01)", friday))
+    past, reversed_, ok = sorted(ev.segments, key=lambda s: s.citation_index)
+    assert not past.available and "past the end" in (past.reason or "")
+    assert not reversed_.available and "before start" in (reversed_.reason or "")
+    assert ok.available and past.frames == [] and reversed_.audio is None
+    assert [s.citation_index for s in ev.available] == [2]
+
+
+def test_audio_citation_on_file_without_audio(bikes: Path) -> None:
+    raw = parse_citations("(audio, 0:01-0:02)")
+    with pytest.raises(NoAudioStream, match=r"bikes\.mp4"):
+        build_evidence(bikes, raw, strict=True)
+    (s,) = build_evidence(bikes, raw).segments
+    assert not s.available and "without an audio stream" in (s.reason or "")
+
+
+def test_citation_past_end_strict(friday: Path) -> None:
+    with pytest.raises(OutsideMedia, match="after the stream ends"):
+        build_evidence(friday, parse_citations("(visual, 0:30)"), strict=True)
+
+
+def test_subset_indices(friday: Path) -> None:
+    c = cites("(visual, 0:01; audio, 0:02-0:03; visual, 0:04)", friday)
+    ev = build_evidence(friday, c, indices=[2, 0])
+    assert [s.citation_index for s in ev.segments] == [0, 2]
+
+
+def test_clip_mode_writes_picture_only_file(friday: Path) -> None:
+    ev = build_evidence(friday, cites("(visual, 0:01-0:03)", friday), EvidenceConfig(visual_as="clip"))
+    (s,) = ev.segments
+    info = probe(s.clip_path)
+    assert info.has_video and not info.has_audio
+    assert info.video_duration == pytest.approx(2.0, abs=0.1)
