@@ -157,7 +157,7 @@ def transcribe(
     language: str | None = "en",
     backend: str = "faster-whisper",
     beam_size: int = 5,
-    vad_filter: bool = False,
+    vad_filter: bool = True,
     compute_type: str = "int8",
     threads: int = 2,
     cache: MediaCache | None = None,
@@ -167,7 +167,7 @@ def transcribe(
     model_dir = resolve_model(model)
     cache = cache or default_cache()
     settings = {"model": model_dir.name, "model_size": (model_dir / "model.bin").stat().st_size,
-                "language": language, "backend": backend, "beam": beam_size, "vad": vad_filter,
+                "language": language, "backend": backend, "beam": beam_size, "vad": vad_filter, "temperature": 0.0,
                 "compute": compute_type}
     key = make_key("asr", file_digest(track.path), **settings)
     hit = cache.get_json("asr", key)
@@ -186,8 +186,11 @@ def transcribe(
 def _run_faster_whisper(samples: Any, model_dir: Path, language: str | None, beam: int, vad: bool,
                         compute_type: str, threads: int) -> Transcript:
     m = _load_faster_whisper(model_dir, compute_type, threads)
+    # temperature 0 with no fallback keeps transcripts reproducible (faster-whisper's
+    # fallback samples at higher temperatures, which changed words between runs here);
+    # Silero VAD keeps the decoder from looping on music and noise.
     segs, info = m.transcribe(samples, language=language, beam_size=beam, word_timestamps=True,
-                              vad_filter=vad, condition_on_previous_text=False)
+                              vad_filter=vad, condition_on_previous_text=False, temperature=0.0)
     words: list[Word] = []
     segments: list[Segment] = []
     for s in segs:

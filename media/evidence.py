@@ -148,6 +148,7 @@ def build_evidence(
     cfg = config or EvidenceConfig()
     info = probe(path)
     chosen = list(range(len(citations))) if indices is None else list(indices)
+    _prefetch_frames(info, [citations[i] for i in chosen], cfg)
     segs: list[EvidenceSegment] = []
     for i in chosen:
         c = citations[i]
@@ -171,6 +172,28 @@ def build_evidence(
         segs.append(seg)
     segs.sort(key=lambda s: (s.start if s.available else float("inf"), s.modality, s.citation_index))
     return Evidence(media_path=info.path, segments=segs, config=cfg)
+
+
+def _prefetch_frames(info: ProbeResult, citations: Sequence[CitationLike], cfg: EvidenceConfig) -> None:
+    """Decode every frame these citations need in one sorted pass."""
+    if not info.has_video or cfg.visual_as == "clip":
+        return
+    wanted: list[int] = []
+    vf = None
+    for c in citations:
+        if c.modality != "visual":
+            continue
+        try:
+            start, end = _check(c, info, cfg)
+        except MediaError:
+            continue
+        vf = vf or open_video(info.path)
+        if c.point and cfg.visual_point_window_s == 0 and cfg.pad_s == 0:
+            wanted.append(vf.index_at(start))
+        else:
+            wanted.extend(vf.range_indices(start, end, cfg.fps, cfg.max_frames))
+    if vf is not None and wanted:
+        vf.prefetch(wanted)
 
 
 def _fill_visual(seg: EvidenceSegment, info: ProbeResult, cfg: EvidenceConfig, point: bool) -> None:

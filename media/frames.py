@@ -47,7 +47,10 @@ class VideoFrames:
             self._vr = decord.VideoReader(self.path, ctx=decord.cpu(0), num_threads=1)
         except Exception as exc:  # decord raises its own DECORDError
             raise CorruptMedia(self.path, f"video cannot be decoded ({str(exc).splitlines()[0][:200]})") from exc
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._frames: OrderedDict[int, np.ndarray] = OrderedDict()
+        self._bytes = 0
+        self.max_cache_bytes = 256 * 1024**2
         n = len(self._vr)
         if n == 0:
             raise CorruptMedia(self.path, "video stream has no frames")
@@ -68,12 +71,44 @@ class VideoFrames:
         i = int(np.searchsorted(self.starts, t + 1e-6, side="right")) - 1
         return min(max(i, 0), self.n_frames - 1)
 
-    def _get(self, indices: list[int]) -> np.ndarray:
+    def prefetch(self, indices: list[int]) -> None:
+        """Decode the frames not yet in memory in one sorted batch (sequential decoding is
+        far cheaper than one seek per citation)."""
         with self._lock:
+            missing = sorted({i for i in indices if i not in self._frames})
+            if not missing:
+                return
             try:
-                return self._vr.get_batch(indices).asnumpy()
+                arr = self._vr.get_batch(missing).asnumpy()
             except Exception as exc:
-                raise CorruptMedia(self.path, f"frames {indices[:3]}… cannot be decoded ({exc})") from exc
+                raise CorruptMedia(self.path, f"frames {missing[:3]}… cannot be decoded ({exc})") from exc
+            for k, i in enumerate(missing):
+                self._frames[i] = arr[k]
+                self._bytes += arr[k].nbytes
+            while self._bytes > self.max_cache_bytes and len(self._frames) > len(missing):
+                _, old = self._frames.popitem(last=False)
+                self._bytes -= old.nbytes
+
+    def _get(self, indices: list[int]) -> np.ndarray:
+        self.prefetch(indices)
+        with self._lock:
+            out = []
+            for i in indices:
+                if i not in self._frames:  # evicted by a concurrent prefetch; decode alone
+                    self._frames[i] = self._vr.get_batch([i]).asnumpy()[0]
+                    self._bytes += self._frames[i].nbytes
+                self._frames.move_to_end(i)
+                out.append(self._frames[i])
+            return np.stack(out)
+
+    def range_indices(self, start: float, end: float, fps: float = 1.0, max_frames: int = 8) -> list[int]:
+        """Indices :meth:`frames_in` would return (for batching across citations)."""
+        lo = int(np.searchsorted(self.starts, start - 1e-6, side="left"))
+        hi = int(np.searchsorted(self.starts, end + 1e-6, side="right")) - 1
+        if lo > hi:
+            return [self.index_at(start)]
+        want = max(1, min(max_frames, int(np.floor((end - start) * fps)) + 1))
+        return sorted(set(np.linspace(lo, hi, want).round().astype(int).tolist()))
 
     def frames_at(self, times: list[float]) -> list[Frame]:
         idx = [self.index_at(t) for t in times]
@@ -90,12 +125,7 @@ class VideoFrames:
         """
         if end < start:
             raise ValueError(f"end {end} is before start {start}")
-        lo = int(np.searchsorted(self.starts, start - 1e-6, side="left"))
-        hi = int(np.searchsorted(self.starts, end + 1e-6, side="right")) - 1
-        if lo > hi:
-            return self.frames_at([start])
-        want = max(1, min(max_frames, int(np.floor((end - start) * fps)) + 1))
-        picks = sorted(set(np.linspace(lo, hi, want).round().astype(int).tolist()))
+        picks = self.range_indices(start, end, fps, max_frames)
         arr = self._get(picks)
         return [Frame(i, float(self.starts[i]), arr[k]) for k, i in enumerate(picks)]
 
