@@ -11,7 +11,7 @@ demo:
 	@set -euo pipefail
 	VENV=$$(bash scripts/bootstrap.sh | tail -n 1)
 	rm -rf runs/demo
-	"$$VENV/bin/murgat" validate examples/responses.jsonl --media-root examples/media
+	"$$VENV/bin/murgat" score examples/responses.jsonl --media-root examples/media --judge embedded --out runs/demo
 
 test:
 	@set -euo pipefail

@@ -45,8 +45,9 @@ def _cmd_citations(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(doc, ensure_ascii=False))
         return 0
-    from rich.console import Console
     from rich.table import Table
+
+    from murgat.console import console
 
     table = Table(title="sentences and citations", show_lines=True)
     for col in ("#", "sentence", "modality", "start", "end", "valid", "reason"):
@@ -64,7 +65,7 @@ def _cmd_citations(args: argparse.Namespace) -> int:
                     if c else ["", "", "", "", ""]
                 ),
             )
-    Console().print(table)
+    console().print(table)
     return 0
 
 
@@ -82,8 +83,9 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         print(json.dumps({"n_items": len(reports), "n_with_problems": n_bad,
                           "items": [r.model_dump() | {"ok": r.ok} for r in reports]}, ensure_ascii=False))
     else:
-        from rich.console import Console
         from rich.table import Table
+
+        from murgat.console import console
 
         table = Table(title=f"validate {args.input}")
         for col in ("id", "media", "sentences", "cited", "citations", "invalid", "problems"):
@@ -94,7 +96,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             probs += [f"s{p.sentence} '{p.raw}': {p.reason}" for p in r.problems]
             table.add_row(r.id, r.media or "-", str(r.n_sentences), str(r.n_cited_sentences),
                           str(r.n_citations), str(r.n_invalid), "\n".join(probs) or "ok")
-        con = Console()
+        con = console()
         con.print(table)
         con.print(f"{len(reports)} items, {n_bad} with problems")
     return 1 if (args.strict and n_bad) else 0

@@ -34,7 +34,11 @@ if [ ! -f "$VENV/.murgat-ready" ]; then
   esac
   "$VENV/bin/python" -m pip install -q -e "$ROOT[$EXTRAS]" >&2
   touch "$VENV/.murgat-ready"
+  # Old environments (made for an earlier pyproject.toml) are several GB each: drop them.
+  if [ -z "${MURGAT_VENV:-}" ]; then
+    find "$(dirname "$VENV")" -maxdepth 1 -name 'venv-*' ! -name "$(basename "$VENV")" -exec rm -rf {} + 2>/dev/null || true
+  fi
 fi
 # Point the venv at this clone (CI clones into a new folder each time); no dependency work.
-"$VENV/bin/python" -m pip install -q --no-deps --no-build-isolation -e "$ROOT" >&2
+"$VENV/bin/python" -m pip install -q --no-deps --no-build-isolation --config-settings editable_mode=compat -e "$ROOT" >&2
 echo "$VENV"

@@ -1,0 +1,241 @@
+"""The judge interface and the machinery every provider shares, written once.
+
+A provider implements :meth:`Judge._call` (one attempt, provider wire format) and, if its
+SDK raises its own exception types, :meth:`Judge.classify`. The base class adds, in this
+order: response cache lookup → dry-run short cut → concurrency and rate limits → attempts
+with timeout, exponential backoff with full jitter (honouring ``Retry-After``) on 429, 5xx
+and timeouts, fail-fast on other 4xx → answer parsing → cache write → accounting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from abc import ABC, abstractmethod
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from murgat.judges.cache import ResponseCache, request_key
+from murgat.judges.parsing import parse_json_answer
+from murgat.judges.pricing import price_for
+from murgat.judges.types import AudioPart, ImagePart, JudgeOutput, JudgeRequest, TextPart, Usage, VideoPart
+
+
+class JudgeError(Exception):
+    """A provider failure. ``retryable`` decides between backoff and failing fast."""
+
+    def __init__(self, message: str, *, retryable: bool, status: int | None = None, retry_after: float | None = None):
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
+        self.retry_after = retry_after
+
+
+@dataclass
+class RawAnswer:
+    """What one provider attempt returns before parsing."""
+
+    text: str | None
+    usage: Usage = field(default_factory=Usage)
+    raw: Any = None
+    blocked: bool = False
+    block_reason: str | None = None
+    model: str | None = None
+
+
+class JudgeStats(BaseModel):
+    """Running totals for progress bars and run summaries."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    retries: int = 0
+    errors: int = 0
+    blocked: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    thinking_tokens: int = 0
+    cost_usd: float = 0.0
+    dry_run_calls: int = 0
+    est_input_tokens: int = 0
+
+
+class _RateLimiter:
+    """Sliding one-minute windows for requests and (estimated) tokens."""
+
+    def __init__(self, rpm: float | None, tpm: float | None) -> None:
+        self.rpm, self.tpm = rpm, tpm
+        self.events: list[tuple[float, int]] = []
+        self.lock = asyncio.Lock()
+
+    async def acquire(self, tokens: int) -> None:
+        if not self.rpm and not self.tpm:
+            return
+        while True:
+            async with self.lock:
+                now = time.monotonic()
+                self.events = [(t, n) for t, n in self.events if now - t < 60.0]
+                req_ok = not self.rpm or len(self.events) < self.rpm
+                tok_ok = not self.tpm or sum(n for _, n in self.events) + tokens <= self.tpm or not self.events
+                if req_ok and tok_ok:
+                    self.events.append((now, tokens))
+                    return
+                wait = 60.0 - (now - self.events[0][0]) + 0.01
+            await asyncio.sleep(max(0.01, wait))
+
+
+def estimate_tokens(req: JudgeRequest) -> int:
+    """A rough pre-call token estimate (text/4; Gemini-like media rates) for limits and dry runs."""
+    n = 0
+    for p in req.parts:
+        if isinstance(p, TextPart):
+            n += len(p.text) // 4 + 1
+        elif isinstance(p, ImagePart):
+            n += 258
+        elif isinstance(p, AudioPart):
+            n += int(32 * (len(p.samples) / max(p.sr, 1))) + 1
+        elif isinstance(p, VideoPart):
+            n += 258 * max(1, len(p.frames))
+        else:
+            n += len(getattr(p, "text", "")) // 4 + 1
+    return n + (len(req.system) // 4 if req.system else 0)
+
+
+class Judge(ABC):
+    """One provider + model. Subclasses set ``provider`` and implement :meth:`_call`."""
+
+    provider: ClassVar[str] = "abstract"
+    #: option names (``-J key=value``) that change answers and so enter the cache key
+    answer_options: ClassVar[tuple[str, ...]] = ()
+    #: True for judges that read ASR/OCR text instead of pixels and samples
+    needs_evidence_text: ClassVar[bool] = False
+    _semaphores: ClassVar[dict[tuple[str, int], asyncio.Semaphore]] = {}
+    _limiters: ClassVar[dict[str, _RateLimiter]] = defaultdict(lambda: _RateLimiter(None, None))
+
+    def __init__(
+        self,
+        model: str,
+        options: dict[str, Any] | None = None,
+        *,
+        cache: ResponseCache | None = None,
+        dry_run: bool = False,
+        config: Any = None,
+    ) -> None:
+        from murgat.judges.types import GenerateConfig
+
+        self.model = model
+        self.options = dict(options or {})
+        self.cache = cache
+        self.dry_run = dry_run
+        self.default_config = config or GenerateConfig()
+        self.stats = JudgeStats()
+        self._sleep = asyncio.sleep
+
+    # ----- provider hooks -----
+    @abstractmethod
+    async def _call(self, req: JudgeRequest) -> RawAnswer:
+        """One attempt in the provider's wire format; raise :class:`JudgeError` on failure."""
+
+    def classify(self, exc: BaseException) -> JudgeError:
+        """Map an SDK exception to a :class:`JudgeError` (override per provider)."""
+        if isinstance(exc, JudgeError):
+            return exc
+        if isinstance(exc, asyncio.TimeoutError | TimeoutError):
+            return JudgeError("timed out", retryable=True)
+        return JudgeError(f"{type(exc).__name__}: {exc}", retryable=False)
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook, most providers hold nothing
+        """Release provider resources (uploaded files, clients)."""
+
+    @property
+    def name(self) -> str:
+        return f"{self.provider}:{self.model}"
+
+    def key(self, req: JudgeRequest) -> str:
+        opts = {k: self.options[k] for k in self.answer_options if k in self.options}
+        return request_key(self.provider, self.model, req, opts)
+
+    # ----- the shared path -----
+    def _semaphore(self, n: int) -> asyncio.Semaphore:
+        loop_id = id(asyncio.get_running_loop())
+        k = (f"{self.provider}:{loop_id}", n)
+        if k not in self._semaphores:
+            self._semaphores[k] = asyncio.Semaphore(n)
+        return self._semaphores[k]
+
+    def _limiter(self, rpm: float | None, tpm: float | None) -> _RateLimiter:
+        k = f"{self.provider}:{id(asyncio.get_running_loop())}:{rpm}:{tpm}"
+        lim = self._limiters[k]
+        lim.rpm, lim.tpm = rpm, tpm
+        return lim
+
+    async def generate(self, req: JudgeRequest) -> JudgeOutput:
+        key = self.key(req)
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self.stats.cache_hits += 1
+                return hit.model_copy(update={"cached": True})
+        cfg = req.config
+        est = estimate_tokens(req)
+        if self.dry_run:
+            self.stats.dry_run_calls += 1
+            self.stats.est_input_tokens += est
+            return JudgeOutput(error="dry-run: not sent", model=self.model, provider=self.provider)
+        async with self._semaphore(cfg.concurrency):
+            await self._limiter(cfg.rpm, cfg.tpm).acquire(est)
+            out = await self._attempts(req)
+        if req.schema is not None and out.error is None and not out.blocked:
+            out.parsed, out.parse_error = parse_json_answer(out.text)
+        if self.cache is not None and out.error is None and not out.blocked:
+            self.cache.put(key, self.provider, self.model, out)
+        return out
+
+    async def _attempts(self, req: JudgeRequest) -> JudgeOutput:
+        cfg = req.config
+        started = time.monotonic()
+        retries = 0
+        last: JudgeError | None = None
+        for attempt in range(cfg.retries + 1):
+            try:
+                ans = await asyncio.wait_for(self._call(req), timeout=cfg.timeout_s)
+            except Exception as exc:
+                err = self.classify(exc)
+                last = err
+                if not err.retryable or attempt == cfg.retries:
+                    break
+                retries += 1
+                self.stats.retries += 1
+                delay = min(cfg.backoff_max_s, cfg.backoff_base_s * 2**attempt)
+                delay = random.uniform(0, delay)
+                if err.retry_after is not None:
+                    delay = max(delay, err.retry_after)
+                await self._sleep(delay)
+                continue
+            self.stats.calls += 1
+            self.stats.input_tokens += ans.usage.input_tokens
+            self.stats.output_tokens += ans.usage.output_tokens
+            self.stats.thinking_tokens += ans.usage.thinking_tokens
+            cost = self.cost(ans.usage)
+            self.stats.cost_usd += cost
+            if ans.blocked:
+                self.stats.blocked += 1
+            return JudgeOutput(
+                text=ans.text, usage=ans.usage, latency_s=time.monotonic() - started, model=ans.model or self.model,
+                provider=self.provider, retries=retries, blocked=ans.blocked,
+                error=f"blocked: {ans.block_reason}" if ans.blocked else None, raw=ans.raw, cost_usd=cost,
+            )
+        self.stats.errors += 1
+        self.stats.calls += 1
+        status = f" (HTTP {last.status})" if last and last.status else ""
+        return JudgeOutput(
+            error=f"{last}{status} after {retries + 1} attempt(s)" if last else "failed",
+            latency_s=time.monotonic() - started, model=self.model, provider=self.provider, retries=retries,
+        )
+
+    def cost(self, usage: Usage) -> float:
+        pin, pout = price_for(self.provider, self.model, self.options)
+        return (usage.input_tokens * pin + (usage.output_tokens + usage.thinking_tokens) * pout) / 1e6

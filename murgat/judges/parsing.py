@@ -1,0 +1,111 @@
+"""Reading judge answers. An answer that cannot be read is ``unparseable`` — never "no".
+
+Yes/no answers are read from, in order: a JSON object (``label``/``answer``/``verdict``/
+``entailed``/``verifiable``); a ``Label:``/``Answer:``/``Verdict:`` line (the last one
+wins, so chain-of-thought before it is ignored); the first word of a short answer. Words
+that mean "cannot tell" map to ``unknown`` (an abstention). Anything else, including an
+answer that says both yes and no, is ``unparseable``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from murgat.schema import Verdict
+
+_YES = {"yes", "y", "true", "entailed", "entails", "supported", "verifiable", "correct", "1"}
+_NO = {"no", "n", "false", "not entailed", "not_entailed", "unsupported", "not supported", "contradicted",
+       "not verifiable", "unverifiable", "incorrect", "0", "refuted"}
+_UNKNOWN = {"unknown", "unsure", "uncertain", "cannot tell", "can't tell", "cannot determine", "undetermined",
+            "not sure", "abstain", "n/a", "insufficient", "insufficient evidence", "unclear", "cannot be determined"}
+_LABEL_LINE = re.compile(
+    r"^\W*(?:final\s+)?(?:label|answer|verdict|judg(?:e)?ment|decision|entailment|verifiable)\W*[:=]\s*(.+)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+
+
+def _word_verdict(text: str) -> Verdict | None:
+    t = text.strip().strip("*_`\"'.!:; ").lower()
+    t = re.sub(r"\s+", " ", t)
+    for vocab, verdict in ((_UNKNOWN, "unknown"), (_NO, "no"), (_YES, "yes")):
+        for phrase in sorted(vocab, key=len, reverse=True):
+            if t == phrase or re.match(rf"^{re.escape(phrase)}\b", t):
+                return verdict  # type: ignore[return-value]
+    return None
+
+
+def extract_json(text: str) -> Any:
+    """The first JSON value in ``text`` (fenced block, whole text, or first ``{…}``/``[…]``)."""
+    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    for cand in candidates:
+        cand = cand.strip()
+        try:
+            return json.loads(cand)
+        except json.JSONDecodeError:
+            pass
+        for opener, closer in (("{", "}"), ("[", "]")):
+            i, j = cand.find(opener), cand.rfind(closer)
+            if 0 <= i < j:
+                try:
+                    return json.loads(cand[i : j + 1])
+                except json.JSONDecodeError:
+                    continue
+    raise ValueError("no JSON value found in the answer")
+
+
+def _from_json(obj: Any) -> Verdict | None:
+    if isinstance(obj, bool):
+        return "yes" if obj else "no"
+    if isinstance(obj, str):
+        return _word_verdict(obj)
+    if isinstance(obj, dict):
+        for key in ("label", "answer", "verdict", "entailed", "entailment", "verifiable", "supported", "decision"):
+            if key in obj:
+                return _from_json(obj[key])
+    return None
+
+
+def parse_verdict(text: str | None) -> tuple[Verdict, str | None]:
+    """``(verdict, problem)``: problem explains an ``unparseable`` verdict."""
+    if text is None:
+        return "error", "no answer text"
+    stripped = text.strip()
+    if not stripped:
+        return "unparseable", "empty answer"
+    if stripped[:1] in "{[" or "```" in stripped:
+        try:
+            v = _from_json(extract_json(stripped))
+            if v is not None:
+                return v, None
+        except ValueError:
+            pass
+    lines = _LABEL_LINE.findall(stripped)
+    if lines:
+        v = _word_verdict(lines[-1])
+        if v is not None:
+            return v, None
+        return "unparseable", f"label line not understood: {lines[-1][:80]!r}"
+    first_line = stripped.splitlines()[0]
+    if re.search(r"\byes\b", first_line, re.I) and re.search(r"\bno\b", first_line, re.I):
+        return "unparseable", f"answer says both yes and no: {first_line[:80]!r}"
+    v = _word_verdict(first_line)
+    if v is not None:
+        return v, None
+    last = stripped.splitlines()[-1]
+    v = _word_verdict(last)
+    if v is not None and len(last.split()) <= 4:
+        return v, None
+    return "unparseable", f"no yes/no/unknown label in: {stripped[:80]!r}"
+
+
+def parse_json_answer(text: str | None) -> tuple[Any, str | None]:
+    """``(value, problem)`` for answers requested as JSON."""
+    if text is None:
+        return None, "no answer text"
+    try:
+        return extract_json(text), None
+    except ValueError as exc:
+        return None, str(exc)

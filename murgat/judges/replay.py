@@ -1,0 +1,129 @@
+"""Record and replay judge exchanges (JSONL cassettes) for tests and exact re-runs.
+
+``record`` wraps any judge and appends one line per answered request::
+
+    {"key": "<fingerprint>", "match": {"task": "entail", "inputs": {...}},
+     "provider": "gemini", "model": "...", "output": {JudgeOutput}}
+
+The fingerprint is the provider-independent request key (rendered prompt, media digests,
+schema, output-affecting settings), so replaying needs the very same request. A line may
+instead carry only ``match`` — the stage name and its structured inputs — which lets a
+person write a readable cassette by hand. ``replay:PATH`` serves both kinds and raises
+:class:`ReplayMiss` on a request it has no answer for: a replayed run never silently asks
+anyone else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from murgat.judges.base import Judge, RawAnswer
+from murgat.judges.cache import request_key
+from murgat.judges.types import JudgeOutput, JudgeRequest, Usage
+
+
+class ReplayMiss(RuntimeError):
+    """The cassette has no answer for this request."""
+
+
+def fingerprint(req: JudgeRequest) -> str:
+    return request_key("cassette", "", req, {})
+
+
+def match_key(task: str, inputs: dict[str, Any]) -> str:
+    blob = json.dumps({"task": task, "inputs": inputs}, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+class ReplayJudge(Judge):
+    """Serves answers from a cassette; ``-J delay_s=0.3`` simulates provider latency."""
+
+    provider = "replay"
+
+    def __init__(self, model: str, options: dict[str, Any] | None = None, **kw: Any) -> None:
+        super().__init__(model, options, **kw)
+        path = Path(self.options.get("path") or model)
+        if not path.exists():
+            raise FileNotFoundError(f"replay cassette {path} does not exist")
+        self.path = path
+        self.delay_s = float(self.options.get("delay_s", 0.0))
+        self.by_key: dict[str, dict[str, Any]] = {}
+        self.by_match: dict[str, dict[str, Any]] = {}
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}: line {lineno}: not valid JSON ({exc.msg})") from exc
+            if "key" in rec:
+                self.by_key[rec["key"]] = rec
+            if "match" in rec:
+                m = rec["match"]
+                self.by_match[match_key(m["task"], m.get("inputs", {}))] = rec
+        self.served = 0
+
+    def lookup(self, req: JudgeRequest) -> dict[str, Any]:
+        rec = self.by_key.get(fingerprint(req)) or self.by_match.get(match_key(req.task, req.inputs))
+        if rec is None:
+            raise ReplayMiss(
+                f"{self.path}: no recorded answer for task {req.task!r} with inputs "
+                f"{json.dumps(req.inputs, ensure_ascii=False)[:300]}"
+            )
+        return rec
+
+    async def _call(self, req: JudgeRequest) -> RawAnswer:
+        rec = self.lookup(req)
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
+        out = rec.get("output", {})
+        self.served += 1
+        return RawAnswer(text=out.get("text"), usage=Usage.model_validate(out.get("usage", {})),
+                         raw=out.get("raw"), blocked=bool(out.get("blocked")), model=out.get("model"))
+
+    async def generate(self, req: JudgeRequest) -> JudgeOutput:
+        self.lookup(req)  # a miss is loud, never retried or turned into an error record
+        return await super().generate(req)
+
+
+class RecordingJudge(Judge):
+    """Wraps ``inner`` and appends every successful exchange to a cassette."""
+
+    def __init__(self, inner: Judge, path: str | Path) -> None:
+        super().__init__(inner.model, inner.options, cache=None)
+        self.inner = inner
+        self.provider = inner.provider  # type: ignore[misc]
+        self.needs_evidence_text = inner.needs_evidence_text  # type: ignore[misc]
+        self.stats = inner.stats
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    async def _call(self, req: JudgeRequest) -> RawAnswer:  # pragma: no cover - generate is overridden
+        raise NotImplementedError
+
+    async def generate(self, req: JudgeRequest) -> JudgeOutput:
+        out = await self.inner.generate(req)
+        if out.error is None:
+            rec = {"key": fingerprint(req), "match": {"task": req.task, "inputs": req.inputs},
+                   "provider": self.inner.provider, "model": self.inner.model,
+                   "output": out.model_dump(include={"text", "usage", "model", "blocked"})}
+            line = json.dumps(rec, ensure_ascii=False, default=str) + "\n"
+            with self._lock, open(self.path, "a", encoding="utf-8") as f:
+                f.write(line)
+        return out
+
+    def key(self, req: JudgeRequest) -> str:
+        return self.inner.key(req)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

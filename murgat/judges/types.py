@@ -1,0 +1,189 @@
+"""Judge requests and answers: parts, generation settings, outputs.
+
+A request is an ordered list of parts — text, image, audio segment, video segment, and
+evidence text (ASR words / OCR lines) — plus an optional JSON schema for the answer and a
+:class:`GenerateConfig`. Parts are plain dataclasses because they carry numpy arrays;
+everything that is stored (outputs, usage) is pydantic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from media.cache import file_digest
+
+
+@dataclass
+class TextPart:
+    text: str
+    kind: Literal["text"] = "text"
+
+    def digest(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()
+
+
+@dataclass
+class ImagePart:
+    """One frame; ``image`` is RGB uint8, ``data`` the encoded bytes (made on demand)."""
+
+    image: np.ndarray | None = None
+    data: bytes | None = None
+    mime: str = "image/jpeg"
+    time: float | None = None
+    label: str = ""
+    kind: Literal["image"] = "image"
+
+    def encoded(self) -> bytes:
+        if self.data is None:
+            from media.frames import encode_image
+
+            assert self.image is not None
+            self.data = encode_image(self.image, "png" if self.mime == "image/png" else "jpeg")
+        return self.data
+
+    def digest(self) -> str:
+        if self.image is not None:
+            return hashlib.sha256(np.ascontiguousarray(self.image).tobytes()).hexdigest()
+        return hashlib.sha256(self.encoded()).hexdigest()
+
+
+@dataclass
+class AudioPart:
+    """A 16 kHz mono float32 segment of the source's audio, with its time range."""
+
+    samples: np.ndarray
+    sr: int = 16_000
+    start: float = 0.0
+    end: float = 0.0
+    label: str = ""
+    kind: Literal["audio"] = "audio"
+
+    def wav(self) -> bytes:
+        from media.audio import wav_bytes
+
+        return wav_bytes(self.samples, self.sr)
+
+    def digest(self) -> str:
+        return hashlib.sha256(np.ascontiguousarray(self.samples, dtype=np.float32).tobytes()).hexdigest() + f":{self.sr}"
+
+
+@dataclass
+class VideoPart:
+    """A picture-only range of a source video.
+
+    Providers choose how to send it: Gemini by upload + offsets, OpenAI-compatible servers
+    as frames or a clip data URL, hf as frame arrays. ``frames`` are sampled in advance by
+    the evidence builder so every provider sees the same instants.
+    """
+
+    source: str
+    start: float
+    end: float
+    fps: float = 1.0
+    frames: list[Any] = field(default_factory=list)  # media.frames.Frame
+    label: str = ""
+    kind: Literal["video"] = "video"
+
+    def digest(self) -> str:
+        idx = ",".join(str(f.index) for f in self.frames)
+        return f"{file_digest(self.source)}:{self.start:.3f}-{self.end:.3f}@{self.fps}:{idx}"
+
+
+@dataclass
+class EvidenceTextPart:
+    """Words heard (ASR) or text seen (OCR) inside one evidence segment."""
+
+    label: str
+    modality: str
+    source: Literal["transcript", "screen_text"]
+    text: str
+    kind: Literal["evidence_text"] = "evidence_text"
+
+    def digest(self) -> str:
+        return hashlib.sha256(f"{self.label}|{self.source}|{self.text}".encode()).hexdigest()
+
+
+Part = TextPart | ImagePart | AudioPart | VideoPart | EvidenceTextPart
+
+
+class GenerateConfig(BaseModel):
+    """Generation settings. Only ``OUTPUT_AFFECTING`` fields enter the response cache key."""
+
+    temperature: float = Field(default=0.0, description="sampling temperature; 0 for reproducible judging")
+    max_tokens: int = Field(default=1024, description="cap on answer tokens (thinking tokens excluded where the API allows)")
+    samples: int = Field(default=1, ge=1, description="answers to draw per request (majority vote where used)")
+    reasoning_effort: str | None = Field(
+        default=None, description="murgat effort level (none|minimal|low|medium|high), mapped per provider"
+    )
+    timeout_s: float = Field(default=120.0, gt=0, description="seconds before one attempt is abandoned (then retried)")
+    retries: int = Field(default=5, ge=0, description="retries after the first attempt on 429/5xx/timeouts")
+    concurrency: int = Field(default=8, ge=1, description="requests in flight at once for this provider")
+    rpm: float | None = Field(default=None, description="requests-per-minute limit (None: unlimited)")
+    tpm: float | None = Field(default=None, description="tokens-per-minute limit, estimated before sending")
+    seed: int | None = Field(default=0, description="sampling seed passed to providers that accept one")
+    backoff_base_s: float = Field(default=1.0, gt=0, description="first retry delay; doubles each retry, with jitter")
+    backoff_max_s: float = Field(default=60.0, gt=0, description="longest delay between retries")
+
+    OUTPUT_AFFECTING: frozenset[str] = frozenset({"temperature", "max_tokens", "samples", "reasoning_effort", "seed"})
+
+    def cache_fields(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in sorted(self.OUTPUT_AFFECTING)}
+
+
+@dataclass
+class JudgeRequest:
+    """One question to a judge.
+
+    ``task`` names the stage (``verify``, ``decompose``, ``entail``, ``decontextualize``,
+    ``generate``, …) and ``inputs`` holds its structured inputs; providers that read
+    prompts ignore both (the rendered prompt is in ``parts``), rule-based judges use them.
+    """
+
+    parts: list[Part]
+    schema: dict[str, Any] | None = None
+    config: GenerateConfig = field(default_factory=GenerateConfig)
+    task: str = "generic"
+    inputs: dict[str, Any] = field(default_factory=dict)
+    system: str | None = None
+
+    def text(self) -> str:
+        return "\n".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+
+class Usage(BaseModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    thinking_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(input_tokens=self.input_tokens + other.input_tokens,
+                     output_tokens=self.output_tokens + other.output_tokens,
+                     thinking_tokens=self.thinking_tokens + other.thinking_tokens)
+
+
+class JudgeOutput(BaseModel):
+    """A judge's answer, or why there is none.
+
+    ``error`` is set when no answer came back (after retries, a refusal, a timeout);
+    ``blocked`` marks a safety block. ``parsed`` is the JSON value when a schema was given
+    and the text parsed, else ``None`` with ``parse_error``.
+    """
+
+    text: str | None = None
+    parsed: Any = None
+    parse_error: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    latency_s: float = 0.0
+    model: str = ""
+    provider: str = ""
+    cached: bool = False
+    retries: int = 0
+    error: str | None = None
+    blocked: bool = False
+    raw: Any = None
+    cost_usd: float = 0.0

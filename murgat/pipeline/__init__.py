@@ -1,0 +1,1 @@
+"""The MURGAT-S scoring pipeline: stages, orchestration, runs on disk, reports."""

@@ -1,0 +1,332 @@
+"""``murgat score`` and ``murgat summarize``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from murgat import __version__
+
+
+class DryRunJudge:
+    """Counts the calls a run would make and prices them, answering synthetically.
+
+    Answers are chosen for an upper bound: every sentence verifiable, decomposition by the
+    rules, joint entailment "yes" and single-citation entailment "no" (so ``alce`` asks
+    every leave-one-out question).
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.provider = inner.provider
+        self.model = inner.model
+        self.needs_evidence_text = inner.needs_evidence_text
+        self.calls = 0
+        self.est_tokens = 0
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def key(self, req: Any) -> str:
+        return self.inner.key(req)
+
+    async def generate(self, req: Any) -> Any:
+        from murgat.judges.base import estimate_tokens
+        from murgat.judges.types import JudgeOutput
+        from murgat.rules import rule_decompose
+
+        if self.inner.cache is not None and self.inner.cache.get(self.inner.key(req)) is not None:
+            self.inner.stats.cache_hits += 1
+        else:
+            self.calls += 1
+            self.est_tokens += estimate_tokens(req)
+        if req.task == "decompose":
+            text = json.dumps({"facts": rule_decompose(req.inputs.get("sentence", ""))})
+        elif req.task == "entail":
+            text = "yes" if len(req.inputs.get("evidence", [])) > 1 else "no"
+        elif req.task == "decontextualize":
+            text = req.inputs.get("text", "")
+        else:
+            text = "yes"
+        return JudgeOutput(text=text, model=self.model, provider=self.provider)
+
+    def cost(self) -> float:
+        from murgat.judges.pricing import price_for
+
+        pin, pout = price_for(self.provider, self.model, self.inner.options)
+        return (self.est_tokens * pin + self.calls * 30 * pout) / 1e6
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def _versions() -> dict[str, Any]:
+    import numpy
+    import pydantic
+
+    return {"murgat": __version__, "numpy": numpy.__version__, "pydantic": pydantic.__version__,
+            "python": sys.version.split()[0]}
+
+
+def _build_config(args: argparse.Namespace) -> Any:
+    import prompts
+    from media.evidence import EvidenceConfig
+    from murgat.judges import parse_options
+    from murgat.judges.types import GenerateConfig
+    from murgat.pipeline.config import JudgeSpec, ScoreConfig
+
+    opts = parse_options(args.judge_option)
+
+    def spec(s: str | None) -> JudgeSpec:
+        return JudgeSpec(spec=s or args.judge, options=opts)
+
+    gen = GenerateConfig(temperature=args.temperature, max_tokens=args.max_tokens, concurrency=args.concurrency,
+                         reasoning_effort=args.effort, timeout_s=args.timeout, retries=args.retries, rpm=args.rpm, tpm=args.tpm)
+    ev = EvidenceConfig(pad_s=args.pad, fps=args.fps, max_frames=args.max_frames, visual_as=args.visual_as,
+                        audio_point_pad_s=args.audio_point_pad, end_tolerance_s=args.end_tolerance)
+    used = [f"verify_{args.verify_variant}", "decompose_sentence", "decompose_response", "decompose_single_pass",
+            f"entail_{args.entail_variant}", f"entail_{args.entail_variant}_question", "decontextualize"]
+    return ScoreConfig(
+        judge_verify=spec(args.judge_verify), judge_decompose=spec(args.judge_decompose), judge_entail=spec(args.judge_entail),
+        judge_decontextualize=spec(args.judge_decontextualize) if (args.decontextualize or args.judge_decontextualize) else None,
+        verify_variant=args.verify_variant, decompose_variant=args.decompose_variant, entail_variant=args.entail_variant,
+        precision_mode=args.precision_mode, empty_policy=args.empty_policy, evidence=ev, evidence_text=args.evidence_text,
+        asr_model=args.asr_model, ocr_fps=args.ocr_fps, end_tolerance_s=args.end_tolerance, generate=gen,
+        bootstrap_resamples=args.bootstrap, seed=args.seed, cluster_by_video=args.cluster_by_video,
+        attributed_threshold=args.attributed_threshold,
+        prompt_hashes={n: prompts.template_hash(n) for n in used}, versions=_versions(),
+    )
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    from murgat.console import console
+    from murgat.inputs import InputError, load_items
+    from murgat.judges import make_judge
+    from murgat.judges.cache import ResponseCache
+    from murgat.pipeline.report import print_summary, write_html
+    from murgat.pipeline.rundir import RunConfigMismatch, RunDir
+    from murgat.pipeline.runner import summarize_run
+    from murgat.pipeline.stages import Judges
+
+    con = console(stderr=True)
+    try:
+        items = load_items(args.input)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.ids:
+        wanted = [i.strip() for i in args.ids.split(",") if i.strip()]
+        unknown = sorted(set(wanted) - {i.id for i in items})
+        if unknown:
+            print(f"error: --ids not in {args.input}: {', '.join(unknown)}", file=sys.stderr)
+            return 2
+        items = [i for i in items if i.id in set(wanted)]
+    if args.limit is not None:
+        items = items[: args.limit]
+    try:
+        cfg = _build_config(args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    if args.overwrite and out.exists() and not args.dry_run:
+        for name in ("results.jsonl", "summary.json", "config.json", "report.html"):
+            (out / name).unlink(missing_ok=True)
+    cache_path = Path(args.cache) if args.cache else out / "cache.sqlite"
+    if args.dry_run:
+        out = Path(args.out) / ".dry-run"
+    rundir = RunDir(out)
+    cache = ResponseCache(cache_path)
+    built: dict[str, Any] = {}
+
+    def judge_for(js: Any) -> Any:
+        key = js.spec + json.dumps(js.options, sort_keys=True)
+        if key not in built:
+            j = make_judge(js.spec, js.options, cache=cache, config=cfg.generate,
+                           record=args.record if args.record else None)
+            built[key] = DryRunJudge(j) if args.dry_run else j
+        return built[key]
+
+    try:
+        judges = Judges(verify=judge_for(cfg.judge_verify), decompose=judge_for(cfg.judge_decompose),
+                        entail=judge_for(cfg.judge_entail),
+                        decontextualize=judge_for(cfg.judge_decontextualize) if cfg.judge_decontextualize else None)
+    except (ValueError, FileNotFoundError, ImportError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if judges.entail.needs_evidence_text or cfg.evidence_text:
+        cfg.evidence.text = True
+    notes = []
+    if any(j.provider == "embedded" for j in built.values()):
+        notes.append("judge 'embedded' is rule-based and reads only ASR/OCR text: not a research-grade judge; "
+                     "'unknown' answers are abstentions")
+    if not args.dry_run:
+        try:
+            rundir.check_config(cfg.scoring_fingerprint(), cfg.model_dump(), force=args.overwrite)
+        except RunConfigMismatch as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    from murgat.judges.replay import ReplayMiss
+
+    try:
+        _fresh, pool = asyncio.run(_run_with_progress(items, cfg, judges, rundir, args, con, list(built.values())))
+    except ExceptionGroup as group:
+        miss = group.subgroup(ReplayMiss)
+        if miss is None:
+            raise
+        print(f"error: replay cassette miss: {miss.exceptions[0]}", file=sys.stderr)
+        return 3
+    if args.dry_run:
+        total_calls = sum(j.calls for j in built.values())
+        cost = sum(j.cost() for j in built.values())
+        doc = {"items": len(items), "judge_calls_upper_bound": total_calls,
+               "calls_per_item": total_calls / max(1, len(items)),
+               "est_input_tokens": sum(j.est_tokens for j in built.values()), "est_cost_usd": cost,
+               "cache_hits": sum(j.inner.stats.cache_hits for j in built.values())}
+        shutil.rmtree(out, ignore_errors=True)
+        print(json.dumps(doc, indent=2))
+        return 0
+    stats = [j.stats for j in built.values()]
+    extra = {
+        "judge_requests": pool.requests, "deduplicated": pool.deduplicated,
+        "sent": sum(s.calls for s in stats), "cache_hits": sum(s.cache_hits for s in stats),
+        "retries": sum(s.retries for s in stats), "errors": sum(s.errors for s in stats),
+        "input_tokens": sum(s.input_tokens for s in stats), "output_tokens": sum(s.output_tokens for s in stats),
+        "cost_usd": sum(s.cost_usd for s in stats), "judges": sorted({j.name for j in built.values()}),
+        "judge_notes": "; ".join(notes) or None,
+    }
+    ids = {i.id for i in items}
+    summary = summarize_run(rundir, cfg, ids, extra)
+    results = [r for r in rundir.latest_results() if r.id in ids]
+    write_html(rundir.path / "report.html", summary, results, f"murgat score — {rundir.path.name}")
+    if args.json:
+        print(summary.model_dump_json(indent=2))
+    else:
+        print_summary(summary, results, f"MURGAT-S ({cfg.precision_mode} precision) — {rundir.path}", console())
+    cache.close()
+    return 0
+
+
+async def _run_with_progress(items, cfg, judges, rundir, args, con, built):  # type: ignore[no-untyped-def]
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from murgat.pipeline.runner import run_items
+
+    def stats_text() -> str:
+        st = [getattr(j, "stats", None) or j.inner.stats for j in built]
+        return (f"calls {sum(s.calls for s in st)} · hits {sum(s.cache_hits for s in st)} · retries "
+                f"{sum(s.retries for s in st)} · errors {sum(s.errors for s in st)} · tokens "
+                f"{sum(s.input_tokens + s.output_tokens for s in st)} · ${sum(s.cost_usd for s in st):.4f}")
+
+    progress = Progress(TextColumn("[bold]score"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        TextColumn("{task.fields[stats]}"), console=con, disable=args.quiet or args.json)
+    done_before = len(rundir.finished_ids(args.retry_errors) & {i.id for i in items})
+    with progress:
+        task = progress.add_task("items", total=len(items), completed=done_before, stats=stats_text())
+
+        async def ticker() -> None:
+            while True:
+                progress.update(task, stats=stats_text())
+                await asyncio.sleep(0.5)
+
+        tick = asyncio.create_task(ticker())
+        try:
+            result = await run_items(
+                items, cfg, judges, rundir, media_root=args.media_root, input_path=args.input,
+                item_concurrency=args.item_concurrency or max(4, cfg.generate.concurrency),
+                retry_errors=args.retry_errors, on_item=lambda rr: progress.advance(task),
+            )
+        finally:
+            tick.cancel()
+            progress.update(task, stats=stats_text())
+            for j in built:
+                await j.aclose()
+    return result
+
+
+def _cmd_summarize(args: argparse.Namespace) -> int:
+    from murgat.console import console
+    from murgat.pipeline.report import compare, comparison_table, summary_table
+    from murgat.pipeline.rundir import RunDir
+
+    runs = []
+    for path in args.runs:
+        rd = RunDir(path)
+        if not (rd.path / "summary.json").exists():
+            print(f"error: {path} has no summary.json (run murgat score first)", file=sys.stderr)
+            return 2
+        runs.append((str(path), rd.latest_results(), rd.summary()))
+    doc = compare(runs, n_resamples=args.bootstrap, seed=args.seed)
+    if args.json:
+        print(json.dumps(doc, indent=2))
+        return 0
+    con = console()
+    if len(runs) == 1:
+        con.print(summary_table(runs[0][2], str(runs[0][0])))
+    else:
+        con.print(comparison_table(doc))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("score", help="score responses with MURGAT-S")
+    p.add_argument("input", help="murgat JSONL or the authors' JSON list")
+    p.add_argument("--media-root", default=None)
+    p.add_argument("--judge", required=True, help="provider[:model] for every stage, e.g. gemini:gemini-2.5-flash, embedded")
+    p.add_argument("--judge-verify", default=None)
+    p.add_argument("--judge-decompose", default=None)
+    p.add_argument("--judge-entail", default=None)
+    p.add_argument("--judge-decontextualize", default=None, help="enables decontextualization with this judge")
+    p.add_argument("--decontextualize", action="store_true", help="decontextualize with --judge before splitting")
+    p.add_argument("-J", "--judge-option", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--out", required=True, help="run folder (resumed when it exists)")
+    p.add_argument("--cache", default=None, help="response cache file shared between runs (default: OUT/cache.sqlite)")
+    p.add_argument("--verify-variant", choices=["simple", "cot", "json"], default="simple")
+    p.add_argument("--decompose-variant", choices=["sentence", "response", "single-pass"], default="sentence")
+    p.add_argument("--entail-variant", choices=["simple", "json"], default="simple")
+    p.add_argument("--precision-mode", choices=["alce", "strict", "individual"], default="alce")
+    p.add_argument("--empty-policy", choices=["zero", "exclude"], default="zero")
+    p.add_argument("--pad", type=float, default=0.0, help="pad_s: widen every evidence segment")
+    p.add_argument("--fps", type=float, default=1.0)
+    p.add_argument("--max-frames", type=int, default=8)
+    p.add_argument("--visual-as", choices=["frames", "clip"], default="frames")
+    p.add_argument("--audio-point-pad", type=float, default=1.0)
+    p.add_argument("--end-tolerance", type=float, default=1.0)
+    p.add_argument("--evidence-text", action="store_true", help="also send ASR/OCR text of each segment")
+    p.add_argument("--asr-model", default=None)
+    p.add_argument("--ocr-fps", type=float, default=1.0)
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--max-tokens", type=int, default=1024)
+    p.add_argument("--effort", default=None, help="reasoning effort for the judges")
+    p.add_argument("--timeout", type=float, default=120.0)
+    p.add_argument("--retries", type=int, default=5)
+    p.add_argument("--concurrency", type=int, default=8, help="judge requests in flight per provider")
+    p.add_argument("--item-concurrency", type=int, default=None)
+    p.add_argument("--rpm", type=float, default=None)
+    p.add_argument("--tpm", type=float, default=None)
+    p.add_argument("--bootstrap", type=int, default=2000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--cluster-by-video", action="store_true")
+    p.add_argument("--attributed-threshold", type=float, default=0.5)
+    p.add_argument("--limit", type=int, default=None)
+    p.add_argument("--ids", default=None, help="comma-separated ids to score")
+    p.add_argument("--dry-run", action="store_true", help="count calls and estimate cost; nothing is sent")
+    p.add_argument("--record", default=None, help="append every judge exchange to this JSONL cassette")
+    p.add_argument("--retry-errors", action="store_true", help="re-score items whose record is an error")
+    p.add_argument("--overwrite", action="store_true", help="discard earlier results in --out")
+    p.add_argument("--json", action="store_true", help="print summary.json instead of tables")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_score)
+
+    p = sub.add_parser("summarize", help="compare runs side by side with paired bootstrap CIs")
+    p.add_argument("runs", nargs="+")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--bootstrap", type=int, default=2000)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_cmd_summarize)

@@ -1,0 +1,50 @@
+"""The resolved configuration of one ``murgat score`` run (written to ``config.json``)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from media.evidence import EvidenceConfig
+from murgat.judges.types import GenerateConfig
+
+
+class JudgeSpec(BaseModel):
+    """A judge as named on the command line."""
+
+    spec: str = Field(description="provider[:model]")
+    options: dict[str, str] = Field(default_factory=dict, description="-J key=value options")
+
+
+class ScoreConfig(BaseModel):
+    """Every setting that changes scores. Resuming a run with different values is refused."""
+
+    judge_verify: JudgeSpec
+    judge_decompose: JudgeSpec
+    judge_entail: JudgeSpec
+    judge_decontextualize: JudgeSpec | None = Field(default=None, description="None: no decontextualization step")
+    verify_variant: Literal["simple", "cot", "json"] = "simple"
+    decompose_variant: Literal["sentence", "response", "single-pass"] = "sentence"
+    entail_variant: Literal["simple", "json"] = "simple"
+    precision_mode: Literal["alce", "strict", "individual"] = "alce"
+    empty_policy: Literal["zero", "exclude"] = "zero"
+    evidence: EvidenceConfig = Field(default_factory=EvidenceConfig)
+    evidence_text: bool = Field(default=False, description="send ASR/OCR text with media (forced on for text-only judges)")
+    asr_model: str | None = Field(default=None, description="ASR model for evidence text (None: bundled Whisper base)")
+    ocr_fps: float = 1.0
+    end_tolerance_s: float = Field(default=1.0, description="citations may end this far past the stream (then clipped)")
+    generate: GenerateConfig = Field(default_factory=GenerateConfig)
+    bootstrap_resamples: int = 2000
+    seed: int = 0
+    cluster_by_video: bool = False
+    attributed_threshold: float = 0.5
+    prompt_hashes: dict[str, str] = Field(default_factory=dict)
+    versions: dict[str, Any] = Field(default_factory=dict)
+
+    def scoring_fingerprint(self) -> dict[str, Any]:
+        """The part of the config that must match for a resumed run to be consistent."""
+        d = self.model_dump(exclude={"versions", "bootstrap_resamples", "seed", "cluster_by_video",
+                                     "attributed_threshold"})
+        d["generate"] = self.generate.cache_fields()
+        return d

@@ -1,0 +1,149 @@
+"""Reports for people: the console table, run comparisons, and ``report.html``."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from murgat.metric import METRICS, paired_bootstrap_diff
+from murgat.schema import Interval, ResponseResult, RunSummary
+
+
+def fmt(iv: Interval | None) -> str:
+    if iv is None or iv.value is None:
+        return "–"
+    if iv.ci_low is None:
+        return f"{iv.value:.3f}"
+    return f"{iv.value:.3f} [{iv.ci_low:.3f}, {iv.ci_high:.3f}]"
+
+
+def summary_table(summary: RunSummary, title: str) -> Table:
+    t = Table(title=title)
+    t.add_column("metric")
+    t.add_column("mean [95% CI]")
+    t.add_column("n")
+    for m in METRICS:
+        iv = getattr(summary, m)
+        t.add_row(m, fmt(iv), str(iv.n))
+    if summary.accuracy:
+        t.add_row("accuracy", fmt(summary.accuracy), str(summary.accuracy.n))
+    if summary.attributed_accuracy:
+        t.add_row(f"attributed acc. (MURGAT-S ≥ {summary.attributed_threshold:g})", fmt(summary.attributed_accuracy),
+                  str(summary.attributed_accuracy.n))
+    return t
+
+
+def items_table(results: Sequence[ResponseResult], limit: int = 50) -> Table:
+    t = Table(title="per response")
+    for col in ("id", "case", "V", "Vc", "facts", "undet.", "cov", "P", "R", "F1", "MURGAT-S", "ans"):
+        t.add_column(col)
+
+    def f(x: float | None) -> str:
+        return "–" if x is None else f"{x:.2f}"
+
+    for r in list(results)[:limit]:
+        if r.error:
+            t.add_row(r.id, "[red]error[/red]", "", "", "", "", "", "", "", "", "", r.error[:60])
+            continue
+        s = r.scores
+        ans = "" if r.correct is None else ("✓" if r.correct else "✗") + f" {r.predicted_option or '-'}"
+        t.add_row(r.id, r.case, str(r.n_verifiable), str(r.n_verifiable_cited), str(r.n_facts),
+                  str(r.n_facts_undetermined), f(s.coverage), f(s.precision), f(s.recall), f(s.f1), f(s.murgat_s), ans)
+    return t
+
+
+def print_summary(summary: RunSummary, results: Sequence[ResponseResult], title: str, console: Console | None = None) -> None:
+    con = console or Console()
+    con.print(items_table(results))
+    con.print(summary_table(summary, title))
+    cases = ", ".join(f"{k}: {v}" for k, v in sorted(summary.cases.items()))
+    con.print(f"items {summary.n_items} · errors {summary.n_errors} · cases {cases}")
+    ex = summary.extra
+    if ex:
+        con.print(
+            f"judge calls {ex.get('judge_requests', summary.judge_calls)} (sent {ex.get('sent', '?')}, cache hits "
+            f"{ex.get('cache_hits', summary.cache_hits)}, deduplicated {ex.get('deduplicated', 0)}), retries "
+            f"{ex.get('retries', 0)}, errors {ex.get('errors', 0)}, tokens {ex.get('input_tokens', 0)}+"
+            f"{ex.get('output_tokens', 0)}, cost ${ex.get('cost_usd', 0.0):.4f}"
+        )
+        if ex.get("judge_notes"):
+            con.print(f"[yellow]{ex['judge_notes']}[/yellow]")
+
+
+def compare(runs: Sequence[tuple[str, list[ResponseResult], RunSummary]], n_resamples: int = 2000, seed: int = 0) -> dict:
+    """Side-by-side means and, against the first run, paired bootstrap CIs of differences."""
+    base_name, base_results, _ = runs[0]
+    base = {r.id: r for r in base_results if r.error is None}
+    out: dict = {"runs": [], "differences": []}
+    for name, _results, summary in runs:
+        out["runs"].append({"run": name, **{m: getattr(summary, m).model_dump() for m in METRICS},
+                            "accuracy": summary.accuracy.model_dump() if summary.accuracy else None,
+                            "n_items": summary.n_items, "n_errors": summary.n_errors})
+    for name, results, _ in runs[1:]:
+        other = {r.id: r for r in results if r.error is None}
+        diff: dict = {"run": name, "against": base_name}
+        for m in METRICS:
+            pairs = [(getattr(base[i].scores, m), getattr(other[i].scores, m)) for i in sorted(set(base) & set(other))]
+            pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
+            diff[m] = paired_bootstrap_diff([a for a, _ in pairs], [b for _, b in pairs], n_resamples, seed).model_dump()
+        out["differences"].append(diff)
+    return out
+
+
+def comparison_table(doc: dict) -> Table:
+    t = Table(title="runs compared (differences vs the first run: paired bootstrap 95% CI)")
+    t.add_column("run")
+    for m in METRICS:
+        t.add_column(m)
+    for r in doc["runs"]:
+        t.add_row(r["run"], *(fmt(Interval.model_validate(r[m])) for m in METRICS))
+    for d in doc["differences"]:
+        t.add_row(f"Δ {d['run']}", *(fmt(Interval.model_validate(d[m])) for m in METRICS))
+    return t
+
+
+def write_html(path: Path, summary: RunSummary, results: Sequence[ResponseResult], title: str) -> Path:
+    """A static page: summary, then each response's sentences, facts and verdicts."""
+    e = html.escape
+    rows = []
+    for m in METRICS:
+        rows.append(f"<tr><td>{m}</td><td>{e(fmt(getattr(summary, m)))}</td></tr>")
+    if summary.accuracy:
+        rows.append(f"<tr><td>accuracy</td><td>{e(fmt(summary.accuracy))}</td></tr>")
+    parts = [f"<html><head><meta charset='utf-8'><title>{e(title)}</title><style>"
+             "body{font-family:sans-serif;max-width:1100px;margin:auto}td,th{border:1px solid #ccc;padding:3px 6px}"
+             "table{border-collapse:collapse}.no{color:#b00}.yes{color:#070}.other{color:#a60}</style></head><body>",
+             f"<h1>{e(title)}</h1><table>{''.join(rows)}</table>",
+             f"<p>cases: {e(str(summary.cases))}</p>"]
+    for r in results:
+        parts.append(f"<h2>{e(r.id)}</h2>")
+        if r.error:
+            parts.append(f"<p class='no'>error: {e(r.error)}</p>")
+            continue
+        s = r.scores
+        parts.append(f"<p>case {e(r.case)} · coverage {s.coverage} · P {s.precision} · R {s.recall} · "
+                     f"MURGAT-S {s.murgat_s} · answer {e(str(r.predicted_option))} (gold {e(str(r.gold))})</p><ol start=0>")
+        for sr in r.sentences:
+            v = sr.verify_verdict or "?"
+            parts.append(f"<li><b class='{v if v in ('yes', 'no') else 'other'}'>[{e(v)}]</b> {e(sr.sentence.text)}")
+            bad = [c for c in sr.sentence.citations if not c.valid]
+            for c in bad:
+                parts.append(f"<div class='no'>invalid citation '{e(c.raw)}': {e(c.reason or '')}</div>")
+            if sr.facts:
+                parts.append("<ul>")
+                verdicts = {fv.fact_index: fv for fv in sr.verdicts}
+                for f in sr.facts:
+                    fv = verdicts.get(f.index)
+                    tag = "–" if fv is None else (f"R={fv.recall} P={fv.precision}" if fv.status == "judged"
+                                                  else f"undetermined: {fv.reason}")
+                    parts.append(f"<li>{e(f.text)} <i>{e(tag)}</i></li>")
+                parts.append("</ul>")
+            parts.append("</li>")
+        parts.append("</ol>")
+    parts.append("</body></html>")
+    path.write_text("\n".join(parts), encoding="utf-8")
+    return path

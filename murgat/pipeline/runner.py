@@ -1,0 +1,226 @@
+"""Orchestration of ``murgat score``: items and judge calls run concurrently, each
+finished item is persisted at once, and a rerun resumes where the last one stopped.
+
+Failure policy: a bad item (missing or corrupt media, unreadable input) becomes an error
+record and the run goes on; a judge that cannot answer leaves the affected facts
+undetermined (reported apart); a replay cassette miss stops the run loudly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from media.errors import MediaError
+from media.probe import probe
+from murgat.inputs import resolve_media
+from murgat.judges.replay import ReplayMiss
+from murgat.metric import FactScore, ResponseFigures, score_response, summarize_results
+from murgat.pipeline.config import ScoreConfig
+from murgat.pipeline.rundir import RunDir
+from murgat.pipeline.stages import (
+    CallPool,
+    ItemContext,
+    Judges,
+    attach_citations,
+    decompose,
+    decompose_response,
+    decontextualize,
+    entail_fact,
+    sentences_of,
+    verify,
+)
+from murgat.schema import AtomicFact, FactVerdict, Item, ResponseResult, RunSummary, SentenceResult
+from murgat.text import preprocess
+
+log = logging.getLogger("murgat.score")
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def gold_letter(item: Item) -> str | None:
+    """The gold option letter, from a letter or from the text of one of the options."""
+    g = (item.gold or "").strip()
+    if not g:
+        return None
+    if len(g) == 1 and g.upper() in LETTERS:
+        return g.upper()
+    m = g.strip("()").strip()
+    if len(m) == 1 and m.upper() in LETTERS:
+        return m.upper()
+    for i, opt in enumerate(item.options or []):
+        if opt.strip().lower() == g.lower():
+            return LETTERS[i]
+    return None
+
+
+async def _text_channels(ctx: ItemContext, cfg: ScoreConfig, need: bool) -> None:
+    if not need:
+        return
+    info = probe(ctx.media)
+    if info.has_audio:
+        from media.asr import transcribe
+
+        ctx.transcript = await asyncio.to_thread(transcribe, ctx.media, cfg.asr_model)
+    if info.has_video:
+        from media.ocr import screen_text
+
+        ctx.screen = await asyncio.to_thread(screen_text, ctx.media, cfg.ocr_fps)
+
+
+async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallPool, media_root: str | Path | None,
+                       input_path: str | Path | None) -> ResponseResult:
+    rr = ResponseResult(id=item.id, video=item.media, gold=item.gold)
+    if item.media is None:
+        rr.error = "missing_media: the item names no media file"
+        return rr
+    path = resolve_media(item, media_root, input_path)
+    if path is None:
+        rr.error = f"missing_media: '{item.media}' not found" + (f" under {media_root}" if media_root else "")
+        return rr
+    try:
+        info = await asyncio.to_thread(probe, path)
+    except MediaError as exc:
+        rr.error = f"{exc.kind}: {exc.reason}"
+        return rr
+    n_opt = len(item.options or []) or 10
+    pre = preprocess(item.response, n_opt)
+    rr.answer = pre.answer or None
+    rr.predicted_option = pre.option
+    gl = gold_letter(item)
+    if gl is not None:
+        rr.correct = pre.option == gl
+    if not item.response.strip():
+        rr.meta["note"] = "empty response"
+    ctx = ItemContext(media=path, durations=info.durations(), config=cfg, question=item.question or "")
+    try:
+        await _text_channels(ctx, cfg, cfg.evidence.text)
+    except MediaError as exc:
+        rr.error = f"{exc.kind}: {exc.reason}"
+        return rr
+    text, fallback = pre.reasoning, None
+    if judges.decontextualize is not None:
+        text, fallback = await decontextualize(pool, judges.decontextualize, pre.reasoning, cfg, ctx)
+    sents = sentences_of(text, ctx.durations, cfg.end_tolerance_s)
+    results = [SentenceResult(sentence=s, decontextualized=text if judges.decontextualize and fallback is None else None,
+                              decontext_fallback=fallback) for s in sents]
+    answers = await asyncio.gather(*(verify(pool, judges.verify, s, cfg, ctx) for s in sents))
+    for sr, (verdict, raw) in zip(results, answers, strict=True):
+        sr.verify_verdict, sr.verify_raw = verdict, raw
+        sr.verifiable = True if verdict == "yes" else False if verdict == "no" else None
+    V = [sr for sr in results if sr.verifiable]
+    Vc = [sr for sr in V if sr.sentence.citations]
+    rr.n_sentences = len(sents)
+    rr.n_verifiable, rr.n_verifiable_cited = len(V), len(Vc)
+    rr.n_verify_undetermined = sum(1 for sr in results if sr.verifiable is None)
+
+    # decomposition
+    fact_lists: dict[int, tuple[list[str] | None, str | None, str | None]] = {}
+    if cfg.decompose_variant == "response" and Vc:
+        by_idx, raw, problem = await decompose_response(pool, judges.decompose, [sr.sentence for sr in Vc], cfg, ctx)
+        for sr in Vc:
+            got = by_idx.get(sr.sentence.index)
+            fact_lists[sr.sentence.index] = (got, raw, problem or (None if got is not None else "sentence missing in answer"))
+    else:
+        def context(i: int) -> str:
+            return " ".join(s.text for s in sents[:i])
+
+        outs = await asyncio.gather(*(decompose(pool, judges.decompose, sr.sentence, context(sr.sentence.index), cfg, ctx)
+                                      for sr in Vc))
+        for sr, out in zip(Vc, outs, strict=True):
+            fact_lists[sr.sentence.index] = out
+    next_index = 0
+    jobs: list[tuple[SentenceResult, AtomicFact]] = []
+    placeholders: list[tuple[SentenceResult, AtomicFact, str]] = []
+    for sr in Vc:
+        texts, raw, problem = fact_lists[sr.sentence.index]
+        sr.decompose_raw = raw
+        if texts is None:
+            fact = AtomicFact(index=next_index, sentence_index=sr.sentence.index, text=sr.sentence.text,
+                              citations=list(sr.sentence.citations))
+            next_index += 1
+            sr.facts = [fact]
+            sr.notes.append(f"decomposition unusable ({problem}); the sentence is one undetermined fact")
+            placeholders.append((sr, fact, problem or "decomposition failed"))
+            continue
+        facts, notes = attach_citations(sr.sentence, texts, next_index)
+        next_index += len(facts)
+        sr.facts = facts
+        sr.notes.extend(notes)
+        jobs.extend((sr, f) for f in facts if f.citations)
+
+    # entailment
+    scored = await asyncio.gather(*(entail_fact(pool, judges.entail, f, cfg, ctx) for _, f in jobs))
+    fact_scores: list[FactScore] = []
+    for (sr, _), (fv, fs) in zip(jobs, scored, strict=True):
+        sr.verdicts.append(fv)
+        fact_scores.append(fs)
+    for sr, fact, problem in placeholders:
+        sr.verdicts.append(FactVerdict(fact_index=fact.index, status="undetermined", reason=f"decomposition: {problem}",
+                                       precise=[None] * len(fact.citations)))
+        fact_scores.append(FactScore(None, None, [None] * len(fact.citations), "undetermined", problem))
+    rr.n_facts = len(fact_scores)
+    rr.n_facts_judged = sum(1 for f in fact_scores if f.status == "judged")
+    rr.n_facts_undetermined = rr.n_facts - rr.n_facts_judged
+    rr.scores, rr.case = score_response(ResponseFigures(len(V), len(Vc), fact_scores), cfg.empty_policy)
+    rr.sentences = results
+    rr.judge_calls = len(ctx.calls)
+    rr.cache_hits = sum(1 for c in ctx.calls if c.cached)
+    return rr
+
+
+async def run_items(
+    items: Sequence[Item],
+    cfg: ScoreConfig,
+    judges: Judges,
+    rundir: RunDir,
+    *,
+    media_root: str | Path | None = None,
+    input_path: str | Path | None = None,
+    item_concurrency: int = 8,
+    retry_errors: bool = False,
+    on_item: Callable[[ResponseResult], None] | None = None,
+) -> tuple[list[ResponseResult], CallPool]:
+    """Score the items not yet in ``rundir`` and append each result as it finishes."""
+    done = rundir.finished_ids(retry_errors)
+    todo = [it for it in items if it.id not in done]
+    pool = CallPool()
+    sem = asyncio.Semaphore(max(1, item_concurrency))
+    fresh: list[ResponseResult] = []
+
+    async def one(item: Item) -> None:
+        async with sem:
+            try:
+                rr = await process_item(item, cfg, judges, pool, media_root, input_path)
+            except ReplayMiss:
+                raise
+            except Exception as exc:
+                log.error("item %s failed: %s", item.id, traceback.format_exc())
+                rr = ResponseResult(id=item.id, video=item.media, gold=item.gold,
+                                    error=f"internal_error: {type(exc).__name__}: {exc}")
+            rundir.append(rr)
+            fresh.append(rr)
+            if on_item:
+                on_item(rr)
+
+    async with asyncio.TaskGroup() as tg:
+        for it in todo:
+            tg.create_task(one(it))
+    return fresh, pool
+
+
+def summarize_run(
+    rundir: RunDir, cfg: ScoreConfig, ids: set[str] | None = None, extra: dict[str, Any] | None = None
+) -> RunSummary:
+    results = [r for r in rundir.latest_results() if ids is None or r.id in ids]
+    summary = summarize_results(
+        results, precision_mode=cfg.precision_mode, empty_policy=cfg.empty_policy,
+        cluster_by_video=cfg.cluster_by_video, n_resamples=cfg.bootstrap_resamples, seed=cfg.seed,
+        attributed_threshold=cfg.attributed_threshold,
+    )
+    summary.extra.update(extra or {})
+    rundir.write_summary(summary)
+    return summary

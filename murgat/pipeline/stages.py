@@ -1,0 +1,357 @@
+"""The MURGAT-S stages, each a small function from typed input to typed output.
+
+preprocess → decontextualize → split → parse citations → verifiability → decompose →
+entail → score. Judge calls go through :class:`CallPool`, which serves identical
+in-flight requests once; every judge answer is kept raw next to its parsed verdict.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import prompts
+from media.errors import MediaError
+from media.evidence import Evidence, EvidenceConfig, EvidenceSegment, build_evidence
+from media.frames import Frame
+from murgat.citations import check_durations, find_groups, parse_citations, strip_citations
+from murgat.judges.base import Judge
+from murgat.judges.parsing import parse_json_answer, parse_verdict
+from murgat.judges.types import (
+    AudioPart,
+    EvidenceTextPart,
+    GenerateConfig,
+    ImagePart,
+    JudgeOutput,
+    JudgeRequest,
+    Part,
+    TextPart,
+    VideoPart,
+)
+from murgat.metric import FactScore, next_queries, score_fact
+from murgat.pipeline.config import ScoreConfig
+from murgat.schema import AtomicFact, Citation, FactVerdict, JudgeCall, Sentence, SentenceResult, Verdict
+from murgat.text import split_sentences
+
+VERIFY_SCHEMA = {
+    "type": "object",
+    "properties": {"reason": {"type": "string"}, "label": {"type": "string", "enum": ["yes", "no"]}},
+    "required": ["label"],
+}
+DECOMPOSE_SCHEMA = {
+    "type": "object",
+    "properties": {"facts": {"type": "array", "items": {"type": "string"}}},
+    "required": ["facts"],
+}
+ENTAIL_SCHEMA = VERIFY_SCHEMA
+
+
+class CallPool:
+    """Serves identical concurrent requests to the same judge once, and counts calls."""
+
+    def __init__(self) -> None:
+        self._inflight: dict[str, asyncio.Future[JudgeOutput]] = {}
+        self.requests = 0
+        self.deduplicated = 0
+
+    async def ask(self, judge: Judge, req: JudgeRequest) -> JudgeOutput:
+        key = f"{judge.name}|{judge.key(req)}"
+        self.requests += 1
+        fut = self._inflight.get(key)
+        if fut is not None:
+            self.deduplicated += 1
+            out = await asyncio.shield(fut)
+            return out.model_copy(update={"cached": True})
+        fut = asyncio.get_running_loop().create_future()
+        self._inflight[key] = fut
+        try:
+            out = await judge.generate(req)
+        except BaseException as exc:
+            fut.set_exception(exc)
+            fut.exception()  # mark retrieved
+            self._inflight.pop(key, None)
+            raise
+        fut.set_result(out)
+        return out
+
+
+@dataclass
+class Judges:
+    verify: Judge
+    decompose: Judge
+    entail: Judge
+    decontextualize: Judge | None = None
+
+
+@dataclass
+class ItemContext:
+    """Per-item state: media, text channels and evidence already built."""
+
+    media: Path
+    durations: dict[str, float | None]
+    config: ScoreConfig
+    question: str = ""
+    transcript: Any = None
+    screen: Any = None
+    _segments: dict[tuple[Any, ...], EvidenceSegment] = field(default_factory=dict)
+    calls: list[JudgeOutput] = field(default_factory=list)
+
+    def evidence_for(self, citations: Sequence[Citation], indices: Sequence[int]) -> Evidence:
+        """Evidence for a subset of citations, building each citation's segment once."""
+        cfg: EvidenceConfig = self.config.evidence
+        missing = [i for i in indices if _ckey(citations[i]) not in self._segments]
+        if missing:
+            ev = build_evidence(self.media, citations, cfg, indices=missing,
+                                transcript=self.transcript, screen=self.screen)
+            for seg in ev.segments:
+                self._segments[_ckey(citations[seg.citation_index])] = seg
+        segs = []
+        for i in indices:
+            seg = self._segments[_ckey(citations[i])]
+            segs.append(EvidenceSegment(**{**seg.__dict__, "citation_index": i}))
+        segs.sort(key=lambda s: (s.start if s.available else float("inf"), s.modality, s.citation_index))
+        return Evidence(media_path=str(self.media), segments=segs, config=cfg)
+
+
+def _ckey(c: Citation) -> tuple[Any, ...]:
+    return (c.modality, c.start, c.end, c.point, c.valid, c.reason)
+
+
+def _config(cfg: ScoreConfig) -> GenerateConfig:
+    return cfg.generate
+
+
+def _record(stage: str, out: JudgeOutput, verdict: Verdict | None, evidence: list[int] | None = None) -> JudgeCall:
+    return JudgeCall(stage=stage, evidence=evidence or [], verdict=verdict, raw=out.text, error=out.error or out.parse_error,
+                     cached=out.cached)
+
+
+# ----- decontextualize -----
+
+
+def _citation_multiset(text: str) -> Counter[tuple[Any, ...]]:
+    return Counter(c.key() for c in parse_citations(text))
+
+
+async def decontextualize(pool: CallPool, judge: Judge, text: str, cfg: ScoreConfig, ctx: ItemContext) -> tuple[str, str | None]:
+    """``(text to split, fallback reason)``: a rewrite whose citations differ is refused."""
+    if not text.strip():
+        return text, None
+    req = JudgeRequest(parts=[TextPart(prompts.render("decontextualize", text=text))], config=_config(cfg),
+                       task="decontextualize", inputs={"text": text})
+    out = await pool.ask(judge, req)
+    ctx.calls.append(out)
+    if out.error or not out.text or not out.text.strip():
+        return text, f"decontextualization failed ({out.error or 'empty answer'}); original kept"
+    new = out.text.strip()
+    if _citation_multiset(new) != _citation_multiset(text):
+        return text, "decontextualized text changed the citations; original kept"
+    return new, None
+
+
+# ----- verifiability -----
+
+
+async def verify(pool: CallPool, judge: Judge, sent: Sentence, cfg: ScoreConfig, ctx: ItemContext) -> tuple[Verdict, str | None]:
+    variant = cfg.verify_variant
+    prompt = prompts.render(f"verify_{variant}", question=ctx.question or "(not given)", sentence=sent.clean_text)
+    req = JudgeRequest(parts=[TextPart(prompt)], schema=VERIFY_SCHEMA if variant == "json" else None,
+                       config=_config(cfg), task="verify", inputs={"sentence": sent.clean_text, "question": ctx.question})
+    out = await pool.ask(judge, req)
+    ctx.calls.append(out)
+    if out.error:
+        return "error", out.text
+    verdict, _ = parse_verdict(out.text)
+    return verdict, out.text
+
+
+# ----- decomposition -----
+
+
+def _end_dumped(sent: Sentence) -> bool:
+    """True when the sentence's only citation group sits at its end."""
+    groups = find_groups(sent.text)
+    if len(groups) != 1:
+        return False
+    return not any(ch.isalnum() for ch in sent.text[groups[0].span[1] :])
+
+
+def attach_citations(sent: Sentence, fact_texts: list[str], first_index: int) -> tuple[list[AtomicFact], list[str]]:
+    """Facts with citations resolved against the sentence's own (guarded) citations.
+
+    A citation the sentence never made is dropped and recorded; when the sentence's only
+    citation group is end-dumped, every fact gets all of it (DESIGN's propagation rule),
+    whatever the decomposer wrote.
+    """
+    notes: list[str] = []
+    by_key: dict[tuple[Any, ...], Citation] = {}
+    for c in sent.citations:
+        by_key.setdefault(c.key(), c)
+    dumped = _end_dumped(sent)
+    facts: list[AtomicFact] = []
+    for k, text in enumerate(fact_texts):
+        text = str(text).strip()
+        if not text:
+            continue
+        own: list[Citation] = []
+        dropped: list[Citation] = []
+        for c in parse_citations(text):
+            match = by_key.get(c.key())
+            if match is None:
+                dropped.append(c)
+            elif match not in own:
+                own.append(match)
+        if dropped:
+            notes.append(f"fact {k}: dropped citation(s) the sentence did not make: " + "; ".join(c.raw for c in dropped))
+        if dumped and len(own) != len(sent.citations):
+            if own != list(sent.citations):
+                notes.append(f"fact {k}: end-dumped citation group given to the fact")
+            own = list(sent.citations)
+        facts.append(AtomicFact(index=first_index + len(facts), sentence_index=sent.index, text=text,
+                                citations=own, dropped_citations=dropped))
+    return facts, notes
+
+
+async def decompose(pool: CallPool, judge: Judge, sent: Sentence, context: str, cfg: ScoreConfig,
+                    ctx: ItemContext) -> tuple[list[str] | None, str | None, str | None]:
+    """``(fact texts, raw answer, problem)``; fact texts are None when unusable."""
+    variant = cfg.decompose_variant
+    if variant == "single-pass":
+        prompt = prompts.render("decompose_single_pass", sentence=sent.text)
+    else:
+        prompt = prompts.render("decompose_sentence", sentence=sent.text, context=context or "(none)")
+    req = JudgeRequest(parts=[TextPart(prompt)], schema=DECOMPOSE_SCHEMA, config=_config(cfg), task="decompose",
+                       inputs={"sentence": sent.text, "context": context})
+    out = await pool.ask(judge, req)
+    ctx.calls.append(out)
+    if out.error:
+        return None, out.text, out.error
+    value = out.parsed if out.parsed is not None else parse_json_answer(out.text)[0]
+    facts = value.get("facts") if isinstance(value, dict) else value if isinstance(value, list) else None
+    if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
+        return None, out.text, out.parse_error or "answer has no list of fact strings"
+    return facts, out.text, None
+
+
+async def decompose_response(pool: CallPool, judge: Judge, sents: list[Sentence], cfg: ScoreConfig,
+                             ctx: ItemContext) -> tuple[dict[int, list[str]], str | None, str | None]:
+    """The ``response``-level ablation: one call for all sentences."""
+    listing = "\n".join(f"{s.index}. {s.text}" for s in sents)
+    req = JudgeRequest(parts=[TextPart(prompts.render("decompose_response", sentences=listing))], config=_config(cfg),
+                       task="decompose_response", inputs={"sentences": [s.text for s in sents]})
+    out = await pool.ask(judge, req)
+    ctx.calls.append(out)
+    if out.error:
+        return {}, out.text, out.error
+    value, problem = parse_json_answer(out.text)
+    result: dict[int, list[str]] = {}
+    rows = value.get("sentences") if isinstance(value, dict) else None
+    if not isinstance(rows, list):
+        return {}, out.text, problem or "answer has no 'sentences' list"
+    for row in rows:
+        if isinstance(row, dict) and isinstance(row.get("facts"), list):
+            result[int(row.get("index", -1))] = [str(f) for f in row["facts"]]
+    return result, out.text, None
+
+
+# ----- entailment -----
+
+
+def evidence_parts(ev: Evidence, with_text: bool) -> list[Part]:
+    """Labelled parts for a judge: one header per segment, then its one-modality content."""
+    parts: list[Part] = []
+    for s in ev.segments:
+        header = f"[{s.label}]"
+        if not s.available:
+            parts.append(TextPart(f"{header} no evidence: {s.reason}"))
+            continue
+        parts.append(TextPart(header))
+        if s.modality == "audio" and s.audio is not None:
+            parts.append(AudioPart(samples=s.audio, sr=s.sr, start=s.start, end=s.end, label=s.label))
+        elif s.modality == "visual":
+            if len(s.frames) == 1 and s.cited_start == s.cited_end:
+                f: Frame = s.frames[0]
+                parts.append(ImagePart(image=f.image, time=f.time, label=s.label))
+            else:
+                parts.append(VideoPart(source=ev.media_path, start=s.start, end=s.end, fps=ev.config.fps,
+                                       frames=list(s.frames), label=s.label))
+        if with_text:
+            if s.transcript is not None:
+                parts.append(EvidenceTextPart(label=s.label, modality=s.modality, source="transcript", text=s.transcript))
+            if s.screen_text is not None:
+                parts.append(EvidenceTextPart(label=s.label, modality=s.modality, source="screen_text", text=s.screen_text))
+    return parts
+
+
+async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset: frozenset[int], cfg: ScoreConfig,
+                         ctx: ItemContext) -> tuple[Verdict, JudgeCall]:
+    idx = sorted(subset)
+    try:
+        ev = await asyncio.to_thread(ctx.evidence_for, fact.citations, idx)
+    except MediaError as exc:
+        return "error", JudgeCall(stage="entail", evidence=idx, verdict="error", error=f"evidence: {exc}")
+    broken = [s for s in ev.segments if not s.available]
+    if broken:
+        # Only valid citations reach here, so a missing segment is a media failure, not a "no".
+        reason = "; ".join(f"{s.label}: {s.reason}" for s in broken)
+        return "error", JudgeCall(stage="entail", evidence=idx, verdict="error", error=f"evidence unavailable: {reason}")
+    variant = cfg.entail_variant
+    with_text = cfg.evidence_text or judge.needs_evidence_text
+    claim = strip_citations(fact.text)
+    parts: list[Part] = [TextPart(prompts.render(f"entail_{variant}", fact=claim))]
+    parts += evidence_parts(ev, with_text)
+    parts.append(TextPart(prompts.render(f"entail_{variant}_question")))
+    labels = [s.label for s in ev.segments]
+    req = JudgeRequest(parts=parts, schema=ENTAIL_SCHEMA if variant == "json" else None, config=_config(cfg),
+                       task="entail", inputs={"fact": claim, "evidence": labels})
+    out = await pool.ask(judge, req)
+    ctx.calls.append(out)
+    if out.error:
+        return "error", _record("entail", out, "error", idx)
+    verdict, problem = parse_verdict(out.text)
+    call = _record("entail", out, verdict, idx)
+    if problem and verdict == "unparseable":
+        call.error = problem
+    return verdict, call
+
+
+async def entail_fact(
+    pool: CallPool, judge: Judge, fact: AtomicFact, cfg: ScoreConfig, ctx: ItemContext
+) -> tuple[FactVerdict, FactScore]:
+    """Ask only what the precision mode needs (joint first), then score the fact."""
+    valid = [c.valid for c in fact.citations]
+    verdicts: dict[frozenset[int], Verdict] = {}
+    calls: list[JudgeCall] = []
+    while True:
+        need = next_queries(valid, verdicts, cfg.precision_mode)
+        if not need:
+            break
+        answers = await asyncio.gather(*(ask_entailment(pool, judge, fact, s, cfg, ctx) for s in need))
+        for s, (v, call) in zip(need, answers, strict=True):
+            verdicts[s] = v
+            calls.append(call)
+    fs = score_fact(valid, verdicts, cfg.precision_mode)
+    vidx = [i for i, ok in enumerate(valid) if ok]
+    joint = frozenset(vidx)
+    fv = FactVerdict(
+        fact_index=fact.index,
+        joint=verdicts.get(joint) if vidx else "no",
+        alone={i: verdicts[frozenset([i])] for i in vidx if frozenset([i]) in verdicts},
+        leave_one_out={i: verdicts[joint - {i}] for i in vidx if len(vidx) > 1 and (joint - {i}) in verdicts},
+        precise=fs.precise, recall=fs.recall, precision=fs.precision, status=fs.status, reason=fs.reason, calls=calls,
+    )
+    return fv, fs
+
+
+def sentences_of(text: str, durations: dict[str, float | None], tolerance_s: float) -> list[Sentence]:
+    """Split and check citations against the media's stream durations."""
+    return [s.model_copy(update={"citations": check_durations(s.citations, durations, tolerance_s)})
+            for s in split_sentences(text)]
+
+
+def blank_result(sent: Sentence) -> SentenceResult:
+    return SentenceResult(sentence=sent)
