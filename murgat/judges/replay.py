@@ -7,8 +7,9 @@
 
 The fingerprint is the provider-independent request key (rendered prompt, media digests,
 schema, output-affecting settings), so replaying needs the very same request. A line may
-instead carry only ``match`` — the stage name and its structured inputs — which lets a
-person write a readable cassette by hand. ``replay:PATH`` serves both kinds and raises
+instead carry only ``match`` — the stage name and its structured inputs, all of them or
+just the ones that identify the request — which lets a person write a readable cassette
+by hand. ``replay:PATH`` serves both kinds and raises
 :class:`ReplayMiss` on a request it has no answer for: a replayed run never silently asks
 anyone else.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -41,7 +43,11 @@ def match_key(task: str, inputs: dict[str, Any]) -> str:
 
 
 class ReplayJudge(Judge):
-    """Serves answers from a cassette; ``-J delay_s=0.3`` simulates provider latency."""
+    """Serves answers from a cassette.
+
+    ``-J delay_s=0.3`` simulates provider latency; ``-J log=PATH`` appends the fingerprint
+    of every answer served (not cache hits), which tests use to prove nothing is asked twice.
+    """
 
     provider = "replay"
 
@@ -54,6 +60,7 @@ class ReplayJudge(Judge):
         self.delay_s = float(self.options.get("delay_s", 0.0))
         self.by_key: dict[str, dict[str, Any]] = {}
         self.by_match: dict[str, dict[str, Any]] = {}
+        self.partial: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
         for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():
                 continue
@@ -66,10 +73,17 @@ class ReplayJudge(Judge):
             if "match" in rec:
                 m = rec["match"]
                 self.by_match[match_key(m["task"], m.get("inputs", {}))] = rec
+                self.partial.setdefault(m["task"], []).append((m.get("inputs", {}), rec))
         self.served = 0
 
     def lookup(self, req: JudgeRequest) -> dict[str, Any]:
         rec = self.by_key.get(fingerprint(req)) or self.by_match.get(match_key(req.task, req.inputs))
+        if rec is None:
+            # hand-written lines may name only some inputs (e.g. the sentence, not its context)
+            for inputs, cand in self.partial.get(req.task, []):
+                if all(req.inputs.get(k) == v for k, v in inputs.items()):
+                    rec = cand
+                    break
         if rec is None:
             raise ReplayMiss(
                 f"{self.path}: no recorded answer for task {req.task!r} with inputs "
@@ -83,6 +97,12 @@ class ReplayJudge(Judge):
             await asyncio.sleep(self.delay_s)
         out = rec.get("output", {})
         self.served += 1
+        log = self.options.get("log")
+        if log:  # one line per answer actually served (cache hits never reach _call)
+            with open(log, "a", encoding="utf-8") as f:
+                f.write(fingerprint(req) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
         return RawAnswer(text=out.get("text"), usage=Usage.model_validate(out.get("usage", {})),
                          raw=out.get("raw"), blocked=bool(out.get("blocked")), model=out.get("model"))
 

@@ -9,6 +9,9 @@ from pydantic import BaseModel, Field
 from media.evidence import EvidenceConfig
 from murgat.judges.types import GenerateConfig
 
+#: judge options that change how answers are fetched or billed, never what they are
+TRANSPORT_OPTIONS = frozenset({"delay_s", "log", "api_key", "price_in", "price_out", "cleanup", "upload_timeout_s"})
+
 
 class JudgeSpec(BaseModel):
     """A judge as named on the command line."""
@@ -47,4 +50,7 @@ class ScoreConfig(BaseModel):
         d = self.model_dump(exclude={"versions", "bootstrap_resamples", "seed", "cluster_by_video",
                                      "attributed_threshold"})
         d["generate"] = self.generate.cache_fields()
+        for k in ("judge_verify", "judge_decompose", "judge_entail", "judge_decontextualize"):
+            if d.get(k):
+                d[k]["options"] = {o: v for o, v in d[k]["options"].items() if o not in TRANSPORT_OPTIONS}
         return d
