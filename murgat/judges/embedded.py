@@ -158,6 +158,13 @@ class EmbeddedJudge(Judge):
             return "Label: unknown\nReason: the fact has no content words to check against the transcript."
         found = [t for t in terms if _found(t, vocab)]
         cov = len(found) / len(terms)
+        missing_numbers = [t for t in terms if t.isdigit() and t not in vocab]
+        if missing_numbers:
+            # a number is the point of the claim: a near match on the other words is not support
+            nums = ", ".join(missing_numbers)
+            if speech_claim and has_audio_segment:
+                return f"Label: no\nReason: the number(s) {nums} are not heard in {labels}."
+            return f"Label: unknown\nReason: the number(s) {nums} are not found in the text of {labels}."
         threshold = float(self.options.get("yes_coverage", 0.6))
         sim = None
         if self.options.get("embeddings", "auto") != "off" and cov >= threshold - 0.2:

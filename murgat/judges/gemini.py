@@ -1,0 +1,223 @@
+"""``gemini``: Google's Gemini API through the google-genai async client.
+
+Evidence is sent one modality at a time:
+
+* audio segments → inline WAV parts (16 kHz mono; small);
+* a visual point → one inline JPEG;
+* a visual range, by ``-J visual=``:
+  - ``offsets`` (default): the source video with its sound track removed is uploaded
+    once per run through the Files API (waiting until ACTIVE) and every range is sent as
+    a ``file_data`` part with ``video_metadata`` start/end offsets and ``fps`` — the
+    server clips, nothing is re-encoded per citation;
+  - ``frames``: the frames murgat sampled, inline;
+  - ``clip``: an inline picture-only mp4 of the range.
+
+Reasoning effort maps to ``thinking_level`` (Gemini 3) or ``thinking_budget`` (2.5), see
+:mod:`murgat.judges.effort`. A schema turns on JSON output (``response_json_schema``).
+Safety blocks are recorded as blocked answers. Uploaded files are deleted at the end of
+the run unless ``-J cleanup=false``. The key comes from ``GEMINI_API_KEY`` or
+``GOOGLE_API_KEY``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from murgat.judges.base import Judge, JudgeError, RawAnswer
+from murgat.judges.effort import gemini_thinking
+from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeRequest, TextPart, Usage, VideoPart
+
+RETRYABLE = {408, 429, 500, 502, 503, 504}
+
+
+def silent_copy(path: str) -> Path:
+    """The source video with no audio stream (stream copy; cached by content)."""
+    from media.cache import default_cache, file_digest, make_key
+    from media.probe import _tool, probe
+
+    info = probe(path)
+    cache = default_cache()
+    key = make_key("silent", file_digest(info.path), stream=info.video_stream)
+
+    def produce(tmp: Path) -> None:
+        cmd = [_tool("ffmpeg"), "-v", "error", "-y", "-i", info.path, "-map", f"0:{info.video_stream}", "-an",
+               "-c:v", "copy", "-f", "mp4", "-movflags", "+faststart", str(tmp)]
+        proc = subprocess.run(cmd, capture_output=True)
+        if proc.returncode != 0:  # e.g. vp8 in mp4 is not allowed: re-encode once
+            cmd = [_tool("ffmpeg"), "-v", "error", "-y", "-i", info.path, "-map", f"0:{info.video_stream}", "-an",
+                   "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-pix_fmt", "yuv420p", "-f", "mp4", str(tmp)]
+            subprocess.run(cmd, check=True, capture_output=True)
+
+    return cache.get_or_create("silent", key, ".mp4", produce)
+
+
+class GeminiJudge(Judge):
+    provider = "gemini"
+    answer_options = ("visual",)
+
+    def __init__(self, model: str, options: dict[str, Any] | None = None, *, http_client: Any = None, **kw: Any) -> None:
+        super().__init__(model, options, **kw)
+        self.visual = str(self.options.get("visual", "offsets"))
+        if self.visual not in ("offsets", "frames", "clip"):
+            raise ValueError(f"gemini: -J visual must be offsets, frames or clip, not {self.visual!r}")
+        key = self.options.get("api_key") or os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY")
+        if not key and not kw.get("dry_run"):
+            raise ValueError("gemini: no API key; set GEMINI_API_KEY (or GOOGLE_API_KEY)")
+        self._key = key or "dry-run"
+        self._http_client = http_client
+        self._client: Any = None
+        self._uploads: dict[str, Any] = {}
+        self._upload_locks: dict[str, asyncio.Lock] = {}
+        self.poll_s = float(self.options.get("poll_s", 2.0))
+        self.upload_timeout_s = float(self.options.get("upload_timeout_s", 600))
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            from google import genai
+            from google.genai import types
+
+            http = types.HttpOptions(retry_options=types.HttpRetryOptions(attempts=1))
+            if self._http_client is not None:
+                http = types.HttpOptions(retry_options=types.HttpRetryOptions(attempts=1),
+                                         httpx_async_client=self._http_client)
+            self._client = genai.Client(api_key=self._key, http_options=http)
+        return self._client
+
+    # ----- Files API -----
+    async def _uploaded(self, source: str) -> Any:
+        """Upload the picture-only version of ``source`` once and wait until it is ACTIVE."""
+        from google.genai import types
+
+        silent = await asyncio.to_thread(silent_copy, source)
+        key = str(silent)
+        lock = self._upload_locks.setdefault(key, asyncio.Lock())
+        async with lock:
+            if key in self._uploads:
+                return self._uploads[key]
+            f = await self.client.aio.files.upload(
+                file=str(silent), config=types.UploadFileConfig(mime_type="video/mp4", display_name=Path(source).name))
+            waited = 0.0
+            while str(getattr(f.state, "name", f.state)) not in ("ACTIVE",):
+                state = str(getattr(f.state, "name", f.state))
+                if state == "FAILED":
+                    raise JudgeError(f"gemini: upload of {source} failed on the server", retryable=False)
+                if waited > self.upload_timeout_s:
+                    raise JudgeError(f"gemini: upload of {source} not ACTIVE after {waited:.0f} s", retryable=True)
+                await asyncio.sleep(self.poll_s)
+                waited += self.poll_s
+                f = await self.client.aio.files.get(name=f.name)
+            self._uploads[key] = f
+            return f
+
+    async def aclose(self) -> None:
+        if str(self.options.get("cleanup", "true")).lower() in ("false", "0", "no"):
+            return
+        for f in list(self._uploads.values()):
+            try:
+                await self.client.aio.files.delete(name=f.name)
+            except Exception:
+                pass
+        self._uploads.clear()
+
+    # ----- request building -----
+    async def build_contents(self, req: JudgeRequest) -> list[Any]:
+        from google.genai import types
+
+        parts: list[Any] = []
+        for p in req.parts:
+            if isinstance(p, TextPart):
+                parts.append(types.Part.from_text(text=p.text))
+            elif isinstance(p, EvidenceTextPart):
+                parts.append(types.Part.from_text(text=f"[{p.label}] {p.source.replace('_', ' ')}: {p.text or '(none)'}"))
+            elif isinstance(p, ImagePart):
+                parts.append(types.Part.from_bytes(data=p.encoded(), mime_type=p.mime))
+            elif isinstance(p, AudioPart):
+                parts.append(types.Part.from_bytes(data=p.wav(), mime_type="audio/wav"))
+            elif isinstance(p, VideoPart):
+                parts.extend(await self._video_parts(p))
+        return [types.Content(role="user", parts=parts)]
+
+    async def _video_parts(self, p: VideoPart) -> list[Any]:
+        from google.genai import types
+
+        if self.visual == "frames" or (self.visual == "offsets" and p.end - p.start < 1.0 / max(p.fps, 1e-6)):
+            out = []
+            for f in p.frames:
+                img = ImagePart(image=f.image, time=f.time)
+                out.append(types.Part.from_text(text=f"(frame at {f.time:.2f} s)"))
+                out.append(types.Part.from_bytes(data=img.encoded(), mime_type="image/jpeg"))
+            return out
+        meta = types.VideoMetadata(start_offset=f"{p.start:.3f}s", end_offset=f"{p.end:.3f}s", fps=p.fps)
+        if self.visual == "clip":
+            from media.clips import video_clip
+
+            clip, _ = await asyncio.to_thread(video_clip, p.source, p.start, p.end)
+            return [types.Part(inline_data=types.Blob(data=Path(clip).read_bytes(), mime_type="video/mp4"),
+                               video_metadata=types.VideoMetadata(fps=p.fps))]
+        f = await self._uploaded(p.source)
+        return [types.Part(file_data=types.FileData(file_uri=f.uri, mime_type=f.mime_type or "video/mp4"),
+                           video_metadata=meta)]
+
+    def build_config(self, req: JudgeRequest) -> Any:
+        from google.genai import types
+
+        cfg = req.config
+        kw: dict[str, Any] = {"temperature": cfg.temperature, "max_output_tokens": cfg.max_tokens,
+                              "candidate_count": cfg.samples}
+        if cfg.seed is not None:
+            kw["seed"] = cfg.seed
+        if req.system:
+            kw["system_instruction"] = req.system
+        if req.schema is not None:
+            kw["response_mime_type"] = "application/json"
+            kw["response_json_schema"] = req.schema
+        thinking = gemini_thinking(self.model, cfg.reasoning_effort)
+        if thinking:
+            kw["thinking_config"] = types.ThinkingConfig(**thinking)
+        return types.GenerateContentConfig(**kw)
+
+    async def _call(self, req: JudgeRequest) -> RawAnswer:
+        contents = await self.build_contents(req)
+        resp = await self.client.aio.models.generate_content(model=self.model, contents=contents,
+                                                             config=self.build_config(req))
+        um = resp.usage_metadata
+        usage = Usage(input_tokens=(um.prompt_token_count or 0) if um else 0,
+                      output_tokens=(um.candidates_token_count or 0) if um else 0,
+                      thinking_tokens=(um.thoughts_token_count or 0) if um else 0)
+        raw = resp.model_dump(mode="json", exclude_none=True)
+        fb = resp.prompt_feedback
+        if fb is not None and fb.block_reason:
+            return RawAnswer(text=None, usage=usage, raw=raw, blocked=True, block_reason=str(fb.block_reason))
+        cand = (resp.candidates or [None])[0]
+        finish = str(getattr(cand, "finish_reason", "") or "") if cand else ""
+        texts = [pt.text for pt in ((cand.content.parts or []) if cand and cand.content else []) if pt.text and not pt.thought]
+        if "SAFETY" in finish or "PROHIBITED" in finish or "BLOCKLIST" in finish:
+            return RawAnswer(text="".join(texts) or None, usage=usage, raw=raw, blocked=True, block_reason=finish)
+        return RawAnswer(text="".join(texts), usage=usage, raw=raw, model=resp.model_version or self.model)
+
+    def classify(self, exc: BaseException) -> JudgeError:
+        if isinstance(exc, JudgeError):
+            return exc
+        from google.genai import errors
+
+        if isinstance(exc, errors.APIError):
+            retry_after = None
+            resp = getattr(exc, "response", None)
+            headers = getattr(resp, "headers", None)
+            if headers is not None and headers.get("retry-after"):
+                try:
+                    retry_after = float(headers.get("retry-after"))
+                except ValueError:
+                    retry_after = None
+            return JudgeError(f"gemini HTTP {exc.code}: {exc.message or exc.status}", retryable=exc.code in RETRYABLE,
+                              status=exc.code, retry_after=retry_after)
+        import httpx
+
+        if isinstance(exc, httpx.TimeoutException | httpx.TransportError | asyncio.TimeoutError | TimeoutError):
+            return JudgeError(f"gemini: {type(exc).__name__}", retryable=True)
+        return super().classify(exc)

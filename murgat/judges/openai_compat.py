@@ -1,0 +1,160 @@
+"""``openai``: any OpenAI-compatible chat server (vLLM or SGLang serving Qwen-Omni /
+Qwen-VL, or the OpenAI API) through the official async client.
+
+Media go in the message as OpenAI content parts: images as ``image_url`` data URLs, audio
+as ``input_audio`` (base64 WAV), and a visual range either as its sampled frames
+(``-J video=frames``, default, each preceded by its time) or as one ``video_url`` data URL
+of a picture-only mp4 (``-J video=clip``, what vLLM's video models take).
+
+Options: ``base_url`` (else ``$OPENAI_BASE_URL`` or the OpenAI API), ``api_key`` (else
+``$OPENAI_API_KEY``; local servers accept any), ``video=frames|clip``,
+``extra_body='{"top_k": 20}'`` passed through unchanged (server knobs such as
+``chat_template_kwargs``), ``thinking_switch=true`` to map effort onto
+``chat_template_kwargs.enable_thinking`` for hybrid-thinking models served by vLLM.
+A schema becomes ``response_format`` JSON schema; effort becomes ``reasoning_effort``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from murgat.judges.base import Judge, JudgeError, RawAnswer
+from murgat.judges.effort import HF_THINKING, OPENAI_EFFORT, check
+from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeRequest, TextPart, Usage, VideoPart
+
+OPENAI_API = "https://api.openai.com/v1"
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+class OpenAIJudge(Judge):
+    provider = "openai"
+    answer_options = ("video", "extra_body", "base_url", "thinking_switch")
+
+    def __init__(self, model: str, options: dict[str, Any] | None = None, *, http_client: Any = None, **kw: Any) -> None:
+        super().__init__(model, options, **kw)
+        if not model:
+            raise ValueError("openai: name the served model, e.g. openai:Qwen/Qwen2.5-Omni-7B")
+        self.base_url = self.options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or OPENAI_API
+        key = self.options.get("api_key") or os.environ.get("OPENAI_API_KEY")
+        if not key:
+            if self.base_url.rstrip("/") == OPENAI_API and not kw.get("dry_run"):
+                raise ValueError("openai: no API key; set OPENAI_API_KEY (or pass -J base_url=... for a local server)")
+            key = "EMPTY"
+        self._key = key
+        self.video = str(self.options.get("video", "frames"))
+        if self.video not in ("frames", "clip"):
+            raise ValueError(f"openai: -J video must be frames or clip, not {self.video!r}")
+        raw_extra = self.options.get("extra_body")
+        try:
+            self.extra_body: dict[str, Any] = json.loads(raw_extra) if isinstance(raw_extra, str) else dict(raw_extra or {})
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"openai: -J extra_body is not valid JSON ({exc.msg})") from exc
+        self.thinking_switch = str(self.options.get("thinking_switch", "false")).lower() in ("1", "true", "yes")
+        self._http_client = http_client
+        self._client: Any = None
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            from openai import AsyncOpenAI
+
+            self._client = AsyncOpenAI(api_key=self._key, base_url=self.base_url, max_retries=0,
+                                       http_client=self._http_client)
+        return self._client
+
+    async def build_messages(self, req: JudgeRequest) -> list[dict[str, Any]]:
+        content: list[dict[str, Any]] = []
+        for p in req.parts:
+            if isinstance(p, TextPart):
+                content.append({"type": "text", "text": p.text})
+            elif isinstance(p, EvidenceTextPart):
+                content.append({"type": "text", "text": f"[{p.label}] {p.source.replace('_', ' ')}: {p.text or '(none)'}"})
+            elif isinstance(p, ImagePart):
+                content.append({"type": "image_url", "image_url": {"url": f"data:{p.mime};base64,{_b64(p.encoded())}"}})
+            elif isinstance(p, AudioPart):
+                content.append({"type": "input_audio", "input_audio": {"data": _b64(p.wav()), "format": "wav"}})
+            elif isinstance(p, VideoPart):
+                if self.video == "clip" and p.end > p.start:
+                    from media.clips import video_clip
+
+                    clip, _ = await asyncio.to_thread(video_clip, p.source, p.start, p.end)
+                    url = f"data:video/mp4;base64,{_b64(Path(clip).read_bytes())}"
+                    content.append({"type": "video_url", "video_url": {"url": url}})
+                else:
+                    for f in p.frames:
+                        img = ImagePart(image=f.image, time=f.time)
+                        content.append({"type": "text", "text": f"(frame at {f.time:.2f} s)"})
+                        content.append({"type": "image_url", "image_url": {"url": f"data:image/jpeg;base64,{_b64(img.encoded())}"}})
+        messages: list[dict[str, Any]] = []
+        if req.system:
+            messages.append({"role": "system", "content": req.system})
+        messages.append({"role": "user", "content": content})
+        return messages
+
+    def build_kwargs(self, req: JudgeRequest) -> dict[str, Any]:
+        cfg = req.config
+        kw: dict[str, Any] = {"model": self.model, "temperature": cfg.temperature, "max_tokens": cfg.max_tokens}
+        if cfg.samples > 1:
+            kw["n"] = cfg.samples
+        if cfg.seed is not None:
+            kw["seed"] = cfg.seed
+        if req.schema is not None:
+            kw["response_format"] = {"type": "json_schema",
+                                     "json_schema": {"name": "answer", "schema": req.schema, "strict": False}}
+        extra = dict(self.extra_body)
+        effort = check(cfg.reasoning_effort)
+        if effort is not None:
+            if self.thinking_switch:
+                kwargs = dict(extra.get("chat_template_kwargs", {}))
+                kwargs["enable_thinking"] = HF_THINKING[effort]
+                extra["chat_template_kwargs"] = kwargs
+            elif OPENAI_EFFORT[effort] is not None:
+                kw["reasoning_effort"] = OPENAI_EFFORT[effort]
+        if extra:
+            kw["extra_body"] = extra
+        return kw
+
+    async def _call(self, req: JudgeRequest) -> RawAnswer:
+        messages = await self.build_messages(req)
+        resp = await self.client.chat.completions.create(messages=messages, **self.build_kwargs(req))
+        u = resp.usage
+        details = getattr(u, "completion_tokens_details", None) if u else None
+        thinking = int(getattr(details, "reasoning_tokens", 0) or 0) if details else 0
+        usage = Usage(input_tokens=u.prompt_tokens if u else 0,
+                      output_tokens=(u.completion_tokens - thinking) if u else 0, thinking_tokens=thinking)
+        raw = resp.model_dump(mode="json", exclude_none=True)
+        if not resp.choices:
+            return RawAnswer(text=None, usage=usage, raw=raw, blocked=True, block_reason="no choices returned")
+        choice = resp.choices[0]
+        text = choice.message.content
+        if choice.finish_reason == "content_filter":
+            return RawAnswer(text=text, usage=usage, raw=raw, blocked=True, block_reason="content_filter")
+        if text is None and getattr(choice.message, "refusal", None):
+            return RawAnswer(text=None, usage=usage, raw=raw, blocked=True, block_reason=f"refusal: {choice.message.refusal}")
+        return RawAnswer(text=text, usage=usage, raw=raw, model=resp.model)
+
+    def classify(self, exc: BaseException) -> JudgeError:
+        if isinstance(exc, JudgeError):
+            return exc
+        import openai
+
+        if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError):
+            return JudgeError(f"openai: {type(exc).__name__}", retryable=True)
+        if isinstance(exc, openai.APIStatusError):
+            ra = exc.response.headers.get("retry-after") if exc.response is not None else None
+            try:
+                retry_after = float(ra) if ra else None
+            except ValueError:
+                retry_after = None
+            code = exc.status_code
+            return JudgeError(f"openai HTTP {code}: {exc.message}", retryable=code in (408, 409, 429) or code >= 500,
+                              status=code, retry_after=retry_after)
+        return super().classify(exc)

@@ -1,0 +1,100 @@
+"""The SQLite response cache: key recipe, concurrency, crash safety."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from murgat.judges.cache import ResponseCache, request_key
+from murgat.judges.scripted import ScriptedJudge
+from murgat.judges.types import AudioPart, GenerateConfig, JudgeOutput, JudgeRequest, TextPart
+
+
+def req(text: str = "q", **cfg) -> JudgeRequest:
+    return JudgeRequest(parts=[TextPart(text), AudioPart(samples=np.ones(10, np.float32))], config=GenerateConfig(**cfg))
+
+
+def test_key_recipe() -> None:
+    base = request_key("gemini", "m1", req())
+    assert request_key("gemini", "m2", req()) != base, "changing the model must miss"
+    assert request_key("gemini", "m1", req(concurrency=32, timeout_s=5, retries=0)) == base, "transport settings must hit"
+    assert request_key("gemini", "m1", req(temperature=0.7)) != base
+    assert request_key("gemini", "m1", req("other")) != base
+    other_audio = JudgeRequest(parts=[TextPart("q"), AudioPart(samples=np.zeros(10, np.float32))])
+    assert request_key("gemini", "m1", other_audio) != base, "media content is part of the key"
+
+
+async def test_judge_hits_cache_and_counts(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    j = ScriptedJudge(lambda r: "yes", cache=cache)
+    a = await j.generate(req())
+    b = await j.generate(req(concurrency=64))
+    assert not a.cached and b.cached and j.stats.calls == 1 and j.stats.cache_hits == 1
+    j2 = ScriptedJudge(lambda r: "yes", model="other", cache=cache)
+    assert not (await j2.generate(req())).cached
+
+
+async def test_errors_are_not_cached(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "c.sqlite")
+
+    def boom(r):
+        raise TimeoutError("slow")
+
+    j = ScriptedJudge(boom, cache=cache)
+    j._sleep = _nosleep  # type: ignore[method-assign]
+    out = await j.generate(req(retries=1))
+    assert out.error and len(cache) == 0
+
+
+async def _nosleep(s: float) -> None:
+    return None
+
+
+def _writer(path: str, start: int, n: int) -> None:
+    c = ResponseCache(path)
+    for i in range(start, start + n):
+        c.put(f"k{i}", "p", "m", JudgeOutput(text=f"answer {i}"))
+
+
+def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
+    path = str(tmp_path / "shared.sqlite")
+    ResponseCache(path).close()
+    ctx = mp.get_context("spawn")
+    ps = [ctx.Process(target=_writer, args=(path, k * 300, 300)) for k in range(2)]
+    for p in ps:
+        p.start()
+    for p in ps:
+        p.join(120)
+        assert p.exitcode == 0
+    c = ResponseCache(path)
+    assert len(c) == 600
+    assert c.get("k0").text == "answer 0" and c.get("k599").text == "answer 599"
+
+
+def test_killed_writer_leaves_a_readable_cache(tmp_path: Path) -> None:
+    path = tmp_path / "k.sqlite"
+    code = (
+        "import sys; sys.path.insert(0, %r)\n"
+        "from murgat.judges.cache import ResponseCache\nfrom murgat.judges.types import JudgeOutput\n"
+        "c = ResponseCache(%r)\ni = 0\n"
+        "while True:\n    c.put(f'k{i}', 'p', 'm', JudgeOutput(text='x' * 2000)); i += 1\n"
+    ) % (str(Path(__file__).resolve().parents[2]), str(path))
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    deadline = time.time() + 30
+    while time.time() < deadline and (not path.exists() or path.stat().st_size < 200_000):
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(10)
+    c = ResponseCache(path)
+    n = len(c)
+    assert n > 10
+    assert c.get("k0").text == "x" * 2000
+    assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
