@@ -82,11 +82,11 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
 def test_killed_writer_leaves_a_readable_cache(tmp_path: Path) -> None:
     path = tmp_path / "k.sqlite"
     code = (
-        "import sys; sys.path.insert(0, %r)\n"
+        f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})\n"
         "from murgat.judges.cache import ResponseCache\nfrom murgat.judges.types import JudgeOutput\n"
-        "c = ResponseCache(%r)\ni = 0\n"
+        f"c = ResponseCache({str(path)!r})\ni = 0\n"
         "while True:\n    c.put(f'k{i}', 'p', 'm', JudgeOutput(text='x' * 2000)); i += 1\n"
-    ) % (str(Path(__file__).resolve().parents[2]), str(path))
+    )
     proc = subprocess.Popen([sys.executable, "-c", code])
     deadline = time.time() + 30
     while time.time() < deadline and (not path.exists() or path.stat().st_size < 200_000):

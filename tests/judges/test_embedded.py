@@ -33,7 +33,7 @@ def entail(media: Path, fact: str, citations: str) -> str:
     if info.has_video:
         ctx.screen = screen_text(media)
     fact_obj = AtomicFact(index=0, sentence_index=0, text=f"{fact} {citations}", citations=cites)
-    verdict, call = asyncio.run(ask_entailment(CallPool(), EmbeddedJudge("rules"), fact_obj,
+    verdict, _call = asyncio.run(ask_entailment(CallPool(), EmbeddedJudge("rules"), fact_obj,
                                                frozenset(range(len(cites))), cfg, ctx))
     return verdict
 

@@ -112,7 +112,7 @@ async def test_wire_format_with_upload_offsets_thinking_and_schema() -> None:
     assert out.text == '{"label": "yes"}' and out.parsed == {"label": "yes"}
     await j.generate(req(schema=None, effort="none"))
     b0, b1 = gen_bodies(wire)
-    url = [str(r.url) for r in wire.requests if ":generateContent" in str(r.url)][0]
+    url = next(str(r.url) for r in wire.requests if ":generateContent" in str(r.url))
     assert url.endswith("/models/gemini-2.5-flash:generateContent") and url.startswith("https://generativelanguage")
     parts = b0["contents"][0]["parts"]
     assert mime(parts[2]) == "audio/wav"
