@@ -55,7 +55,7 @@ def _options(value: Any, where: str) -> list[str] | None:
     raise InputError(f"{where}: field 'options' must be a list, a dict or a string, not {type(value).__name__}")
 
 
-def normalise_record(raw: dict[str, Any], where: str) -> Item:
+def normalise_record(raw: dict[str, Any], where: str, require_response: bool = True) -> Item:
     """Map one record of either format onto an :class:`Item`."""
     if not isinstance(raw, dict):
         raise InputError(f"{where}: expected a JSON object, got {type(raw).__name__}")
@@ -74,7 +74,9 @@ def normalise_record(raw: dict[str, Any], where: str) -> Item:
                     raise InputError(f"{where}: field '{f}' must be a string, not {type(val).__name__}")
                 rec["response"] = val
     if "response" not in rec:
-        raise InputError(f"{where}: no response field (one of {', '.join(_RESPONSE_FIELDS)})")
+        if require_response:
+            raise InputError(f"{where}: no response field (one of {', '.join(_RESPONSE_FIELDS)})")
+        rec["response"] = ""
     if "media" not in rec:
         for f in _MEDIA_FIELDS[1:]:
             if rec.get(f):
@@ -91,7 +93,7 @@ def normalise_record(raw: dict[str, Any], where: str) -> Item:
         raise InputError(f"{where}: field '{field}': {err['msg']}") from exc
 
 
-def iter_items(path: str | Path) -> Iterator[Item]:
+def iter_items(path: str | Path, require_response: bool = True) -> Iterator[Item]:
     """Items of a JSONL file or a JSON list file, in file order."""
     p = Path(path)
     if not p.exists():
@@ -104,7 +106,7 @@ def iter_items(path: str | Path) -> Iterator[Item]:
         except json.JSONDecodeError as exc:
             raise InputError(f"{p}: not valid JSON at line {exc.lineno}: {exc.msg}") from exc
         for i, rec in enumerate(data):
-            yield normalise_record(rec, f"{p}: item {i}")
+            yield normalise_record(rec, f"{p}: item {i}", require_response)
         return
     seen: set[str] = set()
     for lineno, line in enumerate(text.splitlines(), 1):
@@ -114,7 +116,7 @@ def iter_items(path: str | Path) -> Iterator[Item]:
             rec = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"{p}: line {lineno}: not valid JSON ({exc.msg})") from exc
-        item = normalise_record(rec, f"{p}: line {lineno}")
+        item = normalise_record(rec, f"{p}: line {lineno}", require_response)
         if item.id in seen:
             raise InputError(f"{p}: line {lineno}: duplicate id {item.id!r}")
         seen.add(item.id)

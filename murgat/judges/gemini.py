@@ -29,9 +29,17 @@ from typing import Any
 
 from murgat.judges.base import Judge, JudgeError, RawAnswer
 from murgat.judges.effort import gemini_thinking
-from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeRequest, TextPart, Usage, VideoPart
+from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeRequest, MediaPart, TextPart, Usage, VideoPart
 
 RETRYABLE = {408, 429, 500, 502, 503, 504}
+_MIMES = {".mp4": "video/mp4", ".m4v": "video/mp4", ".mov": "video/quicktime", ".webm": "video/webm", ".mkv": "video/x-matroska",
+          ".avi": "video/x-msvideo", ".mp3": "audio/mpeg", ".wav": "audio/wav", ".flac": "audio/flac", ".ogg": "audio/ogg",
+          ".m4a": "audio/mp4", ".opus": "audio/ogg"}
+
+
+def media_mime(path: str) -> str:
+    """The MIME type the Gemini API expects for a media file, by extension."""
+    return _MIMES.get(Path(path).suffix.lower(), "application/octet-stream")
 
 
 def silent_copy(path: str) -> Path:
@@ -89,18 +97,19 @@ class GeminiJudge(Judge):
         return self._client
 
     # ----- Files API -----
-    async def _uploaded(self, source: str) -> Any:
-        """Upload the picture-only version of ``source`` once and wait until it is ACTIVE."""
+    async def _uploaded(self, source: str, picture_only: bool = True) -> Any:
+        """Upload ``source`` (by default its picture-only version) once; wait until ACTIVE."""
         from google.genai import types
 
-        silent = await asyncio.to_thread(silent_copy, source)
+        silent = await asyncio.to_thread(silent_copy, source) if picture_only else Path(source)
         key = str(silent)
         lock = self._upload_locks.setdefault(key, asyncio.Lock())
         async with lock:
             if key in self._uploads:
                 return self._uploads[key]
+            mime = "video/mp4" if picture_only else media_mime(source)
             f = await self.client.aio.files.upload(
-                file=str(silent), config=types.UploadFileConfig(mime_type="video/mp4", display_name=Path(source).name))
+                file=str(silent), config=types.UploadFileConfig(mime_type=mime, display_name=Path(source).name))
             waited = 0.0
             while str(getattr(f.state, "name", f.state)) not in ("ACTIVE",):
                 state = str(getattr(f.state, "name", f.state))
@@ -140,6 +149,11 @@ class GeminiJudge(Judge):
                 parts.append(types.Part.from_bytes(data=p.wav(), mime_type="audio/wav"))
             elif isinstance(p, VideoPart):
                 parts.extend(await self._video_parts(p))
+            elif isinstance(p, MediaPart):
+                f = await self._uploaded(p.path, picture_only=False)
+                meta = types.VideoMetadata(fps=p.fps) if (f.mime_type or "").startswith("video/") else None
+                parts.append(types.Part(file_data=types.FileData(file_uri=f.uri, mime_type=f.mime_type or media_mime(p.path)),
+                                        video_metadata=meta))
         return [types.Content(role="user", parts=parts)]
 
     async def _video_parts(self, p: VideoPart) -> list[Any]:

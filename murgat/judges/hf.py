@@ -30,7 +30,7 @@ import numpy as np
 
 from murgat.judges.base import Judge, JudgeError, RawAnswer
 from murgat.judges.effort import HF_THINKING, check
-from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeRequest, TextPart, Usage, VideoPart
+from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeRequest, MediaPart, TextPart, Usage, VideoPart
 from murgat.text import strip_thinking
 
 QWEN_VL_TYPES = ("qwen2_vl", "qwen2_5_vl", "qwen2_5_omni", "qwen2_5_omni_thinker", "qwen3_vl")
@@ -215,6 +215,12 @@ class HFJudge(Judge):
             elif isinstance(p, VideoPart):
                 content.append({"type": "video"})
                 videos.append(np.stack([f.image for f in p.frames]))
+            elif isinstance(p, MediaPart):
+                # the whole file: its frames as one clip; image-text models cannot hear its sound
+                frames = p.frames()
+                if frames:
+                    content.append({"type": "video"})
+                    videos.append(np.stack([f.image for f in frames]))
             elif isinstance(p, AudioPart):
                 content.append({"type": "audio"})
                 audios.append(p.samples)

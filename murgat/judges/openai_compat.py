@@ -25,7 +25,7 @@ from typing import Any
 
 from murgat.judges.base import Judge, JudgeError, RawAnswer
 from murgat.judges.effort import HF_THINKING, OPENAI_EFFORT, check
-from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeRequest, TextPart, Usage, VideoPart
+from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeRequest, MediaPart, TextPart, Usage, VideoPart
 
 OPENAI_API = "https://api.openai.com/v1"
 
@@ -81,6 +81,8 @@ class OpenAIJudge(Judge):
                 content.append({"type": "image_url", "image_url": {"url": f"data:{p.mime};base64,{_b64(p.encoded())}"}})
             elif isinstance(p, AudioPart):
                 content.append({"type": "input_audio", "input_audio": {"data": _b64(p.wav()), "format": "wav"}})
+            elif isinstance(p, MediaPart):
+                content.extend(await self._media_content(p))
             elif isinstance(p, VideoPart):
                 if self.video == "clip" and p.end > p.start:
                     from media.clips import video_clip
@@ -98,6 +100,25 @@ class OpenAIJudge(Judge):
             messages.append({"role": "system", "content": req.system})
         messages.append({"role": "user", "content": content})
         return messages
+
+    async def _media_content(self, p: MediaPart) -> list[dict[str, Any]]:
+        """A whole file: one ``video_url`` (``-J video=clip``), or frames plus the sound track."""
+        from media.audio import wav_bytes
+        from murgat.judges.gemini import media_mime
+
+        if self.video == "clip" and media_mime(p.path).startswith("video/"):
+            data = await asyncio.to_thread(Path(p.path).read_bytes)
+            return [{"type": "video_url", "video_url": {"url": f"data:{media_mime(p.path)};base64,{_b64(data)}"}}]
+        out: list[dict[str, Any]] = []
+        for f in await asyncio.to_thread(p.frames):
+            img = ImagePart(image=f.image, time=f.time)
+            out.append({"type": "text", "text": f"(frame at {f.time:.2f} s)"})
+            out.append({"type": "image_url", "image_url": {"url": f"data:image/jpeg;base64,{_b64(img.encoded())}"}})
+        track = await asyncio.to_thread(p.audio)
+        if track is not None:
+            out.append({"type": "text", "text": "(the sound track of the whole video)"})
+            out.append({"type": "input_audio", "input_audio": {"data": _b64(wav_bytes(track.samples, track.sr)), "format": "wav"}})
+        return out
 
     def build_kwargs(self, req: JudgeRequest) -> dict[str, Any]:
         cfg = req.config

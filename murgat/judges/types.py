@@ -108,7 +108,41 @@ class EvidenceTextPart:
         return hashlib.sha256(f"{self.label}|{self.source}|{self.text}".encode()).hexdigest()
 
 
-Part = TextPart | ImagePart | AudioPart | VideoPart | EvidenceTextPart
+@dataclass
+class MediaPart:
+    """A whole media file, picture and sound together — what an answering model watches.
+
+    Providers send it natively where they can (Gemini: one Files API upload; OpenAI-
+    compatible servers: a ``video_url`` data URL or sampled frames plus the sound track;
+    hf: frames at ``fps`` capped at ``max_frames``, plus 16 kHz audio where the model
+    hears). ``fps`` and ``max_frames`` are part of the request's identity.
+    """
+
+    path: str
+    fps: float = 1.0
+    max_frames: int = 64
+    kind: Literal["media"] = "media"
+
+    def digest(self) -> str:
+        return f"{file_digest(self.path)}@{self.fps}x{self.max_frames}"
+
+    def frames(self) -> list[Any]:
+        from media.frames import open_video
+        from media.probe import probe
+
+        if not probe(self.path).has_video:
+            return []
+        vf = open_video(self.path)
+        return vf.frames_in(0.0, vf.duration, self.fps, self.max_frames)
+
+    def audio(self) -> Any:
+        from media.audio import load_audio
+        from media.probe import probe
+
+        return load_audio(self.path) if probe(self.path).has_audio else None
+
+
+Part = TextPart | ImagePart | AudioPart | VideoPart | EvidenceTextPart | MediaPart
 
 
 class GenerateConfig(BaseModel):

@@ -74,6 +74,12 @@ async def _text_channels(ctx: ItemContext, cfg: ScoreConfig, need: bool) -> None
 async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallPool, media_root: str | Path | None,
                        input_path: str | Path | None) -> ResponseResult:
     rr = ResponseResult(id=item.id, video=item.media, gold=item.gold)
+    extra = item.model_extra or {}
+    if extra.get("system") or extra.get("model"):
+        rr.meta["system"] = extra.get("system") or extra.get("model")
+    if extra.get("generation_error"):
+        rr.error = f"generation_failed: {extra['generation_error']}"
+        return rr
     if item.media is None:
         rr.error = "missing_media: the item names no media file"
         return rr

@@ -1,0 +1,1 @@
+"""Answer generation (plain, cited, post-hoc cited) and reasoning-effort sweeps."""

@@ -1,0 +1,198 @@
+"""``murgat generate``: answers from an omni/vision model, plain, cited or post-hoc cited.
+
+Modes:
+
+* ``base`` — reason step by step, end with ``Answer: <letter>``;
+* ``cite`` — the same, and every observed fact ends with ``(modality, MM:SS[-MM:SS])``;
+* ``posthoc`` — given a ``base`` response, the model adds or corrects citations. The
+  text outside citations must come back unchanged (compared token by token after removing
+  citation groups); a rewrite that changed it is rejected, recorded with the first
+  difference, and the original response is kept.
+
+The model watches the whole file with its sound (a :class:`MediaPart`) through the judge
+layer's providers, so caching, retries, limits and cost accounting are the same as for
+scoring. Output lines are ``murgat score`` input records; each is appended and fsync'd as
+it finishes, and a rerun skips ids already written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import prompts
+from murgat.citations import strip_citations
+from murgat.inputs import resolve_media
+from murgat.judges.base import Judge
+from murgat.judges.types import GenerateConfig, JudgeRequest, MediaPart, TextPart
+from murgat.schema import Item
+from murgat.text import preprocess
+
+Mode = Literal["base", "cite", "posthoc"]
+MODES: tuple[str, ...] = ("base", "cite", "posthoc")
+LETTERS = "ABCDEFGHIJ"
+
+
+def options_block(options: Sequence[str] | None) -> str:
+    if not options:
+        return "Answer in a few words."
+    return "Options:\n" + "\n".join(f"({LETTERS[i]}) {o}" for i, o in enumerate(options))
+
+
+def _tokens(text: str) -> list[str]:
+    return re.findall(r"\w+|[^\w\s]", strip_citations(text))
+
+
+def preserved(original: str, rewrite: str) -> tuple[bool, str | None]:
+    """Whether ``rewrite`` keeps every word and mark of ``original`` outside citations.
+
+    Returns ``(ok, where)`` with a short description of the first difference.
+    """
+    a, b = _tokens(original), _tokens(rewrite)
+    if a == b:
+        return True, None
+    n = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    ctx_a = " ".join(a[max(0, n - 4) : n + 4])
+    ctx_b = " ".join(b[max(0, n - 4) : n + 4])
+    return False, f"text changed at token {n}: '{ctx_a}' → '{ctx_b}'"
+
+
+def build_request(item: Item, media: Path, mode: Mode, cfg: GenerateConfig, fps: float, max_frames: int,
+                  base_response: str | None = None) -> JudgeRequest:
+    question = item.question or "(no question given)"
+    if mode == "posthoc":
+        if base_response is None:
+            raise ValueError(f"{item.id}: posthoc mode needs a base response")
+        prompt = prompts.render("generate_posthoc", question=question, response=base_response)
+    else:
+        prompt = prompts.render(f"generate_{mode}", question=question, options=options_block(item.options))
+    return JudgeRequest(parts=[MediaPart(str(media), fps=fps, max_frames=max_frames), TextPart(prompt)], config=cfg,
+                        task="generate", inputs={"id": item.id, "mode": mode, "effort": cfg.reasoning_effort})
+
+
+def record_for(item: Item, response: str, **meta: Any) -> dict[str, Any]:
+    rec = {"id": item.id, "media": item.media, "question": item.question, "options": item.options, "gold": item.gold,
+           "question_type": item.question_type, "response": response}
+    rec.update({k: v for k, v in (item.model_extra or {}).items() if k not in rec and k != "response"})
+    rec.update(meta)
+    return rec
+
+
+async def generate_one(judge: Judge, item: Item, media: Path | None, mode: Mode, cfg: GenerateConfig, *,
+                       fps: float = 1.0, max_frames: int = 64, base_response: str | None = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"model": judge.name, "mode": mode, "effort": cfg.reasoning_effort}
+    if media is None:
+        return record_for(item, "", **meta, generation_error=f"missing_media: '{item.media}' not found")
+    req = build_request(item, media, mode, cfg, fps, max_frames, base_response)
+    out = await judge.generate(req)
+    meta["usage"] = out.usage.model_dump()
+    meta["cached"] = out.cached
+    if out.error or out.text is None:
+        return record_for(item, base_response or "", **meta, generation_error=out.error or "empty answer")
+    text = out.text.strip()
+    if mode == "posthoc":
+        ok, where = preserved(base_response or "", text)
+        if not ok:
+            meta["posthoc"] = {"status": "rejected", "reason": where, "rewrite": text}
+            return record_for(item, base_response or "", **meta)
+        meta["posthoc"] = {"status": "accepted"}
+    pre = preprocess(text, len(item.options or []) or 10)
+    meta["predicted_option"] = pre.option
+    if item.gold and len(item.gold.strip()) == 1:
+        meta["correct"] = pre.option == item.gold.strip().upper()
+    return record_for(item, text, **meta)
+
+
+def done_ids(path: Path, retry_errors: bool = False) -> set[str]:
+    """Ids already in ``path``; with ``retry_errors`` an id whose last record failed is not done."""
+    if not path.exists():
+        return set()
+    last: dict[str, dict[str, Any]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a torn last line from a crash; that item is generated again
+        last[rec["id"]] = rec
+    return {i for i, rec in last.items() if not (retry_errors and rec.get("generation_error"))}
+
+
+def compact(path: Path) -> None:
+    """Keep the last record per id (after retries), written atomically in one go."""
+    last: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            last[json.loads(line)["id"]] = line
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text("".join(v + "\n" for v in last.values()), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _append(path: Path, rec: dict[str, Any]) -> None:
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _repair(path: Path) -> None:
+    if path.exists():
+        data = path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            with open(path, "r+b") as f:
+                f.truncate(data.rfind(b"\n") + 1)
+
+
+async def generate_all(judge: Judge, items: Sequence[Item], out: Path, mode: Mode, cfg: GenerateConfig, *,
+                       media_root: str | Path | None, input_path: str | Path | None = None, fps: float = 1.0,
+                       max_frames: int = 64, base: dict[str, str] | None = None, concurrency: int = 8,
+                       retry_errors: bool = False,
+                       on_item: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """Generate for every item not yet in ``out``; returns the new records."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    _repair(out)
+    skip = done_ids(out, retry_errors)
+    retried = out.exists() and any(it.id not in skip and it.id in done_ids(out) for it in items)
+    sem = asyncio.Semaphore(concurrency)
+    fresh: list[dict[str, Any]] = []
+
+    async def one(item: Item) -> None:
+        async with sem:
+            media = resolve_media(item, media_root, input_path)
+            b = (base or {}).get(item.id)
+            if mode == "posthoc" and b is None:
+                rec = record_for(item, "", model=judge.name, mode=mode, generation_error="no base response for this id")
+            else:
+                rec = await generate_one(judge, item, media, mode, cfg, fps=fps, max_frames=max_frames, base_response=b)
+            _append(out, rec)
+            fresh.append(rec)
+            if on_item:
+                on_item(rec)
+
+    await asyncio.gather(*(one(it) for it in items if it.id not in skip))
+    if retried:
+        compact(out)
+    return fresh
+
+
+def accuracy_table(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Accuracy overall and per question type (items with a gold letter only)."""
+    from murgat.metric import bootstrap_ci
+
+    rows = [r for r in records if r.get("correct") is not None]
+    by_type: dict[str, list[float]] = {}
+    for r in rows:
+        by_type.setdefault(str(r.get("question_type") or "all"), []).append(1.0 if r["correct"] else 0.0)
+    overall = bootstrap_ci([1.0 if r["correct"] else 0.0 for r in rows]) if rows else None
+    return {
+        "n": len(records), "n_with_gold": len(rows),
+        "n_errors": sum(1 for r in records if r.get("generation_error")),
+        "n_posthoc_rejected": sum(1 for r in records if (r.get("posthoc") or {}).get("status") == "rejected"),
+        "accuracy": overall.model_dump() if overall else None,
+        "by_type": {t: {"n": len(v), "accuracy": sum(v) / len(v)} for t, v in sorted(by_type.items())},
+    }
