@@ -148,7 +148,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     def judge_for(js: Any) -> Any:
         key = js.spec + json.dumps(js.options, sort_keys=True)
         if key not in built:
-            j = make_judge(js.spec, js.options, cache=cache, config=cfg.generate,
+            j = make_judge(js.spec, js.options, cache=cache, config=cfg.generate, dry_run=args.dry_run,
                            record=args.record if args.record else None)
             built[key] = DryRunJudge(j) if args.dry_run else j
         return built[key]
