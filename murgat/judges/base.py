@@ -66,8 +66,9 @@ class JudgeStats(BaseModel):
 class _RateLimiter:
     """Sliding one-minute windows for requests and (estimated) tokens."""
 
-    def __init__(self, rpm: float | None, tpm: float | None) -> None:
+    def __init__(self, rpm: float | None, tpm: float | None, window_s: float = 60.0) -> None:
         self.rpm, self.tpm = rpm, tpm
+        self.window_s = window_s
         self.events: list[tuple[float, int]] = []
         self.lock = asyncio.Lock()
 
@@ -77,13 +78,13 @@ class _RateLimiter:
         while True:
             async with self.lock:
                 now = time.monotonic()
-                self.events = [(t, n) for t, n in self.events if now - t < 60.0]
+                self.events = [(t, n) for t, n in self.events if now - t < self.window_s]
                 req_ok = not self.rpm or len(self.events) < self.rpm
                 tok_ok = not self.tpm or sum(n for _, n in self.events) + tokens <= self.tpm or not self.events
                 if req_ok and tok_ok:
                     self.events.append((now, tokens))
                     return
-                wait = 60.0 - (now - self.events[0][0]) + 0.01
+                wait = self.window_s - (now - self.events[0][0]) + 0.01
             await asyncio.sleep(max(0.01, wait))
 
 

@@ -102,3 +102,18 @@ def test_summarize_compares_runs(tmp_path: Path, example_media: Path, capsys) ->
     assert [r["run"] for r in doc["runs"]] == [str(tmp_path / "alce"), str(tmp_path / "strict")]
     assert doc["differences"][0]["against"] == str(tmp_path / "alce") and "murgat_s" in doc["differences"][0]
     assert main(["summarize", str(tmp_path / "nothing")]) == 2
+
+
+def test_limit_and_ids_select_items(tmp_path: Path, example_media: Path, capsys) -> None:
+    p = tmp_path / "many.jsonl"
+    p.write_text("\n".join(json.dumps({"id": f"i{k}", "media": "friday.mp4", "response": "She talks (audio, 0:01-0:02)."})
+                           for k in range(5)) + "\n")
+    assert main(["score", str(p), "--media-root", str(example_media), "--judge", "embedded", "--out", str(tmp_path / "a"),
+                 "--limit", "2", "--quiet", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_items"] == 2
+    assert main(["score", str(p), "--media-root", str(example_media), "--judge", "embedded", "--out", str(tmp_path / "b"),
+                 "--ids", "i3,i4", "--quiet", "--json"]) == 0
+    ids = [json.loads(x)["id"] for x in (tmp_path / "b" / "results.jsonl").read_text().splitlines()]
+    assert sorted(ids) == ["i3", "i4"]
+    assert main(["score", str(p), "--media-root", str(example_media), "--judge", "embedded", "--out", str(tmp_path / "c"),
+                 "--ids", "nope", "--quiet"]) == 2
