@@ -29,7 +29,7 @@ from typing import Any
 
 from murgat.judges.base import Judge, JudgeError, RawAnswer
 from murgat.judges.effort import gemini_thinking
-from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeRequest, MediaPart, TextPart, Usage, VideoPart
+from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeRequest, MediaPart, TextPart, Usage, VideoPart, frame_label
 
 RETRYABLE = {408, 429, 500, 502, 503, 504}
 _MIMES = {".mp4": "video/mp4", ".m4v": "video/mp4", ".mov": "video/quicktime", ".webm": "video/webm", ".mkv": "video/x-matroska",
@@ -142,7 +142,7 @@ class GeminiJudge(Judge):
             if isinstance(p, TextPart):
                 parts.append(types.Part.from_text(text=p.text))
             elif isinstance(p, EvidenceTextPart):
-                parts.append(types.Part.from_text(text=f"[{p.label}] {p.source.replace('_', ' ')}: {p.text or '(none)'}"))
+                parts.append(types.Part.from_text(text=p.as_text()))
             elif isinstance(p, ImagePart):
                 parts.append(types.Part.from_bytes(data=p.encoded(), mime_type=p.mime))
             elif isinstance(p, AudioPart):
@@ -163,7 +163,7 @@ class GeminiJudge(Judge):
             out = []
             for f in p.frames:
                 img = ImagePart(image=f.image, time=f.time)
-                out.append(types.Part.from_text(text=f"(frame at {f.time:.2f} s)"))
+                out.append(types.Part.from_text(text=frame_label(f.time)))
                 out.append(types.Part.from_bytes(data=img.encoded(), mime_type="image/jpeg"))
             return out
         meta = types.VideoMetadata(start_offset=f"{p.start:.3f}s", end_offset=f"{p.end:.3f}s", fps=p.fps)

@@ -202,7 +202,7 @@ class HFJudge(Judge):
             if isinstance(p, TextPart):
                 content.append({"type": "text", "text": p.text})
             elif isinstance(p, EvidenceTextPart):
-                content.append({"type": "text", "text": f"[{p.label}] {p.source.replace('_', ' ')}: {p.text or '(none)'}"})
+                content.append({"type": "text", "text": p.as_text()})
             elif isinstance(p, ImagePart):
                 if p.image is None:
                     from io import BytesIO

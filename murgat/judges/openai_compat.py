@@ -25,13 +25,23 @@ from typing import Any
 
 from murgat.judges.base import Judge, JudgeError, RawAnswer
 from murgat.judges.effort import HF_THINKING, OPENAI_EFFORT, check
-from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeRequest, MediaPart, TextPart, Usage, VideoPart
+from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeRequest, MediaPart, TextPart, Usage, VideoPart, frame_label
 
 OPENAI_API = "https://api.openai.com/v1"
 
 
 def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
+
+
+def _frame_content(frames: list[Any]) -> list[dict[str, Any]]:
+    """Sampled frames as OpenAI content parts, each after a text label with its time."""
+    out: list[dict[str, Any]] = []
+    for f in frames:
+        img = ImagePart(image=f.image, time=f.time)
+        out.append({"type": "text", "text": frame_label(f.time)})
+        out.append({"type": "image_url", "image_url": {"url": f"data:image/jpeg;base64,{_b64(img.encoded())}"}})
+    return out
 
 
 class OpenAIJudge(Judge):
@@ -76,7 +86,7 @@ class OpenAIJudge(Judge):
             if isinstance(p, TextPart):
                 content.append({"type": "text", "text": p.text})
             elif isinstance(p, EvidenceTextPart):
-                content.append({"type": "text", "text": f"[{p.label}] {p.source.replace('_', ' ')}: {p.text or '(none)'}"})
+                content.append({"type": "text", "text": p.as_text()})
             elif isinstance(p, ImagePart):
                 content.append({"type": "image_url", "image_url": {"url": f"data:{p.mime};base64,{_b64(p.encoded())}"}})
             elif isinstance(p, AudioPart):
@@ -91,10 +101,7 @@ class OpenAIJudge(Judge):
                     url = f"data:video/mp4;base64,{_b64(Path(clip).read_bytes())}"
                     content.append({"type": "video_url", "video_url": {"url": url}})
                 else:
-                    for f in p.frames:
-                        img = ImagePart(image=f.image, time=f.time)
-                        content.append({"type": "text", "text": f"(frame at {f.time:.2f} s)"})
-                        content.append({"type": "image_url", "image_url": {"url": f"data:image/jpeg;base64,{_b64(img.encoded())}"}})
+                    content.extend(_frame_content(p.frames))
         messages: list[dict[str, Any]] = []
         if req.system:
             messages.append({"role": "system", "content": req.system})
@@ -109,11 +116,7 @@ class OpenAIJudge(Judge):
         if self.video == "clip" and media_mime(p.path).startswith("video/"):
             data = await asyncio.to_thread(Path(p.path).read_bytes)
             return [{"type": "video_url", "video_url": {"url": f"data:{media_mime(p.path)};base64,{_b64(data)}"}}]
-        out: list[dict[str, Any]] = []
-        for f in await asyncio.to_thread(p.frames):
-            img = ImagePart(image=f.image, time=f.time)
-            out.append({"type": "text", "text": f"(frame at {f.time:.2f} s)"})
-            out.append({"type": "image_url", "image_url": {"url": f"data:image/jpeg;base64,{_b64(img.encoded())}"}})
+        out = _frame_content(await asyncio.to_thread(p.frames))
         track = await asyncio.to_thread(p.audio)
         if track is not None:
             out.append({"type": "text", "text": "(the sound track of the whole video)"})

@@ -107,6 +107,15 @@ class EvidenceTextPart:
     def digest(self) -> str:
         return hashlib.sha256(f"{self.label}|{self.source}|{self.text}".encode()).hexdigest()
 
+    def as_text(self) -> str:
+        """How every provider renders it: ``[audio 0:01-0:03] transcript: …``."""
+        return f"[{self.label}] {self.source.replace('_', ' ')}: {self.text or '(none)'}"
+
+
+def frame_label(t: float) -> str:
+    """The text put before each sampled frame, so a model knows when it was shown."""
+    return f"(frame at {t:.2f} s)"
+
 
 @dataclass
 class MediaPart:
