@@ -34,7 +34,7 @@ from murgat.pipeline.stages import (
     sentences_of,
     verify,
 )
-from murgat.schema import AtomicFact, FactVerdict, Item, ResponseResult, RunSummary, SentenceResult
+from murgat.schema import AtomicFact, FactVerdict, Item, ResponseResult, RunSummary, Scores, SentenceResult
 from murgat.text import preprocess
 
 log = logging.getLogger("murgat.score")
@@ -172,6 +172,10 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
     rr.n_facts_judged = sum(1 for f in fact_scores if f.status == "judged")
     rr.n_facts_undetermined = rr.n_facts - rr.n_facts_judged
     rr.scores, rr.case = score_response(ResponseFigures(len(V), len(Vc), fact_scores), cfg.empty_policy)
+    if not V and rr.n_verify_undetermined:
+        # no sentence was *judged* verifiable only because the judge could not answer: that is
+        # not an empty response, so it must not score 0 under the "zero" policy
+        rr.scores, rr.case = Scores(), "undetermined"
     rr.sentences = results
     rr.judge_calls = len(ctx.calls)
     rr.cache_hits = sum(1 for c in ctx.calls if c.cached)

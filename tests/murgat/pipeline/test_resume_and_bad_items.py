@@ -149,3 +149,27 @@ def test_unparseable_answers_are_reported_apart(tmp_path: Path, example_media: P
     r = fresh[0]
     assert r.case == "undetermined" and r.scores.murgat_s is None and r.n_facts_undetermined == 1
     assert r.sentences[0].verdicts[0].joint == "unparseable"
+
+
+def test_a_judge_that_times_out_leaves_facts_undetermined(tmp_path: Path, example_media: Path) -> None:
+    async def never(req):
+        await asyncio.sleep(10)
+
+    j = ScriptedJudge(_answer)
+    j._call = never  # type: ignore[method-assign]
+    j._sleep = _instant  # type: ignore[method-assign]
+    cfg = _cfg()
+    cfg.generate.timeout_s = 0.05
+    cfg.generate.retries = 1
+    rd = RunDir(tmp_path / "t")
+    items = [Item(id="slow", media="friday.mp4", response="She talks (audio, 0:01-0:02).")]
+    fresh, _ = asyncio.run(run_items(items, cfg, Judges(j, j, j), rd, media_root=example_media))
+    r = fresh[0]
+    assert r.error is None and r.sentences[0].verify_verdict == "error" and r.sentences[0].verifiable is None
+    assert r.n_verify_undetermined == 1 and r.case == "undetermined" and r.scores.murgat_s is None
+    assert j.stats.errors == 1 and j.stats.retries == 1
+    assert rd.load_results()[0].id == "slow"
+
+
+async def _instant(s: float) -> None:
+    return None
