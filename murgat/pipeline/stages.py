@@ -24,7 +24,6 @@ from murgat.judges.parsing import parse_json_answer, parse_verdict
 from murgat.judges.types import (
     AudioPart,
     EvidenceTextPart,
-    GenerateConfig,
     ImagePart,
     JudgeOutput,
     JudgeRequest,
@@ -34,7 +33,7 @@ from murgat.judges.types import (
 )
 from murgat.metric import FactScore, next_queries, score_fact
 from murgat.pipeline.config import ScoreConfig
-from murgat.schema import AtomicFact, Citation, FactVerdict, JudgeCall, Sentence, SentenceResult, Verdict
+from murgat.schema import AtomicFact, Citation, FactVerdict, JudgeCall, Sentence, Verdict
 from murgat.text import split_sentences
 
 VERIFY_SCHEMA = {
@@ -121,10 +120,6 @@ def _ckey(c: Citation) -> tuple[Any, ...]:
     return (c.modality, c.start, c.end, c.point, c.valid, c.reason)
 
 
-def _config(cfg: ScoreConfig) -> GenerateConfig:
-    return cfg.generate
-
-
 def _record(stage: str, out: JudgeOutput, verdict: Verdict | None, evidence: list[int] | None = None) -> JudgeCall:
     return JudgeCall(stage=stage, evidence=evidence or [], verdict=verdict, raw=out.text, error=out.error or out.parse_error,
                      cached=out.cached)
@@ -141,7 +136,7 @@ async def decontextualize(pool: CallPool, judge: Judge, text: str, cfg: ScoreCon
     """``(text to split, fallback reason)``: a rewrite whose citations differ is refused."""
     if not text.strip():
         return text, None
-    req = JudgeRequest(parts=[TextPart(prompts.render("decontextualize", text=text))], config=_config(cfg),
+    req = JudgeRequest(parts=[TextPart(prompts.render("decontextualize", text=text))], config=cfg.generate,
                        task="decontextualize", inputs={"text": text})
     out = await pool.ask(judge, req)
     ctx.calls.append(out)
@@ -160,7 +155,7 @@ async def verify(pool: CallPool, judge: Judge, sent: Sentence, cfg: ScoreConfig,
     variant = cfg.verify_variant
     prompt = prompts.render(f"verify_{variant}", question=ctx.question or "(not given)", sentence=sent.clean_text)
     req = JudgeRequest(parts=[TextPart(prompt)], schema=VERIFY_SCHEMA if variant == "json" else None,
-                       config=_config(cfg), task="verify", inputs={"sentence": sent.clean_text, "question": ctx.question})
+                       config=cfg.generate, task="verify", inputs={"sentence": sent.clean_text, "question": ctx.question})
     out = await pool.ask(judge, req)
     ctx.calls.append(out)
     if out.error:
@@ -224,7 +219,7 @@ async def decompose(pool: CallPool, judge: Judge, sent: Sentence, context: str, 
         prompt = prompts.render("decompose_single_pass", sentence=sent.text)
     else:
         prompt = prompts.render("decompose_sentence", sentence=sent.text, context=context or "(none)")
-    req = JudgeRequest(parts=[TextPart(prompt)], schema=DECOMPOSE_SCHEMA, config=_config(cfg), task="decompose",
+    req = JudgeRequest(parts=[TextPart(prompt)], schema=DECOMPOSE_SCHEMA, config=cfg.generate, task="decompose",
                        inputs={"sentence": sent.text, "context": context})
     out = await pool.ask(judge, req)
     ctx.calls.append(out)
@@ -241,7 +236,7 @@ async def decompose_response(pool: CallPool, judge: Judge, sents: list[Sentence]
                              ctx: ItemContext) -> tuple[dict[int, list[str]], str | None, str | None]:
     """The ``response``-level ablation: one call for all sentences."""
     listing = "\n".join(f"{s.index}. {s.text}" for s in sents)
-    req = JudgeRequest(parts=[TextPart(prompts.render("decompose_response", sentences=listing))], config=_config(cfg),
+    req = JudgeRequest(parts=[TextPart(prompts.render("decompose_response", sentences=listing))], config=cfg.generate,
                        task="decompose_response", inputs={"sentences": [s.text for s in sents]})
     out = await pool.ask(judge, req)
     ctx.calls.append(out)
@@ -306,7 +301,7 @@ async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset:
     parts += evidence_parts(ev, with_text)
     parts.append(TextPart(prompts.render(f"entail_{variant}_question")))
     labels = [s.label for s in ev.segments]
-    req = JudgeRequest(parts=parts, schema=ENTAIL_SCHEMA if variant == "json" else None, config=_config(cfg),
+    req = JudgeRequest(parts=parts, schema=ENTAIL_SCHEMA if variant == "json" else None, config=cfg.generate,
                        task="entail", inputs={"fact": claim, "evidence": labels})
     out = await pool.ask(judge, req)
     ctx.calls.append(out)
@@ -352,6 +347,3 @@ def sentences_of(text: str, durations: dict[str, float | None], tolerance_s: flo
     return [s.model_copy(update={"citations": check_durations(s.citations, durations, tolerance_s)})
             for s in split_sentences(text)]
 
-
-def blank_result(sent: Sentence) -> SentenceResult:
-    return SentenceResult(sentence=sent)
