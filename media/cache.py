@@ -62,11 +62,14 @@ def make_key(namespace: str, digest: str, **params: Any) -> str:
 class MediaCache:
     """A folder of immutable entries addressed by key."""
 
-    def __init__(self, root: str | os.PathLike[str] | None = None, max_bytes: int | None = DEFAULT_MAX_BYTES) -> None:
+    def __init__(self, root: str | os.PathLike[str] | None = None, max_bytes: int | None = DEFAULT_MAX_BYTES,
+                 evict_every: int = 64) -> None:
         self.root = Path(root) if root is not None else cache_root()
         self.max_bytes = max_bytes
+        self.evict_every = max(1, evict_every)  # a size check walks the whole tree: not on every write
         self.hits = 0
         self.misses = 0
+        self._writes = 0
 
     def path(self, namespace: str, key: str, suffix: str) -> Path:
         return self.root / namespace / key[:2] / f"{key}{suffix}"
@@ -99,7 +102,9 @@ class MediaCache:
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
-        self.maybe_evict()
+        self._writes += 1
+        if self._writes % self.evict_every == 0:
+            self.maybe_evict()
         return final
 
     def put_bytes(self, namespace: str, key: str, suffix: str, data: bytes) -> Path:
@@ -131,7 +136,7 @@ class MediaCache:
             entries = []
             total = 0
             for p in self.root.rglob("*"):
-                if p.is_file() and not p.name.startswith(".") :
+                if p.is_file() and not p.name.startswith("."):
                     st = p.stat()
                     entries.append((st.st_mtime, st.st_size, p))
                     total += st.st_size

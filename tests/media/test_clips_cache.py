@@ -64,9 +64,15 @@ def test_concurrent_processes_lose_nothing(tmp_path: Path) -> None:
 
 
 def test_size_cap_evicts_least_recently_used(tmp_path: Path) -> None:
-    c = MediaCache(tmp_path / "c", max_bytes=5000)
+    c = MediaCache(tmp_path / "c", max_bytes=5000, evict_every=1)
     for i in range(10):
         c.put_bytes("ns", f"{i:064d}", ".bin", b"x" * 1000)
     assert c.size() <= 5000
     assert c.lookup("ns", f"{9:064d}", ".bin") is not None
     assert c.lookup("ns", f"{0:064d}", ".bin") is None
+    lazy = MediaCache(tmp_path / "lazy", max_bytes=5000, evict_every=4)
+    for i in range(3):
+        lazy.put_bytes("ns", f"{i:064d}", ".bin", b"x" * 3000)
+    assert lazy.size() == 9000  # not checked yet
+    lazy.put_bytes("ns", f"{3:064d}", ".bin", b"x" * 3000)
+    assert lazy.size() <= 5000
