@@ -13,6 +13,8 @@ EXTRAS="${MURGAT_EXTRAS:-all}"
 
 missing=()
 for tool in ffmpeg ffprobe espeak-ng sox; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+# ffmpeg's drawtext (used by the OCR tests) needs a font
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=("fonts-dejavu-core")
 if [ ${#missing[@]} -gt 0 ]; then
   echo "bootstrap: installing system packages (missing: ${missing[*]})" >&2
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
