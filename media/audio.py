@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import io
 import subprocess
-import threading
 import wave
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +20,7 @@ import numpy as np
 
 from media.cache import default_cache, file_digest, make_key
 from media.errors import CorruptMedia, NoAudioStream
+from media.lru import Lru
 from media.probe import _tool, probe
 
 SAMPLE_RATE = 16_000
@@ -67,9 +66,7 @@ def wav_bytes(samples: np.ndarray, sr: int = SAMPLE_RATE) -> bytes:
     return buf.getvalue()
 
 
-_TRACKS: OrderedDict[tuple[str, int], AudioTrack] = OrderedDict()
-_LOCK = threading.Lock()
-_MAX_TRACKS = 8
+_TRACKS: Lru[tuple[str, int], AudioTrack] = Lru(8)
 
 
 def _decode(path: str, stream: int, sr: int) -> np.ndarray:
@@ -88,10 +85,9 @@ def load_audio(path: str | Path, sr: int = SAMPLE_RATE, use_disk_cache: bool = T
     if not info.has_audio or info.audio_stream is None:
         raise NoAudioStream(str(path), "the file has no audio stream")
     key = (info.path, sr)
-    with _LOCK:
-        if key in _TRACKS:
-            _TRACKS.move_to_end(key)
-            return _TRACKS[key]
+    known = _TRACKS.get(key)
+    if known is not None:
+        return known
     samples: np.ndarray | None = None
     cache = default_cache() if use_disk_cache else None
     if cache is not None:
@@ -113,14 +109,8 @@ def load_audio(path: str | Path, sr: int = SAMPLE_RATE, use_disk_cache: bool = T
             cache.get_or_create("audio", ckey, ".npy", _write)
     else:
         samples = _decode(info.path, info.audio_stream, sr)
-    track = AudioTrack(path=info.path, samples=samples, sr=sr, stream=info.audio_stream)
-    with _LOCK:
-        _TRACKS[key] = track
-        while len(_TRACKS) > _MAX_TRACKS:
-            _TRACKS.popitem(last=False)
-    return track
+    return _TRACKS.put(key, AudioTrack(path=info.path, samples=samples, sr=sr, stream=info.audio_stream))
 
 
 def clear_memory_cache() -> None:
-    with _LOCK:
-        _TRACKS.clear()
+    _TRACKS.clear()

@@ -18,6 +18,7 @@ import numpy as np
 from PIL import Image
 
 from media.errors import CorruptMedia, NoVideoStream, ToolMissing
+from media.lru import Lru
 from media.probe import probe
 
 
@@ -155,25 +156,14 @@ def encode_image(image: np.ndarray, fmt: str = "jpeg", quality: int = 90) -> byt
     return buf.getvalue()
 
 
-_READERS: OrderedDict[str, VideoFrames] = OrderedDict()
-_RLOCK = threading.Lock()
+_READERS: Lru[str, VideoFrames] = Lru(4)
 
 
-def open_video(path: str | Path, max_open: int = 4) -> VideoFrames:
+def open_video(path: str | Path) -> VideoFrames:
     """A shared reader for ``path`` (kept open across citations: decode once, slice many)."""
     key = str(Path(path).resolve())
-    with _RLOCK:
-        if key in _READERS:
-            _READERS.move_to_end(key)
-            return _READERS[key]
-    vf = VideoFrames(path)
-    with _RLOCK:
-        _READERS[key] = vf
-        while len(_READERS) > max_open:
-            _READERS.popitem(last=False)
-    return vf
+    return _READERS.get(key) or _READERS.put(key, VideoFrames(path))
 
 
 def clear_readers() -> None:
-    with _RLOCK:
-        _READERS.clear()
+    _READERS.clear()
