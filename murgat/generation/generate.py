@@ -28,6 +28,7 @@ from typing import Any, Literal
 import prompts
 from murgat.citations import strip_citations
 from murgat.inputs import resolve_media
+from murgat.jsonl import append_line, cut_torn_tail
 from murgat.judges.base import Judge
 from murgat.judges.types import GenerateConfig, JudgeRequest, MediaPart, TextPart
 from murgat.schema import Item
@@ -133,21 +134,6 @@ def compact(path: Path) -> None:
     os.replace(tmp, path)
 
 
-def _append(path: Path, rec: dict[str, Any]) -> None:
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(json.dumps(rec, ensure_ascii=False) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def _repair(path: Path) -> None:
-    if path.exists():
-        data = path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            with open(path, "r+b") as f:
-                f.truncate(data.rfind(b"\n") + 1)
-
-
 async def generate_all(judge: Judge, items: Sequence[Item], out: Path, mode: Mode, cfg: GenerateConfig, *,
                        media_root: str | Path | None, input_path: str | Path | None = None, fps: float = 1.0,
                        max_frames: int = 64, base: dict[str, str] | None = None, concurrency: int = 8,
@@ -155,7 +141,7 @@ async def generate_all(judge: Judge, items: Sequence[Item], out: Path, mode: Mod
                        on_item: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """Generate for every item not yet in ``out``; returns the new records."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    _repair(out)
+    cut_torn_tail(out)
     skip = done_ids(out, retry_errors)
     retried = out.exists() and any(it.id not in skip and it.id in done_ids(out) for it in items)
     sem = asyncio.Semaphore(concurrency)
@@ -169,7 +155,7 @@ async def generate_all(judge: Judge, items: Sequence[Item], out: Path, mode: Mod
                 rec = record_for(item, "", model=judge.name, mode=mode, generation_error="no base response for this id")
             else:
                 rec = await generate_one(judge, item, media, mode, cfg, fps=fps, max_frames=max_frames, base_response=b)
-            _append(out, rec)
+            append_line(out, json.dumps(rec, ensure_ascii=False))
             fresh.append(rec)
             if on_item:
                 on_item(rec)

@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from murgat.jsonl import append_line, cut_torn_tail
 from murgat.schema import ResponseResult, RunSummary
 
 
@@ -26,7 +27,7 @@ class RunDir:
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._repair()
+        cut_torn_tail(self.results_path)
 
     @property
     def results_path(self) -> Path:
@@ -35,17 +36,6 @@ class RunDir:
     @property
     def cache_path(self) -> Path:
         return self.path / "cache.sqlite"
-
-    def _repair(self) -> None:
-        p = self.results_path
-        if not p.exists():
-            return
-        data = p.read_bytes()
-        if not data or data.endswith(b"\n"):
-            return
-        cut = data.rfind(b"\n") + 1
-        with open(p, "r+b") as f:
-            f.truncate(cut)
 
     def check_config(self, fingerprint: dict[str, Any], full: dict[str, Any], force: bool = False) -> None:
         cfg = self.path / "config.json"
@@ -74,11 +64,8 @@ class RunDir:
         return {r.id for r in self.load_results() if not (retry_errors and r.error)}
 
     def append(self, result: ResponseResult) -> None:
-        line = result.model_dump_json() + "\n"
-        with self._lock, open(self.results_path, "a", encoding="utf-8") as f:
-            f.write(line)
-            f.flush()
-            os.fsync(f.fileno())
+        with self._lock:
+            append_line(self.results_path, result.model_dump_json())
 
     def latest_results(self) -> list[ResponseResult]:
         """One result per id (the last line wins, so a retried error replaces the old one)."""
