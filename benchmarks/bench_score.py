@@ -68,13 +68,13 @@ def main() -> None:
         for conc in (int(x) for x in args.levels.split(",")):
             cache = tmp / f"cache-{conc}.sqlite"
             wall, summ = score(inp, cas, tmp / f"run-{conc}", cache, conc, args.delay)
-            sent = summ["extra"]["sent"]
+            sent = summ["extra"]["this_invocation"]["sent"]
             wall2, summ2 = score(inp, cas, tmp / f"rerun-{conc}", cache, conc, args.delay)
-            req2 = summ2["extra"]["judge_requests"]
+            req2 = summ2["extra"]["this_invocation"]["requests"]
             rows.append({
                 "concurrency": conc, "wall_s": wall, "judge_calls": sent, "calls_per_response": sent / args.n,
                 "lower_bound_s": sent / conc * args.delay, "ratio_to_lower_bound": wall / (sent / conc * args.delay),
-                "second_run_wall_s": wall2, "second_run_cache_hit_rate": summ2["extra"]["cache_hits"] / max(1, req2),
+                "second_run_wall_s": wall2, "second_run_cache_hit_rate": summ2["extra"]["this_invocation"]["cache_hits"] / max(1, req2),
             })
     base = rows[0]["wall_s"]
     for r in rows:

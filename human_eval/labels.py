@@ -69,17 +69,24 @@ class LabelError(ValueError):
     """A label file that cannot be read; the message names the line and field."""
 
 
+def _jsonl_lines(p: Path) -> list[str]:
+    """Lines split at ``\n`` only: ``splitlines`` would also split inside strings at U+2028/U+2029/U+0085."""
+    return [ln.rstrip("\r") for ln in p.read_text(encoding="utf-8").split("\n")]
+
+
 def load_labels(path: str | Path) -> list[ResponseLabel]:
     p = Path(path)
     if not p.exists():
         raise LabelError(f"{p}: label file does not exist")
     out: list[ResponseLabel] = []
     seen: set[tuple[str, str]] = set()
-    for lineno, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+    for lineno, line in enumerate(_jsonl_lines(p), 1):
         if not line.strip():
             continue
         try:
             rec = ResponseLabel.model_validate(json.loads(line))
+        except RecursionError as exc:
+            raise LabelError(f"{p}: line {lineno}: JSON nested too deeply") from exc
         except json.JSONDecodeError as exc:
             raise LabelError(f"{p}: line {lineno}: not valid JSON ({exc.msg})") from exc
         except ValidationError as exc:
@@ -124,14 +131,14 @@ def load_faithscore(path: str | Path, polarity: Polarity = "data") -> list[Respo
     """
     p = Path(path)
     out: list[ResponseLabel] = []
-    for lineno, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+    for lineno, line in enumerate(_jsonl_lines(p), 1):
         if not line.strip():
             continue
         try:
             rec: dict[str, Any] = json.loads(line)
             s1, s2 = rec["stage 1"], rec["stage 2"]
-        except (json.JSONDecodeError, KeyError) as exc:
-            raise LabelError(f"{p}: line {lineno}: not a FaithScore record ({exc})") from exc
+        except (json.JSONDecodeError, KeyError, TypeError, RecursionError) as exc:
+            raise LabelError(f"{p}: line {lineno}: not a FaithScore record ({type(exc).__name__}: {exc})") from exc
         descriptive = 1 if polarity == "data" else 0
         supported = 1 if polarity == "data" else 0
         sentences = [SentenceLabel(index=i, text=text.strip(), verifiable=(int(v) == descriptive))

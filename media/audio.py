@@ -21,7 +21,7 @@ import numpy as np
 from media.cache import default_cache, file_digest, make_key
 from media.errors import CorruptMedia, NoAudioStream
 from media.lru import Lru
-from media.probe import _tool, probe
+from media.probe import SAFE_INPUT_ARGS, _tool, probe
 
 SAMPLE_RATE = 16_000
 
@@ -70,7 +70,7 @@ _TRACKS: Lru[tuple[str, int], AudioTrack] = Lru(8)
 
 
 def _decode(path: str, stream: int, sr: int) -> np.ndarray:
-    cmd = [_tool("ffmpeg"), "-v", "error", "-nostdin", "-i", path, "-map", f"0:{stream}",
+    cmd = [_tool("ffmpeg"), "-v", "error", "-nostdin", *SAFE_INPUT_ARGS, "-i", "file:" + str(path), "-map", f"0:{stream}",
            "-ac", "1", "-ar", str(sr), "-f", "f32le", "-acodec", "pcm_f32le", "pipe:1"]
     proc = subprocess.run(cmd, capture_output=True)
     if proc.returncode != 0:

@@ -19,14 +19,14 @@ import numpy as np
 from media.audio import load_audio, wav_bytes
 from media.cache import MediaCache, default_cache, file_digest, make_key
 from media.errors import CorruptMedia, NoVideoStream
-from media.probe import _tool, probe
+from media.probe import SAFE_INPUT_ARGS, _tool, probe
 
 
 @functools.lru_cache(maxsize=64)
 def keyframe_times(path: str, stream: int) -> tuple[float, ...]:
     """Presentation times of the keyframes of one video stream."""
     cmd = [_tool("ffprobe"), "-v", "error", "-select_streams", str(stream), "-show_entries",
-           "packet=pts_time,flags", "-of", "csv=p=0", path]
+           "packet=pts_time,flags", "-of", "csv=p=0", *SAFE_INPUT_ARGS, "file:" + path]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise CorruptMedia(path, "cannot list keyframes")
@@ -52,7 +52,9 @@ def video_clip(path: str | Path, start: float, end: float, cache: MediaCache | N
     key = make_key("vclip", file_digest(info.path), start=round(start, 3), end=round(end, 3), mode=mode)
 
     def produce(tmp: Path) -> None:
-        inp = ffmpeg.input(info.path, ss=start, to=end) if mode == "copy" else ffmpeg.input(info.path)
+        src = "file:" + info.path
+        inp = (ffmpeg.input(src, ss=start, to=end, protocol_whitelist="file") if mode == "copy"
+               else ffmpeg.input(src, protocol_whitelist="file"))
         stream = inp[str(info.video_stream)]
         if mode == "copy":
             out = ffmpeg.output(stream, str(tmp), c="copy", an=None, f="mp4", movflags="+faststart")

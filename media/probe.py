@@ -70,6 +70,19 @@ class ProbeResult(BaseModel):
         return next(s for s in self.streams if s.index == index)
 
 
+#: ffmpeg/ffprobe input options that keep them to the one local file named: no network
+#: protocols, no playlists or concat lists pulling other files in
+SAFE_INPUT_ARGS: tuple[str, ...] = ("-protocol_whitelist", "file")
+#: demuxers of ordinary media files (ffprobe's ``format_name`` lists one or more, comma-separated)
+ALLOWED_DEMUXERS = frozenset({
+    "mov", "mp4", "m4a", "3gp", "3g2", "mj2", "matroska", "webm", "avi", "mp3", "wav", "flac", "ogg", "aac",
+    "mpegts", "mpeg", "flv", "asf", "w64", "aiff", "opus", "caf", "ivf", "h264", "hevc", "m4v", "amr",
+})
+#: demuxers that read other files or URLs named inside the input
+REFUSED_DEMUXERS = frozenset({"hls", "applehttp", "concat", "dash", "ffconcat", "sdp", "rtsp", "rtp", "image2",
+                              "tee", "lavfi", "imf"})
+
+
 def _tool(name: str) -> str:
     found = shutil.which(name)
     if not found:
@@ -119,13 +132,18 @@ def probe(path: str | os.PathLike[str]) -> ProbeResult:
 def _probe_cached(path: str, size: int, mtime_ns: int) -> ProbeResult:
     if size == 0:
         raise CorruptMedia(path, "file is empty")
-    cmd = [_tool("ffprobe"), "-v", "error", "-print_format", "json", "-show_streams", "-show_format", path]
+    cmd = [_tool("ffprobe"), "-v", "error", *SAFE_INPUT_ARGS, "-print_format", "json", "-show_streams", "-show_format",
+           "file:" + path]
     proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
     if proc.returncode != 0:
         msg = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "ffprobe failed"
         raise CorruptMedia(path, f"cannot be read as media ({msg})")
     data = json.loads(proc.stdout or "{}")
     fmt = data.get("format", {})
+    demuxers = set(str(fmt.get("format_name", "")).split(","))
+    if not demuxers & ALLOWED_DEMUXERS or demuxers & REFUSED_DEMUXERS:
+        raise CorruptMedia(path, f"container '{fmt.get('format_name')}' is not a media file murgat reads "
+                                 "(playlists and indirect inputs such as HLS or concat lists are refused)")
     container = _float(fmt.get("duration"))
     streams: list[StreamInfo] = []
     for s in data.get("streams", []):

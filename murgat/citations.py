@@ -27,8 +27,12 @@ AUDIO_WORDS = frozenset(
     {"audio", "sound", "sounds", "speech", "voice", "audio track", "soundtrack"}
 )
 
-_NUM_TIME = r"\d{1,3}(?::\d{1,2}){1,2}(?:\.\d+)?"
-_SEC_TIME = r"\d+(?:\.\d+)?\s?(?:s|sec|secs|seconds)\b"
+# Times are ASCII digits only: Python's \d also matches Arabic-Indic, full-width and other
+# Unicode digits, which models do not use for timestamps and int() would silently accept.
+_NUM_TIME = r"[0-9]{1,3}(?::[0-9]{1,2}){1,2}(?:\.[0-9]+)?"
+_SEC_TIME = r"[0-9]+(?:\.[0-9]+)?\s?(?:s|sec|secs|seconds)\b"
+#: longer than any media murgat is meant for (a week); larger values are typos or attacks
+MAX_TIME_S = 7 * 24 * 3600.0
 _TIME = rf"(?:{_NUM_TIME}|{_SEC_TIME})"
 _DASH = r"\s*(?:-|–|—|‒|−|~|to|until|through)\s*"
 _SPEC = rf"{_TIME}(?:{_DASH}{_TIME})?"
@@ -58,9 +62,14 @@ def parse_time(token: str) -> tuple[float, str | None]:
     rather than silently normalised, because it usually means the model mixed formats.
     """
     tok = token.strip().lower()
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s?(?:s|sec|secs|seconds)", tok)
+    if len(tok) > 32:
+        return 0.0, f"time '{token.strip()[:20]}…' is too long to be a timestamp"
+    m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)\s?(?:s|sec|secs|seconds)", tok)
     if m:
-        return float(m.group(1)), None
+        value = float(m.group(1))
+        if value > MAX_TIME_S:
+            return 0.0, f"time {m.group(1)} s is beyond any media length"
+        return value, None
     parts = tok.split(":")
     frac = Decimal(0)
     if "." in parts[-1]:

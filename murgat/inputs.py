@@ -14,12 +14,14 @@ or item and the field, so a user can fix the input instead of guessing.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from murgat.jsonl import loads_line, split_lines
 from murgat.schema import Item
 
 MEDIA_EXTENSIONS: tuple[str, ...] = (
@@ -51,7 +53,7 @@ def _options(value: Any, where: str) -> list[str] | None:
     if isinstance(value, list):
         return [str(v) for v in value]
     if isinstance(value, str):
-        return [line for line in value.splitlines() if line.strip()]
+        return [line for line in value.split("\n") if line.strip()]
     raise InputError(f"{where}: field 'options' must be a list, a dict or a string, not {type(value).__name__}")
 
 
@@ -105,17 +107,23 @@ def iter_items(path: str | Path, require_response: bool = True) -> Iterator[Item
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"{p}: not valid JSON at line {exc.lineno}: {exc.msg}") from exc
+        except RecursionError as exc:
+            raise InputError(f"{p}: JSON nested too deeply") from exc
+        if not isinstance(data, list):
+            raise InputError(f"{p}: expected a JSON list of items")
         for i, rec in enumerate(data):
             yield normalise_record(rec, f"{p}: item {i}", require_response)
         return
     seen: set[str] = set()
-    for lineno, line in enumerate(text.splitlines(), 1):
+    for lineno, line in enumerate(split_lines(text), 1):
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = loads_line(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"{p}: line {lineno}: not valid JSON ({exc.msg})") from exc
+        except ValueError as exc:
+            raise InputError(f"{p}: line {lineno}: not valid JSON ({exc})") from exc
         item = normalise_record(rec, f"{p}: line {lineno}", require_response)
         if item.id in seen:
             raise InputError(f"{p}: line {lineno}: duplicate id {item.id!r}")
@@ -132,27 +140,69 @@ def load_items(path: str | Path) -> list[Item]:
     return items
 
 
-def resolve_media(item: Item, media_root: str | Path | None, input_path: str | Path | None = None) -> Path | None:
+class MediaOutsideRoot(InputError):
+    """The named media resolves (through ``..``, an absolute path or a symlink) outside the media root."""
+
+
+def media_roots(media_root: str | Path | None, input_path: str | Path | None) -> list[Path]:
+    """Folders media may be read from: ``--media-root``, else the input file's folder, else the CWD."""
+    if media_root is not None:
+        return [Path(media_root)]
+    if input_path is not None:
+        return [Path(input_path).parent]
+    return [Path.cwd()]
+
+
+def _inside(path: Path, roots: list[Path]) -> bool:
+    real = Path(os.path.realpath(path))
+    for r in roots:
+        rr = Path(os.path.realpath(r))
+        if real == rr or rr in real.parents:
+            return True
+    return False
+
+
+def resolve_media(item: Item, media_root: str | Path | None, input_path: str | Path | None = None,
+                  *, allow_outside_root: bool = False) -> Path | None:
     """The file an item's ``media`` names, or ``None`` when nothing on disk matches.
 
-    Looks at the value as a path, then under ``media_root`` (or the input file's folder),
+    Looks under ``media_root`` (else the input file's folder, else the working folder),
     then with each known extension appended — the authors' files name videos by id.
+    The file's real path (symlinks and ``..`` resolved) must lie inside that root:
+    otherwise :class:`MediaOutsideRoot` is raised, because a response file must not make
+    murgat read (and, with a remote judge, send out) any file on the machine. With
+    ``allow_outside_root`` any path is accepted, as the value names it.
     """
     if not item.media:
         return None
     name = item.media
-    roots: list[Path] = []
-    if media_root is not None:
-        roots.append(Path(media_root))
-    if input_path is not None:
-        roots.append(Path(input_path).parent)
-    cands = [Path(name)] if Path(name).is_absolute() else [r / name for r in roots] + [Path(name)]
-    for c in list(cands):
-        if c.is_file():
-            return c
+    roots = media_roots(media_root, input_path)
+    if allow_outside_root:
+        search = [Path(media_root)] if media_root is not None else []
+        if input_path is not None:
+            search.append(Path(input_path).parent)
+        cands = [Path(name)] if Path(name).is_absolute() else [r / name for r in search] + [Path(name)]
+    else:
+        cands = [r / name for r in roots]  # an absolute name stays absolute under "/"
+    found: Path | None = None
     for c in cands:
-        for ext in MEDIA_EXTENSIONS:
-            alt = c.with_name(c.name + ext)
-            if alt.is_file():
-                return alt
-    return None
+        if c.is_file():
+            found = c
+            break
+    if found is None:
+        for c in cands:
+            for ext in MEDIA_EXTENSIONS:
+                alt = c.with_name(c.name + ext)
+                if alt.is_file():
+                    found = alt
+                    break
+            if found is not None:
+                break
+    if found is None:
+        return None
+    if not allow_outside_root and not _inside(found, roots):
+        raise MediaOutsideRoot(
+            f"media '{name}' resolves to {os.path.realpath(found)}, outside the media root "
+            f"{', '.join(str(r) for r in roots)} (refused; pass --allow-media-outside-root to permit)"
+        )
+    return found

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -233,6 +233,14 @@ def paired_bootstrap_diff(
 METRICS: tuple[str, ...] = ("coverage", "precision", "recall", "f1", "murgat_s")
 
 
+def _sum_counts(counts: Any) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for c in counts:
+        for k, v in c.items():
+            total[k] = total.get(k, 0) + v
+    return dict(sorted(total.items()))
+
+
 def summarize_results(
     results: Sequence[ResponseResult],
     *,
@@ -248,6 +256,9 @@ def summarize_results(
     Error records and responses whose metric is ``None`` (excluded or undetermined) are
     left out of each mean and counted in ``cases``.
     """
+    # resampling draws by position: a fixed order (by id) makes the CIs independent of the
+    # order in which items finished
+    results = sorted(results, key=lambda r: r.id)
     ok = [r for r in results if r.error is None]
     cases: dict[str, int] = {}
     for r in results:
@@ -282,5 +293,10 @@ def summarize_results(
         bootstrap={"n_resamples": n_resamples, "seed": seed, "clustered_by": "video" if cluster_by_video else None},
         judge_calls=sum(r.judge_calls for r in results),
         cache_hits=sum(r.cache_hits for r in results),
+        deduplicated=sum(r.deduplicated for r in results),
+        sent=sum(r.judge_calls - r.cache_hits - r.deduplicated for r in results),
+        n_judge_errors=sum(r.n_judge_errors for r in results),
+        n_empty_decompositions=sum(r.n_empty_decompositions for r in results),
+        undetermined_causes=_sum_counts(r.undetermined_causes for r in results),
         **intervals,
     )

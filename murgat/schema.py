@@ -154,14 +154,22 @@ class ResponseResult(_Model):
     n_facts: int = 0
     n_facts_judged: int = 0
     n_facts_undetermined: int = 0
+    n_empty_decompositions: int = Field(
+        default=0, description="verifiable cited sentences the decomposer split into no facts (flagged, not scored 0)")
+    n_judge_errors: int = Field(
+        default=0, description="judge calls of this item that got no answer (timeouts, provider failures)")
+    undetermined_causes: dict[str, int] = Field(
+        default_factory=dict,
+        description="why verdicts stayed undecided: 'error' (no answer), 'unknown' (abstention), 'unparseable'")
     video: str | None = None
     answer: str | None = None
     predicted_option: str | None = None
     gold: str | None = None
     correct: bool | None = None
     sentences: list[SentenceResult] = Field(default_factory=list)
-    judge_calls: int = 0
-    cache_hits: int = 0
+    judge_calls: int = Field(default=0, description="judge requests this item made (sent + cache hits + deduplicated)")
+    cache_hits: int = Field(default=0, description="requests answered from the SQLite response cache")
+    deduplicated: int = Field(default=0, description="requests answered by an identical request of the same run")
     meta: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -192,8 +200,13 @@ class RunSummary(_Model):
     precision_mode: str = "alce"
     empty_policy: str = "zero"
     bootstrap: dict[str, Any] = Field(default_factory=dict)
-    judge_calls: int = 0
-    cache_hits: int = 0
+    judge_calls: int = Field(default=0, description="judge requests of the items summarised (all invocations)")
+    cache_hits: int = Field(default=0, description="of those, answered from the response cache")
+    deduplicated: int = Field(default=0, description="of those, answered by an identical request in the same run")
+    sent: int = Field(default=0, description="of those, sent to a provider (judge_calls - cache_hits - deduplicated)")
+    n_judge_errors: int = Field(default=0, description="judge requests that got no answer, over the items summarised")
+    n_empty_decompositions: int = Field(default=0, description="cited verifiable sentences split into no facts")
+    undetermined_causes: dict[str, int] = Field(default_factory=dict, description="undecided verdicts by cause")
     extra: dict[str, Any] = Field(default_factory=dict)
 
 

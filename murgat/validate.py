@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from media.errors import MediaError
 from media.probe import probe
 from murgat.citations import check_durations
-from murgat.inputs import load_items, resolve_media
+from murgat.inputs import MediaOutsideRoot, load_items, resolve_media
 from murgat.schema import Citation, Item
 from murgat.text import preprocess, split_sentences
 
@@ -54,11 +54,18 @@ def checked_sentences(item: Item, durations: dict[str, float | None] | None) -> 
     return [s.model_copy(update={"citations": check_durations(s.citations, durations)}) for s in sents]
 
 
-def validate_item(item: Item, media_root: str | Path | None, input_path: str | Path | None) -> ItemReport:
+def validate_item(item: Item, media_root: str | Path | None, input_path: str | Path | None,
+                  allow_outside_root: bool = False) -> ItemReport:
     rep = ItemReport(id=item.id)
-    path = resolve_media(item, media_root, input_path)
+    try:
+        path = resolve_media(item, media_root, input_path, allow_outside_root=allow_outside_root)
+        outside = None
+    except MediaOutsideRoot as exc:
+        path, outside = None, str(exc)
     durations: dict[str, float | None] | None = None
-    if item.media is None:
+    if outside is not None:
+        rep.media_error = f"media_outside_root: {outside}"
+    elif item.media is None:
         rep.media_error = "item names no media"
     elif path is None:
         rep.media_error = f"media '{item.media}' not found" + (f" under {media_root}" if media_root else "")

@@ -24,9 +24,18 @@ def _load(args: argparse.Namespace) -> Any:
 
 
 def _missing_report(items: Any, args: argparse.Namespace) -> list[str]:
-    from murgat.inputs import resolve_media
+    from murgat.inputs import MediaOutsideRoot, resolve_media
 
-    missing = [i.id for i in items if resolve_media(i, args.media_root, args.data.split(":", 1)[-1]) is None]
+    missing = []
+    for i in items:
+        try:
+            if resolve_media(i, args.media_root, args.data.split(":", 1)[-1],
+                             allow_outside_root=args.allow_media_outside_root) is None:
+                missing.append(i.id)
+        except MediaOutsideRoot:
+            missing.append(i.id)
+    if args.media_root is not None and not Path(args.media_root).is_dir():
+        print(f"warning: --media-root {args.media_root} does not exist or is not a folder", file=sys.stderr)
     if missing:
         shown = ", ".join(missing[:8]) + (" …" if len(missing) > 8 else "")
         print(f"{len(missing)} of {len(items)} items have no media under {args.media_root}: {shown}", file=sys.stderr)
@@ -44,21 +53,27 @@ async def _generate(args: argparse.Namespace, effort: str | None, out: Path, cac
     if args.mode == "posthoc":
         if not args.base:
             raise ValueError("--mode posthoc needs --base RESPONSES (a base-mode responses file)")
-        base = {json.loads(x)["id"]: json.loads(x)["response"] for x in Path(args.base).read_text().splitlines() if x.strip()}
+        from murgat.inputs import load_items
+
+        base = {it.id: it.response for it in load_items(args.base)}
     cfg = GenerateConfig(temperature=args.temperature, max_tokens=args.max_tokens, reasoning_effort=effort,
-                         concurrency=args.concurrency, timeout_s=args.timeout, retries=args.retries)
+                         concurrency=args.concurrency, timeout_s=args.timeout, retries=args.retries,
+                         backoff_max_s=args.backoff_max, max_retry_time_s=args.max_retry_time)
     judge = make_judge(args.model, parse_options(args.model_option), cache=ResponseCache(cache_path), config=cfg)
     try:
-        recs = await generate_all(judge, items, out, args.mode, cfg, media_root=args.media_root, input_path=None,
-                                  fps=args.fps, max_frames=args.max_frames, base=base, concurrency=args.concurrency,
-                                  retry_errors=args.retry_errors)
+        recs = await generate_all(judge, items, out, args.mode, cfg, media_root=args.media_root,
+                                  input_path=args.data.split(":", 1)[-1], fps=args.fps, max_frames=args.max_frames,
+                                  base=base, concurrency=args.concurrency, retry_errors=args.retry_errors,
+                                  allow_outside_root=args.allow_media_outside_root)
     finally:
         await judge.aclose()
     return recs, judge.stats
 
 
 def _all_records(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()] if path.exists() else []
+    from murgat.jsonl import read_records
+
+    return [rec for _, rec in read_records(path)[0]]
 
 
 def _cmd_generate(args: argparse.Namespace) -> int:
@@ -72,11 +87,26 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         return 2
     _missing_report(items, args)
     out = Path(args.out)
+    from murgat.jsonl import ResultsWriteError
+    from murgat.pipeline.rundir import NotWritable, check_writable_dir
+    from murgat.runlock import RunLock, RunLocked
+
+    try:
+        check_writable_dir(out.parent, "--out")
+        lock = RunLock(out, is_dir=False).acquire()
+    except (NotWritable, RunLocked) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     try:
         _, stats = asyncio.run(_generate(args, args.effort, out, Path(args.cache or f"{out}.cache.sqlite")))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except ResultsWriteError as exc:
+        print(f"error: {exc}; stopped, records written so far are intact; rerun to resume", file=sys.stderr)
+        return 5
+    finally:
+        lock.release()
     ids = {i.id for i in items}
     table = accuracy_table([r for r in _all_records(out) if r["id"] in ids])
     table["judge"] = stats.model_dump()
@@ -91,6 +121,10 @@ def _cmd_generate(args: argparse.Namespace) -> int:
             for t, row in table["by_type"].items():
                 print(f"  {t:<24} n={row['n']:<5} accuracy {row['accuracy']:.3f}")
         print(f"model calls {stats.calls}, cache hits {stats.cache_hits}, retries {stats.retries}, cost ${stats.cost_usd:.4f}")
+    if table["n_errors"]:
+        print(f"FAILED: {table['n_errors']} of {table['n']} item(s) have no response (see generation_error in {out}); "
+              "rerun with --retry-errors once fixed", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -124,7 +158,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         for opt in args.judge_option:
             cmd += ["-J", opt]
         proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
+        if proc.returncode not in (0, 1) or not proc.stdout.strip():  # 1: scored, with some failed items
             print(f"error: scoring effort {effort} failed:\n{proc.stderr[-2000:]}", file=sys.stderr)
             return proc.returncode
         rows.append({"effort": effort, "summary": json.loads(proc.stdout)})
@@ -167,6 +201,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--ids", default=None)
     p.add_argument("--retry-errors", action="store_true", help="generate again for ids whose record is an error")
+    p.add_argument("--backoff-max", type=float, default=60.0, help="longest wait between retries; caps Retry-After")
+    p.add_argument("--max-retry-time", type=float, default=900.0, help="most seconds one request may take with retries")
+    p.add_argument("--allow-media-outside-root", action="store_true",
+                   help="read media wherever the data names it (default: only inside --media-root)")
     p.add_argument("--json", action="store_true")
 
 

@@ -18,7 +18,6 @@ it finishes, and a rerun skips ids already written.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -27,8 +26,8 @@ from typing import Any, Literal
 
 import prompts
 from murgat.citations import strip_citations
-from murgat.inputs import resolve_media
-from murgat.jsonl import append_line, cut_torn_tail
+from murgat.inputs import MediaOutsideRoot, resolve_media
+from murgat.jsonl import append_line, cut_torn_tail, dumps, read_records
 from murgat.judges.base import Judge
 from murgat.judges.types import GenerateConfig, JudgeRequest, MediaPart, TextPart
 from murgat.schema import Item
@@ -114,30 +113,32 @@ def done_ids(path: Path, retry_errors: bool = False) -> set[str]:
     if not path.exists():
         return set()
     last: dict[str, dict[str, Any]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a torn last line from a crash; that item is generated again
-        last[rec["id"]] = rec
+    records, _bad = read_records(path)  # a torn or corrupt line: that item is generated again
+    for _, rec in records:
+        if isinstance(rec, dict) and "id" in rec:
+            last[str(rec["id"])] = rec
     return {i for i, rec in last.items() if not (retry_errors and rec.get("generation_error"))}
 
 
 def compact(path: Path) -> None:
     """Keep the last record per id (after retries), written atomically in one go."""
     last: dict[str, str] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            last[json.loads(line)["id"]] = line
+    records, _bad = read_records(path)
+    for _, rec in records:
+        if isinstance(rec, dict) and "id" in rec:
+            last[str(rec["id"])] = dumps(rec)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text("".join(v + "\n" for v in last.values()), encoding="utf-8")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write("".join(v + "\n" for v in last.values()))
+        f.flush()
+        os.fsync(f.fileno())
     os.replace(tmp, path)
 
 
 async def generate_all(judge: Judge, items: Sequence[Item], out: Path, mode: Mode, cfg: GenerateConfig, *,
                        media_root: str | Path | None, input_path: str | Path | None = None, fps: float = 1.0,
                        max_frames: int = 64, base: dict[str, str] | None = None, concurrency: int = 8,
-                       retry_errors: bool = False,
+                       retry_errors: bool = False, allow_outside_root: bool = False,
                        on_item: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """Generate for every item not yet in ``out``; returns the new records."""
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -149,13 +150,19 @@ async def generate_all(judge: Judge, items: Sequence[Item], out: Path, mode: Mod
 
     async def one(item: Item) -> None:
         async with sem:
-            media = resolve_media(item, media_root, input_path)
+            outside = None
+            try:
+                media = resolve_media(item, media_root, input_path, allow_outside_root=allow_outside_root)
+            except MediaOutsideRoot as exc:
+                media, outside = None, str(exc)
             b = (base or {}).get(item.id)
-            if mode == "posthoc" and b is None:
+            if outside is not None:
+                rec = record_for(item, "", model=judge.name, mode=mode, generation_error=f"media_outside_root: {outside}")
+            elif mode == "posthoc" and b is None:
                 rec = record_for(item, "", model=judge.name, mode=mode, generation_error="no base response for this id")
             else:
                 rec = await generate_one(judge, item, media, mode, cfg, fps=fps, max_frames=max_frames, base_response=b)
-            append_line(out, json.dumps(rec, ensure_ascii=False))
+            append_line(out, dumps(rec))
             fresh.append(rec)
             if on_item:
                 on_item(rec)

@@ -10,6 +10,9 @@ and timeouts, fail-fast on other 4xx → answer parsing → cache write → acco
 from __future__ import annotations
 
 import asyncio
+import datetime
+import email.utils
+import math
 import random
 import time
 from abc import ABC, abstractmethod
@@ -25,14 +28,49 @@ from murgat.judges.pricing import price_for
 from murgat.judges.types import AudioPart, ImagePart, JudgeOutput, JudgeRequest, TextPart, Usage, VideoPart
 
 
+def parse_retry_after(value: str | float | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` value, or ``None`` when it says nothing usable.
+
+    Accepts delta-seconds (``"7"``, ``"1.5"``) and an HTTP-date (``"Wed, 21 Oct 2015
+    07:28:00 GMT"``, turned into seconds from ``now``; a date in the past is 0). Junk,
+    negative, infinite and NaN values are treated as absent. The caller caps the result
+    (``backoff_max_s``): a server may ask for an hour, a run will not wait that long.
+    """
+    if value is None:
+        return None
+    if isinstance(value, int | float):
+        v = float(value)
+        return v if math.isfinite(v) and v >= 0 else None
+    text = str(value).strip()
+    if not text:
+        return None
+    try:
+        v = float(text)
+    except ValueError:
+        pass
+    else:
+        return v if math.isfinite(v) and v >= 0 else None
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when is None:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=datetime.UTC)
+    ref = time.time() if now is None else now
+    return max(0.0, when.timestamp() - ref)
+
+
 class JudgeError(Exception):
     """A provider failure. ``retryable`` decides between backoff and failing fast."""
 
-    def __init__(self, message: str, *, retryable: bool, status: int | None = None, retry_after: float | None = None):
+    def __init__(self, message: str, *, retryable: bool, status: int | None = None,
+                 retry_after: str | float | None = None):
         super().__init__(message)
         self.retryable = retryable
         self.status = status
-        self.retry_after = retry_after
+        self.retry_after = parse_retry_after(retry_after)
 
 
 @dataclass
@@ -198,22 +236,30 @@ class Judge(ABC):
     async def _attempts(self, req: JudgeRequest) -> JudgeOutput:
         cfg = req.config
         started = time.monotonic()
+        deadline = started + cfg.max_retry_time_s
         retries = 0
         last: JudgeError | None = None
+        gave_up = ""
         for attempt in range(cfg.retries + 1):
             try:
-                ans = await asyncio.wait_for(self._call(req), timeout=cfg.timeout_s)
+                # an attempt never runs past the request's overall deadline
+                budget = min(cfg.timeout_s, max(0.001, deadline - time.monotonic()))
+                ans = await asyncio.wait_for(self._call(req), timeout=budget)
             except Exception as exc:
                 err = self.classify(exc)
                 last = err
                 if not err.retryable or attempt == cfg.retries:
                     break
-                retries += 1
-                self.stats.retries += 1
                 delay = min(cfg.backoff_max_s, cfg.backoff_base_s * 2**attempt)
                 delay = random.uniform(0, delay)
                 if err.retry_after is not None:
-                    delay = max(delay, err.retry_after)
+                    # honour the server's wait, but never past the backoff ceiling
+                    delay = max(delay, min(err.retry_after, cfg.backoff_max_s))
+                if time.monotonic() + delay >= deadline:
+                    gave_up = f"; gave up: retrying would pass --max-retry-time {cfg.max_retry_time_s:g} s"
+                    break
+                retries += 1
+                self.stats.retries += 1
                 await self._sleep(delay)
                 continue
             self.stats.calls += 1
@@ -233,7 +279,7 @@ class Judge(ABC):
         self.stats.calls += 1
         status = f" (HTTP {last.status})" if last and last.status else ""
         return JudgeOutput(
-            error=f"{last}{status} after {retries + 1} attempt(s)" if last else "failed",
+            error=f"{last}{status} after {retries + 1} attempt(s){gave_up}" if last else "failed",
             latency_s=time.monotonic() - started, model=self.model, provider=self.provider, retries=retries,
         )
 

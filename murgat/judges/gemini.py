@@ -223,11 +223,8 @@ class GeminiJudge(Judge):
             retry_after = None
             resp = getattr(exc, "response", None)
             headers = getattr(resp, "headers", None)
-            if headers is not None and headers.get("retry-after"):
-                try:
-                    retry_after = float(headers.get("retry-after"))
-                except ValueError:
-                    retry_after = None
+            if headers is not None:
+                retry_after = headers.get("retry-after")
             return JudgeError(f"gemini HTTP {exc.code}: {exc.message or exc.status}", retryable=exc.code in RETRYABLE,
                               status=exc.code, retry_after=retry_after)
         import httpx

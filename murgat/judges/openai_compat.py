@@ -173,11 +173,7 @@ class OpenAIJudge(Judge):
         if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError):
             return JudgeError(f"openai: {type(exc).__name__}", retryable=True)
         if isinstance(exc, openai.APIStatusError):
-            ra = exc.response.headers.get("retry-after") if exc.response is not None else None
-            try:
-                retry_after = float(ra) if ra else None
-            except ValueError:
-                retry_after = None
+            retry_after = exc.response.headers.get("retry-after") if exc.response is not None else None
             code = exc.status_code
             return JudgeError(f"openai HTTP {code}: {exc.message}", retryable=code in (408, 409, 429) or code >= 500,
                               status=code, retry_after=retry_after)

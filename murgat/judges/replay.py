@@ -24,6 +24,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from murgat.jsonl import append_line, dumps, iter_lines, loads_line
 from murgat.judges.base import Judge, RawAnswer
 from murgat.judges.cache import request_key
 from murgat.judges.types import JudgeOutput, JudgeRequest, Usage
@@ -61,13 +62,13 @@ class ReplayJudge(Judge):
         self.by_key: dict[str, dict[str, Any]] = {}
         self.by_match: dict[str, dict[str, Any]] = {}
         self.partial: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
-        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for lineno, line in iter_lines(path):
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}: line {lineno}: not valid JSON ({exc.msg})") from exc
+                rec = loads_line(line)
+            except ValueError as exc:
+                raise ValueError(f"{path}: line {lineno}: not valid JSON ({exc})") from exc
             if "key" in rec:
                 self.by_key[rec["key"]] = rec
             if "match" in rec:
@@ -137,9 +138,8 @@ class RecordingJudge(Judge):
             rec = {"key": fingerprint(req), "match": {"task": req.task, "inputs": req.inputs},
                    "provider": self.inner.provider, "model": self.inner.model,
                    "output": out.model_dump(include={"text", "usage", "model", "blocked"})}
-            line = json.dumps(rec, ensure_ascii=False, default=str) + "\n"
-            with self._lock, open(self.path, "a", encoding="utf-8") as f:
-                f.write(line)
+            with self._lock:
+                append_line(self.path, dumps(rec))
         return out
 
     def key(self, req: JudgeRequest) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -170,9 +170,12 @@ class GenerateConfig(BaseModel):
     tpm: float | None = Field(default=None, description="tokens-per-minute limit, estimated before sending")
     seed: int | None = Field(default=0, description="sampling seed passed to providers that accept one")
     backoff_base_s: float = Field(default=1.0, gt=0, description="first retry delay; doubles each retry, with jitter")
-    backoff_max_s: float = Field(default=60.0, gt=0, description="longest delay between retries")
+    backoff_max_s: float = Field(
+        default=60.0, gt=0, description="longest delay between retries; also the ceiling on a server's Retry-After")
+    max_retry_time_s: float = Field(
+        default=600.0, gt=0, description="most seconds one request may spend on attempts and waits before it fails")
 
-    OUTPUT_AFFECTING: frozenset[str] = frozenset({"temperature", "max_tokens", "samples", "reasoning_effort", "seed"})
+    OUTPUT_AFFECTING: ClassVar[frozenset[str]] = frozenset({"temperature", "max_tokens", "samples", "reasoning_effort", "seed"})
 
     def cache_fields(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in sorted(self.OUTPUT_AFFECTING)}
@@ -225,6 +228,7 @@ class JudgeOutput(BaseModel):
     model: str = ""
     provider: str = ""
     cached: bool = False
+    deduplicated: bool = False
     retries: int = 0
     error: str | None = None
     blocked: bool = False

@@ -87,7 +87,8 @@ def _build_config(args: argparse.Namespace) -> Any:
         return JudgeSpec(spec=s or args.judge, options=opts)
 
     gen = GenerateConfig(temperature=args.temperature, max_tokens=args.max_tokens, concurrency=args.concurrency,
-                         reasoning_effort=args.effort, timeout_s=args.timeout, retries=args.retries, rpm=args.rpm, tpm=args.tpm)
+                         reasoning_effort=args.effort, timeout_s=args.timeout, retries=args.retries, rpm=args.rpm, tpm=args.tpm,
+                         backoff_max_s=args.backoff_max, max_retry_time_s=args.max_retry_time)
     ev = EvidenceConfig(pad_s=args.pad, fps=args.fps, max_frames=args.max_frames, visual_as=args.visual_as,
                         audio_point_pad_s=args.audio_point_pad, end_tolerance_s=args.end_tolerance)
     used = [f"verify_{args.verify_variant}", "decompose_sentence", "decompose_response", "decompose_single_pass",
@@ -99,20 +100,53 @@ def _build_config(args: argparse.Namespace) -> Any:
         precision_mode=args.precision_mode, empty_policy=args.empty_policy, evidence=ev, evidence_text=args.evidence_text,
         asr_model=args.asr_model, ocr_fps=args.ocr_fps, end_tolerance_s=args.end_tolerance, generate=gen,
         bootstrap_resamples=args.bootstrap, seed=args.seed, cluster_by_video=args.cluster_by_video,
-        attributed_threshold=args.attributed_threshold,
+        attributed_threshold=args.attributed_threshold, decompose_context_sentences=args.decompose_context,
+        decompose_context_chars=args.decompose_context_chars, max_response_chars=args.max_response_chars,
         prompt_hashes={n: prompts.template_hash(n) for n in used}, versions=_versions(),
     )
+
+
+def _earlier_failures(rundir: Any, ids: set[str]) -> tuple[int, int]:
+    """(items kept with an error record, items kept undetermined by judge errors) from earlier runs."""
+    from murgat.pipeline.rundir import needs_retry
+
+    kept = [r for r in rundir.latest_results() if r.id in ids and needs_retry(r)]
+    return sum(1 for r in kept if r.error), sum(1 for r in kept if not r.error)
+
+
+def failure_line(results: list[Any], max_undetermined: float | None) -> str | None:
+    """What failed in a finished run, in one line, or ``None`` when the run succeeded.
+
+    A run fails when any item ended in an error record, or when the share of undetermined
+    items passes ``max_undetermined`` (``None``: only when every item is undetermined — a
+    run in which nothing could be judged is never a success).
+    """
+    n = len(results)
+    if n == 0:
+        return None
+    errors = [r for r in results if r.error]
+    if errors:
+        kinds: dict[str, int] = {}
+        for r in errors:
+            k = r.error.split(":", 1)[0]
+            kinds[k] = kinds.get(k, 0) + 1
+        detail = ", ".join(f"{k}: {v}" for k, v in sorted(kinds.items()))
+        return f"FAILED: {len(errors)} of {n} item(s) ended in an error ({detail}); see the error field in results.jsonl"
+    undet = [r for r in results if r.case == "undetermined"]
+    share = len(undet) / n
+    limit_hit = (len(undet) == n) if max_undetermined is None else share > max_undetermined
+    if undet and limit_hit:
+        judge_errors = sum(r.n_judge_errors for r in undet)
+        lim = "every item" if max_undetermined is None else f"--max-undetermined {max_undetermined:g}"
+        return (f"FAILED: {len(undet)} of {n} item(s) undetermined ({share:.0%}; limit: {lim}); "
+                f"{judge_errors} judge request(s) got no answer — fix the judge, then rerun with --retry-errors")
+    return None
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
     from murgat.console import console
     from murgat.inputs import InputError, load_items
-    from murgat.judges import make_judge
-    from murgat.judges.cache import ResponseCache
-    from murgat.pipeline.report import print_summary, write_html
-    from murgat.pipeline.rundir import RunConfigMismatch, RunDir
-    from murgat.pipeline.runner import summarize_run
-    from murgat.pipeline.stages import Judges
+    from murgat.runlock import RunLock, RunLocked
 
     con = console(stderr=True)
     try:
@@ -129,20 +163,64 @@ def _cmd_score(args: argparse.Namespace) -> int:
         items = [i for i in items if i.id in set(wanted)]
     if args.limit is not None:
         items = items[: args.limit]
+    if args.max_undetermined is not None and not 0 <= args.max_undetermined <= 1:
+        print("error: --max-undetermined is a share between 0 and 1", file=sys.stderr)
+        return 2
     try:
         cfg = _build_config(args)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    out = Path(args.out)
-    if args.overwrite and out.exists() and not args.dry_run:
+    if args.media_root is not None and not Path(args.media_root).is_dir():
+        print(f"warning: --media-root {args.media_root} does not exist or is not a folder; items will be "
+              "recorded as missing media", file=sys.stderr)
+    from murgat.pipeline.rundir import NotWritable, check_writable_dir
+
+    out = Path(args.out) / ".dry-run" if args.dry_run else Path(args.out)
+    try:
+        check_writable_dir(Path(args.out), "--out")
+        if args.cache:
+            check_writable_dir(Path(args.cache).parent, "--cache")
+    except NotWritable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    lock = RunLock(out)
+    try:
+        lock.acquire()
+    except RunLocked as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return _score_locked(args, items, cfg, out, con)
+    finally:
+        lock.release()
+
+
+def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Path, con: Any) -> int:
+    import sqlite3
+
+    from murgat.console import console
+    from murgat.jsonl import ResultsWriteError
+    from murgat.judges import make_judge
+    from murgat.judges.cache import ResponseCache
+    from murgat.judges.replay import ReplayMiss
+    from murgat.pipeline.report import print_summary, write_html
+    from murgat.pipeline.rundir import RunConfigMismatch, RunDir
+    from murgat.pipeline.runner import summarize_run
+    from murgat.pipeline.stages import Judges
+
+    if args.overwrite and not args.dry_run:
         for name in ("results.jsonl", "summary.json", "config.json", "report.html"):
             (out / name).unlink(missing_ok=True)
-    cache_path = Path(args.cache) if args.cache else out / "cache.sqlite"
-    if args.dry_run:
-        out = Path(args.out) / ".dry-run"
+    cache_path = Path(args.cache) if args.cache else Path(args.out) / "cache.sqlite"
     rundir = RunDir(out)
-    cache = ResponseCache(cache_path)
+    try:
+        cache = ResponseCache(cache_path)
+    except sqlite3.Error as exc:
+        print(f"error: cannot open the response cache {cache_path}: {exc}", file=sys.stderr)
+        return 2
+    for note in rundir.notices + cache.notices:
+        print(f"warning: {note}", file=sys.stderr)
     built: dict[str, Any] = {}
 
     def judge_for(js: Any) -> Any:
@@ -172,16 +250,24 @@ def _cmd_score(args: argparse.Namespace) -> int:
         except RunConfigMismatch as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-    from murgat.judges.replay import ReplayMiss
-
+    ids = {i.id for i in items}
+    n_err_kept, n_undet_kept = _earlier_failures(rundir, ids)
+    if (n_err_kept or n_undet_kept) and not args.retry_errors:
+        print(f"note: keeping {n_err_kept} earlier item(s) with errors and {n_undet_kept} left undetermined by judge "
+              "errors; rerun with --retry-errors to score them again", file=sys.stderr)
     try:
         _fresh, pool = asyncio.run(_run_with_progress(items, cfg, judges, rundir, args, con, list(built.values())))
     except ExceptionGroup as group:
         miss = group.subgroup(ReplayMiss)
-        if miss is None:
-            raise
-        print(f"error: replay cassette miss: {miss.exceptions[0]}", file=sys.stderr)
-        return 3
+        if miss is not None:
+            print(f"error: replay cassette miss: {miss.exceptions[0]}", file=sys.stderr)
+            return 3
+        wfail = group.subgroup(ResultsWriteError)
+        if wfail is not None:
+            print(f"error: {wfail.exceptions[0]}; the run stopped, results written so far are intact "
+                  f"({rundir.results_path}); free space or fix permissions and rerun to resume", file=sys.stderr)
+            return 5
+        raise
     if args.dry_run:
         total_calls = sum(j.calls for j in built.values())
         cost = sum(j.cost() for j in built.values())
@@ -194,14 +280,17 @@ def _cmd_score(args: argparse.Namespace) -> int:
         return 0
     stats = [j.stats for j in built.values()]
     extra = {
-        "judge_requests": pool.requests, "deduplicated": pool.deduplicated,
-        "sent": sum(s.calls for s in stats), "cache_hits": sum(s.cache_hits for s in stats),
-        "retries": sum(s.retries for s in stats), "errors": sum(s.errors for s in stats),
-        "input_tokens": sum(s.input_tokens for s in stats), "output_tokens": sum(s.output_tokens for s in stats),
-        "cost_usd": sum(s.cost_usd for s in stats), "judges": sorted({j.name for j in built.values()}),
+        "this_invocation": {
+            "requests": pool.requests, "deduplicated": pool.deduplicated,
+            "sent": sum(s.calls for s in stats), "cache_hits": sum(s.cache_hits for s in stats),
+            "retries": sum(s.retries for s in stats), "errors": sum(s.errors for s in stats),
+            "input_tokens": sum(s.input_tokens for s in stats), "output_tokens": sum(s.output_tokens for s in stats),
+            "cost_usd": sum(s.cost_usd for s in stats),
+            "cache_write_errors": cache.write_errors, "cache_read_errors": cache.read_errors,
+        },
+        "judges": sorted({j.name for j in built.values()}),
         "judge_notes": "; ".join(notes) or None,
     }
-    ids = {i.id for i in items}
     summary = summarize_run(rundir, cfg, ids, extra)
     results = [r for r in rundir.latest_results() if r.id in ids]
     write_html(rundir.path / "report.html", summary, results, f"murgat score — {rundir.path.name}")
@@ -210,6 +299,10 @@ def _cmd_score(args: argparse.Namespace) -> int:
     else:
         print_summary(summary, results, f"MURGAT-S ({cfg.precision_mode} precision) — {rundir.path}", console())
     cache.close()
+    failed = failure_line(results, args.max_undetermined)
+    if failed:
+        print(failed, file=sys.stderr)
+        return 1
     return 0
 
 
@@ -240,7 +333,8 @@ async def _run_with_progress(items, cfg, judges, rundir, args, con, built):  # t
             result = await run_items(
                 items, cfg, judges, rundir, media_root=args.media_root, input_path=args.input,
                 item_concurrency=args.item_concurrency or max(4, cfg.generate.concurrency),
-                retry_errors=args.retry_errors, on_item=lambda rr: progress.advance(task),
+                retry_errors=args.retry_errors, allow_outside_root=args.allow_media_outside_root,
+                on_item=lambda rr: progress.advance(task),
             )
         finally:
             tick.cancel()
@@ -306,6 +400,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--effort", default=None, help="reasoning effort for the judges")
     p.add_argument("--timeout", type=float, default=120.0)
     p.add_argument("--retries", type=int, default=5)
+    p.add_argument("--backoff-max", type=float, default=60.0,
+                   help="longest wait between retries in seconds; also caps a server's Retry-After")
+    p.add_argument("--max-retry-time", type=float, default=600.0,
+                   help="most seconds one judge request may spend on attempts and waits before it is an error")
     p.add_argument("--concurrency", type=int, default=8, help="judge requests in flight per provider")
     p.add_argument("--item-concurrency", type=int, default=None)
     p.add_argument("--rpm", type=float, default=None)
@@ -320,6 +418,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--record", default=None, help="append every judge exchange to this JSONL cassette")
     p.add_argument("--retry-errors", action="store_true", help="re-score items whose record is an error")
     p.add_argument("--overwrite", action="store_true", help="discard earlier results in --out")
+    p.add_argument("--allow-media-outside-root", action="store_true",
+                   help="read media wherever the input names it (default: only inside --media-root)")
+    p.add_argument("--max-undetermined", type=float, default=None,
+                   help="exit non-zero when more than this share of items is undetermined (default: only when all are)")
+    p.add_argument("--max-response-chars", type=int, default=200_000,
+                   help="longer responses get an error record instead of being scored")
+    p.add_argument("--decompose-context", type=int, default=3,
+                   help="earlier sentences shown to the decomposer (bounded: cost stays linear in response length)")
+    p.add_argument("--decompose-context-chars", type=int, default=1500, help="character cap on that context")
     p.add_argument("--json", action="store_true", help="print summary.json instead of tables")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_score)

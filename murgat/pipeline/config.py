@@ -32,6 +32,12 @@ class ScoreConfig(BaseModel):
     entail_variant: Literal["simple", "json"] = "simple"
     precision_mode: Literal["alce", "strict", "individual"] = "alce"
     empty_policy: Literal["zero", "exclude"] = "zero"
+    decompose_context_sentences: int = Field(
+        default=3, ge=0, description="earlier sentences shown to the decomposer for resolving references (bounded, "
+        "so prompt size and memory stay linear in response length)")
+    decompose_context_chars: int = Field(default=1500, ge=0, description="character cap on that context (its end is kept)")
+    max_response_chars: int = Field(
+        default=200_000, ge=1, description="longer responses get an error record instead of being scored")
     evidence: EvidenceConfig = Field(default_factory=EvidenceConfig)
     evidence_text: bool = Field(default=False, description="send ASR/OCR text with media (forced on for text-only judges)")
     asr_model: str | None = Field(default=None, description="ASR model for evidence text (None: bundled Whisper base)")
@@ -48,7 +54,7 @@ class ScoreConfig(BaseModel):
     def scoring_fingerprint(self) -> dict[str, Any]:
         """The part of the config that must match for a resumed run to be consistent."""
         d = self.model_dump(exclude={"versions", "bootstrap_resamples", "seed", "cluster_by_video",
-                                     "attributed_threshold"})
+                                     "attributed_threshold", "max_response_chars"})
         d["generate"] = self.generate.cache_fields()
         for k in ("judge_verify", "judge_decompose", "judge_entail", "judge_decontextualize"):
             if d.get(k):

@@ -62,16 +62,22 @@ def print_summary(summary: RunSummary, results: Sequence[ResponseResult], title:
     con.print(summary_table(summary, title))
     cases = ", ".join(f"{k}: {v}" for k, v in sorted(summary.cases.items()))
     con.print(f"items {summary.n_items} · errors {summary.n_errors} · cases {cases}")
+    con.print(
+        f"judge requests {summary.judge_calls} (sent {summary.sent}, cache hits {summary.cache_hits}, deduplicated "
+        f"{summary.deduplicated}; no answer {summary.n_judge_errors})"
+        + (f" · undecided verdicts {summary.undetermined_causes}" if summary.undetermined_causes else "")
+        + (f" · empty decompositions {summary.n_empty_decompositions}" if summary.n_empty_decompositions else "")
+    )
     ex = summary.extra
-    if ex:
+    now = ex.get("this_invocation") or {}
+    if now:
         con.print(
-            f"judge calls {ex.get('judge_requests', summary.judge_calls)} (sent {ex.get('sent', '?')}, cache hits "
-            f"{ex.get('cache_hits', summary.cache_hits)}, deduplicated {ex.get('deduplicated', 0)}), retries "
-            f"{ex.get('retries', 0)}, errors {ex.get('errors', 0)}, tokens {ex.get('input_tokens', 0)}+"
-            f"{ex.get('output_tokens', 0)}, cost ${ex.get('cost_usd', 0.0):.4f}"
+            f"this invocation: sent {now.get('sent', 0)}, cache hits {now.get('cache_hits', 0)}, deduplicated "
+            f"{now.get('deduplicated', 0)}, retries {now.get('retries', 0)}, errors {now.get('errors', 0)}, tokens "
+            f"{now.get('input_tokens', 0)}+{now.get('output_tokens', 0)}, cost ${now.get('cost_usd', 0.0):.4f}"
         )
-        if ex.get("judge_notes"):
-            con.print(f"[yellow]{ex['judge_notes']}[/yellow]")
+    if ex.get("judge_notes"):
+        con.print(f"[yellow]{ex['judge_notes']}[/yellow]")
 
 
 def compare(runs: Sequence[tuple[str, list[ResponseResult], RunSummary]], n_resamples: int = 2000, seed: int = 0) -> dict:

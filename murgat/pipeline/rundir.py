@@ -2,19 +2,25 @@
 
 ``results.jsonl`` is append-only: each finished item is one line, written with a single
 ``write`` then ``flush`` + ``fsync``, so a crash loses at most the items in flight. On
-open, a torn last line (a crash mid-write) is cut off. Re-running the same command skips
-every id already in the file.
+open, a torn last line (a crash mid-write) is cut off, and any other line that does not
+decode as a result (a disk fault, a hand edit) is moved to ``results.corrupt.jsonl`` with
+a notice; those items are scored again. Re-running the same command skips every id
+already in the file. One process at a time holds the folder (:class:`~murgat.runlock.RunLock`).
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
-from murgat.jsonl import append_line, cut_torn_tail
+from pydantic import ValidationError
+
+from murgat.jsonl import BadLine, append_line, cut_torn_tail, quarantine_lines, read_records
 from murgat.schema import ResponseResult, RunSummary
 
 
@@ -22,25 +28,86 @@ class RunConfigMismatch(RuntimeError):
     """The run folder was made with settings that change scores; refuse to mix them."""
 
 
+class NotWritable(RuntimeError):
+    """An output location cannot be written; raised before any work starts."""
+
+
+def check_writable_dir(path: str | os.PathLike[str], what: str) -> None:
+    """Create ``path`` if needed and prove a file can be written in it, or raise :class:`NotWritable`."""
+    p = Path(path)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".write-test-", dir=p)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as exc:
+        reason = "read-only file system" if exc.errno == errno.EROFS else (exc.strerror or str(exc))
+        raise NotWritable(f"cannot write to {what} {p}: {reason}") from None
+
+
+def canonical_json(value: Any) -> Any:
+    """JSON values only, with sets turned into sorted lists (no Python reprs on disk)."""
+    if isinstance(value, dict):
+        return {str(k): canonical_json(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, set | frozenset):
+        return sorted(canonical_json(v) for v in value)
+    if isinstance(value, list | tuple):
+        return [canonical_json(v) for v in value]
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    if isinstance(value, Path):
+        return str(value)
+    return str(value)
+
+
 class RunDir:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self.notices: list[str] = []
         cut_torn_tail(self.results_path)
+        self._scan()
 
     @property
     def results_path(self) -> Path:
         return self.path / "results.jsonl"
 
     @property
+    def corrupt_path(self) -> Path:
+        return self.path / "results.corrupt.jsonl"
+
+    @property
     def cache_path(self) -> Path:
         return self.path / "cache.sqlite"
 
+    def _scan(self) -> list[ResponseResult]:
+        """Load every result; lines that do not decode are moved aside (once) with a notice."""
+        records, bad = read_records(self.results_path)
+        out: list[ResponseResult] = []
+        for lineno, rec in records:
+            try:
+                out.append(ResponseResult.model_validate(rec))
+            except ValidationError as exc:
+                bad.append(BadLine(lineno, json.dumps(rec, ensure_ascii=False), f"not a result record ({exc.errors()[0]['msg']})"))
+        if bad:
+            quarantine_lines(self.results_path, bad, self.corrupt_path)
+            where = ", ".join(str(b.lineno) for b in bad[:10]) + (" …" if len(bad) > 10 else "")
+            self.notices.append(
+                f"{self.results_path}: {len(bad)} corrupt line(s) (line {where}: {bad[0].reason}) moved to "
+                f"{self.corrupt_path.name}; those items will be scored again"
+            )
+        return out
+
     def check_config(self, fingerprint: dict[str, Any], full: dict[str, Any], force: bool = False) -> None:
         cfg = self.path / "config.json"
+        fingerprint = canonical_json(fingerprint)
         if cfg.exists() and not force:
-            old = json.loads(cfg.read_text()).get("fingerprint")
+            try:
+                old = json.loads(cfg.read_text(encoding="utf-8")).get("fingerprint")
+            except (OSError, ValueError, AttributeError):
+                old = None
+                self.notices.append(f"{cfg}: unreadable; written again")
             if old is not None and old != fingerprint:
                 changed = sorted(k for k in set(old) | set(fingerprint) if old.get(k) != fingerprint.get(k))
                 raise RunConfigMismatch(
@@ -48,22 +115,20 @@ class RunDir:
                     "use a new --out folder, or --overwrite to start again"
                 )
         tmp = cfg.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps({"fingerprint": fingerprint, "config": full}, indent=2, default=str))
+        tmp.write_text(json.dumps({"fingerprint": fingerprint, "config": canonical_json(full)}, indent=2,
+                                  sort_keys=True, ensure_ascii=False))
         os.replace(tmp, cfg)
 
     def load_results(self) -> list[ResponseResult]:
-        if not self.results_path.exists():
-            return []
-        out = []
-        for line in self.results_path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                out.append(ResponseResult.model_validate_json(line))
-        return out
+        return self._scan()
 
     def finished_ids(self, retry_errors: bool = False) -> set[str]:
-        return {r.id for r in self.load_results() if not (retry_errors and r.error)}
+        return {r.id for r in self.latest_results() if not (retry_errors and needs_retry(r))}
 
     def append(self, result: ResponseResult) -> None:
+        if result.error is not None and result.case != "error":
+            result = result.model_copy(update={"case": "error", "scores": result.scores.model_copy(
+                update={"coverage": None, "precision": None, "recall": None, "f1": None, "murgat_s": None})})
         with self._lock:
             append_line(self.results_path, result.model_dump_json())
 
@@ -82,4 +147,9 @@ class RunDir:
         return p
 
     def summary(self) -> RunSummary:
-        return RunSummary.model_validate_json((self.path / "summary.json").read_text())
+        return RunSummary.model_validate_json((self.path / "summary.json").read_text(encoding="utf-8"))
+
+
+def needs_retry(r: ResponseResult) -> bool:
+    """An item ``--retry-errors`` scores again: an error record, or judge errors left it undetermined."""
+    return r.error is not None or r.n_judge_errors > 0

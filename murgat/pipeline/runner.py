@@ -17,7 +17,7 @@ from typing import Any
 
 from media.errors import MediaError
 from media.probe import probe
-from murgat.inputs import resolve_media
+from murgat.inputs import MediaOutsideRoot, resolve_media
 from murgat.judges.replay import ReplayMiss
 from murgat.metric import FactScore, ResponseFigures, score_response, summarize_results
 from murgat.pipeline.config import ScoreConfig
@@ -71,8 +71,24 @@ async def _text_channels(ctx: ItemContext, cfg: ScoreConfig, need: bool) -> None
         ctx.screen = await asyncio.to_thread(screen_text, ctx.media, cfg.ocr_fps)
 
 
+def decompose_context(sents: Sequence[Any], i: int, n_sentences: int, n_chars: int) -> str:
+    """The text before sentence ``i`` a decomposer sees: at most ``n_sentences`` sentences and
+    ``n_chars`` characters (the end is kept, since the nearest sentences resolve references).
+
+    Bounded on purpose: the whole prefix made cost and memory quadratic in response length.
+    """
+    if n_sentences <= 0 or n_chars <= 0:
+        return ""
+    text = " ".join(s.text for s in sents[max(0, i - n_sentences) : i])
+    if len(text) > n_chars:
+        cut = text[-n_chars:]
+        space = cut.find(" ")
+        text = "…" + (cut[space + 1 :] if 0 <= space < 40 else cut)
+    return text
+
+
 async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallPool, media_root: str | Path | None,
-                       input_path: str | Path | None) -> ResponseResult:
+                       input_path: str | Path | None, allow_outside_root: bool = False) -> ResponseResult:
     rr = ResponseResult(id=item.id, video=item.media, gold=item.gold)
     extra = item.model_extra or {}
     if extra.get("system") or extra.get("model"):
@@ -83,7 +99,11 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
     if item.media is None:
         rr.error = "missing_media: the item names no media file"
         return rr
-    path = resolve_media(item, media_root, input_path)
+    try:
+        path = resolve_media(item, media_root, input_path, allow_outside_root=allow_outside_root)
+    except MediaOutsideRoot as exc:
+        rr.error = f"media_outside_root: {exc}"
+        return rr
     if path is None:
         rr.error = f"missing_media: '{item.media}' not found" + (f" under {media_root}" if media_root else "")
         return rr
@@ -91,6 +111,10 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
         info = await asyncio.to_thread(probe, path)
     except MediaError as exc:
         rr.error = f"{exc.kind}: {exc.reason}"
+        return rr
+    if len(item.response) > cfg.max_response_chars:
+        rr.error = (f"response_too_long: {len(item.response):,} characters, over --max-response-chars "
+                    f"{cfg.max_response_chars:,}")
         return rr
     n_opt = len(item.options or []) or 10
     pre = preprocess(item.response, n_opt)
@@ -132,7 +156,7 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
             fact_lists[sr.sentence.index] = (got, raw, problem or (None if got is not None else "sentence missing in answer"))
     else:
         def context(i: int) -> str:
-            return " ".join(s.text for s in sents[:i])
+            return decompose_context(sents, i, cfg.decompose_context_sentences, cfg.decompose_context_chars)
 
         outs = await asyncio.gather(*(decompose(pool, judges.decompose, sr.sentence, context(sr.sentence.index), cfg, ctx)
                                       for sr in Vc))
@@ -144,6 +168,11 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
     for sr in Vc:
         texts, raw, problem = fact_lists[sr.sentence.index]
         sr.decompose_raw = raw
+        if texts is not None and not any(str(t).strip() for t in texts):
+            # a verifiable cited sentence has at least one claim: an empty split is the
+            # decomposer failing, not a response with nothing to check (never a silent 0)
+            texts, problem = None, "the decomposer returned no facts for a verifiable cited sentence"
+            rr.n_empty_decompositions += 1
         if texts is None:
             fact = AtomicFact(index=next_index, sentence_index=sr.sentence.index, text=sr.sentence.text,
                               citations=list(sr.sentence.citations))
@@ -178,7 +207,20 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
         rr.scores, rr.case = Scores(), "undetermined"
     rr.sentences = results
     rr.judge_calls = len(ctx.calls)
-    rr.cache_hits = sum(1 for c in ctx.calls if c.cached)
+    rr.cache_hits = sum(1 for c in ctx.calls if c.cached and not c.deduplicated)
+    rr.deduplicated = sum(1 for c in ctx.calls if c.deduplicated)
+    causes: dict[str, int] = {}
+    for sr in results:
+        if sr.verify_verdict in ("unknown", "unparseable", "error"):
+            causes[sr.verify_verdict] = causes.get(sr.verify_verdict, 0) + 1
+        for fv in sr.verdicts:
+            for call in fv.calls:
+                if call.verdict in ("unknown", "unparseable", "error"):
+                    causes[call.verdict] = causes.get(call.verdict, 0) + 1
+    rr.undetermined_causes = dict(sorted(causes.items()))
+    rr.n_judge_errors = sum(1 for c in ctx.calls if c.error and not c.blocked) + sum(
+        1 for sr in results for fv in sr.verdicts for call in fv.calls
+        if call.verdict == "error" and (call.error or "").startswith("evidence"))
     return rr
 
 
@@ -192,9 +234,14 @@ async def run_items(
     input_path: str | Path | None = None,
     item_concurrency: int = 8,
     retry_errors: bool = False,
+    allow_outside_root: bool = False,
     on_item: Callable[[ResponseResult], None] | None = None,
 ) -> tuple[list[ResponseResult], CallPool]:
-    """Score the items not yet in ``rundir`` and append each result as it finishes."""
+    """Score the items not yet in ``rundir`` and append each result as it finishes.
+
+    A failure to append a result (:class:`~murgat.jsonl.ResultsWriteError`) stops the run:
+    what was written stays intact, and the caller reports it.
+    """
     done = rundir.finished_ids(retry_errors)
     todo = [it for it in items if it.id not in done]
     pool = CallPool()
@@ -204,7 +251,7 @@ async def run_items(
     async def one(item: Item) -> None:
         async with sem:
             try:
-                rr = await process_item(item, cfg, judges, pool, media_root, input_path)
+                rr = await process_item(item, cfg, judges, pool, media_root, input_path, allow_outside_root)
             except ReplayMiss:
                 raise
             except Exception as exc:

@@ -64,7 +64,7 @@ class CallPool:
         if fut is not None:
             self.deduplicated += 1
             out = await asyncio.shield(fut)
-            return out.model_copy(update={"cached": True})
+            return out.model_copy(update={"cached": True, "deduplicated": True})
         fut = asyncio.get_running_loop().create_future()
         self._inflight[key] = fut
         try:
@@ -72,8 +72,11 @@ class CallPool:
         except BaseException as exc:
             fut.set_exception(exc)
             fut.exception()  # mark retrieved
-            self._inflight.pop(key, None)
             raise
+        finally:
+            # forget finished requests (memory stays flat on long runs); a later identical
+            # request is served by the response cache instead
+            self._inflight.pop(key, None)
         fut.set_result(out)
         return out
 

@@ -91,11 +91,11 @@ def _answer(req) -> str:
     return "yes"
 
 
-def _run(items: list[Item], tmp: Path, media: Path, **cfg_kw):
+def _run(items: list[Item], tmp: Path, media: Path, allow_outside_root: bool = False, **cfg_kw):
     j = ScriptedJudge(_answer)
     rd = RunDir(tmp)
     cfg = _cfg(**cfg_kw)
-    fresh, _ = asyncio.run(run_items(items, cfg, Judges(j, j, j), rd, media_root=media))
+    fresh, _ = asyncio.run(run_items(items, cfg, Judges(j, j, j), rd, media_root=media, allow_outside_root=allow_outside_root))
     return {r.id: r for r in fresh}, summarize_run(rd, cfg)
 
 
@@ -112,7 +112,7 @@ def test_bad_items_are_recorded_and_the_rest_finish(tmp_path: Path, example_medi
         Item(id="long", media="friday.mp4", response=long_text),
         Item(id="nomedia", response="x"),
     ]
-    res, summary = _run(items, tmp_path / "run", example_media)
+    res, summary = _run(items, tmp_path / "run", example_media, allow_outside_root=True)
     assert res["ok"].error is None and res["ok"].scores.murgat_s == 1.0
     assert res["missing"].error.startswith("missing_media") and "nope.mp4" in res["missing"].error
     assert res["corrupt"].error.startswith("corrupt_media")

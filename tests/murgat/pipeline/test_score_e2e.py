@@ -119,7 +119,7 @@ def test_scores_match_hand_computed_values(setup, tmp_path: Path, example_media:
     assert 0 <= summary["murgat_s"]["ci_low"] <= summary["murgat_s"]["ci_high"] <= 1
     assert summary["accuracy"]["value"] == 0.5
     # calls: friday 4 verify + 3 decompose + (1 + 1 + 3 + 3) entail; nasa 3 + 2 + 2
-    assert summary["extra"]["sent"] == 4 + 3 + 8 + 3 + 2 + 2
+    assert summary["extra"]["this_invocation"]["sent"] == 4 + 3 + 8 + 3 + 2 + 2 == summary["sent"]
     assert (out / "report.html").exists() and json.loads((out / "config.json").read_text())["fingerprint"]
 
 
@@ -132,7 +132,7 @@ def test_rerun_resumes_with_no_new_calls(setup, tmp_path: Path, example_media: P
     first = (out / "results.jsonl").read_text()
     assert main(args) == 0
     assert (out / "results.jsonl").read_text() == first
-    assert json.loads((out / "summary.json").read_text())["extra"]["sent"] == 0
+    assert json.loads((out / "summary.json").read_text())["extra"]["this_invocation"]["sent"] == 0
 
 
 def test_changed_settings_are_refused_on_resume(setup, tmp_path: Path, example_media: Path) -> None:
