@@ -158,11 +158,17 @@ def transcribe(
     backend: str = "faster-whisper",
     beam_size: int = 5,
     vad_filter: bool = True,
-    compute_type: str = "int8",
+    compute_type: str | None = None,
     threads: int = 2,
     cache: MediaCache | None = None,
 ) -> Transcript:
-    """Transcribe the file's audio with word timestamps (cached)."""
+    """Transcribe the file's audio with word timestamps (cached).
+
+    ``compute_type`` defaults to ``$MURGAT_ASR_COMPUTE`` or ``int8``; running the test suite
+    once with ``float32`` and once with ``int8`` shows which tests would depend on one exact
+    decoding (none may).
+    """
+    compute_type = compute_type or os.environ.get("MURGAT_ASR_COMPUTE", "int8")
     track = load_audio(path)
     model_dir = resolve_model(model)
     cache = cache or default_cache()

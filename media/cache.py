@@ -17,6 +17,7 @@ import contextlib
 import hashlib
 import json
 import os
+import sys
 import tempfile
 import threading
 from collections.abc import Callable
@@ -70,6 +71,8 @@ class MediaCache:
         self.hits = 0
         self.misses = 0
         self._writes = 0
+        self._warned = False
+        self._fallback: Path | None = None
 
     def path(self, namespace: str, key: str, suffix: str) -> Path:
         return self.root / namespace / key[:2] / f"{key}{suffix}"
@@ -88,13 +91,30 @@ class MediaCache:
         return None
 
     def get_or_create(self, namespace: str, key: str, suffix: str, produce: Callable[[Path], None]) -> Path:
-        """Return the entry, producing it with ``produce(tmp_path)`` when missing."""
+        """Return the entry, producing it with ``produce(tmp_path)`` when missing.
+
+        When the cache folder cannot be written (read-only, full, not a folder) the entry is
+        made in a private temporary folder instead and a warning is printed once: a broken
+        cache slows a run down but never fails it.
+        """
         found = self.lookup(namespace, key, suffix)
         if found is not None:
             return found
-        final = self.path(namespace, key, suffix)
+        try:
+            return self._create(self.path(namespace, key, suffix), produce)
+        except OSError as exc:
+            if not self._warned:
+                self._warned = True
+                print(f"warning: media cache {self.root} cannot be written ({exc.strerror or exc}); "
+                      "decoded media are kept in a temporary folder for this process only", file=sys.stderr)
+            if self._fallback is None:
+                self._fallback = Path(tempfile.mkdtemp(prefix="murgat-nocache-"))
+            fb = self._fallback / namespace / key[:2] / f"{key}{suffix}"
+            return fb if fb.exists() else self._create(fb, produce, evict=False)
+
+    def _create(self, final: Path, produce: Callable[[Path], None], evict: bool = True) -> Path:
         final.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=suffix, dir=final.parent)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=final.suffix, dir=final.parent)
         os.close(fd)
         try:
             produce(Path(tmp))
@@ -102,9 +122,11 @@ class MediaCache:
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
-        self._writes += 1
-        if self._writes % self.evict_every == 0:
-            self.maybe_evict()
+        if evict:
+            self._writes += 1
+            if self._writes % self.evict_every == 0:
+                with contextlib.suppress(OSError):
+                    self.maybe_evict()
         return final
 
     def put_bytes(self, namespace: str, key: str, suffix: str, data: bytes) -> Path:

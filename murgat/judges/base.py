@@ -238,6 +238,7 @@ class Judge(ABC):
         started = time.monotonic()
         deadline = started + cfg.max_retry_time_s
         retries = 0
+        waited = 0.0
         last: JudgeError | None = None
         gave_up = ""
         for attempt in range(cfg.retries + 1):
@@ -255,11 +256,14 @@ class Judge(ABC):
                 if err.retry_after is not None:
                     # honour the server's wait, but never past the backoff ceiling
                     delay = max(delay, min(err.retry_after, cfg.backoff_max_s))
-                if time.monotonic() + delay >= deadline:
+                # time spent so far: the real clock, or the waits themselves when sleep is simulated
+                spent = max(time.monotonic() - started, waited)
+                if spent + delay > cfg.max_retry_time_s:
                     gave_up = f"; gave up: retrying would pass --max-retry-time {cfg.max_retry_time_s:g} s"
                     break
                 retries += 1
                 self.stats.retries += 1
+                waited += delay
                 await self._sleep(delay)
                 continue
             self.stats.calls += 1

@@ -159,3 +159,26 @@ def test_group_round_trip(entries: list[tuple[str, float, float]]) -> None:
     cites = [make_citation(m, min(a, b), max(a, b)) for m, a, b in entries]
     back = parse_citations(format_group(cites))
     assert [c.key() for c in back] == [c.key() for c in cites]
+
+
+# Hardening: absurd numbers are invalid citations with a reason; only ASCII digits are times.
+
+
+def test_absurd_numbers_are_invalid_citations_not_crashes() -> None:
+    huge = "9" * 309
+    (c,) = parse_citations(f"He waves ({'visual'}, {huge}s).")
+    assert not c.valid and "too long to be a timestamp" in (c.reason or "")
+    (c,) = parse_citations("He waves (visual, 99999999s).")
+    assert not c.valid and "beyond any media length" in (c.reason or "")
+    (c,) = parse_citations(f"He waves (audio, 0:01-{huge}s).")
+    assert not c.valid
+
+
+@pytest.mark.parametrize("text", [
+    "He waves (visual, ٠:١٢).",  # Arabic-Indic digits
+    "He waves (visual, ０:１２).",  # full-width digits
+    "He waves (visual, ۰:۱۲-۰:۱۴).",  # extended Arabic-Indic
+])
+def test_non_ascii_digits_are_not_times(text: str) -> None:
+    """Decision (README, Citations): timestamps are ASCII digits; other digits make prose, not a citation."""
+    assert parse_citations(text) == []

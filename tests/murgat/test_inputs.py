@@ -62,3 +62,28 @@ def test_resolve_media_by_id_and_extension(tmp_path: Path) -> None:
     (it,) = load_items(p)
     assert resolve_media(it, tmp_path / "media", p) == tmp_path / "media" / "vid1.mp4"
     assert resolve_media(it.model_copy(update={"media": "nope"}), tmp_path / "media", p) is None
+
+
+def test_deeply_nested_line_is_a_clear_input_error(tmp_path: Path) -> None:
+    p = tmp_path / "deep.jsonl"
+    p.write_text('{"id": "ok", "response": "x"}\n' + "[" * 200_000 + "]" * 200_000 + "\n")
+    with pytest.raises(InputError, match=r"line 2: not valid JSON \(JSON nested too deeply\)"):
+        load_items(p)
+
+
+def test_raw_line_separators_inside_strings_are_valid_input(tmp_path: Path) -> None:
+    p = tmp_path / "u.jsonl"
+    p.write_text(json.dumps({"id": "u", "response": "a\u2028b\u2029c\u0085d"}, ensure_ascii=False) + "\n", encoding="utf-8")
+    (item,) = load_items(p)
+    assert item.response == "a\u2028b\u2029c\u0085d"
+
+
+def test_validate_survives_absurd_times(tmp_path: Path, example_media: Path, capsys) -> None:
+    from murgat.cli import main
+
+    p = tmp_path / "v.jsonl"
+    p.write_text(json.dumps({"id": "big", "media": "friday.mp4", "response": f"He waves (visual, {'9' * 309}s)."}) + "\n"
+                 + json.dumps({"id": "ok", "media": "friday.mp4", "response": "He waves (visual, 0:01)."}) + "\n")
+    assert main(["validate", str(p), "--media-root", str(example_media), "--json"]) == 0
+    out = capsys.readouterr().out
+    assert "too long to be a timestamp" in out and '"ok"' in out

@@ -1,0 +1,66 @@
+"""A stand-in OpenAI-compatible server on 127.0.0.1 for command-line tests.
+
+It speaks the Chat Completions wire format (``POST /v1/chat/completions`` →
+``chat.completion`` objects; errors as JSON bodies with HTTP status codes), so the real
+``openai`` SDK and murgat's real HTTP path are exercised end to end. Answers follow the
+murgat prompt in the request: a decomposition prompt gets ``{"facts": [...]}``, any other
+question gets ``yes``. ``mode = "fail"`` answers 503 to everything.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class StandIn:
+    def __init__(self) -> None:
+        self.mode = "ok"
+        self.requests: list[dict[str, Any]] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *a: Any) -> None:  # quiet
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                outer.requests.append(body)
+                if outer.mode == "fail":
+                    self._send(503, {"error": {"message": "overloaded", "type": "server_error", "code": 503}})
+                    return
+                text = "yes"
+                prompt = " ".join(p.get("text", "") for m in body.get("messages", []) for p in
+                                  (m["content"] if isinstance(m["content"], list) else [{"text": m["content"]}]))
+                if "atomic facts" in prompt:
+                    text = json.dumps({"facts": ["The woman speaks on the phone."]})
+                self._send(200, {
+                    "id": "chatcmpl-x", "object": "chat.completion", "created": 1, "model": body.get("model", "m"),
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11},
+                })
+
+            def _send(self, code: int, doc: dict[str, Any]) -> None:
+                data = json.dumps(doc).encode()
+                self.send_response(code)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __enter__(self) -> StandIn:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()
