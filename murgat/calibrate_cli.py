@@ -43,7 +43,7 @@ def _cmd(args: argparse.Namespace) -> int:
     doc: dict[str, Any] = {"labels": args.human, "n_labels": len(labels), "runs": {}}
     results_by_run = {}
     for run in args.run or []:
-        rd = RunDir(run)
+        rd = RunDir(run, repair=False)
         if not rd.results_path.exists():
             print(f"error: {run} has no results.jsonl", file=sys.stderr)
             return 2

@@ -351,10 +351,12 @@ def _cmd_summarize(args: argparse.Namespace) -> int:
 
     runs = []
     for path in args.runs:
-        rd = RunDir(path)
-        if not (rd.path / "summary.json").exists():
+        if not (Path(path) / "summary.json").exists():
             print(f"error: {path} has no summary.json (run murgat score first)", file=sys.stderr)
             return 2
+        rd = RunDir(path, repair=False)
+        for note in rd.notices:
+            print(f"warning: {note}", file=sys.stderr)
         runs.append((str(path), rd.latest_results(), rd.summary()))
     doc = compare(runs, n_resamples=args.bootstrap, seed=args.seed)
     if args.json:

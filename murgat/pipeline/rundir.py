@@ -61,12 +61,19 @@ def canonical_json(value: Any) -> Any:
 
 
 class RunDir:
-    def __init__(self, path: str | Path) -> None:
+    """One run folder. ``repair=True`` (the lock holder, i.e. ``score``) cuts a torn tail and
+    moves corrupt lines aside; readers such as ``summarize`` pass ``repair=False`` and only
+    skip such lines, because a live run may be writing the file at that moment."""
+
+    def __init__(self, path: str | Path, repair: bool = True) -> None:
         self.path = Path(path)
-        self.path.mkdir(parents=True, exist_ok=True)
+        self.repair = repair
+        if repair:
+            self.path.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self.notices: list[str] = []
-        cut_torn_tail(self.results_path)
+        if repair:
+            cut_torn_tail(self.results_path)
         self._scan()
 
     @property
@@ -90,7 +97,11 @@ class RunDir:
                 out.append(ResponseResult.model_validate(rec))
             except ValidationError as exc:
                 bad.append(BadLine(lineno, json.dumps(rec, ensure_ascii=False), f"not a result record ({exc.errors()[0]['msg']})"))
-        if bad:
+        if bad and not self.repair:
+            if not self.notices:
+                self.notices.append(f"{self.results_path}: {len(bad)} line(s) that are not results were skipped "
+                                    f"(line {bad[0].lineno}: {bad[0].reason})")
+        elif bad:
             quarantine_lines(self.results_path, bad, self.corrupt_path)
             where = ", ".join(str(b.lineno) for b in bad[:10]) + (" …" if len(bad) > 10 else "")
             self.notices.append(

@@ -392,3 +392,31 @@ def test_summary_call_vocabulary_adds_up(tmp_path, example_media, capsys) -> Non
     assert s["sent"] + s["cache_hits"] + s["deduplicated"] == s["judge_calls"]
     assert s["sent"] == now["sent"] == 3 and s["cache_hits"] == now["cache_hits"]
     assert s["deduplicated"] == now["deduplicated"]
+
+
+def test_summarize_never_rewrites_a_folder_a_live_run_may_be_writing(tmp_path, example_media, capsys) -> None:
+    inp = _inputs(tmp_path, [{"id": "a", "media": "friday.mp4", "response": "She talks (audio, 0:01-0:03)."}])
+    out = tmp_path / "run"
+    assert _score(inp, out, f"replay:{_cassette(tmp_path)}", example_media) == 0
+    with open(out / "results.jsonl", "a") as f:
+        f.write('{"id": "b", "scores": {')  # a line being written right now by another process
+    before = (out / "results.jsonl").read_bytes()
+    capsys.readouterr()
+    assert main(["summarize", str(out), "--json"]) == 0
+    assert (out / "results.jsonl").read_bytes() == before and "skipped" in capsys.readouterr().err
+
+
+def test_labels_and_cassettes_keep_line_separators(tmp_path) -> None:
+    from human_eval.labels import load_labels
+    from murgat.judges.replay import ReplayJudge
+
+    cas = tmp_path / "c.jsonl"
+    cas.write_text(json.dumps({"match": {"task": "verify", "inputs": {"sentence": BREAKERS}}, "output": {"text": "yes"}},
+                              ensure_ascii=False) + "\n", encoding="utf-8")
+    j = ReplayJudge(str(cas))
+    assert len(j.partial["verify"]) == 1
+    labels = tmp_path / "l.jsonl"
+    labels.write_text(json.dumps({"id": "r1", "annotator": "a", "sentences": [{"index": 0, "text": BREAKERS}]},
+                                 ensure_ascii=False) + "\n", encoding="utf-8")
+    (got,) = load_labels(labels)
+    assert got.sentences[0].text == BREAKERS
