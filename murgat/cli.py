@@ -74,7 +74,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from murgat.validate import validate_file
 
     try:
-        reports = validate_file(args.input, args.media_root)
+        reports = validate_file(args.input, args.media_root, args.allow_media_outside_root)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -117,9 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--media-root", default=None, help="folder in which media names/ids are resolved")
     p.add_argument("--json", action="store_true")
     p.add_argument("--strict", action="store_true", help="exit 1 when any item has a problem")
+    p.add_argument("--allow-media-outside-root", action="store_true",
+                   help="read media wherever the input names it (default: only inside --media-root)")
     p.set_defaults(func=_cmd_validate)
 
-    for mod in ("murgat.media_cli", "murgat.pipeline.cli", "murgat.generation.cli", "murgat.calibrate_cli"):
+    for mod in ("murgat.media_cli", "murgat.pipeline.cli", "murgat.generation.cli", "programs.cli", "murgat.calibrate_cli"):
         try:
             module = __import__(mod, fromlist=["register"])
         except ModuleNotFoundError as exc:

@@ -95,5 +95,6 @@ def validate_item(item: Item, media_root: str | Path | None, input_path: str | P
     return rep
 
 
-def validate_file(path: str | Path, media_root: str | Path | None = None) -> list[ItemReport]:
-    return [validate_item(it, media_root, path) for it in load_items(path)]
+def validate_file(path: str | Path, media_root: str | Path | None = None,
+                  allow_outside_root: bool = False) -> list[ItemReport]:
+    return [validate_item(it, media_root, path, allow_outside_root) for it in load_items(path)]

@@ -1,0 +1,457 @@
+"""A small interpreter that walks a checked program's AST; Python never runs the program.
+
+The interpreter evaluates only the node kinds :mod:`programs.safety` allows. Its one way
+to affect the world is the :class:`Api` it is given (find / describe / synthesize); every
+other value is a plain str, int, float, bool, None, list, dict or :class:`TimeRange`.
+Budgets are enforced as it goes: interpreter steps, operation calls, wall time, and the
+size of every string, list and integer it makes (so ``"a" * 10**9`` and growing a list
+in a loop stop at the limit instead of eating memory).
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from programs.safety import BUILTINS, ENTRY, Checked, Limits
+
+
+class ProgramStopped(RuntimeError):
+    """The program broke a budget or a rule while running; the message says which."""
+
+    def __init__(self, message: str, node: ast.AST | None = None) -> None:
+        line = getattr(node, "lineno", None)
+        super().__init__(f"line {line}: {message}" if line is not None else message)
+        self.line = line
+
+
+@dataclass(frozen=True)
+class TimeRange:
+    """A span of the media found or named by a program (seconds)."""
+
+    start: float
+    end: float
+    modality: str | None = None
+    source: str = "planner"
+
+    def __str__(self) -> str:
+        from murgat.citations import format_time
+
+        return f"{format_time(self.start)}-{format_time(self.end)}"
+
+
+class Api:
+    """What a program can do. Subclasses implement the three operations."""
+
+    async def find(self, query: str, modality: str) -> list[TimeRange]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    async def describe(self, ranges: Any, modality: str, instruction: str) -> str:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    async def synthesize(self, instruction: str, options: list[str] | None = None) -> str:  # pragma: no cover
+        raise NotImplementedError
+
+
+_BINOPS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+}
+_CMPOPS: dict[type, Callable[[Any, Any], bool]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
+    ast.GtE: operator.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+    ast.Is: operator.is_, ast.IsNot: operator.is_not,
+}
+_PLAIN = (str, int, float, bool, type(None), TimeRange)
+
+
+class _Return(Exception):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+class Interpreter:
+    """Runs one checked program against an :class:`Api`, within :class:`Limits`."""
+
+    def __init__(self, api: Api, limits: Limits | None = None, options: list[str] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.api = api
+        self.lim = limits or Limits()
+        self.options = list(options or [])
+        self.steps = 0
+        self.ops = 0
+        self.clock = clock
+        self.started = 0.0
+        self.env: dict[str, Any] = {}
+        self._weights: dict[int, tuple[Any, int]] = {}
+
+    # ----- budgets -----
+    def _tick(self, node: ast.AST) -> None:
+        self.steps += 1
+        if self.steps > self.lim.max_steps:
+            raise ProgramStopped(f"more than {self.lim.max_steps} interpreter steps", node)
+        if self.steps % 64 == 0 and self.clock() - self.started > self.lim.max_seconds:
+            raise ProgramStopped(f"ran longer than {self.lim.max_seconds:g} s", node)
+
+    def _weight(self, value: Any) -> int:
+        """Size of a value counting shared parts each time they appear (what str() or == would
+        walk): ``a = [a, a]`` repeated doubles it, so nesting cannot hide exponential size."""
+        if isinstance(value, str):
+            return 1 + len(value) // 100
+        if not isinstance(value, list | tuple | dict):
+            return 1
+        memo = self._weights.get(id(value))
+        if memo is not None and memo[0] is value:
+            return memo[1]
+        items = list(value.items()) if isinstance(value, dict) else list(value)
+        total = 1
+        for it in items:
+            total += sum(self._weight(x) for x in it) if isinstance(value, dict) else self._weight(it)
+            if total > self.lim.max_weight:
+                break
+        self._weights[id(value)] = (value, total)
+        return total
+
+    def _sized(self, value: Any, node: ast.AST) -> Any:
+        if isinstance(value, str) and len(value) > self.lim.max_str:
+            raise ProgramStopped(f"string longer than {self.lim.max_str} characters", node)
+        if isinstance(value, list | tuple | dict):
+            if len(value) > self.lim.max_list:
+                raise ProgramStopped(f"list longer than {self.lim.max_list} items", node)
+            if self._weight(value) > self.lim.max_weight:
+                raise ProgramStopped(f"nested value larger than {self.lim.max_weight} parts", node)
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > self.lim.max_int:
+            raise ProgramStopped(f"integer beyond {self.lim.max_int}", node)
+        if isinstance(value, float) and (value != value or abs(value) == float("inf")):
+            raise ProgramStopped("non-finite number", node)
+        return value
+
+    def _op(self, node: ast.AST) -> None:
+        self.ops += 1
+        if self.ops > self.lim.max_ops:
+            raise ProgramStopped(f"more than {self.lim.max_ops} operation calls", node)
+
+    # ----- entry points -----
+    async def run(self, checked: Checked) -> Any:
+        """Run a logic program's ``execute_command`` or a narrative program's statements."""
+        try:
+            return await self._run(checked)
+        except (RecursionError, MemoryError) as exc:
+            raise ProgramStopped(f"values nested or grown past the interpreter's limits ({type(exc).__name__})") from None
+
+    async def _run(self, checked: Checked) -> Any:
+        self.started = self.clock()
+        if checked.kind == "logic":
+            assert checked.entry is not None
+            params = [a.arg for a in checked.entry.args.args]
+            values = ["video", self.options][: len(params)]
+            self.env = dict(zip(params, values, strict=True))
+            if len(params) >= 1:
+                self.env[params[0]] = _VIDEO
+            try:
+                await self._block(checked.entry.body)
+            except _Return as r:
+                return r.value
+            return None
+        self.env = {"video": _VIDEO, "options": self.options}
+        last = None
+        for stmt in checked.tree.body:
+            try:
+                await self._stmt(stmt)
+            except _Return as r:
+                return r.value
+            if isinstance(stmt, ast.Expr):
+                last = self.env.get("_")
+        return last
+
+    # ----- statements -----
+    async def _block(self, body: list[ast.stmt]) -> None:
+        for s in body:
+            await self._stmt(s)
+
+    async def _stmt(self, s: ast.stmt) -> None:
+        self._tick(s)
+        if isinstance(s, ast.Expr):
+            self.env["_"] = await self._eval(s.value)
+        elif isinstance(s, ast.Assign):
+            value = await self._eval(s.value)
+            for t in s.targets:
+                self._assign(t, value)
+        elif isinstance(s, ast.AugAssign):
+            cur = self._name(s.target.id, s) if isinstance(s.target, ast.Name) else None
+            value = await self._eval(s.value)
+            self._assign(s.target, self._binop(type(s.op), cur, value, s))
+        elif isinstance(s, ast.If):
+            if await self._eval(s.test):
+                await self._block(s.body)
+            else:
+                await self._block(s.orelse)
+        elif isinstance(s, ast.For):
+            it = await self._eval(s.iter)
+            if not isinstance(it, list | tuple | str | dict):
+                raise ProgramStopped(f"cannot loop over {type(it).__name__}", s)
+            for v in list(it):
+                self._tick(s)
+                self._assign(s.target, v)
+                try:
+                    await self._block(s.body)
+                except _Break:
+                    break
+                except _Continue:
+                    continue
+        elif isinstance(s, ast.Return):
+            raise _Return(await self._eval(s.value) if s.value is not None else None)
+        elif isinstance(s, ast.Break):
+            raise _Break
+        elif isinstance(s, ast.Continue):
+            raise _Continue
+        elif isinstance(s, ast.Pass):
+            return
+        else:  # pragma: no cover - the checker refuses everything else
+            raise ProgramStopped(f"{type(s).__name__} cannot run", s)
+
+    def _assign(self, target: ast.AST, value: Any) -> None:
+        if isinstance(target, ast.Name):
+            if target.id in ("video",) or target.id in BUILTINS:
+                raise ProgramStopped(f"cannot rebind {target.id!r}", target)
+            self.env[target.id] = value
+            return
+        if isinstance(target, ast.Tuple | ast.List):
+            if not isinstance(value, list | tuple) or len(value) != len(target.elts):
+                raise ProgramStopped("cannot unpack", target)
+            for t, v in zip(target.elts, value, strict=True):
+                self._assign(t, v)
+            return
+        raise ProgramStopped("bad assignment target", target)  # pragma: no cover
+
+    def _name(self, name: str, node: ast.AST) -> Any:
+        if name in self.env:
+            return self.env[name]
+        raise ProgramStopped(f"name {name!r} is not defined", node)
+
+    # ----- expressions -----
+    async def _eval(self, e: ast.expr) -> Any:
+        self._tick(e)
+        if isinstance(e, ast.Constant):
+            return e.value
+        if isinstance(e, ast.Name):
+            return self._name(e.id, e)
+        if isinstance(e, ast.List | ast.Tuple):
+            return self._sized([await self._eval(x) for x in e.elts], e)
+        if isinstance(e, ast.Dict):
+            out = {}
+            for k, v in zip(e.keys, e.values, strict=True):
+                if k is None:
+                    raise ProgramStopped("no ** in dict displays", e)
+                key = await self._eval(k)
+                if not isinstance(key, str | int | float | bool | type(None)):
+                    raise ProgramStopped("dict keys must be plain values", e)
+                out[key] = await self._eval(v)
+            return self._sized(out, e)
+        if isinstance(e, ast.JoinedStr):
+            parts = []
+            for v in e.values:
+                if isinstance(v, ast.Constant):
+                    parts.append(str(v.value))
+                else:
+                    assert isinstance(v, ast.FormattedValue)
+                    val = await self._eval(v.value)
+                    parts.append(self._format(val, v))
+                self._sized("".join(parts), e)
+            return "".join(parts)
+        if isinstance(e, ast.BinOp):
+            return self._binop(type(e.op), await self._eval(e.left), await self._eval(e.right), e)
+        if isinstance(e, ast.UnaryOp):
+            v = await self._eval(e.operand)
+            if isinstance(e.op, ast.Not):
+                return not v
+            if not isinstance(v, int | float) or isinstance(v, bool):
+                raise ProgramStopped("unary minus/plus on a non-number", e)
+            return -v if isinstance(e.op, ast.USub) else +v
+        if isinstance(e, ast.BoolOp):
+            val: Any = None
+            for x in e.values:
+                val = await self._eval(x)
+                if isinstance(e.op, ast.And) and not val:
+                    return val
+                if isinstance(e.op, ast.Or) and val:
+                    return val
+            return val
+        if isinstance(e, ast.Compare):
+            left = await self._eval(e.left)
+            for op, comp in zip(e.ops, e.comparators, strict=True):
+                right = await self._eval(comp)
+                try:
+                    ok = _CMPOPS[type(op)](left, right)
+                except TypeError as exc:
+                    raise ProgramStopped(f"cannot compare: {exc}", e) from None
+                if not ok:
+                    return False
+                left = right
+            return True
+        if isinstance(e, ast.IfExp):
+            return await self._eval(e.body) if await self._eval(e.test) else await self._eval(e.orelse)
+        if isinstance(e, ast.Subscript):
+            base = await self._eval(e.value)
+            if isinstance(e.slice, ast.Slice):
+                lo = await self._eval(e.slice.lower) if e.slice.lower else None
+                hi = await self._eval(e.slice.upper) if e.slice.upper else None
+                st = await self._eval(e.slice.step) if e.slice.step else None
+                if not isinstance(base, list | tuple | str):
+                    raise ProgramStopped("slicing needs a list or a string", e)
+                return base[slice(lo, hi, st)]
+            key = await self._eval(e.slice)
+            try:
+                return base[key]
+            except (KeyError, IndexError, TypeError) as exc:
+                raise ProgramStopped(f"bad index {key!r}: {type(exc).__name__}", e) from None
+        if isinstance(e, ast.Call):
+            return await self._call(e)
+        if isinstance(e, ast.Attribute):
+            raise ProgramStopped("attributes can only be called", e)
+        raise ProgramStopped(f"{type(e).__name__} cannot be evaluated", e)  # pragma: no cover
+
+    def _format(self, val: Any, v: ast.FormattedValue) -> str:
+        if not isinstance(val, (*_PLAIN, list, dict, tuple)):
+            raise ProgramStopped("only plain values can be formatted", v)
+        if v.conversion == ord("r"):
+            return repr(val)
+        if v.format_spec is not None:
+            spec = "".join(str(c.value) for c in v.format_spec.values if isinstance(c, ast.Constant))
+            if len(spec) > 10 or not all(ch in "0123456789.<>^+-fdegs%," for ch in spec):
+                raise ProgramStopped("format spec not allowed", v)
+            try:
+                return format(val, spec)
+            except (ValueError, TypeError) as exc:
+                raise ProgramStopped(f"bad format spec: {exc}", v) from None
+        return str(val)
+
+    def _binop(self, op: type, a: Any, b: Any, node: ast.AST) -> Any:
+        if op is ast.Mult and (isinstance(a, str | list | tuple) or isinstance(b, str | list | tuple)):
+            n = b if isinstance(a, str | list | tuple) else a
+            seq = a if isinstance(a, str | list | tuple) else b
+            if not isinstance(n, int) or len(seq) * max(0, n) > self.lim.max_str:
+                raise ProgramStopped("repetition beyond the size limit", node)
+        if op is ast.Mod and isinstance(a, str):
+            raise ProgramStopped("%-formatting of strings is not allowed (use f-strings)", node)
+        for v in (a, b):
+            if not isinstance(v, str | int | float | list | tuple | type(None)):
+                raise ProgramStopped(f"no arithmetic on {type(v).__name__}", node)
+        try:
+            return self._sized(_BINOPS[op](a, b), node)
+        except (TypeError, ZeroDivisionError, OverflowError) as exc:
+            raise ProgramStopped(f"{type(exc).__name__}: {exc}", node) from None
+
+    async def _call(self, e: ast.Call) -> Any:
+        args = [await self._eval(a) for a in e.args]
+        kwargs = {k.arg: await self._eval(k.value) for k in e.keywords if k.arg is not None}
+        f = e.func
+        if isinstance(f, ast.Attribute):
+            if self._name(f.value.id, f) is not _VIDEO:  # type: ignore[attr-defined]
+                raise ProgramStopped("methods exist only on video", e)
+            name = {"query": "describe"}.get(f.attr, f.attr)
+            if f.attr == "query":  # video.query(time, question, modality) → describe(ranges, modality, instruction)
+                args, kwargs = _query_args(args, kwargs)
+        else:
+            name = f.id  # type: ignore[union-attr]
+        if name in ("find", "describe", "synthesize", "answer_question"):
+            self._op(e)
+            try:
+                return await self._api(name, args, kwargs)
+            except TypeError as exc:
+                raise ProgramStopped(f"{name}: {exc}", e) from None
+        return self._builtin(name, args, kwargs, e)
+
+    async def _api(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        if name == "find":
+            return await _call_with(self.api.find, ("query", "modality"), args, kwargs)
+        if name == "describe":
+            return await _call_with(self.api.describe, ("ranges", "modality", "instruction"), args, kwargs)
+        if name == "answer_question":  # answer_question(question, evidence, options) → synthesize
+            q = kwargs.get("question", args[0] if args else "")
+            opts = kwargs.get("options", args[2] if len(args) > 2 else None)
+            return await self.api.synthesize(str(q), _as_options(opts) or self.options)
+        opts = kwargs.get("options", args[1] if len(args) > 1 else None)
+        return await self.api.synthesize(str(kwargs.get("instruction", args[0] if args else "")),
+                                         _as_options(opts) or self.options)
+
+    def _builtin(self, name: str, args: list[Any], kwargs: dict[str, Any], e: ast.AST) -> Any:
+        if kwargs and name not in ("sorted", "round"):
+            raise ProgramStopped(f"{name} takes no keyword arguments here", e)
+        try:
+            if name == "range":
+                r = range(*[int(a) for a in args])
+                if len(r) > self.lim.max_range:
+                    raise ProgramStopped(f"range longer than {self.lim.max_range}", e)
+                return list(r)
+            if name == "enumerate":
+                return self._sized([[i, v] for i, v in enumerate(args[0])], e)
+            if name == "sorted":
+                if set(kwargs) - {"reverse"}:
+                    raise ProgramStopped("sorted takes only reverse=", e)
+                return sorted(args[0], reverse=bool(kwargs.get("reverse", False)))
+            if name == "list":
+                return self._sized(list(args[0]) if args else [], e)
+            if name == "str" and args and not isinstance(args[0], (*_PLAIN, list, dict, tuple)):
+                raise ProgramStopped("str() of this value is not allowed", e)
+            fn: Callable[..., Any] = {"len": len, "str": str, "int": int, "float": float, "min": min, "max": max,
+                                      "abs": abs, "round": round, "sum": sum, "bool": bool}[name]
+            return self._sized(fn(*args, **kwargs), e)
+        except ProgramStopped:
+            raise
+        except (TypeError, ValueError, KeyError, OverflowError) as exc:
+            raise ProgramStopped(f"{name}(): {exc}", e) from None
+
+
+class _Video:
+    """The ``video`` a logic program receives: it has methods and nothing else."""
+
+    def __repr__(self) -> str:
+        return "<video>"
+
+
+_VIDEO = _Video()
+
+
+def _as_options(v: Any) -> list[str] | None:
+    if isinstance(v, list | tuple):
+        return [str(x) for x in v]
+    return None
+
+
+def _query_args(args: list[Any], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    time_ = kwargs.pop("time", args[0] if args else None)
+    question = kwargs.pop("question", args[1] if len(args) > 1 else "Describe what happens.")
+    modality = kwargs.pop("modality", args[2] if len(args) > 2 else "visual")
+    return [time_, modality, question], {}
+
+
+async def _call_with(fn: Callable[..., Awaitable[Any]], names: tuple[str, ...], args: list[Any],
+                     kwargs: dict[str, Any]) -> Any:
+    extra = set(kwargs) - set(names)
+    if extra:
+        raise TypeError(f"unexpected argument(s) {', '.join(sorted(extra))}")
+    if len(args) > len(names):
+        raise TypeError(f"takes at most {len(names)} arguments")
+    values = dict(zip(names, args, strict=False))
+    values.update(kwargs)
+    missing = [n for n in names if n not in values]
+    if missing:
+        raise TypeError(f"missing argument(s) {', '.join(missing)}")
+    return await fn(*[values[n] for n in names])
+
+
+def entry_name() -> str:
+    return ENTRY

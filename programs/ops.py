@@ -1,0 +1,429 @@
+"""The three operations a program can perform, and the records they leave.
+
+* ``find(query, modality)`` → time ranges, from one of three backends: ``model`` (the
+  executor looks at the whole track of that modality and answers JSON ranges), ``transcript``
+  (ASR words: exact phrase, then fuzzy spelling, then MiniLM similarity over ASR segments),
+  ``ocr`` (on-screen text). Ranges are clamped to the media and merged; each records which
+  backend found it.
+* ``describe(ranges, modality, instruction)`` → a few sentences about exactly those
+  segments of that one modality, built by the same evidence builder ``murgat score`` uses;
+  murgat (not the model) attaches the citations. With the runtime check on, the entailment
+  judge then asks whether those segments entail the description (the joint check of
+  ``score``); "no" → regenerate with the checker's reason, up to ``check_retries`` times;
+  still "no" → kept but marked unverified and left out of ``synthesize``.
+* ``synthesize(instruction)`` → the conclusion, from the numbered descriptions only (no
+  media); ``[n]`` markers are replaced by the citations of description ``n``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+import prompts
+from media.evidence import EvidenceConfig, build_evidence
+from murgat.citations import check_durations, format_group, make_citation, normalise_modality, parse_time
+from murgat.judges.base import Judge
+from murgat.judges.parsing import parse_json_answer
+from murgat.judges.types import JudgeRequest, TextPart
+from murgat.pipeline.stages import CallPool, ItemContext, ask_entailment, evidence_parts
+from murgat.schema import AtomicFact, Citation
+from murgat.text import split_sentences, strip_thinking
+from programs.interpreter import Api, TimeRange
+
+FindBackend = Literal["model", "transcript", "ocr"]
+FIND_SCHEMA = {"type": "object", "properties": {"ranges": {"type": "array", "items": {"type": "array"}}},
+               "required": ["ranges"]}
+_MAX_RANGES = 8
+
+
+class OpRecord(BaseModel):
+    """One operation as it ran: inputs, outputs, citations, judge calls, verdicts, timing."""
+
+    op: str
+    inputs: dict[str, Any] = Field(default_factory=dict)
+    output: Any = None
+    citations: list[str] = Field(default_factory=list)
+    status: str = "ok"
+    check: list[dict[str, Any]] = Field(default_factory=list, description="runtime attribution verdicts, in order")
+    calls: int = 0
+    seconds: float = 0.0
+    error: str | None = None
+
+
+@dataclass
+class Description:
+    """A description made by ``describe``, with the citations murgat attached."""
+
+    index: int
+    text: str
+    modality: str
+    citations: list[Citation]
+    status: str  # verified | unchecked | unverified
+
+
+@dataclass
+class ProgramSettings:
+    """Executor-side settings of a program run (part of the run's identity)."""
+
+    find_backend: FindBackend = "model"
+    check: bool = True
+    check_retries: int = 2
+    find_max_frames: int = 32
+    transcript_fuzzy: float = 0.8
+    transcript_similarity: float = 0.55
+    ocr_fps: float = 1.0
+    asr_model: str | None = None
+
+
+def merge_ranges(ranges: list[tuple[float, float]], duration: float | None, gap: float = 0.0) -> list[tuple[float, float]]:
+    """Clamp to ``[0, duration]``, drop empty or reversed ones, merge overlapping (or within ``gap``)."""
+    out: list[tuple[float, float]] = []
+    for a, b in sorted(ranges):
+        if duration is not None:
+            a, b = max(0.0, min(a, duration)), max(0.0, min(b, duration))
+        else:
+            a, b = max(0.0, a), max(0.0, b)
+        if b < a:
+            continue
+        if out and a <= out[-1][1] + gap:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def _seconds(v: Any) -> float | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int | float):
+        return float(v)
+    if isinstance(v, str):
+        t = v.strip()
+        try:
+            return float(t)
+        except ValueError:
+            pass
+        if re.fullmatch(r"[0-9]{1,3}(?::[0-9]{1,2}){1,2}(?:\.[0-9]+)?", t):
+            value, problem = parse_time(t)
+            return None if problem else value
+    return None
+
+
+def _norm_words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", text.lower())
+
+
+@dataclass
+class ExecutorApi(Api):
+    """The operations for one item, recording everything in ``records`` and ``descriptions``."""
+
+    executor: Judge
+    checker: Judge | None
+    pool: CallPool
+    ctx: ItemContext
+    settings: ProgramSettings
+    question: str = ""
+    options: list[str] = field(default_factory=list)
+    records: list[OpRecord] = field(default_factory=list)
+    descriptions: list[Description] = field(default_factory=list)
+    conclusions: list[tuple[str, str]] = field(default_factory=list)  # (raw text, text with citations)
+
+    # ----- helpers -----
+    def _duration(self, modality: str) -> float | None:
+        return self.ctx.durations.get(modality)
+
+    async def _ask(self, req: JudgeRequest, rec: OpRecord) -> tuple[str | None, str | None]:
+        out = await self.pool.ask(self.executor, req)
+        self.ctx.calls.append(out)
+        rec.calls += 1
+        if out.error:
+            return None, out.error
+        return (out.text or ""), None
+
+    # ----- find -----
+    async def find(self, query: str, modality: str) -> list[TimeRange]:
+        rec = OpRecord(op="find", inputs={"query": str(query), "modality": str(modality)})
+        t0 = time.monotonic()
+        self.records.append(rec)
+        mod = normalise_modality(str(modality))
+        try:
+            if mod is None or self._duration(mod) is None:
+                rec.status, rec.error = "error", f"no {modality} track in this media" if mod else f"unknown modality {modality!r}"
+                return []
+            backend: str = self.settings.find_backend
+            if (backend == "transcript" and mod != "audio") or (backend == "ocr" and mod != "visual"):
+                backend = "model"  # the text backends read only their own modality
+            rec.inputs["backend"] = backend
+            if backend == "transcript":
+                found = await asyncio.to_thread(self._find_transcript, str(query))
+            elif backend == "ocr":
+                found = await asyncio.to_thread(self._find_ocr, str(query))
+            else:
+                found = await self._find_model(str(query), mod, rec)
+            merged = merge_ranges(found, self._duration(mod))[:_MAX_RANGES]
+            result = [TimeRange(a, b, mod, backend) for a, b in merged]
+            rec.output = [[r.start, r.end] for r in result]
+            if not result:
+                rec.status = "empty"
+            return result
+        finally:
+            rec.seconds = time.monotonic() - t0
+
+    async def _find_model(self, query: str, mod: str, rec: OpRecord) -> list[tuple[float, float]]:
+        dur = self._duration(mod) or 0.0
+        whole = make_citation(mod, 0.0, dur)
+        cfg = self.ctx.config.evidence.model_copy(update={
+            "fps": max(self.settings.find_max_frames / max(dur, 1e-6), 1e-3) if dur else 1.0,
+            "max_frames": self.settings.find_max_frames, "pad_s": 0.0})
+        ev = await asyncio.to_thread(build_evidence, self.ctx.media, [whole], cfg, transcript=self.ctx.transcript,
+                                     screen=self.ctx.screen)
+        parts = [TextPart(prompts.render("program_find", modality=mod, query=query)),
+                 *evidence_parts(ev, self.ctx.config.evidence_text or self.executor.needs_evidence_text)]
+        req = JudgeRequest(parts=parts, schema=FIND_SCHEMA, config=self.ctx.config.generate, task="find",
+                           inputs={"query": query, "modality": mod})
+        text, err = await self._ask(req, rec)
+        if err is not None:
+            rec.status, rec.error = "error", err
+            return []
+        value, problem = parse_json_answer(text or "")
+        rows = value.get("ranges") if isinstance(value, dict) else value if isinstance(value, list) else None
+        if not isinstance(rows, list):
+            rec.status, rec.error = "unparseable", problem or "answer has no list of ranges"
+            rec.output = text
+            return []
+        out = []
+        for row in rows:
+            if isinstance(row, list | tuple) and len(row) == 2:
+                a, b = _seconds(row[0]), _seconds(row[1])
+                if a is not None and b is not None:
+                    out.append((a, b))
+            elif isinstance(row, dict):
+                a, b = _seconds(row.get("start")), _seconds(row.get("end"))
+                if a is not None and b is not None:
+                    out.append((a, b))
+        return out
+
+    def _find_transcript(self, query: str) -> list[tuple[float, float]]:
+        from media.asr import transcribe
+
+        if self.ctx.transcript is None:
+            self.ctx.transcript = transcribe(self.ctx.media, self.settings.asr_model)
+        tr = self.ctx.transcript
+        quoted = re.findall(r"[\"“'‘]([^\"”'’]{2,})[\"”'’]", query)
+        target = _norm_words(quoted[0] if quoted else query)
+        words = [(w, _norm_words(w.word)) for w in tr.words]
+        flat = [(w, t) for w, toks in words for t in toks]
+        n = len(target)
+        if not n or not flat:
+            return []
+        hits: list[tuple[float, float]] = []
+        for i in range(len(flat) - n + 1):  # exact phrase
+            if [t for _, t in flat[i : i + n]] == target:
+                hits.append((flat[i][0].start, flat[i + n - 1][0].end))
+        if hits:
+            return hits
+        goal = " ".join(target)
+        for i in range(len(flat) - n + 1):  # same words, near spelling
+            window = " ".join(t for _, t in flat[i : i + n])
+            if difflib.SequenceMatcher(None, window, goal).ratio() >= self.settings.transcript_fuzzy:
+                hits.append((flat[i][0].start, flat[i + n - 1][0].end))
+        if hits:
+            return hits
+        from human_eval.embeddings import minilm
+
+        model = minilm()
+        if model is None or not tr.segments:
+            return []
+        vecs = model.encode([query] + [s.text for s in tr.segments], normalize_embeddings=True)
+        sims = vecs[1:] @ vecs[0]
+        return [(s.start, s.end) for s, sim in zip(tr.segments, sims, strict=True)
+                if float(sim) >= self.settings.transcript_similarity]
+
+    def _find_ocr(self, query: str) -> list[tuple[float, float]]:
+        from media.ocr import screen_text
+
+        if self.ctx.screen is None:
+            self.ctx.screen = screen_text(self.ctx.media, self.settings.ocr_fps)
+        st = self.ctx.screen
+        quoted = re.findall(r"[\"“'‘]([^\"”'’]{2,})[\"”'’]", query)
+        goal = " ".join(_norm_words(quoted[0] if quoted else query))
+        step = 1.0 / max(st.fps, 1e-6)
+        hits = []
+        for ln in st.lines:
+            line = " ".join(_norm_words(ln.text))
+            if goal and (goal in line or difflib.SequenceMatcher(None, line, goal).ratio() >= self.settings.transcript_fuzzy):
+                hits.append((ln.time, ln.time + step))
+        return hits
+
+    # ----- describe -----
+    def _citations(self, ranges: Any, mod: str) -> list[Citation]:
+        items = ranges if isinstance(ranges, list | tuple) else [ranges]
+        spans: list[tuple[float, float]] = []
+        points: list[float] = []
+        for r in items:
+            if isinstance(r, TimeRange):
+                spans.append((r.start, r.end))
+            elif isinstance(r, str):
+                m = re.fullmatch(r"\s*([0-9:.]+)\s*(?:-|–|to)\s*([0-9:.]+)\s*", r)
+                if m:
+                    a, b = _seconds(m.group(1)), _seconds(m.group(2))
+                    if a is not None and b is not None:
+                        spans.append((a, b))
+                elif (a := _seconds(r)) is not None:
+                    points.append(a)
+            elif isinstance(r, list | tuple) and len(r) == 2:
+                a, b = _seconds(r[0]), _seconds(r[1])
+                if a is not None and b is not None:
+                    spans.append((a, b))
+            elif isinstance(r, int | float) and not isinstance(r, bool):
+                points.append(float(r))
+        cites = [make_citation(mod, a, b) for a, b in merge_ranges(spans, None)[:_MAX_RANGES]]
+        cites += [make_citation(mod, t) for t in points[: max(0, _MAX_RANGES - len(cites))]]
+        return check_durations(cites, self.ctx.durations, self.ctx.config.end_tolerance_s)
+
+    async def describe(self, ranges: Any, modality: str, instruction: str) -> str:
+        rec = OpRecord(op="describe", inputs={"ranges": _plain(ranges), "modality": str(modality),
+                                              "instruction": str(instruction)})
+        self.records.append(rec)
+        t0 = time.monotonic()
+        try:
+            return await self._describe(ranges, str(modality), str(instruction), rec)
+        finally:
+            rec.seconds = time.monotonic() - t0
+
+    async def _describe(self, ranges: Any, modality: str, instruction: str, rec: OpRecord) -> str:
+        mod = normalise_modality(modality)
+        if mod is None:
+            rec.status, rec.error = "error", f"unknown modality {modality!r}"
+            return ""
+        cites = [c for c in self._citations(ranges, mod) if c.valid]
+        rec.citations = [c.raw for c in cites]
+        if not cites:
+            rec.status = "empty"
+            rec.error = "no valid time range to describe (nothing found, or outside the media)"
+            return ""
+        idx = list(range(len(cites)))
+        ev = await asyncio.to_thread(self.ctx.evidence_for, cites, idx)
+        ev_parts = evidence_parts(ev, self.ctx.config.evidence_text or self.executor.needs_evidence_text)
+        labels = [s.label for s in ev.segments]
+        prompt = prompts.render("program_describe", instruction=instruction)
+        text, status = "", "unchecked"
+        previous, reason = "", ""
+        for attempt in range(1 + (self.settings.check_retries if self.settings.check and self.checker else 0)):
+            if attempt == 0:
+                head = prompt
+            else:
+                head = prompts.render("program_describe_retry", previous=previous, reason=reason or "(none given)",
+                                      instruction=instruction)
+            req = JudgeRequest(parts=[TextPart(head), *ev_parts], config=self.ctx.config.generate, task="describe",
+                               inputs={"instruction": instruction, "evidence": labels, "attempt": attempt})
+            got, err = await self._ask(req, rec)
+            if err is not None:
+                rec.status, rec.error = "error", err
+                return ""
+            text = _clean_description(got or "")
+            if not text:
+                rec.status, rec.error = "error", "empty description"
+                return ""
+            if not (self.settings.check and self.checker):
+                status = "unchecked"
+                break
+            fact = AtomicFact(index=0, sentence_index=0, text=text, citations=cites)
+            verdict, call = await ask_entailment(self.pool, self.checker, fact, frozenset(idx), self.ctx.config, self.ctx)
+            rec.calls += 1
+            rec.check.append({"attempt": attempt, "verdict": verdict, "raw": call.raw, "error": call.error})
+            if verdict == "yes":
+                status = "verified"
+                break
+            if verdict != "no":
+                status = "unchecked"  # the checker could not decide: kept, and said so
+                break
+            status, previous, reason = "unverified", text, (call.raw or "")[:500]
+        rec.output, rec.status = text, status
+        self.descriptions.append(Description(index=len(self.descriptions) + 1, text=text, modality=mod,
+                                             citations=cites, status=status))
+        return text
+
+    # ----- synthesize -----
+    async def synthesize(self, instruction: str, options: list[str] | None = None) -> str:
+        rec = OpRecord(op="synthesize", inputs={"instruction": str(instruction)})
+        self.records.append(rec)
+        t0 = time.monotonic()
+        try:
+            usable = [d for d in self.descriptions if d.status != "unverified" and d.text]
+            listing = "\n".join(f"[{d.index}] ({d.modality}) {d.text}" for d in usable) or "(none)"
+            opts = options or self.options
+            block = ("Options:\n" + "\n".join(f"({chr(65 + i)}) {o}" for i, o in enumerate(opts))) if opts else ""
+            req = JudgeRequest(parts=[TextPart(prompts.render("program_synthesize", descriptions=listing,
+                                                              question=self.question or "(not given)", options=block,
+                                                              instruction=str(instruction)))],
+                               config=self.ctx.config.generate, task="synthesize",
+                               inputs={"instruction": str(instruction), "descriptions": [d.index for d in usable]})
+            text, err = await self._ask(req, rec)
+            if err is not None:
+                rec.status, rec.error = "error", err
+                return ""
+            raw = strip_thinking(text or "")[0].strip()
+            by_index = {d.index: d for d in usable}
+            cited = restore_citations(raw, by_index)
+            rec.output = cited
+            rec.inputs["used"] = sorted({int(n) for n in re.findall(r"\[(\d+)\]", raw) if int(n) in by_index})
+            rec.citations = sorted({c.raw for n in rec.inputs["used"] for c in by_index[n].citations})
+            self.conclusions.append((raw, cited))
+            return raw
+        finally:
+            rec.seconds = time.monotonic() - t0
+
+
+def restore_citations(text: str, by_index: dict[int, Description]) -> str:
+    """``[n]`` markers → the citation group of description ``n`` (unknown numbers dropped)."""
+
+    def group(m: re.Match[str]) -> str:
+        nums = [int(x) for x in re.findall(r"\d+", m.group(0))]
+        cites: list[Citation] = []
+        for n in nums:
+            d = by_index.get(n)
+            for c in d.citations if d else []:
+                if c.key() not in {x.key() for x in cites}:
+                    cites.append(c)
+        return f" {format_group(cites)}" if cites else ""
+
+    out = re.sub(r"\s*(?:\[\d+\](?:\s*,?\s*)?)+", group, text)
+    return re.sub(r"[ \t]+([.,;:!?])", r"\1", out)
+
+
+def _clean_description(text: str) -> str:
+    from murgat.citations import strip_citations
+
+    body = strip_thinking(text)[0].strip()
+    return " ".join(strip_citations(body).split())
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, TimeRange):
+        return [v.start, v.end]
+    if isinstance(v, list | tuple):
+        return [_plain(x) for x in v]
+    return v if isinstance(v, str | int | float | bool | type(None)) else str(v)
+
+
+def cite_sentences(text: str, citations: list[Citation]) -> str:
+    """Every sentence of ``text`` with the citation group inserted before its final punctuation."""
+    group = format_group(citations)
+    out = []
+    for s in split_sentences(text):
+        t = s.text.strip()
+        m = re.search(r"([.!?…]+[\"'”’)]*)$", t)
+        out.append(f"{t[: m.start()]} {group}{m.group(1)}" if m else f"{t} {group}.")
+    return " ".join(out)
+
+
+__all__ = ["Description", "EvidenceConfig", "ExecutorApi", "OpRecord", "ProgramSettings", "cite_sentences",
+           "merge_ranges", "restore_citations"]

@@ -1,0 +1,204 @@
+"""Plan, check, interpret and assemble: one item through one program variant.
+
+Four variants on two axes: logic (a ``def execute_command(video, options)`` function) or
+narrative (a bullet list of calls) × declarative (the planner writes the times) or
+imperative (``find`` discovers them). Each item gives one ``murgat score`` input record
+(every description a sentence with the citations of the segments that produced it, then
+the conclusion with ``[n]`` markers turned into citations, then ``Answer: X``) and one trace.
+
+Failure policy: a planner answer with no program, a syntax error or a refused program is a
+recorded planning error (``--replan N`` shows the planner the refusal and lets it try
+again); a program that breaks a budget while running is stopped and recorded, and what it
+described so far is kept; a missing media file is an error record. Nothing crashes a run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+import prompts
+from media.errors import MediaError, MediaNotFound
+from media.probe import probe
+from murgat.citations import format_time
+from murgat.inputs import MediaOutsideRoot, resolve_media
+from murgat.judges.base import Judge
+from murgat.judges.types import JudgeRequest, TextPart
+from murgat.pipeline.config import ScoreConfig
+from murgat.pipeline.stages import CallPool, ItemContext
+from murgat.schema import Item
+from murgat.text import extract_option
+from programs.extract import NoProgram, extract_logic, extract_narrative
+from programs.interpreter import Interpreter, ProgramStopped
+from programs.ops import ExecutorApi, OpRecord, ProgramSettings, cite_sentences
+from programs.safety import Checked, Limits, ProgramRefused, parse_program
+
+VARIANTS: tuple[str, ...] = ("logic-declarative", "logic-imperative", "narrative-declarative", "narrative-imperative")
+
+
+class PlanAttempt(BaseModel):
+    attempt: int
+    raw: str | None = None
+    program: str | None = None
+    error: str | None = None
+
+
+class ItemTrace(BaseModel):
+    """Everything that happened for one item under one variant (one line of ``traces.jsonl``)."""
+
+    id: str
+    variant: str
+    status: str = "ok"  # ok | planning_error | program_stopped | media_error | no_answer
+    plan_attempts: list[PlanAttempt] = Field(default_factory=list)
+    program: str | None = None
+    program_kind: str | None = None
+    validation: dict[str, Any] = Field(default_factory=dict)
+    ops: list[OpRecord] = Field(default_factory=list)
+    returned: Any = None
+    error: str | None = None
+    interpreter_steps: int = 0
+    op_calls: int = 0
+    judge_calls: int = 0
+    cache_hits: int = 0
+    seconds: float = 0.0
+    interpreter_seconds: float = 0.0
+
+
+@dataclass
+class Judges:
+    planner: Judge
+    executor: Judge
+    checker: Judge | None
+
+
+def _modalities(durations: dict[str, float | None]) -> str:
+    have = [m for m in ("visual", "audio") if durations.get(m) is not None]
+    return ", ".join(have) or "none"
+
+
+async def plan(judges: Judges, pool: CallPool, item: Item, variant: str, cfg: ScoreConfig, ctx: ItemContext,
+               limits: Limits, replan: int, trace: ItemTrace) -> Checked | None:
+    """Ask the planner for a program and check it; with ``replan`` the refusal goes back to it."""
+    kind = variant.split("-")[0]
+    opts = "Options:\n" + "\n".join(f"({chr(65 + i)}) {o}" for i, o in enumerate(item.options)) if item.options else ""
+    dur = max((d for d in ctx.durations.values() if d is not None), default=0.0)
+    feedback = ""
+    for attempt in range(replan + 1):
+        prompt = prompts.render(f"plan_{variant.replace('-', '_')}", question=item.question or "(not given)",
+                                options=opts, duration=f"{format_time(dur)} ({dur:.1f} s)",
+                                modalities=_modalities(ctx.durations), feedback=feedback)
+        req = JudgeRequest(parts=[TextPart(prompt)], config=cfg.generate, task="plan",
+                           inputs={"id": item.id, "variant": variant, "attempt": attempt})
+        out = await pool.ask(judges.planner, req)
+        ctx.calls.append(out)
+        rec = PlanAttempt(attempt=attempt, raw=out.text)
+        trace.plan_attempts.append(rec)
+        if out.error:
+            rec.error = f"planner failed: {out.error}"
+            return None  # a provider failure is not the planner's fault: no replan
+        try:
+            code = extract_logic(out.text or "") if kind == "logic" else extract_narrative(out.text or "")
+            rec.program = code
+            checked = parse_program(code, limits, mode=kind)
+        except (NoProgram, ProgramRefused) as exc:
+            rec.error = str(exc)
+            feedback = (f"Your previous answer was refused: {exc}. Write the program again, following the rules "
+                        "exactly.")
+            continue
+        trace.program, trace.program_kind = code, checked.kind
+        trace.validation = {"ok": True, "nodes": checked.n_nodes, "attempts": attempt + 1}
+        return checked
+    trace.validation = {"ok": False, "error": trace.plan_attempts[-1].error, "attempts": replan + 1}
+    return None
+
+
+def assemble(api: ExecutorApi, returned: Any, n_options: int) -> tuple[str, str | None]:
+    """The cited response and the chosen option letter."""
+    parts = [cite_sentences(d.text, d.citations) for d in api.descriptions if d.text and d.status != "unverified"]
+    conclusion = api.conclusions[-1][1] if api.conclusions else (str(returned) if returned not in (None, "") else "")
+    raw_conclusion = api.conclusions[-1][0] if api.conclusions else conclusion
+    option = extract_option(raw_conclusion.split("Answer", 1)[-1] if "Answer" in raw_conclusion else raw_conclusion,
+                            n_options) if raw_conclusion else None
+    body = conclusion
+    # the conclusion's own "Answer:" line is replaced by one canonical line
+    lines = [ln for ln in body.split("\n") if not ln.strip().lower().startswith(("answer:", "final answer"))]
+    body = "\n".join(lines).strip()
+    text = " ".join(p for p in parts if p)
+    if body:
+        text = f"{text}\n{body}" if text else body
+    if option:
+        text = f"{text}\nAnswer: {option}" if text else f"Answer: {option}"
+    return text.strip(), option
+
+
+async def run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, settings: ProgramSettings,
+                   limits: Limits, replan: int, *, media_root: str | Path | None, input_path: str | Path | None,
+                   allow_outside_root: bool = False) -> tuple[dict[str, Any], ItemTrace]:
+    """One item under one variant → (``score`` input record, trace)."""
+    t0 = time.monotonic()
+    trace = ItemTrace(id=item.id, variant=variant)
+    record: dict[str, Any] = {"id": item.id, "media": item.media, "question": item.question, "options": item.options,
+                              "gold": item.gold, "question_type": item.question_type, "response": "",
+                              "program_variant": variant}
+    pool = CallPool()
+    try:
+        media = resolve_media(item, media_root, input_path, allow_outside_root=allow_outside_root)
+        if media is None:
+            raise MediaNotFound(str(item.media), "not found" + (f" under {media_root}" if media_root else ""))
+        info = await asyncio.to_thread(probe, media)
+    except (MediaError, MediaOutsideRoot) as exc:
+        trace.status, trace.error = "media_error", str(exc)
+        record["generation_error"] = f"missing_media: {exc}"
+        return _finish(record, trace, t0)
+    ctx = ItemContext(media=Path(media), durations=info.durations(), config=cfg, question=item.question or "")
+    checked = await plan(judges, pool, item, variant, cfg, ctx, limits, replan, trace)
+    if checked is None:
+        trace.status = "planning_error"
+        trace.error = trace.plan_attempts[-1].error if trace.plan_attempts else "no plan"
+        record["generation_error"] = f"planning_error: {trace.error}"
+        _count(trace, ctx)
+        return _finish(record, trace, t0)
+    api = ExecutorApi(executor=judges.executor, checker=judges.checker, pool=pool, ctx=ctx, settings=settings,
+                      question=item.question or "", options=list(item.options or []))
+    interp = Interpreter(api, limits, options=list(item.options or []))
+    ti = time.monotonic()
+    try:
+        returned = await asyncio.wait_for(interp.run(checked), timeout=limits.max_seconds)
+        # only plain scalars are kept: a program may return arbitrarily nested values
+        trace.returned = returned if isinstance(returned, str | int | float | bool | type(None)) else (
+            f"<{type(returned).__name__}>")
+    except ProgramStopped as exc:
+        trace.status, trace.error = "program_stopped", str(exc)
+    except TimeoutError:
+        trace.status, trace.error = "program_stopped", f"ran longer than {limits.max_seconds:g} s"
+    trace.interpreter_seconds = time.monotonic() - ti
+    trace.interpreter_steps, trace.op_calls, trace.ops = interp.steps, interp.ops, api.records
+    _count(trace, ctx)
+    text, option = assemble(api, trace.returned, len(item.options or []) or 10)
+    record["response"] = text
+    record["predicted_option"] = option
+    if item.gold and len(item.gold.strip()) == 1:
+        record["correct"] = option == item.gold.strip().upper()
+    record["program_status"] = trace.status
+    if trace.status == "ok" and option is None and item.options:
+        trace.status = "no_answer"
+        record["program_status"] = "no_answer"
+    checks = [r.status for r in api.records if r.op == "describe"]
+    record["descriptions"] = {s: checks.count(s) for s in sorted(set(checks))}
+    return _finish(record, trace, t0)
+
+
+def _count(trace: ItemTrace, ctx: ItemContext) -> None:
+    trace.judge_calls = len(ctx.calls)
+    trace.cache_hits = sum(1 for c in ctx.calls if c.cached)
+
+
+def _finish(record: dict[str, Any], trace: ItemTrace, t0: float) -> tuple[dict[str, Any], ItemTrace]:
+    trace.seconds = time.monotonic() - t0
+    record["program_calls"] = trace.judge_calls
+    return record, trace
