@@ -239,11 +239,23 @@ def _cmd_program(args: argparse.Namespace) -> int:
         cfg_path.write_text(json.dumps({"fingerprint": fingerprint}, indent=2, sort_keys=True))
         try:
             doc = asyncio.run(_run(args, items, variants, out, con))
-        except* ResultsWriteError as group:
-            print(f"error: {group.exceptions[0]}; stopped, what was written is intact; rerun to resume", file=sys.stderr)
-            return 5
-        except* ValueError as group:
-            print(f"error: {group.exceptions[0]}", file=sys.stderr)
+        except (ExceptionGroup, ResultsWriteError, ValueError, FileNotFoundError) as exc:
+            group = exc if isinstance(exc, ExceptionGroup) else ExceptionGroup("run", [exc])
+            from murgat.judges.replay import ReplayMiss
+
+            miss = group.subgroup(ReplayMiss)
+            if miss is not None:
+                print(f"error: replay cassette miss: {miss.exceptions[0]}", file=sys.stderr)
+                return 3
+            wfail = group.subgroup(ResultsWriteError)
+            if wfail is not None:
+                print(f"error: {wfail.exceptions[0]}; stopped, what was written is intact; rerun to resume",
+                      file=sys.stderr)
+                return 5
+            bad = group.subgroup((ValueError, FileNotFoundError))
+            if bad is None:
+                raise
+            print(f"error: {bad.exceptions[0]}", file=sys.stderr)
             return 2
         (out / "summary.json").write_text(json.dumps(doc, indent=2, sort_keys=True, default=str))
         code = 0

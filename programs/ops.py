@@ -395,7 +395,7 @@ def restore_citations(text: str, by_index: dict[int, Description]) -> str:
                     cites.append(c)
         return f" {format_group(cites)}" if cites else ""
 
-    out = re.sub(r"\s*(?:\[\d+\](?:\s*,?\s*)?)+", group, text)
+    out = re.sub(r"[ \t]*\[\d+\](?:[ \t]*,?[ \t]*\[\d+\])*", group, text)
     return re.sub(r"[ \t]+([.,;:!?])", r"\1", out)
 
 
