@@ -20,6 +20,15 @@ VALUES = {
     "fact": "An operator says he is in a bad humor.",
     "options": "Options:\n(A) happy\n(B) bad humor",
     "response": "He waves.\nAnswer: B",
+    "duration": "0:06 (6.2 s)",
+    "modalities": "visual, audio",
+    "feedback": "",
+    "query": "a woman picks up a telephone",
+    "modality": "visual",
+    "instruction": "What does the woman pick up?",
+    "previous": "A man wears a crown.",
+    "reason": "no, nobody wears a crown",
+    "descriptions": "[1] (audio) A man says he is in a bad humor.\n[2] (visual) A woman talks on a telephone.",
 }
 
 
