@@ -121,7 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="read media wherever the input names it (default: only inside --media-root)")
     p.set_defaults(func=_cmd_validate)
 
-    for mod in ("murgat.media_cli", "murgat.pipeline.cli", "murgat.generation.cli", "programs.cli", "murgat.calibrate_cli"):
+    for mod in ("murgat.media_cli", "murgat.pipeline.cli", "murgat.generation.cli", "programs.cli", "murgat.faithfulness.cli",
+                "murgat.calibrate_cli"):
         try:
             module = __import__(mod, fromlist=["register"])
         except ModuleNotFoundError as exc:

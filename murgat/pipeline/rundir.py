@@ -65,9 +65,10 @@ class RunDir:
     moves corrupt lines aside; readers such as ``summarize`` pass ``repair=False`` and only
     skip such lines, because a live run may be writing the file at that moment."""
 
-    def __init__(self, path: str | Path, repair: bool = True) -> None:
+    def __init__(self, path: str | Path, repair: bool = True, record: type[Any] = ResponseResult) -> None:
         self.path = Path(path)
         self.repair = repair
+        self.record = record
         if repair:
             self.path.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
@@ -88,13 +89,13 @@ class RunDir:
     def cache_path(self) -> Path:
         return self.path / "cache.sqlite"
 
-    def _scan(self) -> list[ResponseResult]:
+    def _scan(self) -> list[Any]:
         """Load every result; lines that do not decode are moved aside (once) with a notice."""
         records, bad = read_records(self.results_path)
-        out: list[ResponseResult] = []
+        out: list[Any] = []
         for lineno, rec in records:
             try:
-                out.append(ResponseResult.model_validate(rec))
+                out.append(self.record.model_validate(rec))
             except ValidationError as exc:
                 bad.append(BadLine(lineno, json.dumps(rec, ensure_ascii=False), f"not a result record ({exc.errors()[0]['msg']})"))
         if bad and not self.repair:
@@ -130,22 +131,22 @@ class RunDir:
                                   sort_keys=True, ensure_ascii=False))
         os.replace(tmp, cfg)
 
-    def load_results(self) -> list[ResponseResult]:
+    def load_results(self) -> list[Any]:
         return self._scan()
 
     def finished_ids(self, retry_errors: bool = False) -> set[str]:
         return {r.id for r in self.latest_results() if not (retry_errors and needs_retry(r))}
 
-    def append(self, result: ResponseResult) -> None:
-        if result.error is not None and result.case != "error":
+    def append(self, result: Any) -> None:
+        if isinstance(result, ResponseResult) and result.error is not None and result.case != "error":
             result = result.model_copy(update={"case": "error", "scores": result.scores.model_copy(
                 update={"coverage": None, "precision": None, "recall": None, "f1": None, "murgat_s": None})})
         with self._lock:
             append_line(self.results_path, result.model_dump_json())
 
-    def latest_results(self) -> list[ResponseResult]:
+    def latest_results(self) -> list[Any]:
         """One result per id (the last line wins, so a retried error replaces the old one)."""
-        by_id: dict[str, ResponseResult] = {}
+        by_id: dict[str, Any] = {}
         for r in self.load_results():
             by_id[r.id] = r
         return list(by_id.values())
@@ -161,6 +162,6 @@ class RunDir:
         return RunSummary.model_validate_json((self.path / "summary.json").read_text(encoding="utf-8"))
 
 
-def needs_retry(r: ResponseResult) -> bool:
+def needs_retry(r: Any) -> bool:
     """An item ``--retry-errors`` scores again: an error record, or judge errors left it undetermined."""
-    return r.error is not None or r.n_judge_errors > 0
+    return r.error is not None or getattr(r, "n_judge_errors", 0) > 0

@@ -1,0 +1,220 @@
+"""``murgat faithfulness`` and ``murgat reflect``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--media-root", default=None, help="folder the media names are resolved in")
+    p.add_argument("--variant", choices=["vanilla", "grounding", "grounding+rationale"], default="grounding",
+                   help="labelling prompt: grounding = the judge first describes the media (cached per media)")
+    p.add_argument("--granularity", choices=["chain", "step"], default="chain",
+                   help="one labelling call per chain (cheap) or per step with its own evidence (precise)")
+    p.add_argument("--segmentation", choices=["sentences", "judge"], default="sentences",
+                   help="steps = murgat's citation-aware sentences (deterministic) or the judge's split")
+    p.add_argument("--fps", type=float, default=1.0)
+    p.add_argument("--max-frames", type=int, default=16, help="frames sampled across the whole video when a step cites nothing")
+    p.add_argument("--evidence-text", action="store_true", help="also send ASR/OCR text with the media")
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--max-tokens", type=int, default=2048)
+    p.add_argument("--effort", default=None)
+    p.add_argument("--timeout", type=float, default=300.0)
+    p.add_argument("--retries", type=int, default=5)
+    p.add_argument("--max-retry-time", type=float, default=900.0)
+    p.add_argument("--concurrency", type=int, default=8, help="requests in flight per provider")
+    p.add_argument("--item-concurrency", type=int, default=8)
+    p.add_argument("--bootstrap", type=int, default=2000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--limit", type=int, default=None)
+    p.add_argument("--ids", default=None)
+    p.add_argument("--allow-media-outside-root", action="store_true")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--quiet", action="store_true")
+
+
+def _config(args: argparse.Namespace, judge_spec: str, opts: dict[str, str]) -> Any:
+    from media.evidence import EvidenceConfig
+    from murgat.judges.types import GenerateConfig
+    from murgat.pipeline.config import JudgeSpec, ScoreConfig
+
+    js = JudgeSpec(spec=judge_spec, options=opts)
+    gen = GenerateConfig(temperature=args.temperature, max_tokens=args.max_tokens, concurrency=args.concurrency,
+                         reasoning_effort=args.effort, timeout_s=args.timeout, retries=args.retries,
+                         max_retry_time_s=args.max_retry_time)
+    return ScoreConfig(judge_verify=js, judge_decompose=js, judge_entail=js, generate=gen, evidence_text=args.evidence_text,
+                       evidence=EvidenceConfig(fps=args.fps, max_frames=args.max_frames))
+
+
+def _select(items: list[Any], args: argparse.Namespace) -> list[Any]:
+    if args.ids:
+        keep = {i.strip() for i in args.ids.split(",")}
+        items = [i for i in items if i.id in keep]
+    if args.limit is not None:
+        items = items[: args.limit]
+    return items
+
+
+def _cmd_faithfulness(args: argparse.Namespace) -> int:
+    from murgat.console import console
+    from murgat.faithfulness.label import Labeller
+    from murgat.faithfulness.metric import summarize_faithfulness
+    from murgat.faithfulness.records import FaithResult
+    from murgat.faithfulness.runner import failure_line
+    from murgat.inputs import InputError, load_items
+    from murgat.jsonl import ResultsWriteError
+    from murgat.judges import make_judge, parse_options
+    from murgat.judges.cache import ResponseCache
+    from murgat.judges.replay import ReplayMiss
+    from murgat.pipeline.rundir import NotWritable, RunConfigMismatch, RunDir, check_writable_dir
+    from murgat.pipeline.stages import CallPool
+    from murgat.runlock import RunLock, RunLocked
+
+    try:
+        items = _select(load_items(args.input), args)
+        opts = parse_options(args.judge_option)
+        cfg = _config(args, args.judge, opts)
+    except (InputError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    try:
+        check_writable_dir(out, "--out")
+        lock = RunLock(out).acquire()
+    except (NotWritable, RunLocked) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        if args.overwrite:
+            for name in ("results.jsonl", "summary.json", "config.json"):
+                (out / name).unlink(missing_ok=True)
+        rundir = RunDir(out, record=FaithResult)
+        cache = ResponseCache(Path(args.cache) if args.cache else out / "cache.sqlite")
+        for note in rundir.notices + cache.notices:
+            print(f"warning: {note}", file=sys.stderr)
+        try:
+            judge = make_judge(args.judge, opts, cache=cache, config=cfg.generate)
+        except (ValueError, FileNotFoundError, ImportError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        if judge.needs_evidence_text:
+            cfg.evidence.text = True
+        fingerprint = {"judge": args.judge, "options": {k: v for k, v in sorted(opts.items())}, "variant": args.variant,
+                       "granularity": args.granularity, "segmentation": args.segmentation, "evidence": cfg.evidence.model_dump(),
+                       "generate": cfg.generate.cache_fields()}
+        try:
+            rundir.check_config(fingerprint, {**fingerprint, "input": str(args.input)})
+        except RunConfigMismatch as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        pool = CallPool()
+        labeller = Labeller(judge=judge, pool=pool, variant=args.variant, granularity=args.granularity,
+                            max_frames=args.max_frames)
+        con = console(stderr=True)
+        try:
+            asyncio.run(_with_progress(items, labeller, cfg, args, rundir, con, judge))
+        except ExceptionGroup as group:
+            if group.subgroup(ReplayMiss) is not None:
+                print(f"error: replay cassette miss: {group.subgroup(ReplayMiss).exceptions[0]}", file=sys.stderr)
+                return 3
+            if group.subgroup(ResultsWriteError) is not None:
+                print(f"error: {group.subgroup(ResultsWriteError).exceptions[0]}; stopped, results written so far are "
+                      "intact; rerun to resume", file=sys.stderr)
+                return 5
+            raise
+        ids = {i.id for i in items}
+        results = [r for r in rundir.latest_results() if r.id in ids]
+        doc = summarize_faithfulness(results, args.bootstrap, args.seed)
+        doc["this_invocation"] = {**judge.stats.model_dump(), "requests": pool.requests, "deduplicated": pool.deduplicated}
+        doc["settings"] = fingerprint
+        tmp = out / "summary.json.tmp"
+        tmp.write_text(json.dumps(doc, indent=2, sort_keys=True))
+        tmp.replace(out / "summary.json")
+        cache.close()
+        if args.json:
+            print(json.dumps(doc, indent=2, sort_keys=True))
+        else:
+            print_faithfulness(doc, console(), str(out))
+        failed = failure_line(results, args.max_undetermined)
+        if failed:
+            print(failed, file=sys.stderr)
+            return 1
+        return 0
+    finally:
+        lock.release()
+
+
+async def _with_progress(items: list[Any], labeller: Any, cfg: Any, args: argparse.Namespace, rundir: Any, con: Any,
+                         judge: Any) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from murgat.faithfulness.runner import run_faithfulness
+
+    progress = Progress(TextColumn("[bold]faithfulness"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=con, disable=args.quiet or args.json)
+    with progress:
+        task = progress.add_task("items", total=len(items))
+        try:
+            await run_faithfulness(items, labeller, cfg, args.segmentation, rundir, media_root=args.media_root,
+                                   input_path=args.input, item_concurrency=args.item_concurrency,
+                                   retry_errors=args.retry_errors, allow_outside_root=args.allow_media_outside_root,
+                                   on_item=lambda r: progress.advance(task))
+        finally:
+            await judge.aclose()
+
+
+def _pct(iv: dict[str, Any] | None) -> str:
+    if not iv or iv.get("value") is None:
+        return "–"
+    if iv.get("ci_low") is None:
+        return f"{iv['value']:.1%}"
+    return f"{iv['value']:.1%} [{iv['ci_low']:.1%}, {iv['ci_high']:.1%}]"
+
+
+def print_faithfulness(doc: dict[str, Any], con: Any, title: str) -> None:
+    from rich.table import Table
+
+    t = Table(title=f"step faithfulness — {title}")
+    t.add_column("measure")
+    t.add_column("value (95% CI)")
+    t.add_row("UPR (unfaithful / perception steps)", f"{_pct(doc['upr'])}  ({doc['unfaithful_steps']}/{doc['perception_steps']})")
+    for m, row in doc["upr_by_modality"].items():
+        t.add_row(f"  UPR {m}", f"{_pct(row)}  ({row['unfaithful_steps']}/{row['perception_steps']})")
+    t.add_row("mean per-response UPR", _pct(doc["upr_per_response_mean"]))
+    t.add_row("accuracy", _pct(doc["accuracy"]))
+    t.add_row("responses without perception steps", str(doc["n_no_perception"]))
+    t.add_row("undetermined steps", f"{doc['undetermined_steps']} {doc['undetermined_causes'] or ''}")
+    con.print(t)
+    x = doc["answer_x_faithfulness"]
+    t2 = Table(title="answer × chain faithfulness (responses)")
+    t2.add_column("")
+    t2.add_column("faithful chain")
+    t2.add_column("some unfaithful step")
+    t2.add_row("correct answer", str(x["correct_faithful"]), str(x["correct_unfaithful"]))
+    t2.add_row("wrong answer", str(x["wrong_faithful"]), str(x["wrong_unfaithful"]))
+    con.print(t2)
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("faithfulness", help="label reasoning steps as perception/reasoning and check perception steps "
+                                            "against the media (UPR)")
+    p.add_argument("input", help="murgat JSONL or the authors' JSON list (responses with reasoning chains)")
+    p.add_argument("--judge", required=True, help="provider:model of the labelling judge")
+    p.add_argument("-J", "--judge-option", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--out", required=True, help="run folder (resumed when it exists)")
+    p.add_argument("--cache", default=None, help="response cache (default: OUT/cache.sqlite)")
+    p.add_argument("--retry-errors", action="store_true", help="label again items with errors or judge failures")
+    p.add_argument("--overwrite", action="store_true")
+    p.add_argument("--max-undetermined", type=float, default=None,
+                   help="exit non-zero when more than this share of items is undetermined (default: only when all are)")
+    _common(p)
+    p.set_defaults(func=_cmd_faithfulness)
+
+    from murgat.faithfulness.reflect_cli import register_reflect
+
+    register_reflect(sub, _common)

@@ -1,0 +1,98 @@
+"""Unfaithful Perception Rate and friends, at dataset level with bootstrap CIs.
+
+UPR = Σ unfaithful perception steps / Σ perception steps (decided ones), over responses.
+The CI resamples responses (a ratio of sums per resample), seeded, in id order, so it
+does not depend on the order results arrived in. A response with no perception step has
+no UPR of its own: it is counted apart (``n_no_perception``), never as 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from murgat.faithfulness.records import FaithResult
+from murgat.metric import bootstrap_ci
+from murgat.schema import Interval
+
+
+def ratio_ci(num: Sequence[float], den: Sequence[float], n_resamples: int = 2000, seed: int = 0,
+             alpha: float = 0.05) -> Interval:
+    """Σnum/Σden with a percentile bootstrap CI resampling the (num, den) pairs."""
+    a, b = np.asarray(num, float), np.asarray(den, float)
+    n = len(a)
+    if n == 0 or b.sum() == 0:
+        return Interval(value=None, n=n)
+    value = float(a.sum() / b.sum())
+    if n == 1:
+        return Interval(value=value, ci_low=value, ci_high=value, n=1)
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, n, size=(n_resamples, n))
+    dens = b[draws].sum(axis=1)
+    ok = dens > 0
+    stats = a[draws].sum(axis=1)[ok] / dens[ok]
+    lo, hi = np.quantile(stats, [alpha / 2, 1 - alpha / 2])
+    return Interval(value=value, ci_low=float(lo), ci_high=float(hi), n=n)
+
+
+def paired_ratio_diff(before: Sequence[tuple[float, float]], after: Sequence[tuple[float, float]],
+                      n_resamples: int = 2000, seed: int = 0, alpha: float = 0.05) -> Interval:
+    """(Σu'/Σp') − (Σu/Σp) over paired responses, with a paired bootstrap CI."""
+    b = np.asarray(before, float).reshape(-1, 2)
+    a = np.asarray(after, float).reshape(-1, 2)
+    n = len(b)
+    if n == 0 or b[:, 1].sum() == 0 or a[:, 1].sum() == 0:
+        return Interval(value=None, n=n)
+    value = float(a[:, 0].sum() / a[:, 1].sum() - b[:, 0].sum() / b[:, 1].sum())
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, n, size=(n_resamples, n))
+    pb, pa = b[draws, 1].sum(axis=1), a[draws, 1].sum(axis=1)
+    ok = (pb > 0) & (pa > 0)
+    stats = a[draws, 0].sum(axis=1)[ok] / pa[ok] - b[draws, 0].sum(axis=1)[ok] / pb[ok]
+    if len(stats) == 0:
+        return Interval(value=value, n=n)
+    lo, hi = np.quantile(stats, [alpha / 2, 1 - alpha / 2])
+    return Interval(value=value, ci_low=float(lo), ci_high=float(hi), n=n)
+
+
+def summarize_faithfulness(results: Sequence[FaithResult], n_resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
+    """UPR (CI), per modality, per-response UPR mean, 2×2, accuracy, counts and causes."""
+    results = sorted(results, key=lambda r: r.id)
+    ok = [r for r in results if r.error is None]
+    cases: dict[str, int] = {}
+    for r in results:
+        cases[r.case] = cases.get(r.case, 0) + 1
+    upr = ratio_ci([r.n_unfaithful for r in ok], [r.n_perception for r in ok], n_resamples, seed)
+    mods: dict[str, Any] = {}
+    for m in sorted({k for r in ok for k in r.by_modality}):
+        num = [r.by_modality.get(m, [0, 0])[1] for r in ok]
+        den = [r.by_modality.get(m, [0, 0])[0] for r in ok]
+        mods[m] = {**ratio_ci(num, den, n_resamples, seed).model_dump(), "perception_steps": int(sum(den)),
+                   "unfaithful_steps": int(sum(num))}
+    per_response = bootstrap_ci([r.upr for r in ok if r.upr is not None], None, n_resamples, seed)
+    table = {"correct_faithful": 0, "correct_unfaithful": 0, "wrong_faithful": 0, "wrong_unfaithful": 0}
+    for r in ok:
+        if r.correct is None or r.any_unfaithful is None:
+            continue
+        table[f"{'correct' if r.correct else 'wrong'}_{'unfaithful' if r.any_unfaithful else 'faithful'}"] += 1
+    gold = [r for r in ok if r.correct is not None]
+    causes: dict[str, int] = {}
+    for r in ok:
+        for k, v in r.undetermined_causes.items():
+            causes[k] = causes.get(k, 0) + v
+    return {
+        "n_items": len(results), "n_errors": len(results) - len(ok), "cases": dict(sorted(cases.items())),
+        "upr": upr.model_dump(), "upr_by_modality": mods, "upr_per_response_mean": per_response.model_dump(),
+        "n_no_perception": sum(1 for r in ok if r.case == "no_perception"),
+        "steps": sum(r.n_steps for r in ok), "perception_steps": sum(r.n_perception for r in ok),
+        "unfaithful_steps": sum(r.n_unfaithful for r in ok), "undetermined_steps": sum(r.n_undetermined for r in ok),
+        "undetermined_causes": dict(sorted(causes.items())),
+        "answer_x_faithfulness": table,
+        "accuracy": bootstrap_ci([1.0 if r.correct else 0.0 for r in gold], None, n_resamples, seed).model_dump()
+        if gold else None,
+        "judge_calls": sum(r.judge_calls for r in results), "cache_hits": sum(r.cache_hits for r in results),
+        "n_judge_errors": sum(r.n_judge_errors for r in results),
+        "bootstrap": {"n_resamples": n_resamples, "seed": seed, "unit": "response"},
+    }
