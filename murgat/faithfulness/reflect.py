@@ -172,7 +172,8 @@ class Reflector:
                 if cpre.answer:
                     answer = cpre.answer
             i += 1
-        trace.calls = len(ctx.calls) - n_calls_before
+        # calls the walk added beyond labelling the original chain (answers served from the cache are free)
+        trace.calls = sum(1 for c in ctx.calls[n_calls_before:] if not c.cached)
         body = " ".join(s.text for s in steps)
         trace.final = f"{body}\n{answer}" if answer else body
         return trace, steps, answer
