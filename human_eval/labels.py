@@ -11,6 +11,17 @@ Example line::
      ],
      "ratings": {"grounding": 4}}
 
+Step faithfulness (``murgat calibrate --task faithfulness``) uses per-response counts and,
+optionally, per-step labels (indices are murgat's sentence steps)::
+
+    {"id": "friday-mood", "annotator": "ann1", "n_perception": 3, "n_unfaithful": 1,
+     "steps": [{"index": 0, "type": "perception", "faithful": true},
+               {"index": 2, "type": "reasoning"}]}
+
+Counts missing from a line are derived from its ``steps``. ``ratings`` may hold response-level
+scores given directly (``coverage``, ``precision``, ``recall``, ``f1``, ``murgat_s`` in [0, 1]):
+they are used as that annotator's figures instead of the ones computed from sentence labels.
+
 ``supported``: the fact's cited segments jointly entail it. ``necessary``: one flag per
 citation of the fact, in order — removing that citation breaks the entailment (or it
 supports the fact on its own). Several annotators label the same id on separate lines.
@@ -49,11 +60,23 @@ class SentenceLabel(BaseModel):
     facts: list[FactLabel] = Field(default_factory=list)
 
 
+class StepHumanLabel(BaseModel):
+    """One reasoning step as an annotator saw it."""
+
+    index: int = Field(ge=0)
+    text: str | None = None
+    type: Literal["perception", "reasoning"] | None = None
+    faithful: bool | None = Field(default=None, description="perception steps only")
+
+
 class ResponseLabel(BaseModel):
     id: str
     annotator: str = "annotator"
     sentences: list[SentenceLabel] = Field(default_factory=list)
     ratings: dict[str, float] = Field(default_factory=dict)
+    steps: list[StepHumanLabel] = Field(default_factory=list)
+    n_perception: int | None = Field(default=None, ge=0, description="perception steps in the chain")
+    n_unfaithful: int | None = Field(default=None, ge=0, description="unfaithful perception steps")
     system: str | None = Field(default=None, description="the model that wrote the response, for system rankings")
     source: str | None = None
 
@@ -62,6 +85,18 @@ class ResponseLabel(BaseModel):
         idx = [s.index for s in self.sentences]
         if len(idx) != len(set(idx)):
             raise ValueError("sentence indices repeat")
+        sidx = [s.index for s in self.steps]
+        if len(sidx) != len(set(sidx)):
+            raise ValueError("step indices repeat")
+        if self.steps and self.n_perception is None:
+            self.n_perception = sum(1 for s in self.steps if s.type == "perception")
+        if self.steps and self.n_unfaithful is None:
+            self.n_unfaithful = sum(1 for s in self.steps if s.type == "perception" and s.faithful is False)
+        if self.n_perception is not None and self.n_unfaithful is not None and self.n_unfaithful > self.n_perception:
+            raise ValueError("n_unfaithful is larger than n_perception")
+        for k, v in self.ratings.items():
+            if k in ("coverage", "precision", "recall", "f1", "murgat_s") and not 0.0 <= v <= 1.0:
+                raise ValueError(f"rating {k!r} must be in [0, 1]")
         return self
 
 

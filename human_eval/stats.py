@@ -124,9 +124,44 @@ def icc(ratings: Sequence[Sequence[float]]) -> dict[str, float | None]:
         "icc1_1": safe(msr - msw, msr + (k - 1) * msw),
         "icc2_1": safe(msr - mse, msr + (k - 1) * mse + k * (msc - mse) / n),
         "icc3_1": safe(msr - mse, msr + (k - 1) * mse),
+        "icc3_k": safe(msr - mse, msr),
         "n_targets": n,
         "k_raters": k,
     }
+
+
+def icc_with_ci(ratings: Sequence[Sequence[float]], alpha: float = 0.05, n_resamples: int = 2000,
+                seed: int = 0) -> dict[str, Any]:
+    """ICC(3,1), ICC(3,k) with exact F-based CIs (Shrout & Fleiss; McGraw & Wong) and ICC(2,1)
+    with a percentile bootstrap CI over targets (its exact interval needs approximate df)."""
+    from scipy import stats as st
+
+    y = np.asarray(ratings, float)
+    base = icc(y)
+    msr, _msc, mse, n, k = _anova(y)
+    out: dict[str, Any] = dict(base)
+    df1, df2 = n - 1, (n - 1) * (k - 1)
+    if mse > 0 and msr > 0:
+        f_obs = msr / mse
+        fl = f_obs / st.f.ppf(1 - alpha / 2, df1, df2)
+        fu = f_obs * st.f.ppf(1 - alpha / 2, df2, df1)
+        out["icc3_1_ci"] = [float((fl - 1) / (fl + k - 1)), float((fu - 1) / (fu + k - 1))]
+        out["icc3_k_ci"] = [float(1 - 1 / fl), float(1 - 1 / fu)]
+        out["f"] = float(f_obs)
+        out["p_value"] = float(st.f.sf(f_obs, df1, df2))
+    else:
+        out["icc3_1_ci"] = out["icc3_k_ci"] = None
+    rng = np.random.default_rng(seed)
+    boots = []
+    for _ in range(n_resamples):
+        sample = y[rng.integers(0, n, n)]
+        if np.allclose(sample, sample[0]):
+            continue
+        v = icc(sample)["icc2_1"]
+        if v is not None and np.isfinite(v):
+            boots.append(v)
+    out["icc2_1_ci"] = [float(np.quantile(boots, alpha / 2)), float(np.quantile(boots, 1 - alpha / 2))] if boots else None
+    return out
 
 
 def fleiss_kappa(labels_per_item: Sequence[Sequence[Any]]) -> float | None:

@@ -61,7 +61,13 @@ def human_scores(label: ResponseLabel, result: ResponseResult | None) -> dict[st
                 p = r
             facts.append(FactScore(r, p, [], "judged"))
     scores, _ = score_response(ResponseFigures(len(V), len(Vc), facts))
-    return scores.model_dump()
+    out = scores.model_dump()
+    if not label.sentences:
+        out = {m: None for m in out}  # nothing labelled at sentence level: no computed figures
+    for m in METRICS:  # response-level ratings given directly win over computed ones
+        if m in label.ratings:
+            out[m] = float(label.ratings[m])
+    return out
 
 
 def _citation_keys(raws: Sequence[str]) -> set[tuple[Any, ...]]:

@@ -21,6 +21,46 @@ def _fmt(x: Any) -> str:
     return "–" if x is None else f"{x:.3f}" if isinstance(x, float) else str(x)
 
 
+def _faithfulness(args: argparse.Namespace, labels: Any) -> int:
+    from murgat.calibrate_faithfulness import calibrate_faithfulness
+    from murgat.faithfulness.records import FaithResult
+    from murgat.pipeline.rundir import RunDir
+
+    doc: dict[str, Any] = {"task": "faithfulness", "labels": args.human, "n_labels": len(labels), "runs": {}}
+    for run in args.run or []:
+        rd = RunDir(run, repair=False, record=FaithResult)
+        if not rd.results_path.exists():
+            print(f"error: {run} has no results.jsonl", file=sys.stderr)
+            return 2
+        doc["runs"][run] = calibrate_faithfulness(labels, rd.latest_results())
+    if args.out:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        (Path(args.out) / "calibration.json").write_text(json.dumps(doc, indent=2, default=str))
+    if args.json:
+        print(json.dumps(doc, indent=2, default=str))
+        return 0
+    from rich.table import Table
+
+    from murgat.console import console
+
+    for run, cal in doc["runs"].items():
+        t = Table(title=f"step faithfulness: {run} vs humans ({cal['n_responses']} responses)")
+        for c in ("annotator", "count", "n", "ICC(3,1) [95% CI]", "ICC(2,1) [95% CI]", "judge mean", "human mean"):
+            t.add_column(c)
+        for ann, row in cal["annotators"].items():
+            for q in ("n_perception", "n_unfaithful"):
+                ic = row[q]["icc"] or {}
+
+                def show(key: str, ic: dict[str, Any] = ic) -> str:
+                    v, ci = ic.get(key), ic.get(f"{key}_ci")
+                    return "undefined" if v is None else f"{v:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+
+                t.add_row(ann, q, str(row[q]["n"]), show("icc3_1"), show("icc2_1"),
+                          _fmt(row[q]["judge_mean"]), _fmt(row[q]["human_mean"]))
+        console().print(t)
+    return 0
+
+
 def _cmd(args: argparse.Namespace) -> int:
     from human_eval.labels import LabelError
     from human_eval.matching import embedding_similarity, lexical_similarity
@@ -33,6 +73,8 @@ def _cmd(args: argparse.Namespace) -> int:
     except (LabelError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.task == "faithfulness":
+        return _faithfulness(args, labels)
     sim = lexical_similarity
     if args.similarity == "embedding":
         emb = embedding_similarity()
@@ -119,7 +161,10 @@ def _cmd(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("calibrate", help="agreement of judge runs with human labels")
     p.add_argument("--human", required=True, help="label JSONL (murgat schema) or faithscore:PATH")
-    p.add_argument("--run", action="append", default=[], help="a murgat score run folder (repeatable)")
+    p.add_argument("--run", action="append", default=[],
+                   help="a murgat score run folder (or, with --task faithfulness, a murgat faithfulness folder); repeatable")
+    p.add_argument("--task", choices=["attribution", "faithfulness"], default="attribution",
+                   help="attribution: MURGAT-S stages; faithfulness: step counts (ICC) and step labels")
     p.add_argument("--out", default=None, help="folder for calibration.json and PNG plots")
     p.add_argument("--json", action="store_true")
     p.add_argument("--bootstrap", type=int, default=10_000)

@@ -116,3 +116,12 @@ def test_judge_selection_ranks_runs(tmp_path: Path, example_media: Path) -> None
     worse["verifiability"]["kappa"] = 0.2
     ranking = select_judges({"good": good, "worse": worse})
     assert [r["run"] for r in ranking] == ["good", "worse"]
+
+
+def test_ratings_given_directly_are_the_human_figures() -> None:
+    from human_eval.labels import ResponseLabel
+    from murgat.calibrate import human_scores
+
+    only_ratings = ResponseLabel(id="x", ratings={"murgat_s": 0.4, "coverage": 1.0, "grounding": 4})
+    got = human_scores(only_ratings, None)
+    assert got["murgat_s"] == 0.4 and got["coverage"] == 1.0 and got["precision"] is None

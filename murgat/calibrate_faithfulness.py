@@ -1,0 +1,77 @@
+"""Step-faithfulness judges against humans: ICCs on per-response counts, per-step agreement.
+
+For each run (a ``murgat faithfulness`` folder) and each annotator, the per-response counts
+of perception steps and of unfaithful steps are compared with ICC(3,1) (the method's choice:
+two-way mixed, consistency, single rater) and ICC(2,1) (absolute agreement), each with a 95%
+CI, over the responses both labelled. Annotators are compared with each other the same way
+(ICC(3,1), ICC(3,k) over the responses every annotator labelled). Where annotators gave
+per-step labels, step type and faithfulness agreement (accuracy, κ) are reported too.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from human_eval.labels import ResponseLabel
+from human_eval.stats import binary_agreement, icc_with_ci
+from murgat.faithfulness.records import FaithResult
+
+QUANTITIES = ("n_perception", "n_unfaithful")
+
+
+def _pairs_icc(a: Sequence[float], b: Sequence[float]) -> dict[str, Any] | None:
+    if len(a) < 2:
+        return None
+    y = np.column_stack([a, b]).astype(float)
+    if np.allclose(y, y[0, 0]):
+        return {"n_targets": len(a), "note": "every rating is the same: ICC undefined"}
+    return icc_with_ci(y)
+
+
+def calibrate_faithfulness(labels: list[ResponseLabel], results: list[FaithResult]) -> dict[str, Any]:
+    res = {r.id: r for r in results if r.error is None}
+    by_ann: dict[str, dict[str, ResponseLabel]] = defaultdict(dict)
+    for lab in labels:
+        by_ann[lab.annotator][lab.id] = lab
+    out: dict[str, Any] = {"annotators": {}, "n_responses": len(set(res) & {lab.id for lab in labels})}
+    for ann, labs in sorted(by_ann.items()):
+        row: dict[str, Any] = {}
+        for q in QUANTITIES:
+            ids = sorted(i for i in set(labs) & set(res) if getattr(labs[i], q) is not None)
+            judge = [float(getattr(res[i], q)) for i in ids]
+            human = [float(getattr(labs[i], q)) for i in ids]
+            row[q] = {"n": len(ids), "icc": _pairs_icc(judge, human),
+                      "judge_mean": float(np.mean(judge)) if judge else None,
+                      "human_mean": float(np.mean(human)) if human else None}
+        type_p, type_g, faith_p, faith_g = [], [], [], []
+        for i in sorted(set(labs) & set(res)):
+            steps = {s.index: s for s in res[i].steps}
+            for hs in labs[i].steps:
+                js = steps.get(hs.index)
+                if js is None or js.status != "labelled" or hs.type is None:
+                    continue
+                type_p.append(js.type == "perception")
+                type_g.append(hs.type == "perception")
+                if hs.type == "perception" and js.type == "perception" and hs.faithful is not None and js.faithful is not None:
+                    faith_p.append(bool(js.faithful))
+                    faith_g.append(bool(hs.faithful))
+        row["step_type"] = binary_agreement(type_p, type_g) if type_p else None
+        row["step_faithful"] = binary_agreement(faith_p, faith_g) if faith_p else None
+        out["annotators"][ann] = row
+    names = sorted(by_ann)
+    if len(names) >= 2:
+        inter: dict[str, Any] = {}
+        for q in QUANTITIES:
+            common = sorted(set.intersection(*(set(i for i, lab in by_ann[a].items() if getattr(lab, q) is not None)
+                                               for a in names)))
+            if len(common) >= 2:
+                y = np.array([[float(getattr(by_ann[a][i], q)) for a in names] for i in common])
+                inter[q] = {"n": len(common), "icc": icc_with_ci(y) if not np.allclose(y, y[0, 0]) else None}
+            else:
+                inter[q] = {"n": len(common), "icc": None}
+        out["inter_annotator"] = inter
+    return out

@@ -1,0 +1,75 @@
+"""``murgat calibrate --task faithfulness``: ICCs on counts, per-step agreement, by hand."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from human_eval.labels import ResponseLabel
+from human_eval.stats import icc, icc_with_ci
+from murgat.cli import main
+
+from .test_faithfulness import cassette
+
+
+def test_icc_forms_by_hand() -> None:
+    # judge vs human unfaithful counts; MSR = 1.5, MSC = 0.5, MSE = 1/6 (worked in the comment of the e2e test)
+    y = np.array([[0, 0], [2, 2], [0, 1], [0, 1]], float)
+    got = icc(y)
+    assert got["icc3_1"] == pytest.approx(0.8)
+    assert got["icc2_1"] == pytest.approx(1.333333 / 1.833333, rel=1e-5)
+    assert got["icc3_k"] == pytest.approx(1.333333 / 1.5, rel=1e-5)
+    ci = icc_with_ci(y)
+    assert ci["f"] == pytest.approx(9.0)  # MSR / MSE
+    lo, hi = ci["icc3_1_ci"]
+    assert lo < 0.8 < hi <= 1.0 and ci["icc3_k_ci"][0] < got["icc3_k"] < ci["icc3_k_ci"][1]
+
+
+def test_labels_derive_counts_from_steps_and_check_them() -> None:
+    lab = ResponseLabel(id="x", steps=[{"index": 0, "type": "perception", "faithful": False},
+                                       {"index": 1, "type": "reasoning"}])
+    assert (lab.n_perception, lab.n_unfaithful) == (1, 1)
+    with pytest.raises(ValueError, match="larger than n_perception"):
+        ResponseLabel(id="x", n_perception=1, n_unfaithful=2)
+    with pytest.raises(ValueError, match="must be in"):
+        ResponseLabel(id="x", ratings={"murgat_s": 4})
+
+
+def test_calibrate_faithfulness_end_to_end(tmp_path, example_media, capsys) -> None:
+    from .test_faithfulness import RESPONSES
+
+    data = tmp_path / "chains.jsonl"
+    data.write_text("".join(json.dumps({**r, "media": "friday.mp4", "question": "q", "options": ["a", "b"],
+                                        "gold": "B"}) + "\n" for r in RESPONSES))
+    run = tmp_path / "run"
+    assert main(["faithfulness", str(data), "--media-root", str(example_media), "--judge", f"replay:{cassette(tmp_path)}",
+                 "--out", str(run), "--granularity", "step", "--quiet", "--json"]) == 0
+    capsys.readouterr()
+    # judge counts (from the faithfulness test): perception r1 2, r2 2, r3 0, r4 0; unfaithful 0, 2, 0, 0
+    ann1 = [{"id": "r1", "n_perception": 2, "n_unfaithful": 0},
+            {"id": "r2", "steps": [{"index": 0, "type": "perception", "faithful": False},
+                                   {"index": 1, "type": "perception", "faithful": True}, {"index": 2, "type": "reasoning"}]},
+            {"id": "r3", "n_perception": 0, "n_unfaithful": 0},
+            {"id": "r4", "n_perception": 1, "n_unfaithful": 1}]
+    ann2 = [{"id": "r1", "n_perception": 2, "n_unfaithful": 0}, {"id": "r2", "n_perception": 2, "n_unfaithful": 2},
+            {"id": "r3", "n_perception": 1, "n_unfaithful": 0}, {"id": "r4", "n_perception": 1, "n_unfaithful": 0}]
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps({**r, "annotator": "ann1"}) + "\n" for r in ann1)
+                      + "".join(json.dumps({**r, "annotator": "ann2"}) + "\n" for r in ann2))
+    assert main(["calibrate", "--task", "faithfulness", "--human", str(labels), "--run", str(run), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    a1 = doc["runs"][str(run)]["annotators"]["ann1"]
+    # unfaithful: judge [0, 2, 0, 0] vs ann1 [0, 1, 0, 1] (r2's count derived from its step labels); the ICC
+    # formulas themselves are checked by hand in test_icc_forms_by_hand
+    y = np.array([[0, 0], [2, 1], [0, 0], [0, 1]], float)
+    assert a1["n_unfaithful"]["icc"]["icc3_1"] == pytest.approx(icc(y)["icc3_1"])
+    assert a1["n_unfaithful"]["n"] == 4 and a1["n_perception"]["n"] == 4
+    # per-step labels exist for r2: types agree on all 3 steps; faithfulness agrees on 1 of 2 perception steps
+    assert a1["step_type"]["n"] == 3 and a1["step_type"]["accuracy"] == 1.0
+    assert a1["step_faithful"]["n"] == 2 and a1["step_faithful"]["accuracy"] == 0.5
+    inter = doc["runs"][str(run)]["inter_annotator"]
+    assert inter["n_unfaithful"]["n"] == 4 and inter["n_unfaithful"]["icc"]["k_raters"] == 2
+    assert main(["calibrate", "--task", "faithfulness", "--human", str(labels), "--run", str(run)]) == 0
+    assert "ICC(3,1)" in capsys.readouterr().out
