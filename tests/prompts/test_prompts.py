@@ -28,6 +28,14 @@ VALUES = {
     "instruction": "What does the woman pick up?",
     "previous": "A man wears a crown.",
     "reason": "no, nobody wears a crown",
+    "chain": "A man waves (visual, 0:01). So he is friendly.",
+    "step": "A man waves (visual, 0:01).",
+    "grounding": "",
+    "answer_format": "Answer with JSON only.",
+    "steps": "0. A man waves (visual, 0:01).\n1. So he is friendly.",
+    "rejected": "A man waves (visual, 0:01).",
+    "cite_rule": "",
+    "prefix": "A man nods (visual, 0:01).",
     "descriptions": "[1] (audio) A man says he is in a bad humor.\n[2] (visual) A woman talks on a telephone.",
 }
 
