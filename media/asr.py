@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 from media.audio import SAMPLE_RATE, load_audio
 from media.cache import MediaCache, default_cache, file_digest, make_key
 from media.errors import ToolMissing
+from media.singleflight import lock_for
 
 
 class Word(BaseModel):
@@ -169,16 +170,27 @@ def transcribe(
     decoding (none may).
     """
     compute_type = compute_type or os.environ.get("MURGAT_ASR_COMPUTE", "int8")
-    track = load_audio(path)
+    from media.probe import probe
+
+    info = probe(path)
     model_dir = resolve_model(model)
     cache = cache or default_cache()
     settings = {"model": model_dir.name, "model_size": (model_dir / "model.bin").stat().st_size,
                 "language": language, "backend": backend, "beam": beam_size, "vad": vad_filter, "temperature": 0.0,
                 "compute": compute_type}
-    key = make_key("asr", file_digest(track.path), **settings)
-    hit = cache.get_json("asr", key)
-    if hit is not None:
-        return Transcript.model_validate(hit)
+    # the key needs only the file's bytes and the settings: a cached transcript decodes nothing
+    key = make_key("asr", file_digest(info.path), **settings)
+    with lock_for(("asr", key)):  # single-flight: one transcription per file and settings
+        hit = cache.get_json("asr", key)
+        if hit is not None:
+            return Transcript.model_validate(hit)
+        return _transcribe_uncached(path, model_dir, language, backend, beam_size, vad_filter, compute_type, threads,
+                                    cache, key)
+
+
+def _transcribe_uncached(path: Any, model_dir: Path, language: str | None, backend: str, beam_size: int,
+                         vad_filter: bool, compute_type: str, threads: int, cache: MediaCache, key: str) -> Transcript:
+    track = load_audio(path)
     if backend == "faster-whisper":
         tr = _run_faster_whisper(track.samples, model_dir, language, beam_size, vad_filter, compute_type, threads)
     elif backend == "whisperx":

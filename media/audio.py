@@ -15,6 +15,7 @@ import subprocess
 import wave
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from media.cache import default_cache, file_digest, make_key
 from media.errors import CorruptMedia, NoAudioStream
 from media.lru import Lru
 from media.probe import SAFE_INPUT_ARGS, _tool, probe
+from media.singleflight import lock_for
 
 SAMPLE_RATE = 16_000
 
@@ -84,6 +86,11 @@ def load_audio(path: str | Path, sr: int = SAMPLE_RATE, use_disk_cache: bool = T
     info = probe(path)
     if not info.has_audio or info.audio_stream is None:
         raise NoAudioStream(str(path), "the file has no audio stream")
+    with lock_for(("audio", info.path, sr)):  # single-flight per file
+        return _load_audio(info, sr, use_disk_cache)
+
+
+def _load_audio(info: Any, sr: int, use_disk_cache: bool) -> AudioTrack:
     key = (info.path, sr)
     known = _TRACKS.get(key)
     if known is not None:

@@ -130,6 +130,48 @@ def _check(c: CitationLike, info: ProbeResult, cfg: EvidenceConfig) -> tuple[flo
     return max(0.0, start), min(dur, end)
 
 
+@dataclass(frozen=True)
+class SegmentPlan:
+    """Where a segment will come from, known without decoding anything (probe only)."""
+
+    citation_index: int
+    modality: str
+    cited_start: float | None
+    cited_end: float | None
+    start: float
+    end: float
+    available: bool
+    reason: str | None
+
+    @property
+    def label(self) -> str:
+        from media.timefmt import fmt_range
+
+        return f"{self.modality} {fmt_range(self.cited_start, self.cited_end)}"
+
+
+def plan_segments(path: str | Path, citations: Sequence[CitationLike], config: EvidenceConfig | None = None,
+                  indices: Sequence[int] | None = None) -> list[SegmentPlan]:
+    """The segments :func:`build_evidence` would make, in its order, from the probe alone.
+
+    Cache keys are built from this plan (file digest + segment times + settings), so a rerun
+    whose answers are all cached never decodes a frame or a sample.
+    """
+    cfg = config or EvidenceConfig()
+    info = probe(path)
+    chosen = list(range(len(citations))) if indices is None else list(indices)
+    out: list[SegmentPlan] = []
+    for i in chosen:
+        c = citations[i]
+        try:
+            a, b = _check(c, info, cfg)
+            out.append(SegmentPlan(i, str(c.modality), c.start, c.end, a, b, True, None))
+        except MediaError as exc:
+            out.append(SegmentPlan(i, str(c.modality), c.start, c.end, 0.0, 0.0, False, exc.reason))
+    out.sort(key=lambda s: (s.start if s.available else float("inf"), s.modality, s.citation_index))
+    return out
+
+
 def build_evidence(
     path: str | Path,
     citations: Sequence[CitationLike],

@@ -95,3 +95,76 @@ def screen_text(
                 out.lines.append(OcrLine(time=fr.time, text=text, score=score, box=box))
     cache.put_json("ocr", key, out.model_dump())
     return out
+
+
+class LazyScreen:
+    """On-screen text read only where it is asked for: the frames inside the cited visual
+    segments, on the same 1/``fps`` grid as :func:`screen_text`, each frame OCR'd once and
+    cached on disk (key: file digest, frame time, settings). Scoring a few citations on a
+    long video no longer reads every frame of it."""
+
+    def __init__(self, path: str | Path, fps: float = 1.0, max_side: int = 1280, min_score: float = 0.5,
+                 cache: MediaCache | None = None) -> None:
+        self.path = str(path)
+        self.fps = fps
+        self.max_side = max_side
+        self.min_score = min_score
+        self.cache = cache or default_cache()
+        self.digest = file_digest(self.path)
+        self.identity = make_key("ocr-lazy", self.digest, fps=fps, max_side=max_side, min_score=min_score, engine="rapidocr")
+        self._memo: dict[float, list[OcrLine]] = {}
+        self._lock = threading.Lock()
+        self.frames_read = 0
+
+    def frame_times(self, start: float, end: float) -> list[float]:
+        k0, k1 = int(np.ceil(start * self.fps - 1e-9)), int(np.floor(end * self.fps + 1e-9))
+        times = [k / self.fps for k in range(k0, k1 + 1)]
+        return times or [round(start * self.fps) / self.fps]
+
+    def lines_at(self, times: list[float]) -> list[OcrLine]:
+        with self._lock:
+            missing = []
+            for t in times:
+                if t in self._memo:
+                    continue
+                hit = self.cache.get_json("ocrf", make_key("ocrf", self.identity, t=round(t, 4)))
+                if hit is not None:
+                    self._memo[t] = [OcrLine.model_validate(x) for x in hit]
+                else:
+                    missing.append(t)
+            if missing:
+                vf = open_video(self.path)
+                wanted = [t for t in missing if t < max(vf.duration, 1e-3)]
+                for t in set(missing) - set(wanted):
+                    self._memo[t] = []
+                for fr, t in zip(vf.frames_at(wanted), wanted, strict=True) if wanted else []:
+                    img = resize_max_side(fr.image, self.max_side)
+                    found = [OcrLine(time=t, text=text, score=score, box=box)
+                             for text, score, box in read_text(img, self.min_score)]
+                    self.frames_read += 1
+                    self._memo[t] = found
+                    self.cache.put_json("ocrf", make_key("ocrf", self.identity, t=round(t, 4)),
+                                        [x.model_dump() for x in found])
+            return [ln for t in times for ln in self._memo.get(t, [])]
+
+    def text_in(self, start: float, end: float) -> str:
+        seen: list[str] = []
+        for ln in self.lines_at(self.frame_times(start, end)):
+            if ln.text not in seen:
+                seen.append(ln.text)
+        return "\n".join(seen)
+
+
+_LAZY: dict[tuple[str, float, int, float], LazyScreen] = {}
+_LAZY_LOCK = threading.Lock()
+
+
+def lazy_screen(path: str | Path, fps: float = 1.0, max_side: int = 1280, min_score: float = 0.5) -> LazyScreen:
+    """One :class:`LazyScreen` per file and settings in this process (items share frames read)."""
+    key = (str(Path(path).resolve()), fps, max_side, min_score)
+    with _LAZY_LOCK:
+        if key not in _LAZY:
+            if len(_LAZY) > 256:
+                _LAZY.clear()
+            _LAZY[key] = LazyScreen(path, fps, max_side, min_score)
+        return _LAZY[key]

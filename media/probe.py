@@ -24,6 +24,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from media.errors import CorruptMedia, MediaNotFound, ToolMissing, UnsupportedCodec
+from media.singleflight import lock_for
 
 
 class StreamInfo(BaseModel):
@@ -125,7 +126,9 @@ def probe(path: str | os.PathLike[str]) -> ProbeResult:
     if not p.is_file():
         raise MediaNotFound(str(p), "not a regular file")
     st = p.stat()
-    return _probe_cached(str(p.resolve()), st.st_size, st.st_mtime_ns)
+    real = str(p.resolve())
+    with lock_for(("probe", real)):  # single-flight: one ffprobe per file even when many items start together
+        return _probe_cached(real, st.st_size, st.st_mtime_ns)
 
 
 @functools.lru_cache(maxsize=512)

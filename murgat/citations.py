@@ -12,6 +12,7 @@ used (unknown modality, end before start, ``0:75``) yields a :class:`Citation` w
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -194,8 +195,10 @@ def parse_citations(text: str) -> list[Citation]:
     return [c for g in find_groups(text) for c in g.citations]
 
 
+@functools.lru_cache(maxsize=16384)
 def strip_citations(text: str) -> str:
-    """``text`` with its citation groups removed and the spacing around them tidied.
+    """``text`` with its citation groups removed and the spacing around them tidied (memoised: a
+    sentence is stripped by several stages).
 
     Non-citation parentheticals stay, since they are part of what the sentence claims.
     """

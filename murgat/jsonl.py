@@ -100,7 +100,12 @@ def append_line(path: str | os.PathLike[str], line: str) -> None:
     Raises :class:`ResultsWriteError` naming the file when the write or the sync fails;
     whatever was in the file before stays intact (a torn partial line is cut on next open).
     """
-    data = escape_line(line) + "\n"
+    append_lines(path, [line])
+
+
+def append_lines(path: str | os.PathLike[str], lines: list[str]) -> None:
+    """Append several lines with one write and one fsync (group commit), durable on return."""
+    data = "".join(escape_line(line) + "\n" for line in lines)
     try:
         with open(path, "a", encoding="utf-8") as f:
             f.write(data)

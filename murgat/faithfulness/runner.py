@@ -23,7 +23,7 @@ from murgat.inputs import MediaOutsideRoot, resolve_media
 from murgat.judges.replay import ReplayMiss
 from murgat.pipeline.config import ScoreConfig
 from murgat.pipeline.rundir import RunDir, needs_retry
-from murgat.pipeline.runner import gold_letter
+from murgat.pipeline.runner import ResultWriter, gold_letter
 from murgat.pipeline.stages import ItemContext
 from murgat.schema import Item
 from murgat.text import preprocess
@@ -87,6 +87,7 @@ async def run_faithfulness(items: Sequence[Item], labeller: Labeller, cfg: Score
     done = {r.id for r in rundir.latest_results() if not (retry_errors and needs_retry(r))}
     sem = asyncio.Semaphore(max(1, item_concurrency))
     fresh: list[FaithResult] = []
+    writer = ResultWriter(rundir)
 
     async def one(item: Item) -> None:
         async with sem:
@@ -98,15 +99,18 @@ async def run_faithfulness(items: Sequence[Item], labeller: Labeller, cfg: Score
             except Exception as exc:
                 log.error("item %s failed: %s", item.id, traceback.format_exc())
                 res = tally(FaithResult(id=item.id, video=item.media, error=f"internal_error: {type(exc).__name__}: {exc}"))
-            rundir.append(res)
-            fresh.append(res)
-            if on_item:
-                on_item(res)
+        await writer.write(res)
+        fresh.append(res)
+        if on_item:
+            on_item(res)
 
-    async with asyncio.TaskGroup() as tg:
-        for it in items:
-            if it.id not in done:
-                tg.create_task(one(it))
+    try:
+        async with asyncio.TaskGroup() as tg:
+            for it in items:
+                if it.id not in done:
+                    tg.create_task(one(it))
+    finally:
+        await writer.close()
     return fresh
 
 

@@ -17,6 +17,7 @@ import random
 import time
 from abc import ABC, abstractmethod
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -60,6 +61,9 @@ def parse_retry_after(value: str | float | None, now: float | None = None) -> fl
         when = when.replace(tzinfo=datetime.UTC)
     ref = time.time() if now is None else now
     return max(0.0, when.timestamp() - ref)
+
+
+Materialize = Callable[[], Awaitable[JudgeRequest]]
 
 
 class JudgeError(Exception):
@@ -211,13 +215,17 @@ class Judge(ABC):
         lim.rpm, lim.tpm = rpm, tpm
         return lim
 
-    async def generate(self, req: JudgeRequest) -> JudgeOutput:
+    async def generate(self, req: JudgeRequest, materialize: Materialize | None = None) -> JudgeOutput:
+        """Answer ``req``; with ``materialize`` the request's media are built only on a cache miss
+        (``req`` then carries a ``key_hint`` and text parts only; the built request keeps the key)."""
         key = self.key(req)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
                 self.stats.cache_hits += 1
                 return hit.model_copy(update={"cached": True})
+        if materialize is not None and not self.dry_run:
+            req = await materialize()
         cfg = req.config
         est = estimate_tokens(req)
         if self.dry_run:

@@ -5,15 +5,23 @@ Key recipe (:func:`request_key`): SHA-256 over a canonical JSON of
 * provider name and model id;
 * the rendered request — text of every text part, in order, plus the system prompt;
 * a content digest of every media part (image pixels, audio samples, the video file's
-  bytes with its time range and sampled frame indices), in order;
+  bytes with its time range and sampled frame indices), in order — or, for evidence built
+  by ``score`` (``JudgeRequest.key_hint``), its recipe instead: SHA-256 of the media file's
+  bytes, each segment's modality and cited/effective times in evidence order, and every
+  evidence setting (pad, fps, frame cap, image size/format, clip or frames, point windows,
+  evidence text and the ASR/OCR settings behind it). The recipe determines the parts, so the
+  key is computed without decoding a frame: a rerun whose answers are cached decodes nothing;
 * the answer schema;
 * the output-affecting generation settings only (temperature, max tokens, samples,
   reasoning effort, seed) — not concurrency, timeouts or retries, which change how an
   answer is fetched, not what it is;
 * provider options that change answers (e.g. how visual evidence is sent).
 
-Write order: a row is inserted only after the provider returned a complete, successful
-answer, inside one transaction (``INSERT OR REPLACE`` + ``COMMIT``). The database runs in
+Write order: a row is queued only after the provider returned a complete, successful
+answer; a background thread commits queued rows in batches (one transaction of
+``INSERT OR REPLACE`` + ``COMMIT``), and :meth:`ResponseCache.close` writes what is left.
+Queued rows are served to ``get`` before they are committed. A crash loses at most the
+answers queued in the last half second (they are asked again on the rerun). The database runs in
 WAL mode with ``synchronous=NORMAL``: a killed process loses at most the answer it was
 writing and never leaves a torn row; several processes can read while one writes, and
 writers wait on ``busy_timeout`` instead of failing. Errors are never cached, so a rerun
@@ -22,6 +30,7 @@ asks again.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import json
@@ -30,21 +39,26 @@ import sqlite3
 import sys
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
 from murgat.judges.types import JudgeOutput, JudgeRequest, TextPart
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def request_key(provider: str, model: str, req: JudgeRequest, options: dict[str, Any] | None = None) -> str:
     parts: list[Any] = []
-    for p in req.parts:
-        if isinstance(p, TextPart):
-            parts.append(["text", p.text])
-        else:
-            parts.append([p.kind, getattr(p, "label", ""), p.digest()])
+    if req.key_hint is not None:
+        # the media parts are named by their recipe, not by their decoded content (see module doc)
+        parts = [["text", p.text] for p in req.parts if isinstance(p, TextPart)] + [["media", req.key_hint]]
+    else:
+        for p in req.parts:
+            if isinstance(p, TextPart):
+                parts.append(["text", p.text])
+            else:
+                parts.append([p.kind, getattr(p, "label", ""), p.digest()])
     blob = {
         "v": SCHEMA_VERSION,
         "provider": provider,
@@ -75,6 +89,13 @@ class ResponseCache:
         self.write_errors = 0
         self.read_errors = 0
         self._writes_disabled = False
+        self._pending: dict[str, tuple[str, str, str]] = {}
+        self._pending_lock = threading.Lock()
+        self._wake = threading.Event()
+        self._writer: threading.Thread | None = None
+        self._closing = False
+        ref = weakref.ref(self)
+        atexit.register(lambda: (c := ref()) is not None and c.close())  # queued answers are never lost on exit
         try:
             self._conn = self._open()
         except sqlite3.DatabaseError as exc:
@@ -108,6 +129,9 @@ class ResponseCache:
         return conn
 
     def get(self, key: str) -> JudgeOutput | None:
+        pending = self._pending.get(key)
+        if pending is not None:
+            return JudgeOutput.model_validate_json(pending[2])
         try:
             with self._lock:
                 row = self._conn.execute("SELECT output FROM responses WHERE key = ?", (key,)).fetchone()
@@ -125,16 +149,37 @@ class ResponseCache:
             return None
 
     def put(self, key: str, provider: str, model: str, out: JudgeOutput) -> None:
+        """Queue an answer for writing; it is readable at once (``get`` sees pending rows) and
+        committed by a background thread in batches, so the event loop never waits on SQLite."""
         if out.error is not None or self._writes_disabled:
             return
         payload = out.model_copy(update={"cached": False, "deduplicated": False}).model_dump_json()
+        with self._pending_lock:
+            self._pending[key] = (provider, model, payload)
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._write_loop, name="murgat-cache-writer", daemon=True)
+                self._writer.start()
+        self._wake.set()
+
+    def _write_loop(self) -> None:
+        while True:
+            self._wake.wait(timeout=0.5)
+            self._wake.clear()
+            self._flush_pending()
+            if self._closing:
+                return
+
+    def _flush_pending(self) -> None:
+        with self._pending_lock:
+            if not self._pending:
+                return
+            batch = list(self._pending.items())
+        rows = [(k, p, m, time.time(), payload) for k, (p, m, payload) in batch]
         with self._lock:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
-                self._conn.execute(
-                    "INSERT OR REPLACE INTO responses (key, provider, model, created, output) VALUES (?, ?, ?, ?, ?)",
-                    (key, provider, model, time.time(), payload),
-                )
+                self._conn.executemany(
+                    "INSERT OR REPLACE INTO responses (key, provider, model, created, output) VALUES (?, ?, ?, ?, ?)", rows)
                 self._conn.execute("COMMIT")
             except sqlite3.Error as exc:
                 # SQLite may already have rolled back (e.g. on SQLITE_FULL): a second
@@ -146,12 +191,28 @@ class ResponseCache:
                 self._writes_disabled = True
                 print(f"warning: response cache {self.path} cannot be written ({exc}); "
                       "the run goes on without caching new answers", file=sys.stderr)
+        with self._pending_lock:
+            for k, v in batch:
+                if self._pending.get(k) is v:
+                    del self._pending[k]
+
+    def flush(self) -> None:
+        """Write every pending answer now (called by :meth:`close`)."""
+        self._flush_pending()
 
     def __len__(self) -> int:
+        self.flush()
         with self._lock:
             return int(self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
     def close(self) -> None:
+        if self._closing and self._writer is None and not self._pending:
+            return
+        self._closing = True
+        self._wake.set()
+        if self._writer is not None:
+            self._writer.join(timeout=30)
+        self.flush()
         with self._lock:
             with contextlib.suppress(sqlite3.Error):
                 self._conn.close()

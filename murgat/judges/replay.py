@@ -107,9 +107,9 @@ class ReplayJudge(Judge):
         return RawAnswer(text=out.get("text"), usage=Usage.model_validate(out.get("usage", {})),
                          raw=out.get("raw"), blocked=bool(out.get("blocked")), model=out.get("model"))
 
-    async def generate(self, req: JudgeRequest) -> JudgeOutput:
+    async def generate(self, req: JudgeRequest, materialize: Any = None) -> JudgeOutput:
         self.lookup(req)  # a miss is loud, never retried or turned into an error record
-        return await super().generate(req)
+        return await super().generate(req, materialize)
 
 
 class RecordingJudge(Judge):
@@ -132,8 +132,8 @@ class RecordingJudge(Judge):
     async def _call(self, req: JudgeRequest) -> RawAnswer:  # pragma: no cover - generate is overridden
         raise NotImplementedError
 
-    async def generate(self, req: JudgeRequest) -> JudgeOutput:
-        out = await self.inner.generate(req)
+    async def generate(self, req: JudgeRequest, materialize: Any = None) -> JudgeOutput:
+        out = await self.inner.generate(req, materialize)
         if out.error is None:
             rec = {"key": fingerprint(req), "match": {"task": req.task, "inputs": req.inputs},
                    "provider": self.inner.provider, "model": self.inner.model,

@@ -8,7 +8,11 @@ everything that is stored (outputs, usage) is pydantic.
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import threading
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -16,6 +20,29 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from media.cache import file_digest
+
+_MEMO: dict[tuple[int, str], tuple[weakref.ref[Any], Any]] = {}
+_MEMO_LOCK = threading.Lock()
+
+
+def memo_on(arr: Any, tag: str, make: Callable[[], Any]) -> Any:
+    """``make()`` computed once per array object (frames and audio slices are reused by many
+    requests): JPEG/WAV encoding, base64 and digests are the client's main CPU cost. The entry
+    goes away with the array (weak reference), so an id is never reused for another array."""
+    if arr is None:
+        return make()
+    key = (id(arr), tag)
+    hit = _MEMO.get(key)
+    if hit is not None and hit[0]() is arr:
+        return hit[1]
+    value = make()
+    try:
+        ref = weakref.ref(arr, lambda _r, key=key: _MEMO.pop(key, None))
+    except TypeError:
+        return value
+    with _MEMO_LOCK:
+        _MEMO[key] = (ref, value)
+    return value
 
 
 @dataclass
@@ -43,12 +70,20 @@ class ImagePart:
             from media.frames import encode_image
 
             assert self.image is not None
-            self.data = encode_image(self.image, "png" if self.mime == "image/png" else "jpeg")
+            fmt = "png" if self.mime == "image/png" else "jpeg"
+            self.data = memo_on(self.image, f"enc:{fmt}", lambda: encode_image(self.image, fmt))
         return self.data
+
+    def b64(self) -> str:
+        """Base64 of :meth:`encoded` (memoised with the image)."""
+        if self.image is None:
+            return base64.b64encode(self.encoded()).decode("ascii")
+        return memo_on(self.image, f"b64:{self.mime}", lambda: base64.b64encode(self.encoded()).decode("ascii"))
 
     def digest(self) -> str:
         if self.image is not None:
-            return hashlib.sha256(np.ascontiguousarray(self.image).tobytes()).hexdigest()
+            img = self.image
+            return memo_on(img, "sha", lambda: hashlib.sha256(np.ascontiguousarray(img).tobytes()).hexdigest())
         return hashlib.sha256(self.encoded()).hexdigest()
 
 
@@ -66,10 +101,15 @@ class AudioPart:
     def wav(self) -> bytes:
         from media.audio import wav_bytes
 
-        return wav_bytes(self.samples, self.sr)
+        return memo_on(self.samples, f"wav:{self.sr}", lambda: wav_bytes(self.samples, self.sr))
+
+    def wav_b64(self) -> str:
+        return memo_on(self.samples, f"wavb64:{self.sr}", lambda: base64.b64encode(self.wav()).decode("ascii"))
 
     def digest(self) -> str:
-        return hashlib.sha256(np.ascontiguousarray(self.samples, dtype=np.float32).tobytes()).hexdigest() + f":{self.sr}"
+        x = self.samples
+        return memo_on(x, f"sha:{self.sr}", lambda: hashlib.sha256(
+            np.ascontiguousarray(x, dtype=np.float32).tobytes()).hexdigest() + f":{self.sr}")
 
 
 @dataclass
@@ -196,6 +236,9 @@ class JudgeRequest:
     task: str = "generic"
     inputs: dict[str, Any] = field(default_factory=dict)
     system: str | None = None
+    #: identity of the media parts computed without decoding them (file digest, segment
+    #: times, evidence settings); when set it stands for every non-text part in the cache key
+    key_hint: str | None = None
 
     def text(self) -> str:
         return "\n".join(p.text for p in self.parts if isinstance(p, TextPart))

@@ -36,7 +36,7 @@ class DryRunJudge:
     def key(self, req: Any) -> str:
         return self.inner.key(req)
 
-    async def generate(self, req: Any) -> Any:
+    async def generate(self, req: Any, materialize: Any = None) -> Any:
         from murgat.judges.base import estimate_tokens
         from murgat.judges.types import JudgeOutput
         from murgat.rules import rule_decompose
@@ -45,6 +45,8 @@ class DryRunJudge:
             self.inner.stats.cache_hits += 1
         else:
             self.calls += 1
+            if materialize is not None:
+                req = await materialize()
             self.est_tokens += estimate_tokens(req)
         if req.task == "decompose":
             text = json.dumps({"facts": rule_decompose(req.inputs.get("sentence", ""))})
@@ -334,7 +336,7 @@ async def _run_with_progress(items, cfg, judges, rundir, args, con, built):  # t
                 items, cfg, judges, rundir, media_root=args.media_root, input_path=args.input,
                 item_concurrency=args.item_concurrency or max(4, cfg.generate.concurrency),
                 retry_errors=args.retry_errors, allow_outside_root=args.allow_media_outside_root,
-                on_item=lambda rr: progress.advance(task),
+                on_item=lambda rr: progress.advance(task), keep_results=False,
             )
         finally:
             tick.cancel()

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from murgat.jsonl import BadLine, append_line, cut_torn_tail, quarantine_lines, read_records
+from murgat.jsonl import BadLine, append_lines, cut_torn_tail, quarantine_lines, read_records
 from murgat.schema import ResponseResult, RunSummary
 
 
@@ -138,11 +138,18 @@ class RunDir:
         return {r.id for r in self.latest_results() if not (retry_errors and needs_retry(r))}
 
     def append(self, result: Any) -> None:
-        if isinstance(result, ResponseResult) and result.error is not None and result.case != "error":
-            result = result.model_copy(update={"case": "error", "scores": result.scores.model_copy(
-                update={"coverage": None, "precision": None, "recall": None, "f1": None, "murgat_s": None})})
+        self.append_many([result])
+
+    def append_many(self, results: list[Any]) -> None:
+        """Append finished results with one write and one fsync (all or, on a fault, none counted)."""
+        lines = []
+        for result in results:
+            if isinstance(result, ResponseResult) and result.error is not None and result.case != "error":
+                result = result.model_copy(update={"case": "error", "scores": result.scores.model_copy(
+                    update={"coverage": None, "precision": None, "recall": None, "f1": None, "murgat_s": None})})
+            lines.append(result.model_dump_json())
         with self._lock:
-            append_line(self.results_path, result.model_dump_json())
+            append_lines(self.results_path, lines)
 
     def latest_results(self) -> list[Any]:
         """One result per id (the last line wins, so a retried error replaces the old one)."""

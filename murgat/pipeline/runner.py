@@ -9,6 +9,7 @@ undetermined (reported apart); a replay cassette miss stops the run loudly.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import traceback
 from collections.abc import Callable, Sequence
@@ -66,9 +67,10 @@ async def _text_channels(ctx: ItemContext, cfg: ScoreConfig, need: bool) -> None
 
         ctx.transcript = await asyncio.to_thread(transcribe, ctx.media, cfg.asr_model)
     if info.has_video:
-        from media.ocr import screen_text
+        from media.ocr import lazy_screen
 
-        ctx.screen = await asyncio.to_thread(screen_text, ctx.media, cfg.ocr_fps)
+        # OCR happens on demand, only for frames inside cited visual segments
+        ctx.screen = await asyncio.to_thread(lazy_screen, ctx.media, cfg.ocr_fps)
 
 
 def decompose_context(sents: Sequence[Any], i: int, n_sentences: int, n_chars: int) -> str:
@@ -137,36 +139,13 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
     sents = sentences_of(text, ctx.durations, cfg.end_tolerance_s)
     results = [SentenceResult(sentence=s, decontextualized=text if judges.decontextualize and fallback is None else None,
                               decontext_fallback=fallback) for s in sents]
-    answers = await asyncio.gather(*(verify(pool, judges.verify, s, cfg, ctx) for s in sents))
-    for sr, (verdict, raw) in zip(results, answers, strict=True):
-        sr.verify_verdict, sr.verify_raw = verdict, raw
-        sr.verifiable = True if verdict == "yes" else False if verdict == "no" else None
-    V = [sr for sr in results if sr.verifiable]
-    Vc = [sr for sr in V if sr.sentence.citations]
-    rr.n_sentences = len(sents)
-    rr.n_verifiable, rr.n_verifiable_cited = len(V), len(Vc)
-    rr.n_verify_undetermined = sum(1 for sr in results if sr.verifiable is None)
+    def context(i: int) -> str:
+        return decompose_context(sents, i, cfg.decompose_context_sentences, cfg.decompose_context_chars)
 
-    # decomposition
-    fact_lists: dict[int, tuple[list[str] | None, str | None, str | None]] = {}
-    if cfg.decompose_variant == "response" and Vc:
-        by_idx, raw, problem = await decompose_response(pool, judges.decompose, [sr.sentence for sr in Vc], cfg, ctx)
-        for sr in Vc:
-            got = by_idx.get(sr.sentence.index)
-            fact_lists[sr.sentence.index] = (got, raw, problem or (None if got is not None else "sentence missing in answer"))
-    else:
-        def context(i: int) -> str:
-            return decompose_context(sents, i, cfg.decompose_context_sentences, cfg.decompose_context_chars)
-
-        outs = await asyncio.gather(*(decompose(pool, judges.decompose, sr.sentence, context(sr.sentence.index), cfg, ctx)
-                                      for sr in Vc))
-        for sr, out in zip(Vc, outs, strict=True):
-            fact_lists[sr.sentence.index] = out
-    next_index = 0
-    jobs: list[tuple[SentenceResult, AtomicFact]] = []
-    placeholders: list[tuple[SentenceResult, AtomicFact, str]] = []
-    for sr in Vc:
-        texts, raw, problem = fact_lists[sr.sentence.index]
+    async def facts_of(sr: SentenceResult, out: tuple[list[str] | None, str | None, str | None]
+                       ) -> list[tuple[FactVerdict, FactScore]]:
+        """Facts of one decomposed sentence, entailed at once (local indices, renumbered below)."""
+        texts, raw, problem = out
         sr.decompose_raw = raw
         if texts is not None and not any(str(t).strip() for t in texts):
             # a verifiable cited sentence has at least one claim: an empty split is the
@@ -174,29 +153,62 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
             texts, problem = None, "the decomposer returned no facts for a verifiable cited sentence"
             rr.n_empty_decompositions += 1
         if texts is None:
-            fact = AtomicFact(index=next_index, sentence_index=sr.sentence.index, text=sr.sentence.text,
+            fact = AtomicFact(index=0, sentence_index=sr.sentence.index, text=sr.sentence.text,
                               citations=list(sr.sentence.citations))
-            next_index += 1
             sr.facts = [fact]
             sr.notes.append(f"decomposition unusable ({problem}); the sentence is one undetermined fact")
-            placeholders.append((sr, fact, problem or "decomposition failed"))
-            continue
-        facts, notes = attach_citations(sr.sentence, texts, next_index)
-        next_index += len(facts)
+            why = problem or "decomposition failed"
+            return [(FactVerdict(fact_index=0, status="undetermined", reason=f"decomposition: {why}",
+                                 precise=[None] * len(fact.citations)),
+                     FactScore(None, None, [None] * len(fact.citations), "undetermined", why))]
+        facts, notes = attach_citations(sr.sentence, texts, 0)
         sr.facts = facts
         sr.notes.extend(notes)
-        jobs.extend((sr, f) for f in facts if f.citations)
+        return list(await asyncio.gather(*(entail_fact(pool, judges.entail, f, cfg, ctx) for f in facts if f.citations)))
 
-    # entailment
-    scored = await asyncio.gather(*(entail_fact(pool, judges.entail, f, cfg, ctx) for _, f in jobs))
+    async def verified(sr: SentenceResult) -> None:
+        verdict, raw = await verify(pool, judges.verify, sr.sentence, cfg, ctx)
+        sr.verify_verdict, sr.verify_raw = verdict, raw
+        sr.verifiable = True if verdict == "yes" else False if verdict == "no" else None
+
+    per_sentence: dict[int, list[tuple[FactVerdict, FactScore]]] = {}
+    if cfg.decompose_variant == "response":
+        # one decomposition call for the whole response: it needs every verifiability answer first
+        await asyncio.gather(*(verified(sr) for sr in results))
+        Vc = [sr for sr in results if sr.verifiable and sr.sentence.citations]
+        if Vc:
+            by_idx, raw, problem = await decompose_response(pool, judges.decompose, [sr.sentence for sr in Vc], cfg, ctx)
+            outs = [(by_idx.get(sr.sentence.index), raw,
+                     problem or (None if sr.sentence.index in by_idx else "sentence missing in answer")) for sr in Vc]
+            done = await asyncio.gather(*(facts_of(sr, o) for sr, o in zip(Vc, outs, strict=True)))
+            per_sentence = {sr.sentence.index: d for sr, d in zip(Vc, done, strict=True)}
+    else:
+        # pipelined: each sentence goes verify → decompose → entail on its own, so one slow
+        # sentence never holds the others' facts back
+        async def flow(sr: SentenceResult) -> None:
+            await verified(sr)
+            if sr.verifiable and sr.sentence.citations:
+                out = await decompose(pool, judges.decompose, sr.sentence, context(sr.sentence.index), cfg, ctx)
+                per_sentence[sr.sentence.index] = await facts_of(sr, out)
+
+        await asyncio.gather(*(flow(sr) for sr in results))
+    V = [sr for sr in results if sr.verifiable]
+    Vc = [sr for sr in V if sr.sentence.citations]
+    rr.n_sentences = len(sents)
+    rr.n_verifiable, rr.n_verifiable_cited = len(V), len(Vc)
+    rr.n_verify_undetermined = sum(1 for sr in results if sr.verifiable is None)
+    # renumber facts in sentence order (flows finished in any order)
     fact_scores: list[FactScore] = []
-    for (sr, _), (fv, fs) in zip(jobs, scored, strict=True):
-        sr.verdicts.append(fv)
-        fact_scores.append(fs)
-    for sr, fact, problem in placeholders:
-        sr.verdicts.append(FactVerdict(fact_index=fact.index, status="undetermined", reason=f"decomposition: {problem}",
-                                       precise=[None] * len(fact.citations)))
-        fact_scores.append(FactScore(None, None, [None] * len(fact.citations), "undetermined", problem))
+    next_index = 0
+    for sr in Vc:
+        shift = next_index
+        for f in sr.facts:
+            f.index += shift
+        for fv, fs in per_sentence.get(sr.sentence.index, []):
+            fv.fact_index += shift
+            sr.verdicts.append(fv)
+            fact_scores.append(fs)
+        next_index += len(sr.facts)
     rr.n_facts = len(fact_scores)
     rr.n_facts_judged = sum(1 for f in fact_scores if f.status == "judged")
     rr.n_facts_undetermined = rr.n_facts - rr.n_facts_judged
@@ -236,6 +248,7 @@ async def run_items(
     retry_errors: bool = False,
     allow_outside_root: bool = False,
     on_item: Callable[[ResponseResult], None] | None = None,
+    keep_results: bool = True,
 ) -> tuple[list[ResponseResult], CallPool]:
     """Score the items not yet in ``rundir`` and append each result as it finishes.
 
@@ -247,6 +260,7 @@ async def run_items(
     pool = CallPool()
     sem = asyncio.Semaphore(max(1, item_concurrency))
     fresh: list[ResponseResult] = []
+    writer = ResultWriter(rundir)
 
     async def one(item: Item) -> None:
         async with sem:
@@ -258,15 +272,59 @@ async def run_items(
                 log.error("item %s failed: %s", item.id, traceback.format_exc())
                 rr = ResponseResult(id=item.id, video=item.media, gold=item.gold,
                                     error=f"internal_error: {type(exc).__name__}: {exc}")
-            rundir.append(rr)
+        await writer.write(rr)  # durable before the item counts as done
+        if keep_results:
             fresh.append(rr)
-            if on_item:
-                on_item(rr)
+        if on_item:
+            on_item(rr)
 
-    async with asyncio.TaskGroup() as tg:
-        for it in todo:
-            tg.create_task(one(it))
+    try:
+        async with asyncio.TaskGroup() as tg:
+            for it in todo:
+                tg.create_task(one(it))
+    finally:
+        await writer.close()
     return fresh, pool
+
+
+class ResultWriter:
+    """The one task that appends finished items: each batch waiting in the queue is written with
+    one write + fsync in a worker thread (never on the event loop), then its items are released."""
+
+    def __init__(self, rundir: RunDir) -> None:
+        self.rundir = rundir
+        self.queue: asyncio.Queue[tuple[Any, asyncio.Future[None]]] = asyncio.Queue()
+        self.task = asyncio.create_task(self._run())
+        self.writes = 0
+
+    async def write(self, result: Any) -> None:
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        await self.queue.put((result, fut))
+        await fut
+
+    async def _run(self) -> None:
+        while True:
+            batch = [await self.queue.get()]
+            while not self.queue.empty():
+                batch.append(self.queue.get_nowait())
+            try:
+                await asyncio.to_thread(self.rundir.append_many, [r for r, _ in batch])
+                self.writes += 1
+            except BaseException as exc:
+                for _, fut in batch:
+                    if not fut.done():
+                        fut.set_exception(exc)
+                if not isinstance(exc, Exception):
+                    raise
+                continue
+            for _, fut in batch:
+                if not fut.done():
+                    fut.set_result(None)
+
+    async def close(self) -> None:
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.task
 
 
 def summarize_run(

@@ -16,7 +16,7 @@ from typing import Any
 
 import prompts
 from media.errors import MediaError
-from media.evidence import Evidence, EvidenceConfig, EvidenceSegment, build_evidence
+from media.evidence import Evidence, EvidenceConfig, EvidenceSegment, SegmentPlan, build_evidence, plan_segments
 from media.frames import Frame
 from murgat.citations import check_durations, find_groups, parse_citations, strip_citations
 from murgat.judges.base import Judge
@@ -57,7 +57,7 @@ class CallPool:
         self.requests = 0
         self.deduplicated = 0
 
-    async def ask(self, judge: Judge, req: JudgeRequest) -> JudgeOutput:
+    async def ask(self, judge: Judge, req: JudgeRequest, materialize: Any = None) -> JudgeOutput:
         key = f"{judge.name}|{judge.key(req)}"
         self.requests += 1
         fut = self._inflight.get(key)
@@ -68,7 +68,7 @@ class CallPool:
         fut = asyncio.get_running_loop().create_future()
         self._inflight[key] = fut
         try:
-            out = await judge.generate(req)
+            out = await (judge.generate(req, materialize) if materialize is not None else judge.generate(req))
         except BaseException as exc:
             fut.set_exception(exc)
             fut.exception()  # mark retrieved
@@ -101,6 +101,7 @@ class ItemContext:
     screen: Any = None
     _segments: dict[tuple[Any, ...], EvidenceSegment] = field(default_factory=dict)
     calls: list[JudgeOutput] = field(default_factory=list)
+    _text_id: dict[str, Any] | None = None
 
     def evidence_for(self, citations: Sequence[Citation], indices: Sequence[int]) -> Evidence:
         """Evidence for a subset of citations, building each citation's segment once."""
@@ -117,6 +118,31 @@ class ItemContext:
             segs.append(EvidenceSegment(**{**seg.__dict__, "citation_index": i}))
         segs.sort(key=lambda s: (s.start if s.available else float("inf"), s.modality, s.citation_index))
         return Evidence(media_path=str(self.media), segments=segs, config=cfg)
+
+
+    def plan(self, citations: Sequence[Citation], indices: Sequence[int]) -> list[SegmentPlan]:
+        """The segments :meth:`evidence_for` would build, from the probe alone (no decoding)."""
+        return plan_segments(self.media, citations, self.config.evidence, indices)
+
+    def evidence_hint(self, plans: Sequence[SegmentPlan], with_text: bool) -> str:
+        """The recipe of the evidence parts (see ``murgat.judges.cache``): stands for them in cache keys."""
+        import hashlib
+        import json as _json
+
+        from media.cache import file_digest
+
+        if self._text_id is None:
+            tid = {"transcript": None, "screen": None}
+            if self.transcript is not None:
+                tid["transcript"] = hashlib.sha256(self.transcript.model_dump_json().encode()).hexdigest()
+            if self.screen is not None:
+                tid["screen"] = getattr(self.screen, "identity", None) or hashlib.sha256(
+                    self.screen.model_dump_json().encode()).hexdigest()
+            self._text_id = tid
+        blob = {"file": file_digest(self.media), "evidence": self.config.evidence.model_dump(),
+                "segments": [[p.modality, p.cited_start, p.cited_end, p.start, p.end] for p in plans],
+                "text": self._text_id if with_text else None}
+        return hashlib.sha256(_json.dumps(blob, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def _ckey(c: Citation) -> tuple[Any, ...]:
@@ -285,28 +311,50 @@ def evidence_parts(ev: Evidence, with_text: bool) -> list[Part]:
     return parts
 
 
+class _EvidenceBroken(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset: frozenset[int], cfg: ScoreConfig,
                          ctx: ItemContext) -> tuple[Verdict, JudgeCall]:
+    """One entailment question. The cache key comes from the evidence's recipe (probe only);
+    frames and samples are decoded only when the answer is not cached."""
     idx = sorted(subset)
     try:
-        ev = await asyncio.to_thread(ctx.evidence_for, fact.citations, idx)
+        plans = await asyncio.to_thread(ctx.plan, fact.citations, idx)
     except MediaError as exc:
         return "error", JudgeCall(stage="entail", evidence=idx, verdict="error", error=f"evidence: {exc}")
-    broken = [s for s in ev.segments if not s.available]
+    broken = [p for p in plans if not p.available]
     if broken:
         # Only valid citations reach here, so a missing segment is a media failure, not a "no".
-        reason = "; ".join(f"{s.label}: {s.reason}" for s in broken)
+        reason = "; ".join(f"{p.label}: {p.reason}" for p in broken)
         return "error", JudgeCall(stage="entail", evidence=idx, verdict="error", error=f"evidence unavailable: {reason}")
     variant = cfg.entail_variant
     with_text = cfg.evidence_text or judge.needs_evidence_text
     claim = strip_citations(fact.text)
-    parts: list[Part] = [TextPart(prompts.render(f"entail_{variant}", fact=claim))]
-    parts += evidence_parts(ev, with_text)
-    parts.append(TextPart(prompts.render(f"entail_{variant}_question")))
-    labels = [s.label for s in ev.segments]
-    req = JudgeRequest(parts=parts, schema=ENTAIL_SCHEMA if variant == "json" else None, config=cfg.generate,
-                       task="entail", inputs={"fact": claim, "evidence": labels})
-    out = await pool.ask(judge, req)
+    head = TextPart(prompts.render(f"entail_{variant}", fact=claim))
+    tail = TextPart(prompts.render(f"entail_{variant}_question"))
+    labels = [p.label for p in plans]
+    common = {"schema": ENTAIL_SCHEMA if variant == "json" else None, "config": cfg.generate, "task": "entail",
+              "inputs": {"fact": claim, "evidence": labels}}
+    hint = ctx.evidence_hint(plans, with_text)
+
+    async def materialize() -> JudgeRequest:
+        ev = await asyncio.to_thread(ctx.evidence_for, fact.citations, idx)
+        bad = [s for s in ev.segments if not s.available]
+        if bad:
+            raise _EvidenceBroken("; ".join(f"{s.label}: {s.reason}" for s in bad))
+        return JudgeRequest(parts=[head, *evidence_parts(ev, with_text), tail], key_hint=hint, **common)
+
+    req = JudgeRequest(parts=[head, tail], key_hint=hint, **common)
+    try:
+        out = await pool.ask(judge, req, materialize)
+    except _EvidenceBroken as exc:
+        return "error", JudgeCall(stage="entail", evidence=idx, verdict="error", error=f"evidence unavailable: {exc.reason}")
+    except MediaError as exc:
+        return "error", JudgeCall(stage="entail", evidence=idx, verdict="error", error=f"evidence: {exc}")
     ctx.calls.append(out)
     if out.error:
         return "error", _record("entail", out, "error", idx)
