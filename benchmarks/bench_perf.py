@@ -139,6 +139,8 @@ def main() -> None:
                                     "first_request_after_s": round(t_first, 2) if t_first else None,
                                     "murgat_s": cold["summary"]["murgat_s"]["value"]}
             print("latency floor:", res["latency_floor"], flush=True)
+            res["_cold_started"] = cold["started"]
+            res["_cold_wall"] = cold["wall_s"]
             warm_cache = tmp / "mcache-warm"
             warm = score(tmp, inp, tmp / "run2", srv.url, 64, warm_cache, ["--cache", str(tmp / "run" / "cache.sqlite")])
             decoded = sum(1 for p in warm_cache.rglob("*") if p.is_file()) if warm_cache.exists() else 0
@@ -147,7 +149,8 @@ def main() -> None:
                                  "media_cache_files_written": decoded}
             print("warm rerun:", res["warm_rerun"], flush=True)
         finally:
-            print("server:", srv.stop())
+            info = srv.stop()
+            print("server:", info)
         if not a.quick:
             fast = Standin(0.0)
             try:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 import time
@@ -37,6 +38,8 @@ class Server:
         self.in_flight = 0
         self.peak = 0
         self.first_file: str | None = None
+        self.first = 0.0
+        self.last = 0.0
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -47,6 +50,8 @@ class Server:
                     if line[:15].lower() == b"content-length:":
                         length = int(line[15:].strip())
                 body = await reader.readexactly(length) if length else b""
+                if not self.first:
+                    self.first = time.time()
                 if self.served == 0 and self.in_flight == 0 and self.first_file:
                     with open(self.first_file, "a") as f:
                         f.write(f"{time.time()}\n")
@@ -63,6 +68,7 @@ class Server:
                 finally:
                     self.in_flight -= 1
                 self.served += 1
+                self.last = time.time()
                 out = body_for(text, self.served)
                 writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: "
                              + str(len(out)).encode() + b"\r\n\r\n" + out)
@@ -87,10 +93,16 @@ async def main() -> None:
     port = server.sockets[0].getsockname()[1]
     print(f"PORT {port}", flush=True)
     t0 = time.monotonic()
+    stop = asyncio.Event()
+    import signal
+
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     async with server:
-        while time.monotonic() - t0 < a.max_seconds:
-            await asyncio.sleep(1.0)
-    print(f"served {srv.served} peak {srv.peak}", file=sys.stderr)
+        while time.monotonic() - t0 < a.max_seconds and not stop.is_set():
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(stop.wait(), 1.0)
+    print(json.dumps({"served": srv.served, "peak_in_flight": srv.peak, "first": srv.first, "last": srv.last}),
+          file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

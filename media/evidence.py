@@ -151,14 +151,14 @@ class SegmentPlan:
 
 
 def plan_segments(path: str | Path, citations: Sequence[CitationLike], config: EvidenceConfig | None = None,
-                  indices: Sequence[int] | None = None) -> list[SegmentPlan]:
+                  indices: Sequence[int] | None = None, info: ProbeResult | None = None) -> list[SegmentPlan]:
     """The segments :func:`build_evidence` would make, in its order, from the probe alone.
 
     Cache keys are built from this plan (file digest + segment times + settings), so a rerun
     whose answers are all cached never decodes a frame or a sample.
     """
     cfg = config or EvidenceConfig()
-    info = probe(path)
+    info = info or probe(path)
     chosen = list(range(len(citations))) if indices is None else list(indices)
     out: list[SegmentPlan] = []
     for i in chosen:

@@ -227,7 +227,7 @@ class Judge(ABC):
         if materialize is not None and not self.dry_run:
             req = await materialize()
         cfg = req.config
-        est = estimate_tokens(req)
+        est = estimate_tokens(req) if (self.dry_run or cfg.tpm) else 0
         if self.dry_run:
             self.stats.dry_run_calls += 1
             self.stats.est_input_tokens += est

@@ -94,6 +94,10 @@ class ResponseCache:
         self._wake = threading.Event()
         self._writer: threading.Thread | None = None
         self._closing = False
+        self._known: set[str] | None = None
+        self._version = 0
+        self._checked = 0.0
+        self._stale = False
         ref = weakref.ref(self)
         atexit.register(lambda: (c := ref()) is not None and c.close())  # queued answers are never lost on exit
         try:
@@ -109,6 +113,30 @@ class ResponseCache:
                     os.replace(side, aside.with_name(aside.name + suffix))
             self.notices.append(f"{self.path}: not a usable SQLite cache ({exc}); moved to {aside.name}, starting empty")
             self._conn = self._open()
+        self._load_keys()
+
+    def _load_keys(self) -> None:
+        """Keep the set of stored keys in memory (up to 2M) so misses need no query; when another
+        process sharing the file has committed since (``PRAGMA data_version`` moved), misses
+        are checked in the database again."""
+        n = int(self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+        self._known = {r[0] for r in self._conn.execute("SELECT key FROM responses")} if n <= 2_000_000 else None
+        self._version = self._data_version()
+
+    def _data_version(self) -> int:
+        with self._lock:
+            return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def _others_wrote(self) -> bool:
+        now = time.monotonic()
+        if now - self._checked < 0.5:  # look at most twice a second
+            return self._stale
+        self._checked = now
+        try:
+            self._stale = self._data_version() != self._version
+        except sqlite3.Error:
+            self._stale = True
+        return self._stale
 
     def _open(self) -> sqlite3.Connection:
         conn = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False, isolation_level=None)
@@ -132,6 +160,8 @@ class ResponseCache:
         pending = self._pending.get(key)
         if pending is not None:
             return JudgeOutput.model_validate_json(pending[2])
+        if self._known is not None and key not in self._known and not self._others_wrote():
+            return None  # a miss answered from memory: no SQLite query on the event loop
         try:
             with self._lock:
                 row = self._conn.execute("SELECT output FROM responses WHERE key = ?", (key,)).fetchone()
@@ -191,6 +221,8 @@ class ResponseCache:
                 self._writes_disabled = True
                 print(f"warning: response cache {self.path} cannot be written ({exc}); "
                       "the run goes on without caching new answers", file=sys.stderr)
+        if self._known is not None and not self._writes_disabled:
+            self._known.update(k for k, _ in batch)
         with self._pending_lock:
             for k, v in batch:
                 if self._pending.get(k) is v:

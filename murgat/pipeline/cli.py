@@ -293,8 +293,8 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
         "judges": sorted({j.name for j in built.values()}),
         "judge_notes": "; ".join(notes) or None,
     }
-    summary = summarize_run(rundir, cfg, ids, extra)
     results = [r for r in rundir.latest_results() if r.id in ids]
+    summary = summarize_run(rundir, cfg, ids, extra, results)
     write_html(rundir.path / "report.html", summary, results, f"murgat score — {rundir.path.name}")
     if args.json:
         print(summary.model_dump_json(indent=2))

@@ -127,7 +127,7 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
         rr.correct = pre.option == gl
     if not item.response.strip():
         rr.meta["note"] = "empty response"
-    ctx = ItemContext(media=path, durations=info.durations(), config=cfg, question=item.question or "")
+    ctx = ItemContext(media=path, durations=info.durations(), config=cfg, question=item.question or "", _info=info)
     try:
         await _text_channels(ctx, cfg, cfg.evidence.text)
     except MediaError as exc:
@@ -328,9 +328,11 @@ class ResultWriter:
 
 
 def summarize_run(
-    rundir: RunDir, cfg: ScoreConfig, ids: set[str] | None = None, extra: dict[str, Any] | None = None
+    rundir: RunDir, cfg: ScoreConfig, ids: set[str] | None = None, extra: dict[str, Any] | None = None,
+    results: list[ResponseResult] | None = None,
 ) -> RunSummary:
-    results = [r for r in rundir.latest_results() if ids is None or r.id in ids]
+    if results is None:
+        results = [r for r in rundir.latest_results() if ids is None or r.id in ids]
     summary = summarize_results(
         results, precision_mode=cfg.precision_mode, empty_policy=cfg.empty_policy,
         cluster_by_video=cfg.cluster_by_video, n_resamples=cfg.bootstrap_resamples, seed=cfg.seed,

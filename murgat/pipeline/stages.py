@@ -102,6 +102,14 @@ class ItemContext:
     _segments: dict[tuple[Any, ...], EvidenceSegment] = field(default_factory=dict)
     calls: list[JudgeOutput] = field(default_factory=list)
     _text_id: dict[str, Any] | None = None
+    _info: Any = None
+    _digest: str | None = None
+    _evidence_dump: dict[str, Any] | None = None
+
+    def _evidence_json(self) -> dict[str, Any]:
+        if self._evidence_dump is None:
+            self._evidence_dump = self.config.evidence.model_dump()
+        return self._evidence_dump
 
     def evidence_for(self, citations: Sequence[Citation], indices: Sequence[int]) -> Evidence:
         """Evidence for a subset of citations, building each citation's segment once."""
@@ -122,7 +130,11 @@ class ItemContext:
 
     def plan(self, citations: Sequence[Citation], indices: Sequence[int]) -> list[SegmentPlan]:
         """The segments :meth:`evidence_for` would build, from the probe alone (no decoding)."""
-        return plan_segments(self.media, citations, self.config.evidence, indices)
+        if self._info is None:
+            from media.probe import probe
+
+            self._info = probe(self.media)
+        return plan_segments(self.media, citations, self.config.evidence, indices, info=self._info)
 
     def evidence_hint(self, plans: Sequence[SegmentPlan], with_text: bool) -> str:
         """The recipe of the evidence parts (see ``murgat.judges.cache``): stands for them in cache keys."""
@@ -139,7 +151,9 @@ class ItemContext:
                 tid["screen"] = getattr(self.screen, "identity", None) or hashlib.sha256(
                     self.screen.model_dump_json().encode()).hexdigest()
             self._text_id = tid
-        blob = {"file": file_digest(self.media), "evidence": self.config.evidence.model_dump(),
+        if self._digest is None:
+            self._digest = file_digest(self.media)
+        blob = {"file": self._digest, "evidence": self._evidence_json(),
                 "segments": [[p.modality, p.cited_start, p.cited_end, p.start, p.end] for p in plans],
                 "text": self._text_id if with_text else None}
         return hashlib.sha256(_json.dumps(blob, sort_keys=True, default=str).encode()).hexdigest()
