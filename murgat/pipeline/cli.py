@@ -293,13 +293,15 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
         "judges": sorted({j.name for j in built.values()}),
         "judge_notes": "; ".join(notes) or None,
     }
-    results = [r for r in rundir.latest_results() if r.id in ids]
+    results = rundir.latest_results(slim=True, want=ids)  # summaries need no per-sentence detail
     summary = summarize_run(rundir, cfg, ids, extra, results)
-    write_html(rundir.path / "report.html", summary, results, f"murgat score — {rundir.path.name}")
+    order = [i.id for i in items]
+    write_html(rundir.path / "report.html", summary, rundir.iter_latest(order), f"murgat score — {rundir.path.name}")
     if args.json:
         print(summary.model_dump_json(indent=2))
     else:
-        print_summary(summary, results, f"MURGAT-S ({cfg.precision_mode} precision) — {rundir.path}", console())
+        print_summary(summary, [r for r in results if r.id in set(order[:50])][:50],
+                      f"MURGAT-S ({cfg.precision_mode} precision) — {rundir.path}", console())
     cache.close()
     failed = failure_line(results, args.max_undetermined)
     if failed:

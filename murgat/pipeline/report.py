@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -112,20 +112,24 @@ def comparison_table(doc: dict) -> Table:
     return t
 
 
-def write_html(path: Path, summary: RunSummary, results: Sequence[ResponseResult], title: str) -> Path:
-    """A static page: summary, then each response's sentences, facts and verdicts."""
+def write_html(path: Path, summary: RunSummary, results: Iterable[ResponseResult], title: str) -> Path:
+    """A static page: summary, then each response's sentences, facts and verdicts (results may
+    be a stream: the page is written as they come)."""
     e = html.escape
     rows = []
     for m in METRICS:
         rows.append(f"<tr><td>{m}</td><td>{e(fmt(getattr(summary, m)))}</td></tr>")
     if summary.accuracy:
         rows.append(f"<tr><td>accuracy</td><td>{e(fmt(summary.accuracy))}</td></tr>")
+    out = open(path, "w", encoding="utf-8")
     parts = [f"<html><head><meta charset='utf-8'><title>{e(title)}</title><style>"
              "body{font-family:sans-serif;max-width:1100px;margin:auto}td,th{border:1px solid #ccc;padding:3px 6px}"
              "table{border-collapse:collapse}.no{color:#b00}.yes{color:#070}.other{color:#a60}</style></head><body>",
              f"<h1>{e(title)}</h1><table>{''.join(rows)}</table>",
              f"<p>cases: {e(str(summary.cases))}</p>"]
     for r in results:
+        out.write("\n".join(parts) + "\n")
+        parts = []
         parts.append(f"<h2>{e(r.id)}</h2>")
         if r.error:
             parts.append(f"<p class='no'>error: {e(r.error)}</p>")
@@ -142,14 +146,15 @@ def write_html(path: Path, summary: RunSummary, results: Sequence[ResponseResult
             if sr.facts:
                 parts.append("<ul>")
                 verdicts = {fv.fact_index: fv for fv in sr.verdicts}
-                for f in sr.facts:
-                    fv = verdicts.get(f.index)
+                for fact in sr.facts:
+                    fv = verdicts.get(fact.index)
                     tag = "–" if fv is None else (f"R={fv.recall} P={fv.precision}" if fv.status == "judged"
                                                   else f"undetermined: {fv.reason}")
-                    parts.append(f"<li>{e(f.text)} <i>{e(tag)}</i></li>")
+                    parts.append(f"<li>{e(fact.text)} <i>{e(tag)}</i></li>")
                 parts.append("</ul>")
             parts.append("</li>")
         parts.append("</ol>")
     parts.append("</body></html>")
-    path.write_text("\n".join(parts), encoding="utf-8")
+    out.write("\n".join(parts))
+    out.close()
     return path

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from murgat.jsonl import BadLine, append_lines, cut_torn_tail, quarantine_lines, read_records
+from murgat.jsonl import BadLine, append_lines, cut_torn_tail, loads_line, quarantine_lines
 from murgat.schema import ResponseResult, RunSummary
 
 
@@ -75,7 +75,7 @@ class RunDir:
         self.notices: list[str] = []
         if repair:
             cut_torn_tail(self.results_path)
-        self._scan()
+        self._scan(slim=True)
 
     @property
     def results_path(self) -> Path:
@@ -89,15 +89,32 @@ class RunDir:
     def cache_path(self) -> Path:
         return self.path / "cache.sqlite"
 
-    def _scan(self) -> list[Any]:
-        """Load every result; lines that do not decode are moved aside (once) with a notice."""
-        records, bad = read_records(self.results_path)
+    def _scan(self, slim: bool = False, want: set[str] | None = None) -> list[Any]:
+        """Load every result (one line at a time); lines that do not decode are moved aside (once)
+        with a notice. ``slim`` drops the per-sentence detail (what summaries need, at a fraction
+        of the memory); ``want`` keeps only those ids."""
         out: list[Any] = []
-        for lineno, rec in records:
-            try:
-                out.append(self.record.model_validate(rec))
-            except ValidationError as exc:
-                bad.append(BadLine(lineno, json.dumps(rec, ensure_ascii=False), f"not a result record ({exc.errors()[0]['msg']})"))
+        bad: list[BadLine] = []
+        if self.results_path.exists():
+            with open(self.results_path, encoding="utf-8", newline="") as f:
+                for lineno, line in enumerate(_lines(f), 1):
+                    if not line.strip():
+                        continue
+                    try:
+                        rec = loads_line(line)
+                    except ValueError as exc:
+                        bad.append(BadLine(lineno, line, str(exc)))
+                        continue
+                    if want is not None and isinstance(rec, dict) and str(rec.get("id")) not in want:
+                        continue
+                    if slim and isinstance(rec, dict):
+                        rec.pop("sentences", None)
+                        rec.pop("steps", None)
+                    try:
+                        out.append(self.record.model_validate(rec))
+                    except ValidationError as exc:
+                        bad.append(BadLine(lineno, json.dumps(rec, ensure_ascii=False),
+                                           f"not a result record ({exc.errors()[0]['msg']})"))
         if bad and not self.repair:
             if not self.notices:
                 self.notices.append(f"{self.results_path}: {len(bad)} line(s) that are not results were skipped "
@@ -131,11 +148,11 @@ class RunDir:
                                   sort_keys=True, ensure_ascii=False))
         os.replace(tmp, cfg)
 
-    def load_results(self) -> list[Any]:
-        return self._scan()
+    def load_results(self, slim: bool = False, want: set[str] | None = None) -> list[Any]:
+        return self._scan(slim, want)
 
     def finished_ids(self, retry_errors: bool = False) -> set[str]:
-        return {r.id for r in self.latest_results() if not (retry_errors and needs_retry(r))}
+        return {r.id for r in self.latest_results(slim=True) if not (retry_errors and needs_retry(r))}
 
     def append(self, result: Any) -> None:
         self.append_many([result])
@@ -151,12 +168,21 @@ class RunDir:
         with self._lock:
             append_lines(self.results_path, lines)
 
-    def latest_results(self) -> list[Any]:
+    def latest_results(self, slim: bool = False, want: set[str] | None = None) -> list[Any]:
         """One result per id (the last line wins, so a retried error replaces the old one)."""
         by_id: dict[str, Any] = {}
-        for r in self.load_results():
+        for r in self.load_results(slim, want):
             by_id[r.id] = r
         return list(by_id.values())
+
+    def iter_latest(self, ids: list[str]) -> Any:
+        """Full results of ``ids`` one at a time, in that order (for reports of very large runs)."""
+        for chunk in range(0, len(ids), 256):
+            part = ids[chunk : chunk + 256]
+            got = {r.id: r for r in self.latest_results(want=set(part))}
+            for i in part:
+                if i in got:
+                    yield got[i]
 
     def write_summary(self, summary: RunSummary) -> Path:
         p = self.path / "summary.json"
@@ -167,6 +193,21 @@ class RunDir:
 
     def summary(self) -> RunSummary:
         return RunSummary.model_validate_json((self.path / "summary.json").read_text(encoding="utf-8"))
+
+
+def _lines(f: Any) -> Any:
+    """Lines of an open text file split at ``\n`` only (see :mod:`murgat.jsonl`)."""
+    buf = ""
+    while True:
+        chunk = f.read(1 << 20)
+        if not chunk:
+            break
+        buf += chunk
+        *done, buf = buf.split("\n")
+        for ln in done:
+            yield ln[:-1] if ln.endswith("\r") else ln
+    if buf:
+        yield buf[:-1] if buf.endswith("\r") else buf
 
 
 def needs_retry(r: Any) -> bool:

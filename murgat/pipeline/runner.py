@@ -258,30 +258,35 @@ async def run_items(
     done = rundir.finished_ids(retry_errors)
     todo = [it for it in items if it.id not in done]
     pool = CallPool()
-    sem = asyncio.Semaphore(max(1, item_concurrency))
     fresh: list[ResponseResult] = []
     writer = ResultWriter(rundir)
 
     async def one(item: Item) -> None:
-        async with sem:
-            try:
-                rr = await process_item(item, cfg, judges, pool, media_root, input_path, allow_outside_root)
-            except ReplayMiss:
-                raise
-            except Exception as exc:
-                log.error("item %s failed: %s", item.id, traceback.format_exc())
-                rr = ResponseResult(id=item.id, video=item.media, gold=item.gold,
-                                    error=f"internal_error: {type(exc).__name__}: {exc}")
+        try:
+            rr = await process_item(item, cfg, judges, pool, media_root, input_path, allow_outside_root)
+        except ReplayMiss:
+            raise
+        except Exception as exc:
+            log.error("item %s failed: %s", item.id, traceback.format_exc())
+            rr = ResponseResult(id=item.id, video=item.media, gold=item.gold,
+                                error=f"internal_error: {type(exc).__name__}: {exc}")
         await writer.write(rr)  # durable before the item counts as done
         if keep_results:
             fresh.append(rr)
         if on_item:
             on_item(rr)
 
+    queue = iter(todo)
+
+    async def worker() -> None:
+        # a fixed set of workers pulls items: 10,000 items never mean 10,000 waiting tasks
+        for it in queue:
+            await one(it)
+
     try:
         async with asyncio.TaskGroup() as tg:
-            for it in todo:
-                tg.create_task(one(it))
+            for _ in range(min(len(todo), max(1, item_concurrency))):
+                tg.create_task(worker())
     finally:
         await writer.close()
     return fresh, pool
