@@ -16,9 +16,11 @@ from typing import Any
 
 
 class StandIn:
-    def __init__(self) -> None:
+    def __init__(self, die_after: int | None = None) -> None:
         self.mode = "ok"
         self.requests: list[dict[str, Any]] = []
+        self.die_after = die_after
+        self.dead = False
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -27,7 +29,16 @@ class StandIn:
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                if outer.dead:
+                    self.close_connection = True
+                    return
                 outer.requests.append(body)
+                if outer.die_after is not None and len(outer.requests) > outer.die_after:
+                    # the server goes away mid-run: this request gets no answer, later ones no connection
+                    outer.dead = True
+                    threading.Thread(target=outer.kill, daemon=True).start()
+                    self.close_connection = True
+                    return
                 if outer.mode == "fail":
                     self._send(503, {"error": {"message": "overloaded", "type": "server_error", "code": 503}})
                     return
@@ -61,6 +72,10 @@ class StandIn:
         self.thread.start()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def kill(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+    def __exit__(self, *exc: Any) -> None:
+        if not self.dead:
+            self.kill()
