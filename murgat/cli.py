@@ -102,8 +102,85 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 1 if (args.strict and n_bad) else 0
 
 
+#: help for options shared by several commands, written once (an option keeps its own help when it has one)
+COMMON_HELP: dict[str, str] = {
+    "--json": "print one JSON document instead of tables",
+    "--quiet": "no progress bar",
+    "--media-root": "folder the media names or ids are resolved in (media outside it are refused)",
+    "--limit": "use only the first N items",
+    "--ids": "comma-separated ids to use",
+    "--seed": "seed of the bootstrap resampling",
+    "--bootstrap": "bootstrap resamples for confidence intervals",
+    "--fps": "frames per second sampled inside visual segments",
+    "--max-frames": "most frames sent for one visual segment (or the whole video)",
+    "--temperature": "sampling temperature (0 for reproducible answers)",
+    "--max-tokens": "cap on answer tokens",
+    "--timeout": "seconds before one attempt is abandoned (then retried)",
+    "--retries": "retries after the first attempt on 429/5xx/timeouts",
+    "--max-retry-time": "most seconds one request may spend on attempts and waits",
+    "--concurrency": "requests in flight at once per provider",
+    "--item-concurrency": "items processed at once",
+    "--effort": "reasoning effort: none|minimal|low|medium|high|dynamic (mapped per provider)",
+    "--overwrite": "discard what the output folder holds and start again",
+    "--allow-media-outside-root": "read media wherever the input names it (default: only inside --media-root)",
+    "--asr-model": "local faster-whisper model folder for transcripts (default: bundled Whisper base)",
+    "--out": "output folder (resumed when it exists)",
+    "--mode": "base (plain reasoning), cite (cited reasoning) or posthoc (add citations to --base answers)",
+    "-J": "judge option KEY=VALUE (repeatable), e.g. base_url=http://localhost:8000/v1",
+    "-M": "model option KEY=VALUE (repeatable)",
+    "-P": "planner option KEY=VALUE (repeatable)",
+    "-E": "executor option KEY=VALUE (repeatable)",
+    "-D": "detector option KEY=VALUE (repeatable)",
+    "--judge-verify": "judge for the verifiability stage only (default: --judge)",
+    "--judge-decompose": "judge for the decomposition stage only (default: --judge)",
+    "--judge-entail": "judge for the entailment stage only (default: --judge)",
+    "--verify-variant": "verifiability prompt: simple, cot (reasoning first) or json",
+    "--decompose-variant": "decomposition: per sentence, whole response in one call, or single-pass",
+    "--entail-variant": "entailment prompt: simple (yes/no) or json",
+    "--precision-mode": "alce (default), strict (leave-one-out only) or individual (each citation alone)",
+    "--empty-policy": "a response with no verifiable sentence scores 0 (zero) or is left out (exclude)",
+    "--visual-as": "send visual segments as sampled frames or as a picture-only clip",
+    "--audio-point-pad": "seconds on each side of a point audio citation",
+    "--end-tolerance": "citations may end this many seconds past the stream (then clipped)",
+    "--ocr-fps": "frames per second read for on-screen text",
+    "--rpm": "requests-per-minute limit per provider",
+    "--tpm": "tokens-per-minute limit per provider (estimated before sending)",
+    "--cluster-by-video": "bootstrap resamples whole videos (several questions per video)",
+    "--attributed-threshold": "MURGAT-S needed for an answer to count as right and attributed",
+    "--efforts": "comma-separated efforts to sweep",
+    "--similarity": "fact matching by word overlap (lexical) or MiniLM embeddings",
+    "--language": "spoken language code for ASR",
+    "--backend": "ASR backend: faster-whisper, or whisperx (optional extra)",
+    "file": "a media file (video or audio)",
+    "runs": "run folders (the first is the reference)",
+}
+
+
+def _fill_help(parser: argparse.ArgumentParser) -> None:
+    for a in parser._actions:
+        if isinstance(a, argparse._SubParsersAction):
+            for sp in a.choices.values():
+                _fill_help(sp)
+            continue
+        if a.help is None and not isinstance(a, argparse._HelpAction):
+            key = a.option_strings[0] if a.option_strings else a.dest
+            a.help = COMMON_HELP.get(key)
+        if a.help and a.default not in (None, False, argparse.SUPPRESS, []) and "%(default)" not in a.help \
+                and "default" not in a.help and a.option_strings:
+            a.help += " (default: %(default)s)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="murgat", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(
+        prog="murgat", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="murgat checks whether what a multimodal model says about a video is grounded in the exact video "
+                    "and audio it cites.\nIt scores cited answers with MURGAT-S (coverage × attribution F1), generates "
+                    "and program-grounds answers, checks step faithfulness and calibrates judges against humans.",
+        epilog="examples:\n"
+               "  murgat validate responses.jsonl --media-root videos/\n"
+               "  murgat score responses.jsonl --media-root videos/ --judge gemini:gemini-2.5-flash --out runs/flash\n"
+               "  murgat view runs/flash runs/qwen          # side by side in the browser\n\n"
+               "murgat COMMAND --help lists every option of a command with its default.")
     parser.add_argument("--version", action="version", version=f"murgat {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -122,7 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_validate)
 
     for mod in ("murgat.media_cli", "murgat.pipeline.cli", "murgat.generation.cli", "programs.cli", "murgat.faithfulness.cli",
-                "murgat.calibrate_cli"):
+                "murgat.calibrate_cli", "murgat.viewer.cli"):
         try:
             module = __import__(mod, fromlist=["register"])
         except ModuleNotFoundError as exc:
@@ -130,6 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         module.register(sub)
+    _fill_help(parser)
     return parser
 
 

@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from murgat.judges.effort import arg_type as _effort
+
 
 def _variants(spec: str) -> list[str]:
     from programs.runner import VARIANTS
@@ -319,7 +321,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--asr-model", default=None)
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument("--max-tokens", type=int, default=2048)
-    p.add_argument("--effort", default=None)
+    p.add_argument("--effort", default=None, type=_effort)
     p.add_argument("--timeout", type=float, default=300.0)
     p.add_argument("--retries", type=int, default=5)
     p.add_argument("--max-retry-time", type=float, default=900.0)

@@ -13,13 +13,16 @@ EXTRAS="${MURGAT_EXTRAS:-all}"
 
 missing=()
 for tool in ffmpeg ffprobe espeak-ng sox; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+# the report viewer's tests drive a real browser (Playwright with the distribution's Chromium)
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing+=("chromium")
 # ffmpeg's drawtext (used by the OCR tests) needs a font
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=("fonts-dejavu-core")
 if [ ${#missing[@]} -gt 0 ]; then
   echo "bootstrap: installing system packages (missing: ${missing[*]})" >&2
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq ffmpeg espeak-ng sox fonts-dejavu-core >&2
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq ffmpeg espeak-ng sox fonts-dejavu-core chromium \
+    > /tmp/murgat-apt.log 2>&1 || { cat /tmp/murgat-apt.log >&2; exit 1; }
 fi
 
 PY="${PYTHON:-python3}"
@@ -30,11 +33,14 @@ if [ ! -f "$VENV/.murgat-ready" ]; then
   rm -rf "$VENV"
   mkdir -p "$(dirname "$VENV")"
   "$PY" -m venv "$VENV"
-  "$VENV/bin/python" -m pip install -q --upgrade pip setuptools wheel >&2
+  LOG="$(dirname "$VENV")/bootstrap-$(basename "$VENV").log"
+  # pip's output is shown only when something fails
+  pipq() { "$VENV/bin/python" -m pip install -q "$@" >>"$LOG" 2>&1 || { cat "$LOG" >&2; exit 1; }; }
+  pipq --upgrade pip setuptools wheel
   case "$EXTRAS" in
-    *all*|*local*|*embed*) "$VENV/bin/python" -m pip install -q "$TORCH_PIN" >&2 ;;
+    *all*|*local*|*embed*) pipq "$TORCH_PIN" ;;
   esac
-  "$VENV/bin/python" -m pip install -q -e "$ROOT[$EXTRAS]" >&2
+  pipq -e "$ROOT[$EXTRAS]"
   touch "$VENV/.murgat-ready"
   # Old environments (made for an earlier pyproject.toml) are several GB each: drop them.
   if [ -z "${MURGAT_VENV:-}" ]; then
@@ -42,5 +48,6 @@ if [ ! -f "$VENV/.murgat-ready" ]; then
   fi
 fi
 # Point the venv at this clone (CI clones into a new folder each time); no dependency work.
-"$VENV/bin/python" -m pip install -q --no-deps --no-build-isolation --config-settings editable_mode=compat -e "$ROOT" >&2
+"$VENV/bin/python" -m pip install -q --no-deps --no-build-isolation --config-settings editable_mode=compat -e "$ROOT" \
+  >"$(dirname "$VENV")/bootstrap-link.log" 2>&1 || { cat "$(dirname "$VENV")/bootstrap-link.log" >&2; exit 1; }
 echo "$VENV"

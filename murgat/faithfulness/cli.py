@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from murgat.judges.effort import arg_type as _effort
+
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--media-root", default=None, help="folder the media names are resolved in")
@@ -23,7 +25,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--evidence-text", action="store_true", help="also send ASR/OCR text with the media")
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument("--max-tokens", type=int, default=2048)
-    p.add_argument("--effort", default=None)
+    p.add_argument("--effort", default=None, type=_effort)
     p.add_argument("--timeout", type=float, default=300.0)
     p.add_argument("--retries", type=int, default=5)
     p.add_argument("--max-retry-time", type=float, default=900.0)

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from murgat.judges.effort import arg_type as _effort
+
 
 def _load(args: argparse.Namespace) -> Any:
     from murgat.generation.datasets import load_dataset
@@ -211,7 +213,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("generate", help="generate (cited) answers with an omni/vision model")
     _common(p)
-    p.add_argument("--effort", default=None, help="none|minimal|low|medium|high|dynamic (mapped per provider)")
+    p.add_argument("--effort", default=None, type=_effort, help="none|minimal|low|medium|high|dynamic (mapped per provider)")
     p.add_argument("--out", required=True, help="responses JSONL (appended; rerun resumes)")
     p.add_argument("--cache", default=None, help="response cache (default: OUT.cache.sqlite)")
     p.set_defaults(func=_cmd_generate)

@@ -44,3 +44,13 @@ def gemini_thinking(model: str, effort: str | None) -> dict[str, object] | None:
     if budget == 0 and "pro" in name:
         budget = 128  # 2.5 Pro cannot switch thinking off; 128 is its minimum
     return {"thinking_budget": budget}
+
+
+def arg_type(value: str) -> str:
+    """argparse ``type=``: an effort level from the one vocabulary, or a usage error naming the choices."""
+    import argparse
+
+    try:
+        return str(check(value))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from murgat import __version__
+from murgat.judges.effort import arg_type as _effort
 
 
 class DryRunJudge:
@@ -206,7 +207,7 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
     from murgat.judges import make_judge
     from murgat.judges.cache import ResponseCache
     from murgat.judges.replay import ReplayMiss
-    from murgat.pipeline.report import print_summary, write_html
+    from murgat.pipeline.report import print_summary
     from murgat.pipeline.rundir import RunConfigMismatch, RunDir
     from murgat.pipeline.runner import summarize_run
     from murgat.pipeline.stages import Judges
@@ -248,7 +249,9 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
                      "'unknown' answers are abstentions")
     if not args.dry_run:
         try:
-            rundir.check_config(cfg.scoring_fingerprint(), cfg.model_dump(), force=args.overwrite)
+            rundir.check_config(cfg.scoring_fingerprint(), {
+                **cfg.model_dump(), "input": str(Path(args.input).resolve()),
+                "media_root": str(Path(args.media_root).resolve()) if args.media_root else None}, force=args.overwrite)
         except RunConfigMismatch as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -296,7 +299,9 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
     results = rundir.latest_results(slim=True, want=ids)  # summaries need no per-sentence detail
     summary = summarize_run(rundir, cfg, ids, extra, results)
     order = [i.id for i in items]
-    write_html(rundir.path / "report.html", summary, rundir.iter_latest(order), f"murgat score — {rundir.path.name}")
+    from murgat.viewer.cli import build_report
+
+    build_report([rundir.path], rundir.path / "report.html", copy_media=args.copy_media, with_evidence=args.save_evidence)
     if args.json:
         print(summary.model_dump_json(indent=2))
     else:
@@ -371,6 +376,9 @@ def _cmd_summarize(args: argparse.Namespace) -> int:
         con.print(summary_table(runs[0][2], str(runs[0][0])))
     else:
         con.print(comparison_table(doc))
+        for d in doc["differences"]:
+            if d.get("note"):
+                con.print(d["note"], soft_wrap=True)
     return 0
 
 
@@ -403,7 +411,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--ocr-fps", type=float, default=1.0)
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument("--max-tokens", type=int, default=1024)
-    p.add_argument("--effort", default=None, help="reasoning effort for the judges")
+    p.add_argument("--effort", default=None, type=_effort, help="reasoning effort for the judges")
     p.add_argument("--timeout", type=float, default=120.0)
     p.add_argument("--retries", type=int, default=5)
     p.add_argument("--backoff-max", type=float, default=60.0,
@@ -434,6 +442,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="earlier sentences shown to the decomposer (bounded: cost stays linear in response length)")
     p.add_argument("--decompose-context-chars", type=int, default=1500, help="character cap on that context")
     p.add_argument("--json", action="store_true", help="print summary.json instead of tables")
+    p.add_argument("--copy-media", action="store_true", help="copy media next to report.html (portable run folder)")
+    p.add_argument("--save-evidence", action="store_true", help="save cited frames/audio for report.html")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_score)
 

@@ -91,7 +91,9 @@ def compare(runs: Sequence[tuple[str, list[ResponseResult], RunSummary]], n_resa
                             "n_items": summary.n_items, "n_errors": summary.n_errors})
     for name, results, _ in runs[1:]:
         other = {r.id: r for r in results if r.error is None}
-        diff: dict = {"run": name, "against": base_name}
+        diff: dict = {"run": name, "against": base_name, "n_common": len(set(base) & set(other))}
+        if not diff["n_common"]:
+            diff["note"] = f"{name} and {base_name} have no scored item ids in common: no paired difference"
         for m in METRICS:
             pairs = [(getattr(base[i].scores, m), getattr(other[i].scores, m)) for i in sorted(set(base) & set(other))]
             pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
@@ -108,7 +110,10 @@ def comparison_table(doc: dict) -> Table:
     for r in doc["runs"]:
         t.add_row(r["run"], *(fmt(Interval.model_validate(r[m])) for m in METRICS))
     for d in doc["differences"]:
-        t.add_row(f"Δ {d['run']}", *(fmt(Interval.model_validate(d[m])) for m in METRICS))
+        if d.get("note"):
+            t.add_row(f"Δ {d['run']}", "no ids in common", *([""] * (len(METRICS) - 1)))
+            continue
+        t.add_row(f"Δ {d['run']} (n={d.get('n_common', '?')})", *(fmt(Interval.model_validate(d[m])) for m in METRICS))
     return t
 
 

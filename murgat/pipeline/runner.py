@@ -92,6 +92,9 @@ def decompose_context(sents: Sequence[Any], i: int, n_sentences: int, n_chars: i
 async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallPool, media_root: str | Path | None,
                        input_path: str | Path | None, allow_outside_root: bool = False) -> ResponseResult:
     rr = ResponseResult(id=item.id, video=item.media, gold=item.gold)
+    rr.meta["question"] = item.question
+    if item.options:
+        rr.meta["options"] = item.options
     extra = item.model_extra or {}
     if extra.get("system") or extra.get("model"):
         rr.meta["system"] = extra.get("system") or extra.get("model")

@@ -420,3 +420,15 @@ def test_labels_and_cassettes_keep_line_separators(tmp_path) -> None:
                                  ensure_ascii=False) + "\n", encoding="utf-8")
     (got,) = load_labels(labels)
     assert got.sentences[0].text == BREAKERS
+
+
+def test_summarize_explains_an_empty_comparison(tmp_path, example_media, capsys) -> None:
+    cas = _cassette(tmp_path)
+    a = _inputs(tmp_path, [{"id": "x1", "media": "friday.mp4", "response": "She talks (audio, 0:01-0:03)."}])
+    assert _score(a, tmp_path / "A", f"replay:{cas}", example_media) == 0
+    b = tmp_path / "b.jsonl"
+    b.write_text(json.dumps({"id": "y1", "media": "friday.mp4", "response": "She talks (audio, 0:01-0:03)."}) + "\n")
+    assert _score(b, tmp_path / "B", f"replay:{cas}", example_media) == 0
+    capsys.readouterr()
+    assert main(["summarize", str(tmp_path / "A"), str(tmp_path / "B")]) == 0
+    assert "no scored item ids in common" in " ".join(capsys.readouterr().out.split())

@@ -1,0 +1,144 @@
+"""``report.html``: a self-contained, offline viewer for one run or two runs side by side.
+
+One HTML file, no CDN and no build step: the page's script and style are in
+``murgat/viewer/viewer.html`` (vanilla JS) and the run's data is embedded as JSON. Media are
+referenced by paths relative to the report (``--copy-media`` copies them next to it so the
+folder can be moved); a citation chip plays exactly its segment and stops at its end.
+Numbers are rounded for people (3 decimals); the JSON files keep full precision.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import shutil
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from murgat.schema import ResponseResult, RunSummary
+
+TEMPLATE = Path(__file__).resolve().parent / "viewer.html"
+
+
+def _r(x: float | None, nd: int = 3) -> float | None:
+    return None if x is None else round(float(x), nd)
+
+
+def _iv(iv: Any) -> dict[str, Any] | None:
+    if iv is None:
+        return None
+    d = iv.model_dump() if hasattr(iv, "model_dump") else dict(iv)
+    return {"value": _r(d.get("value")), "lo": _r(d.get("ci_low")), "hi": _r(d.get("ci_high")), "n": d.get("n", 0)}
+
+
+def _media_ref(media: str | None, media_root: Path | None, report_dir: Path, copy: bool,
+               copied: dict[str, str]) -> str | None:
+    """A path to the item's media relative to the report (copied next to it with ``copy``)."""
+    if not media:
+        return None
+    cands = [Path(media)] if Path(media).is_absolute() else []
+    if media_root is not None:
+        cands.append(media_root / media)
+    for c in cands:
+        if c.is_file():
+            if copy:
+                if str(c) not in copied:
+                    dest = report_dir / "media" / c.name
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    if not dest.exists():
+                        shutil.copy2(c, dest)
+                    copied[str(c)] = f"media/{c.name}"
+                return copied[str(c)]
+            return os.path.relpath(c.resolve(), report_dir.resolve())
+    return None
+
+
+def _call_rows(calls: Sequence[Any]) -> list[dict[str, Any]]:
+    return [{"evidence": c.evidence, "verdict": c.verdict, "raw": (c.raw or "")[:2000], "error": c.error,
+             "cached": c.cached} for c in calls]
+
+
+def item_doc(r: ResponseResult, media_ref: str | None, evidence: dict[str, str]) -> dict[str, Any]:
+    """What the viewer needs of one result (sentences, facts, verdicts with the judge's words)."""
+    sents = []
+    for sr in r.sentences:
+        facts = []
+        verdicts = {fv.fact_index: fv for fv in sr.verdicts}
+        for f in sr.facts:
+            fv = verdicts.get(f.index)
+            facts.append({
+                "text": f.text,
+                "citations": [{"raw": c.raw, "modality": c.modality, "start": c.start, "end": c.end, "valid": c.valid,
+                               "reason": c.reason, "evidence": evidence.get(f"{c.modality}|{c.start}|{c.end}")}
+                              for c in f.citations],
+                "status": fv.status if fv else None, "recall": _r(fv.recall) if fv else None,
+                "precision": _r(fv.precision) if fv else None, "joint": fv.joint if fv else None,
+                "alone": {str(k): v for k, v in (fv.alone if fv else {}).items()},
+                "loo": {str(k): v for k, v in (fv.leave_one_out if fv else {}).items()},
+                "reason": fv.reason if fv else None, "calls": _call_rows(fv.calls) if fv else [],
+            })
+        sents.append({
+            "index": sr.sentence.index, "text": sr.sentence.text, "verifiable": sr.verifiable,
+            "verdict": sr.verify_verdict, "why": (sr.verify_raw or "")[:1000], "notes": sr.notes,
+            "citations": [{"raw": c.raw, "modality": c.modality, "start": c.start, "end": c.end, "valid": c.valid,
+                           "reason": c.reason} for c in sr.sentence.citations],
+            "facts": facts,
+        })
+    s = r.scores
+    return {
+        "id": r.id, "case": r.case, "error": r.error, "media": media_ref, "video": r.video,
+        "scores": {k: _r(getattr(s, k)) for k in ("coverage", "precision", "recall", "f1", "murgat_s")},
+        "answer": r.predicted_option, "gold": r.gold, "correct": r.correct, "question": r.meta.get("question"),
+        "options": r.meta.get("options"), "n_undetermined": r.n_facts_undetermined + r.n_verify_undetermined,
+        "sentences": sents, "judge_calls": r.judge_calls, "cache_hits": r.cache_hits,
+    }
+
+
+def run_doc(name: str, summary: RunSummary, results: Iterable[ResponseResult], *, report_dir: Path,
+            media_root: Path | None, copy_media: bool, config: dict[str, Any] | None = None,
+            evidence: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
+    copied: dict[str, str] = {}
+    items = [item_doc(r, _media_ref(r.video, media_root, report_dir, copy_media, copied), (evidence or {}).get(r.id, {}))
+             for r in results]
+    now = summary.extra.get("this_invocation") or {}
+    return {
+        "name": name,
+        "metrics": {m: _iv(getattr(summary, m)) for m in ("coverage", "precision", "recall", "f1", "murgat_s")},
+        "accuracy": _iv(summary.accuracy), "attributed_accuracy": _iv(summary.attributed_accuracy),
+        "cases": summary.cases, "n_items": summary.n_items, "n_errors": summary.n_errors,
+        "calls": {"requests": summary.judge_calls, "sent": summary.sent, "cache_hits": summary.cache_hits,
+                  "deduplicated": summary.deduplicated, "no_answer": summary.n_judge_errors,
+                  "cost_usd": _r(now.get("cost_usd"), 4)},
+        "judges": summary.extra.get("judges"), "notes": summary.extra.get("judge_notes"),
+        "settings": config or {}, "precision_mode": summary.precision_mode, "items": items,
+    }
+
+
+def write_viewer(path: Path, runs: list[dict[str, Any]], comparison: dict[str, Any] | None = None,
+                 title: str = "murgat report") -> Path:
+    """Write the page: the template with the data embedded (``</`` escaped so no data can end the script)."""
+    data = json.dumps({"title": title, "runs": runs, "comparison": comparison}, ensure_ascii=False, default=str)
+    data = data.replace("</", "<\\/")
+    page = TEMPLATE.read_text(encoding="utf-8")
+    page = page.replace("__TITLE__", html.escape(title)).replace("__DATA__", data)
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+def comparison_doc(a: list[ResponseResult], b: list[ResponseResult], names: tuple[str, str],
+                   n_resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
+    """Per-item MURGAT-S differences (B − A) and the paired bootstrap CI of their mean."""
+    from murgat.metric import paired_bootstrap_diff
+
+    ra = {r.id: r for r in a if r.error is None}
+    rb = {r.id: r for r in b if r.error is None}
+    rows = []
+    for i in sorted(set(ra) & set(rb)):
+        x, y = ra[i].scores.murgat_s, rb[i].scores.murgat_s
+        rows.append({"id": i, "a": _r(x), "b": _r(y), "diff": None if x is None or y is None else _r(y - x)})
+    pairs = [(r["a"], r["b"]) for r in rows if r["diff"] is not None]
+    ci = paired_bootstrap_diff([p for p, _ in pairs], [q for _, q in pairs], n_resamples, seed)
+    return {"a": names[0], "b": names[1], "rows": rows, "mean_diff": _iv(ci),
+            "note": None if rows else "the two runs have no item ids in common"}

@@ -1,0 +1,117 @@
+"""``murgat view RUN [RUN]``: (re)write the viewer for a run, or two runs side by side."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+MAX_ITEMS = 3000  # items shown in full detail; larger runs say so on the page
+
+
+def save_evidence(run: Path, results: list[Any], media_root: Path | None) -> dict[str, dict[str, str]]:
+    """What the judge was sent, per cited segment: the middle frame (JPEG) of a visual segment,
+    the audio of an audio segment (WAV), saved under ``RUN/evidence/`` for the viewer."""
+    from media.audio import wav_bytes
+    from media.errors import MediaError
+    from media.evidence import EvidenceConfig, build_evidence
+    from media.frames import encode_image
+    from murgat.inputs import resolve_media
+    from murgat.schema import Item
+
+    cfg_path = run / "config.json"
+    ev_cfg = EvidenceConfig()
+    if cfg_path.exists():
+        doc = json.loads(cfg_path.read_text(encoding="utf-8"))
+        ev_cfg = EvidenceConfig.model_validate((doc.get("config") or {}).get("evidence") or {})
+    out: dict[str, dict[str, str]] = {}
+    for r in results:
+        if r.error or not r.video:
+            continue
+        try:
+            media = resolve_media(Item(id=r.id, media=r.video), media_root, None, allow_outside_root=True)
+        except ValueError:
+            media = None
+        if media is None:
+            continue
+        cites = {(c.modality, c.start, c.end): c for sr in r.sentences for f in sr.facts for c in f.citations if c.valid}
+        if not cites:
+            continue
+        try:
+            ev = build_evidence(media, list(cites.values()), ev_cfg)
+        except MediaError:
+            continue
+        folder = run / "evidence" / "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in r.id)
+        folder.mkdir(parents=True, exist_ok=True)
+        got: dict[str, str] = {}
+        for seg, c in zip(sorted(ev.segments, key=lambda s: s.citation_index), cites.values(), strict=True):
+            if not seg.available:
+                continue
+            name = f"{seg.modality}_{c.start}_{c.end}".replace(".", "p")
+            if seg.modality == "visual" and seg.frames:
+                (folder / f"{name}.jpg").write_bytes(encode_image(seg.frames[len(seg.frames) // 2].image, "jpeg"))
+                got[f"{c.modality}|{c.start}|{c.end}"] = f"evidence/{folder.name}/{name}.jpg"
+            elif seg.modality == "audio" and seg.audio is not None:
+                (folder / f"{name}.wav").write_bytes(wav_bytes(seg.audio, seg.sr))
+                got[f"{c.modality}|{c.start}|{c.end}"] = f"evidence/{folder.name}/{name}.wav"
+        out[r.id] = got
+    return out
+
+
+def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media_root: str | None = None,
+                 with_evidence: bool = False) -> Path:
+    from murgat.pipeline.rundir import RunDir
+    from murgat.viewer import comparison_doc, run_doc, write_viewer
+
+    docs, all_results = [], []
+    for run in runs:
+        rd = RunDir(run, repair=False)
+        summary = rd.summary()
+        cfg: dict[str, Any] = {}
+        if (run / "config.json").exists():
+            cfg = json.loads((run / "config.json").read_text(encoding="utf-8")).get("config") or {}
+        root = Path(media_root) if media_root else (Path(cfg["media_root"]) if cfg.get("media_root") else None)
+        results = rd.latest_results()
+        all_results.append(results)
+        shown = results[:MAX_ITEMS]
+        evidence = save_evidence(run, shown, root) if with_evidence else None
+        settings = {k: cfg.get(k) for k in ("judge_entail", "judge_verify", "precision_mode", "empty_policy", "evidence",
+                                             "verify_variant", "decompose_variant", "entail_variant") if k in cfg}
+        doc = run_doc(run.name, summary, shown, report_dir=out.parent, media_root=root, copy_media=copy_media,
+                      config=settings, evidence=evidence)
+        if len(results) > MAX_ITEMS:
+            doc["notes"] = (doc.get("notes") or "") + f" The page shows the first {MAX_ITEMS} of {len(results)} items."
+        docs.append(doc)
+    comparison = comparison_doc(all_results[0], all_results[1], (docs[0]["name"], docs[1]["name"])) if len(docs) == 2 else None
+    title = "murgat — " + (" vs ".join(d["name"] for d in docs))
+    return write_viewer(out, docs, comparison, title)
+
+
+def _cmd_view(args: argparse.Namespace) -> int:
+    runs = [Path(r) for r in args.runs]
+    for r in runs:
+        if not (r / "summary.json").exists():
+            print(f"error: {r} has no summary.json (run murgat score first)", file=sys.stderr)
+            return 2
+    if len(runs) > 2:
+        print("error: murgat view shows one run, or two side by side", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else runs[0] / ("report.html" if len(runs) == 1 else "compare.html")
+    path = build_report(runs, out, copy_media=args.copy_media, media_root=args.media_root,
+                        with_evidence=args.save_evidence)
+    print(f"wrote {path}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("view", help="write the offline viewer (report.html) for a run, or two runs side by side",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("runs", nargs="+", help="one or two murgat score run folders")
+    p.add_argument("--out", default=None, help="HTML file to write (default: RUN/report.html, or RUN/compare.html for two)")
+    p.add_argument("--media-root", default=None, help="where the media are (default: the one the run was scored with)")
+    p.add_argument("--copy-media", action="store_true", help="copy the media next to the report so the folder is portable")
+    p.add_argument("--save-evidence", action="store_true",
+                   help="save each cited segment's frame (JPEG) or sound (WAV) under RUN/evidence/ and show it")
+    p.set_defaults(func=_cmd_view)

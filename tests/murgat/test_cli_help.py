@@ -1,0 +1,58 @@
+"""Every option of every command says what it does, and shows its default."""
+
+from __future__ import annotations
+
+import argparse
+
+from murgat.cli import build_parser, main
+
+
+def _parsers() -> list[tuple[str, argparse.ArgumentParser]]:
+    out = []
+
+    def walk(prefix: str, p: argparse.ArgumentParser) -> None:
+        out.append((prefix, p))
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for name, sp in a.choices.items():
+                    walk(f"{prefix} {name}".strip(), sp)
+
+    walk("", build_parser())
+    return out
+
+
+def test_every_option_has_help() -> None:
+    missing = [f"{name}: {a.option_strings or a.dest}" for name, p in _parsers() for a in p._actions
+               if not isinstance(a, argparse._HelpAction | argparse._SubParsersAction) and not a.help]
+    assert not missing, missing
+
+
+def test_defaults_are_shown(capsys) -> None:
+    try:
+        main(["score", "--help"])
+    except SystemExit:
+        pass
+    text = " ".join(capsys.readouterr().out.split())
+    assert "alce (default)" in text and "(default: 8)" in text and "(default: 120.0)" in text
+
+
+def test_top_level_help_says_what_murgat_is(capsys) -> None:
+    try:
+        main(["--help"])
+    except SystemExit:
+        pass
+    out = capsys.readouterr().out
+    assert "grounded in the exact video" in out and out.count("  murgat ") >= 3
+
+
+def test_bad_effort_is_an_error_naming_the_choices(tmp_path, example_media, capsys) -> None:
+    inp = tmp_path / "i.jsonl"
+    inp.write_text('{"id": "a", "media": "friday.mp4", "response": "Hi (audio, 0:01)."}\n')
+    for extra in ([], ["--dry-run"]):
+        try:
+            code = main(["score", str(inp), "--media-root", str(example_media), "--judge", "embedded", "--effort", "hgih",
+                         "--out", str(tmp_path / "r"), *extra])
+        except SystemExit as exc:  # argparse's own usage error
+            code = exc.code
+        err = capsys.readouterr().err
+        assert code == 2 and "hgih" in err and "minimal" in err and "high" in err
