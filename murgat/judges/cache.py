@@ -201,11 +201,15 @@ class ResponseCache:
 
     def _flush_pending(self) -> None:
         with self._pending_lock:
+            if self._writes_disabled:
+                self._pending.clear()
             if not self._pending:
                 return
             batch = list(self._pending.items())
         rows = [(k, p, m, time.time(), payload) for k, (p, m, payload) in batch]
         with self._lock:
+            if self._writes_disabled:
+                return
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
                 self._conn.executemany(
@@ -219,8 +223,9 @@ class ResponseCache:
                         self._conn.execute("ROLLBACK")
                 self.write_errors += 1
                 self._writes_disabled = True
-                print(f"warning: response cache {self.path} cannot be written ({exc}); "
-                      "the run goes on without caching new answers", file=sys.stderr)
+                if self.write_errors == 1:  # reported once, whoever hit it first (writer thread or close)
+                    print(f"warning: response cache {self.path} cannot be written ({exc}); "
+                          "the run goes on without caching new answers", file=sys.stderr)
         if self._known is not None and not self._writes_disabled:
             self._known.update(k for k, _ in batch)
         with self._pending_lock:
