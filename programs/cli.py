@@ -195,12 +195,11 @@ def _print_comparison(doc: dict[str, Any], con: Any) -> None:
 
 
 def _cmd_program(args: argparse.Namespace) -> int:
+    from murgat.cliutil import failure_code, select_items, take_output
     from murgat.console import console
     from murgat.generation.datasets import load_dataset
     from murgat.inputs import InputError
-    from murgat.jsonl import ResultsWriteError
-    from murgat.pipeline.rundir import NotWritable, canonical_json, check_writable_dir
-    from murgat.runlock import RunLock, RunLocked
+    from murgat.pipeline.rundir import canonical_json
 
     try:
         variants = _variants(args.variant)
@@ -208,17 +207,10 @@ def _cmd_program(args: argparse.Namespace) -> int:
     except (ValueError, InputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.ids:
-        keep = {i.strip() for i in args.ids.split(",")}
-        items = [i for i in items if i.id in keep]
-    if args.limit is not None:
-        items = items[: args.limit]
+    items = select_items(items, args.ids, args.limit)
     out = Path(args.out)
-    try:
-        check_writable_dir(out, "--out")
-        lock = RunLock(out).acquire()
-    except (NotWritable, RunLocked) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    lock = take_output(out)
+    if lock is None:
         return 2
     con = console(stderr=True)
     try:
@@ -241,24 +233,11 @@ def _cmd_program(args: argparse.Namespace) -> int:
         cfg_path.write_text(json.dumps({"fingerprint": fingerprint}, indent=2, sort_keys=True))
         try:
             doc = asyncio.run(_run(args, items, variants, out, con))
-        except (ExceptionGroup, ResultsWriteError, ValueError, FileNotFoundError) as exc:
-            group = exc if isinstance(exc, ExceptionGroup) else ExceptionGroup("run", [exc])
-            from murgat.judges.replay import ReplayMiss
-
-            miss = group.subgroup(ReplayMiss)
-            if miss is not None:
-                print(f"error: replay cassette miss: {miss.exceptions[0]}", file=sys.stderr)
-                return 3
-            wfail = group.subgroup(ResultsWriteError)
-            if wfail is not None:
-                print(f"error: {wfail.exceptions[0]}; stopped, what was written is intact; rerun to resume",
-                      file=sys.stderr)
-                return 5
-            bad = group.subgroup((ValueError, FileNotFoundError))
-            if bad is None:
+        except (ExceptionGroup, ValueError, FileNotFoundError) as exc:
+            code = failure_code(exc)
+            if code is None:
                 raise
-            print(f"error: {bad.exceptions[0]}", file=sys.stderr)
-            return 2
+            return code
         (out / "summary.json").write_text(json.dumps(doc, indent=2, sort_keys=True, default=str))
         code = 0
         if args.score:

@@ -54,28 +54,23 @@ def _config(args: argparse.Namespace, judge_spec: str, opts: dict[str, str]) -> 
 
 
 def _select(items: list[Any], args: argparse.Namespace) -> list[Any]:
-    if args.ids:
-        keep = {i.strip() for i in args.ids.split(",")}
-        items = [i for i in items if i.id in keep]
-    if args.limit is not None:
-        items = items[: args.limit]
-    return items
+    from murgat.cliutil import select_items
+
+    return select_items(items, args.ids, args.limit)
 
 
 def _cmd_faithfulness(args: argparse.Namespace) -> int:
+    from murgat.cliutil import failure_code, take_output
     from murgat.console import console
     from murgat.faithfulness.label import Labeller
     from murgat.faithfulness.metric import summarize_faithfulness
     from murgat.faithfulness.records import FaithResult
     from murgat.faithfulness.runner import failure_line
     from murgat.inputs import InputError, load_items
-    from murgat.jsonl import ResultsWriteError
     from murgat.judges import make_judge, parse_options
     from murgat.judges.cache import ResponseCache
-    from murgat.judges.replay import ReplayMiss
-    from murgat.pipeline.rundir import NotWritable, RunConfigMismatch, RunDir, check_writable_dir
+    from murgat.pipeline.rundir import RunConfigMismatch, RunDir
     from murgat.pipeline.stages import CallPool
-    from murgat.runlock import RunLock, RunLocked
 
     try:
         items = _select(load_items(args.input), args)
@@ -85,11 +80,8 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out)
-    try:
-        check_writable_dir(out, "--out")
-        lock = RunLock(out).acquire()
-    except (NotWritable, RunLocked) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    lock = take_output(out)
+    if lock is None:
         return 2
     try:
         if args.overwrite:
@@ -121,14 +113,10 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
         try:
             asyncio.run(_with_progress(items, labeller, cfg, args, rundir, con, judge))
         except ExceptionGroup as group:
-            if group.subgroup(ReplayMiss) is not None:
-                print(f"error: replay cassette miss: {group.subgroup(ReplayMiss).exceptions[0]}", file=sys.stderr)
-                return 3
-            if group.subgroup(ResultsWriteError) is not None:
-                print(f"error: {group.subgroup(ResultsWriteError).exceptions[0]}; stopped, results written so far are "
-                      "intact; rerun to resume", file=sys.stderr)
-                return 5
-            raise
+            code = failure_code(group)
+            if code is None:
+                raise
+            return code
         ids = {i.id for i in items}
         results = [r for r in rundir.latest_results() if r.id in ids]
         doc = summarize_faithfulness(results, args.bootstrap, args.seed)

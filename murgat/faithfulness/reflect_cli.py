@@ -148,13 +148,10 @@ async def _reflect_all(args: argparse.Namespace, items: list[Any], out: Path) ->
 
 
 def _cmd_reflect(args: argparse.Namespace) -> int:
+    from murgat.cliutil import failure_code, take_output
     from murgat.faithfulness.cli import _select
     from murgat.generation.datasets import load_dataset
     from murgat.inputs import InputError
-    from murgat.jsonl import ResultsWriteError
-    from murgat.judges.replay import ReplayMiss
-    from murgat.pipeline.rundir import NotWritable, check_writable_dir
-    from murgat.runlock import RunLock, RunLocked
 
     try:
         items = _select(load_dataset(args.data), args)
@@ -162,27 +159,17 @@ def _cmd_reflect(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out)
-    try:
-        check_writable_dir(out, "--out")
-        lock = RunLock(out).acquire()
-    except (NotWritable, RunLocked) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    lock = take_output(out)
+    if lock is None:
         return 2
     try:
         try:
             doc = asyncio.run(_reflect_all(args, items, out))
-        except ExceptionGroup as group:
-            if group.subgroup(ReplayMiss) is not None:
-                print(f"error: replay cassette miss: {group.subgroup(ReplayMiss).exceptions[0]}", file=sys.stderr)
-                return 3
-            if group.subgroup(ResultsWriteError) is not None:
-                print(f"error: {group.subgroup(ResultsWriteError).exceptions[0]}; stopped; rerun to resume",
-                      file=sys.stderr)
-                return 5
-            raise
-        except (ValueError, FileNotFoundError, InputError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+        except (ExceptionGroup, ValueError, FileNotFoundError) as exc:
+            code = failure_code(exc)
+            if code is None:
+                raise
+            return code
         (out / "summary.json").write_text(json.dumps(doc, indent=2, sort_keys=True))
         if args.json:
             print(json.dumps(doc, indent=2, sort_keys=True))

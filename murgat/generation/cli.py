@@ -14,15 +14,10 @@ from murgat.judges.effort import arg_type as _effort
 
 
 def _load(args: argparse.Namespace) -> Any:
+    from murgat.cliutil import select_items
     from murgat.generation.datasets import load_dataset
 
-    items = load_dataset(args.data)
-    if args.ids:
-        keep = {i.strip() for i in args.ids.split(",")}
-        items = [i for i in items if i.id in keep]
-    if args.limit is not None:
-        items = items[: args.limit]
-    return items
+    return select_items(load_dataset(args.data), args.ids, args.limit)
 
 
 def _missing_report(items: Any, args: argparse.Namespace) -> list[str]:

@@ -202,11 +202,10 @@ def _cmd_score(args: argparse.Namespace) -> int:
 def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Path, con: Any) -> int:
     import sqlite3
 
+    from murgat.cliutil import failure_code
     from murgat.console import console
-    from murgat.jsonl import ResultsWriteError
     from murgat.judges import make_judge
     from murgat.judges.cache import ResponseCache
-    from murgat.judges.replay import ReplayMiss
     from murgat.pipeline.report import print_summary
     from murgat.pipeline.rundir import RunConfigMismatch, RunDir
     from murgat.pipeline.runner import summarize_run
@@ -263,16 +262,10 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
     try:
         _fresh, pool = asyncio.run(_run_with_progress(items, cfg, judges, rundir, args, con, list(built.values())))
     except ExceptionGroup as group:
-        miss = group.subgroup(ReplayMiss)
-        if miss is not None:
-            print(f"error: replay cassette miss: {miss.exceptions[0]}", file=sys.stderr)
-            return 3
-        wfail = group.subgroup(ResultsWriteError)
-        if wfail is not None:
-            print(f"error: {wfail.exceptions[0]}; the run stopped, results written so far are intact "
-                  f"({rundir.results_path}); free space or fix permissions and rerun to resume", file=sys.stderr)
-            return 5
-        raise
+        code = failure_code(group, f" ({rundir.results_path})")
+        if code is None:
+            raise
+        return code
     if args.dry_run:
         total_calls = sum(j.calls for j in built.values())
         cost = sum(j.cost() for j in built.values())

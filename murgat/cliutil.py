@@ -1,0 +1,54 @@
+"""Small pieces every long-running command shares: choosing items, taking the output
+folder, and turning a run's failure into one clear line and an exit code."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def select_items(items: list[Any], ids: str | None, limit: int | None) -> list[Any]:
+    """``--ids a,b`` then ``--limit N``."""
+    if ids:
+        keep = {i.strip() for i in ids.split(",")}
+        items = [i for i in items if i.id in keep]
+    if limit is not None:
+        items = items[:limit]
+    return items
+
+
+def take_output(out: Path, *, is_dir: bool = True) -> Any:
+    """Check ``out`` can be written and lock it; ``None`` (after printing why) when not."""
+    from murgat.pipeline.rundir import NotWritable, check_writable_dir
+    from murgat.runlock import RunLock, RunLocked
+
+    try:
+        check_writable_dir(out if is_dir else out.parent, "--out")
+        return RunLock(out, is_dir=is_dir).acquire()
+    except (NotWritable, RunLocked) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+
+
+def failure_code(exc: BaseException, where: str = "") -> int | None:
+    """Exit code and message for a run that stopped: 3 replay miss, 5 results not writable, 2 bad
+    settings; ``None`` for anything else (a bug: let it raise)."""
+    from murgat.jsonl import ResultsWriteError
+    from murgat.judges.replay import ReplayMiss
+
+    group = exc if isinstance(exc, BaseExceptionGroup) else BaseExceptionGroup("run", [exc])
+    miss = group.subgroup(ReplayMiss)
+    if miss is not None:
+        print(f"error: replay cassette miss: {miss.exceptions[0]}", file=sys.stderr)
+        return 3
+    wfail = group.subgroup(ResultsWriteError)
+    if wfail is not None:
+        print(f"error: {wfail.exceptions[0]}; the run stopped, what was written is intact{where}; free space or fix "
+              "permissions and rerun to resume", file=sys.stderr)
+        return 5
+    bad = group.subgroup((ValueError, FileNotFoundError))
+    if bad is not None and not isinstance(exc, BaseExceptionGroup):
+        print(f"error: {bad.exceptions[0]}", file=sys.stderr)
+        return 2
+    return None
