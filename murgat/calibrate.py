@@ -139,10 +139,12 @@ def calibrate_run(labels: list[ResponseLabel], results: list[ResponseResult], *,
             for m_ in METRICS:
                 per_resp[m_]["judge"].append(getattr(r.scores, m_))
                 per_resp[m_]["human"].append(float(np.mean([h[m_] for h in humans if h[m_] is not None])))
+    n_dropped = len(shared) - len(resp_ids)
     dec_p = n_match / n_pred if n_pred else None
     dec_r = n_match / n_gold if n_gold else None
     out: dict[str, Any] = {
         "n_responses": len(shared),
+        "n_dropped_for_missing_ratings": n_dropped,
         "verifiability": binary_agreement(v_pred, v_gold) if v_pred else None,
         "decomposition": {
             "n_pred": n_pred, "n_gold": n_gold, "n_matched": n_match, "precision": dec_p, "recall": dec_r,
@@ -217,11 +219,13 @@ def select_judges(per_run: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     ranks: dict[str, list[float]] = {n: [] for n in names}
     table = {n: {k: f(per_run[n]) for k, f in keys.items()} for n in names}
     for k in keys:
-        vals = sorted(((table[n][k] if table[n][k] is not None else -np.inf), n) for n in names)
+        # an undefined statistic (e.g. κ when one class fills both sides) ranks nobody: it is skipped
+        vals = sorted((table[n][k], n) for n in names if table[n][k] is not None)
         for pos, (_, n) in enumerate(reversed(vals), 1):
             ranks[n].append(pos)
-    rows = [{"run": n, **table[n], "mean_rank": float(np.mean(ranks[n]))} for n in names]
-    return sorted(rows, key=lambda r: r["mean_rank"])
+    rows = [{"run": n, **table[n], "mean_rank": float(np.mean(ranks[n])) if ranks[n] else None,
+             "ranked_on": len(ranks[n])} for n in names]
+    return sorted(rows, key=lambda r: (r["mean_rank"] is None, r["mean_rank"] or 0.0))
 
 
 def plot_run(name: str, calib: dict[str, Any], out: Path) -> Path:

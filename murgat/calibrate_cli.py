@@ -21,6 +21,21 @@ def _fmt(x: Any) -> str:
     return "–" if x is None else f"{x:.3f}" if isinstance(x, float) else str(x)
 
 
+def _k(x: Any) -> str:
+    """κ: 'undefined' when it is (one class on both sides), not a dash that reads as missing."""
+    return "undefined" if x is None else _fmt(x)
+
+
+def _p(x: Any) -> str:
+    if x is None:
+        return "–"
+    return f"{x:.1e}" if x < 1e-3 else f"{x:.3f}"
+
+
+def _n(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 def _faithfulness(args: argparse.Namespace, labels: Any) -> int:
     from murgat.calibrate_faithfulness import calibrate_faithfulness
     from murgat.faithfulness.records import FaithResult
@@ -84,7 +99,9 @@ def _cmd(args: argparse.Namespace) -> int:
         sim = emb
     doc: dict[str, Any] = {"labels": args.human, "n_labels": len(labels), "runs": {}}
     results_by_run = {}
-    for run in args.run or []:
+    import os
+
+    for run in [os.path.normpath(r) for r in args.run or []]:  # "runs/a/" and "runs/a" are one run
         rd = RunDir(run, repair=False)
         if not rd.results_path.exists():
             print(f"error: {run} has no results.jsonl", file=sys.stderr)
@@ -113,45 +130,50 @@ def _cmd(args: argparse.Namespace) -> int:
 
     con = console()
     for run, c in doc["runs"].items():
-        t = Table(title=f"calibration of {run} against {args.human} ({c['n_responses']} responses)")
+        t = Table(title=f"calibration of {run} against {args.human} ({_n(c['n_responses'], 'response')})")
+        if c.get("n_dropped_for_missing_ratings"):
+            con.print(f"[yellow]warning: {_n(c['n_dropped_for_missing_ratings'], 'response')} left out of the "
+                      "response-level statistics: a judge or human figure is missing[/yellow]")
         for col in ("stage", "statistic", "value", "95% CI / detail"):
             t.add_column(col)
         v = c["verifiability"] or {}
-        t.add_row("verifiability", "balanced acc. / κ / F1", f"{_fmt(v.get('balanced_accuracy'))} / {_fmt(v.get('kappa'))} / "
+        t.add_row("verifiability", "balanced acc. / κ / F1", f"{_fmt(v.get('balanced_accuracy'))} / {_k(v.get('kappa'))} / "
                   f"{_fmt(v.get('f1'))}", f"n={v.get('n', 0)}")
         d = c["decomposition"]
         t.add_row("decomposition", "fact P / R / F1", f"{_fmt(d['precision'])} / {_fmt(d['recall'])} / {_fmt(d['f1'])}",
                   f"citation acc. {_fmt(d['citation_accuracy'])}")
         for name in ("support", "necessity"):
             s = c[name] or {}
-            t.add_row("attribution", f"{name}: acc. / κ / F1", f"{_fmt(s.get('accuracy'))} / {_fmt(s.get('kappa'))} / "
+            t.add_row("attribution", f"{name}: acc. / κ / F1", f"{_fmt(s.get('accuracy'))} / {_k(s.get('kappa'))} / "
                       f"{_fmt(s.get('f1'))}", f"n={s.get('n', 0)}")
         for m, r in c["response"].items():
             for kind in ("pearson", "spearman", "kendall"):
                 x = r[kind]
                 t.add_row("response", f"{m} {kind}", _fmt(x["value"]),
-                          f"[{_fmt(x['ci_low'])}, {_fmt(x['ci_high'])}] p={_fmt(x['p_value'])}")
+                          f"[{_fmt(x['ci_low'])}, {_fmt(x['ci_high'])}] p={_p(x['p_value'])} n={r.get('n', '?')}")
         if c.get("icc_murgat_s"):
-            t.add_row("response", "MURGAT-S ICC(3,1) / ICC(2,1)",
-                      f"{_fmt(c['icc_murgat_s']['icc3_1'])} / {_fmt(c['icc_murgat_s']['icc2_1'])}", "judge vs mean human")
+            ic = c["icc_murgat_s"]
+            t.add_row("response", "MURGAT-S ICC(1,1) / (2,1) / (3,1) / (3,k)",
+                      " / ".join(_fmt(ic.get(k)) for k in ("icc1_1", "icc2_1", "icc3_1", "icc3_k")),
+                      f"judge vs mean human, {_n(ic.get('n_targets', 0), 'response')}")
         con.print(t)
     if doc.get("selection"):
         t = Table(title="judge selection (mean rank over verifiability κ, support κ, MURGAT-S r)")
         for col in ("run", "verifiability κ", "support κ", "MURGAT-S r", "mean rank"):
             t.add_column(col)
         for r in doc["selection"]:
-            t.add_row(r["run"], _fmt(r["verifiability_kappa"]), _fmt(r["support_kappa"]), _fmt(r["murgat_s_pearson"]),
-                      _fmt(r["mean_rank"]))
+            t.add_row(r["run"], _k(r["verifiability_kappa"]), _k(r["support_kappa"]), _fmt(r["murgat_s_pearson"]),
+                      _fmt(r["mean_rank"]) + ("" if r.get("ranked_on", 3) == 3 else f" (on {r['ranked_on']} of 3)"))
         con.print(t)
     ia = doc["inter_annotator"]
     if len(ia.get("annotators", [])) >= 2:
-        con.print(f"inter-annotator: verifiability Fleiss κ {_fmt(ia.get('verifiability_fleiss_kappa'))}, "
-                  f"support Fleiss κ {_fmt(ia.get('support_fleiss_kappa'))}")
+        con.print(f"inter-annotator: verifiability Fleiss κ {_k(ia.get('verifiability_fleiss_kappa'))}, "
+                  f"support Fleiss κ {_k(ia.get('support_fleiss_kappa'))}")
     if "rules_baseline" in doc:
         rb = doc["rules_baseline"]
         v = rb["verifiability"]
         con.print(f"rule-based verifiability vs human labels: balanced acc. {_fmt(v['balanced_accuracy'])}, "
-                  f"κ {_fmt(v['kappa'])}, F1 {_fmt(v['f1'])} (n={v['n']}); human-supported facts "
+                  f"κ {_k(v['kappa'])}, F1 {_fmt(v['f1'])} (n={v['n']}); human-supported facts "
                   f"{_fmt(rb['facts']['supported_rate'])} of {rb['facts']['n']}")
     if out:
         con.print(f"wrote {out / 'calibration.json'}")

@@ -46,9 +46,11 @@ def _cmd_citations(args: argparse.Namespace) -> int:
         print(json.dumps(doc, ensure_ascii=False))
         return 0
     from rich.table import Table
+    from rich.text import Text
 
     from murgat.console import console
 
+    # cells are plain Text: "[audio, 00:01:02.5]" is a citation, not rich markup
     table = Table(title="sentences and citations", show_lines=True)
     for col in ("#", "sentence", "modality", "start", "end", "valid", "reason"):
         table.add_column(col)
@@ -57,11 +59,11 @@ def _cmd_citations(args: argparse.Namespace) -> int:
         for j, c in enumerate(cites):
             table.add_row(
                 str(s["index"]) if j == 0 else "",
-                s["text"] if j == 0 else "",
+                Text(s["text"]) if j == 0 else "",
                 *(
-                    [str(c["modality"]), f"{c['start']:g}" if c["start"] is not None else "",
+                    [Text(str(c["modality"])), f"{c['start']:g}" if c["start"] is not None else "",
                      f"{c['end']:g}" if c["end"] is not None else "", "yes" if c["valid"] else "NO",
-                     c["reason"] or ""]
+                     Text(c["reason"] or "")]
                     if c else ["", "", "", "", ""]
                 ),
             )
@@ -84,6 +86,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
                           "items": [r.model_dump() | {"ok": r.ok} for r in reports]}, ensure_ascii=False))
     else:
         from rich.table import Table
+        from rich.text import Text
 
         from murgat.console import console
 
@@ -94,8 +97,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             probs = [r.media_error] if r.media_error else []
             probs += ["empty response"] if r.empty_response else []
             probs += [f"s{p.sentence} '{p.raw}': {p.reason}" for p in r.problems]
-            table.add_row(r.id, r.media or "-", str(r.n_sentences), str(r.n_cited_sentences),
-                          str(r.n_citations), str(r.n_invalid), "\n".join(probs) or "ok")
+            table.add_row(Text(r.id), Text(r.media or "-"), str(r.n_sentences), str(r.n_cited_sentences),
+                          str(r.n_citations), str(r.n_invalid), Text("\n".join(probs) or "ok"))
         con = console()
         con.print(table)
         con.print(f"{len(reports)} items, {n_bad} with problems")

@@ -308,9 +308,21 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
     return 0
 
 
-async def _run_with_progress(items, cfg, judges, rundir, args, con, built):  # type: ignore[no-untyped-def]
+def score_progress(con: Any, disable: bool = False) -> Any:
+    """The progress bar: counts and elapsed time first, so they stay visible at 80 columns; the
+    call statistics come last and are cut (with …) when the terminal is narrow."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Column
 
+    fixed = Column(no_wrap=True)
+    return Progress(TextColumn("[bold]score", table_column=fixed),
+                    MofNCompleteColumn(table_column=Column(no_wrap=True, min_width=9)),
+                    TimeElapsedColumn(table_column=Column(no_wrap=True, min_width=7)), BarColumn(bar_width=12),
+                    TextColumn("{task.fields[stats]}", table_column=Column(no_wrap=True, overflow="ellipsis", ratio=1)),
+                    console=con, disable=disable, expand=True)
+
+
+async def _run_with_progress(items, cfg, judges, rundir, args, con, built):  # type: ignore[no-untyped-def]
     from murgat.pipeline.runner import run_items
 
     def stats_text() -> str:
@@ -319,8 +331,7 @@ async def _run_with_progress(items, cfg, judges, rundir, args, con, built):  # t
                 f"{sum(s.retries for s in st)} · errors {sum(s.errors for s in st)} · tokens "
                 f"{sum(s.input_tokens + s.output_tokens for s in st)} · ${sum(s.cost_usd for s in st):.4f}")
 
-    progress = Progress(TextColumn("[bold]score"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        TextColumn("{task.fields[stats]}"), console=con, disable=args.quiet or args.json)
+    progress = score_progress(con, disable=args.quiet or args.json)
     done_before = len(rundir.finished_ids(args.retry_errors) & {i.id for i in items})
     with progress:
         task = progress.add_task("items", total=len(items), completed=done_before, stats=stats_text())

@@ -125,3 +125,24 @@ def test_ratings_given_directly_are_the_human_figures() -> None:
     only_ratings = ResponseLabel(id="x", ratings={"murgat_s": 0.4, "coverage": 1.0, "grounding": 4})
     got = human_scores(only_ratings, None)
     assert got["murgat_s"] == 0.4 and got["coverage"] == 1.0 and got["precision"] is None
+
+
+def test_calibrate_text_output_for_people(tmp_path: Path, example_media: Path, capsys) -> None:
+    run = make_run(tmp_path, example_media)
+    labels = make_labels(tmp_path, flip_for_b={"r2"})
+    assert main(["calibrate", "--human", str(labels), "--run", f"{run}/", "--bootstrap", "300"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"calibration of {run} " in out  # "run/" and "run" are one stable name
+    assert "6 responses" in out and "n=6" in out and "ICC(1,1) / (2,1) / (3,1) / (3,k)" in out
+
+
+def test_undefined_kappa_is_not_used_for_ranking() -> None:
+    from murgat.calibrate import select_judges
+
+    def doc(vk, sk, r):
+        return {"verifiability": {"kappa": vk}, "support": {"kappa": sk},
+                "response": {"murgat_s": {"pearson": {"value": r}}}}
+
+    ranking = select_judges({"a": doc(None, 0.5, 0.9), "b": doc(0.4, 0.4, 0.1)})
+    a = next(r for r in ranking if r["run"] == "a")
+    assert a["ranked_on"] == 2 and a["mean_rank"] == 1.0  # ranked on support κ and r only, first on both

@@ -56,3 +56,27 @@ def test_bad_effort_is_an_error_naming_the_choices(tmp_path, example_media, caps
             code = exc.code
         err = capsys.readouterr().err
         assert code == 2 and "hgih" in err and "minimal" in err and "high" in err
+
+
+def test_progress_bar_readable_at_80_columns() -> None:
+    import io
+
+    from rich.console import Console
+
+    from murgat.pipeline.cli import score_progress
+
+    buf = io.StringIO()
+    con = Console(file=buf, width=80, force_terminal=True, color_system=None)
+    prog = score_progress(con)
+    task = prog.add_task("items", total=500, completed=123,
+                         stats="calls 4012 · hits 37 · retries 3 · errors 0 · tokens 1234567 · $0.1234")
+    prog.update(task)
+    con.print(prog.get_renderable())
+    line = [ln for ln in buf.getvalue().splitlines() if "score" in ln][0]
+    assert len(line) <= 80 and "123/500" in line and "0:00:0" in line
+
+
+def test_citations_table_shows_bracketed_citations(capsys) -> None:
+    assert main(["citations", "The man waves [visual, 00:01:02.5]."]) == 0
+    out = capsys.readouterr().out
+    assert "[visual, 00:01:02.5]" in out and "62.5" in out
