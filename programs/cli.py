@@ -239,6 +239,7 @@ def _cmd_program(args: argparse.Namespace) -> int:
                 raise
             return code
         (out / "summary.json").write_text(json.dumps(doc, indent=2, sort_keys=True, default=str))
+        _report(out, variants, {it.id for it in items}, doc, args.media_root)
         code = 0
         if args.score:
             code, comparison = _score_variants(args, out, variants)
@@ -260,6 +261,17 @@ def _cmd_program(args: argparse.Namespace) -> int:
         return 0
     finally:
         lock.release()
+
+
+def _report(out: Path, variants: list[str], ids: set[str], doc: dict[str, Any], media_root: str | None) -> None:
+    from murgat.jsonl import read_records
+    from murgat.viewer.steps import program_report
+
+    traces = {v: [t for _, t in read_records(out / v / "traces.jsonl")[0] if isinstance(t, dict) and t.get("id") in ids]
+              for v in variants}
+    recs = {v: {str(r["id"]): r for _, r in read_records(out / v / "responses.jsonl")[0] if isinstance(r, dict)}
+            for v in variants}
+    program_report(out / "report.html", traces, doc, media_root, recs)
 
 
 def _print_variants(doc: dict[str, Any], con: Any) -> None:

@@ -48,6 +48,6 @@ if [ ! -f "$VENV/.murgat-ready" ]; then
   fi
 fi
 # Point the venv at this clone (CI clones into a new folder each time); no dependency work.
-"$VENV/bin/python" -m pip install -q --no-deps --no-build-isolation --config-settings editable_mode=compat -e "$ROOT" \
+"$VENV/bin/python" -m pip install -q --no-deps --no-build-isolation --config-settings editable_mode=lenient -e "$ROOT" \
   >"$(dirname "$VENV")/bootstrap-link.log" 2>&1 || { cat "$(dirname "$VENV")/bootstrap-link.log" >&2; exit 1; }
 echo "$VENV"

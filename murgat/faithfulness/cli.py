@@ -126,6 +126,9 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
         tmp.write_text(json.dumps(doc, indent=2, sort_keys=True))
         tmp.replace(out / "summary.json")
         cache.close()
+        from murgat.viewer.steps import faithfulness_report
+
+        faithfulness_report(out / "report.html", rundir.latest_results(want=ids), doc, args.media_root)
         if args.json:
             print(json.dumps(doc, indent=2, sort_keys=True))
         else:

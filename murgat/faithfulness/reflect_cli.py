@@ -171,6 +171,13 @@ def _cmd_reflect(args: argparse.Namespace) -> int:
                 raise
             return code
         (out / "summary.json").write_text(json.dumps(doc, indent=2, sort_keys=True))
+        from murgat.jsonl import read_records
+        from murgat.viewer.steps import reflect_report
+
+        ids = {it.id for it in items}
+        traces = [r for _, r in read_records(out / "traces.jsonl")[0] if isinstance(r, dict) and r.get("id") in ids]
+        recs = {str(r["id"]): r for _, r in read_records(out / "responses.jsonl")[0] if isinstance(r, dict)}
+        reflect_report(out / "report.html", traces, recs, doc, args.media_root)
         if args.json:
             print(json.dumps(doc, indent=2, sort_keys=True))
         else:

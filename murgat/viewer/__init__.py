@@ -117,9 +117,13 @@ def run_doc(name: str, summary: RunSummary, results: Iterable[ResponseResult], *
 
 
 def write_viewer(path: Path, runs: list[dict[str, Any]], comparison: dict[str, Any] | None = None,
-                 title: str = "murgat report") -> Path:
-    """Write the page: the template with the data embedded (``</`` escaped so no data can end the script)."""
-    data = json.dumps({"title": title, "runs": runs, "comparison": comparison}, ensure_ascii=False, default=str)
+                 title: str = "murgat report", kind: str = "score") -> Path:
+    """Write the page: the template with the data embedded (``</`` escaped so no data can end the script).
+
+    ``kind`` ``score`` shows MURGAT-S runs; ``faithfulness``, ``reflect`` and ``program`` show
+    items made of titled blocks of steps (see :func:`steps_item`)."""
+    data = json.dumps({"title": title, "kind": kind, "runs": runs, "comparison": comparison}, ensure_ascii=False,
+                      default=str)
     data = data.replace("</", "<\\/")
     page = TEMPLATE.read_text(encoding="utf-8")
     page = page.replace("__TITLE__", html.escape(title)).replace("__DATA__", data)
@@ -142,3 +146,19 @@ def comparison_doc(a: list[ResponseResult], b: list[ResponseResult], names: tupl
     ci = paired_bootstrap_diff([p for p, _ in pairs], [q for _, q in pairs], n_resamples, seed)
     return {"a": names[0], "b": names[1], "rows": rows, "mean_diff": _iv(ci),
             "note": None if rows else "the two runs have no item ids in common"}
+
+
+def cite_doc(c: Any) -> dict[str, Any]:
+    return {"raw": c.raw, "modality": c.modality, "start": c.start, "end": c.end, "valid": c.valid, "reason": c.reason}
+
+
+def steps_item(item_id: str, case: str, media: str | None, blocks: list[dict[str, Any]], *, error: str | None = None,
+               headline: str = "", score: float | None = None) -> dict[str, Any]:
+    """One item of a step view: ``blocks`` = ``[{"title", "pre"?, "rows": [{"text", "citations", "badges",
+    "detail"}]}]``."""
+    return {"id": item_id, "case": case, "media": media, "blocks": blocks, "error": error, "headline": headline,
+            "score": score}
+
+
+def media_for(name: str | None, media_root: str | Path | None, report_dir: Path) -> str | None:
+    return _media_ref(name, Path(media_root) if media_root else None, report_dir, False, {})
