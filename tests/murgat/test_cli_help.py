@@ -72,7 +72,7 @@ def test_progress_bar_readable_at_80_columns() -> None:
                          stats="calls 4012 · hits 37 · retries 3 · errors 0 · tokens 1234567 · $0.1234")
     prog.update(task)
     con.print(prog.get_renderable())
-    line = [ln for ln in buf.getvalue().splitlines() if "score" in ln][0]
+    line = next(ln for ln in buf.getvalue().splitlines() if "score" in ln)
     assert len(line) <= 80 and "123/500" in line and "0:00:0" in line
 
 
