@@ -18,6 +18,7 @@ import functools
 import json
 import os
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
@@ -121,14 +122,22 @@ def _float(v: object) -> float | None:
 def probe(path: str | os.PathLike[str]) -> ProbeResult:
     """Probe ``path`` (cached by path, size and mtime within a process)."""
     p = Path(path)
-    if not p.exists():
-        raise MediaNotFound(str(p), "file does not exist")
-    if not p.is_file():
+    try:
+        st = p.stat()  # one stat for existence, type, size and mtime
+    except FileNotFoundError:
+        raise MediaNotFound(str(p), "file does not exist") from None
+    except OSError as exc:
+        raise MediaNotFound(str(p), f"cannot be read ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(st.st_mode):
         raise MediaNotFound(str(p), "not a regular file")
-    st = p.stat()
-    real = str(p.resolve())
+    real = _real(str(p))
     with lock_for(("probe", real)):  # single-flight: one ffprobe per file even when many items start together
         return _probe_cached(real, st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4096)
+def _real(p: str) -> str:
+    return os.path.realpath(p)
 
 
 @functools.lru_cache(maxsize=512)

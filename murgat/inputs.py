@@ -13,6 +13,7 @@ or item and the field, so a user can fix the input instead of guessing.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Iterator
@@ -153,10 +154,16 @@ def media_roots(media_root: str | Path | None, input_path: str | Path | None) ->
     return [Path.cwd()]
 
 
+@functools.lru_cache(maxsize=4096)
+def _realpath(p: str) -> str:
+    """Memoised per process: a run resolves the same few files and roots thousands of times."""
+    return os.path.realpath(p)
+
+
 def _inside(path: Path, roots: list[Path]) -> bool:
-    real = Path(os.path.realpath(path))
+    real = Path(_realpath(str(path)))
     for r in roots:
-        rr = Path(os.path.realpath(r))
+        rr = Path(_realpath(str(r)))
         if real == rr or rr in real.parents:
             return True
     return False
@@ -202,7 +209,7 @@ def resolve_media(item: Item, media_root: str | Path | None, input_path: str | P
         return None
     if not allow_outside_root and not _inside(found, roots):
         raise MediaOutsideRoot(
-            f"media '{name}' resolves to {os.path.realpath(found)}, outside the media root "
+            f"media '{name}' resolves to {_realpath(str(found))}, outside the media root "
             f"{', '.join(str(r) for r in roots)} (refused; pass --allow-media-outside-root to permit)"
         )
     return found

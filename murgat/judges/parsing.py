@@ -27,13 +27,24 @@ _LABEL_LINE = re.compile(
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 
+_VOCAB_RES: list[tuple[re.Pattern[str], str]] = []
+
+
+def _vocab_res() -> list[tuple[re.Pattern[str], str]]:
+    """One compiled pattern per vocabulary, longest phrase first (built once, not per answer)."""
+    if not _VOCAB_RES:
+        for vocab, verdict in ((_UNKNOWN, "unknown"), (_NO, "no"), (_YES, "yes")):
+            alts = "|".join(re.escape(p) for p in sorted(vocab, key=len, reverse=True))
+            _VOCAB_RES.append((re.compile(rf"^(?:{alts})(?:\b|$)"), verdict))
+    return _VOCAB_RES
+
+
 def _word_verdict(text: str) -> Verdict | None:
     t = text.strip().strip("*_`\"'.!:; ").lower()
     t = re.sub(r"\s+", " ", t)
-    for vocab, verdict in ((_UNKNOWN, "unknown"), (_NO, "no"), (_YES, "yes")):
-        for phrase in sorted(vocab, key=len, reverse=True):
-            if t == phrase or re.match(rf"^{re.escape(phrase)}\b", t):
-                return verdict  # type: ignore[return-value]
+    for pattern, verdict in _vocab_res():
+        if pattern.match(t):
+            return verdict  # type: ignore[return-value]
     return None
 
 

@@ -337,7 +337,7 @@ async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset:
     frames and samples are decoded only when the answer is not cached."""
     idx = sorted(subset)
     try:
-        plans = await asyncio.to_thread(ctx.plan, fact.citations, idx)
+        plans = ctx.plan(fact.citations, idx)  # probe-only arithmetic: a thread hop would cost more
     except MediaError as exc:
         return "error", JudgeCall(stage="entail", evidence=idx, verdict="error", error=f"evidence: {exc}")
     broken = [p for p in plans if not p.available]
