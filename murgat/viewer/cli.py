@@ -73,9 +73,11 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
         if (run / "config.json").exists():
             cfg = json.loads((run / "config.json").read_text(encoding="utf-8")).get("config") or {}
         root = Path(media_root) if media_root else (Path(cfg["media_root"]) if cfg.get("media_root") else None)
-        results = rd.latest_results()
-        all_results.append(results)
-        shown = results[:MAX_ITEMS]
+        slim = rd.latest_results(slim=True)  # every item, without per-sentence detail (memory stays flat)
+        all_results.append(slim)
+        keep = {r.id for r in slim[:MAX_ITEMS]}
+        shown = [r for r in rd.latest_results(want=keep)]
+        results = slim
         evidence = save_evidence(run, shown, root) if with_evidence else None
         settings = {k: cfg.get(k) for k in ("judge_entail", "judge_verify", "precision_mode", "empty_policy", "evidence",
                                              "verify_variant", "decompose_variant", "entail_variant") if k in cfg}
