@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import html
-from collections.abc import Iterable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -115,51 +113,3 @@ def comparison_table(doc: dict) -> Table:
             continue
         t.add_row(f"Δ {d['run']} (n={d.get('n_common', '?')})", *(fmt(Interval.model_validate(d[m])) for m in METRICS))
     return t
-
-
-def write_html(path: Path, summary: RunSummary, results: Iterable[ResponseResult], title: str) -> Path:
-    """A static page: summary, then each response's sentences, facts and verdicts (results may
-    be a stream: the page is written as they come)."""
-    e = html.escape
-    rows = []
-    for m in METRICS:
-        rows.append(f"<tr><td>{m}</td><td>{e(fmt(getattr(summary, m)))}</td></tr>")
-    if summary.accuracy:
-        rows.append(f"<tr><td>accuracy</td><td>{e(fmt(summary.accuracy))}</td></tr>")
-    out = open(path, "w", encoding="utf-8")
-    parts = [f"<html><head><meta charset='utf-8'><title>{e(title)}</title><style>"
-             "body{font-family:sans-serif;max-width:1100px;margin:auto}td,th{border:1px solid #ccc;padding:3px 6px}"
-             "table{border-collapse:collapse}.no{color:#b00}.yes{color:#070}.other{color:#a60}</style></head><body>",
-             f"<h1>{e(title)}</h1><table>{''.join(rows)}</table>",
-             f"<p>cases: {e(str(summary.cases))}</p>"]
-    for r in results:
-        out.write("\n".join(parts) + "\n")
-        parts = []
-        parts.append(f"<h2>{e(r.id)}</h2>")
-        if r.error:
-            parts.append(f"<p class='no'>error: {e(r.error)}</p>")
-            continue
-        s = r.scores
-        parts.append(f"<p>case {e(r.case)} · coverage {s.coverage} · P {s.precision} · R {s.recall} · "
-                     f"MURGAT-S {s.murgat_s} · answer {e(str(r.predicted_option))} (gold {e(str(r.gold))})</p><ol start=0>")
-        for sr in r.sentences:
-            v = sr.verify_verdict or "?"
-            parts.append(f"<li><b class='{v if v in ('yes', 'no') else 'other'}'>[{e(v)}]</b> {e(sr.sentence.text)}")
-            bad = [c for c in sr.sentence.citations if not c.valid]
-            for c in bad:
-                parts.append(f"<div class='no'>invalid citation '{e(c.raw)}': {e(c.reason or '')}</div>")
-            if sr.facts:
-                parts.append("<ul>")
-                verdicts = {fv.fact_index: fv for fv in sr.verdicts}
-                for fact in sr.facts:
-                    fv = verdicts.get(fact.index)
-                    tag = "–" if fv is None else (f"R={fv.recall} P={fv.precision}" if fv.status == "judged"
-                                                  else f"undetermined: {fv.reason}")
-                    parts.append(f"<li>{e(fact.text)} <i>{e(tag)}</i></li>")
-                parts.append("</ul>")
-            parts.append("</li>")
-        parts.append("</ol>")
-    parts.append("</body></html>")
-    out.write("\n".join(parts))
-    out.close()
-    return path

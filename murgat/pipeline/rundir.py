@@ -175,15 +175,6 @@ class RunDir:
             by_id[r.id] = r
         return list(by_id.values())
 
-    def iter_latest(self, ids: list[str]) -> Any:
-        """Full results of ``ids`` one at a time, in that order (for reports of very large runs)."""
-        for chunk in range(0, len(ids), 256):
-            part = ids[chunk : chunk + 256]
-            got = {r.id: r for r in self.latest_results(want=set(part))}
-            for i in part:
-                if i in got:
-                    yield got[i]
-
     def write_summary(self, summary: RunSummary) -> Path:
         p = self.path / "summary.json"
         tmp = p.with_suffix(".json.tmp")
