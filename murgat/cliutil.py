@@ -52,3 +52,17 @@ def failure_code(exc: BaseException, where: str = "") -> int | None:
         print(f"error: {bad.exceptions[0]}", file=sys.stderr)
         return 2
     return None
+
+
+def add_model_options(p: Any, *, max_tokens: int = 2048, timeout: float = 300.0, item_concurrency: int = 8) -> None:
+    """The generation options every model-calling command takes (help texts come from COMMON_HELP)."""
+    from murgat.judges.effort import arg_type
+
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--max-tokens", type=int, default=max_tokens)
+    p.add_argument("--effort", default=None, type=arg_type)
+    p.add_argument("--timeout", type=float, default=timeout)
+    p.add_argument("--retries", type=int, default=5)
+    p.add_argument("--max-retry-time", type=float, default=900.0)
+    p.add_argument("--concurrency", type=int, default=8, help="model requests in flight per provider")
+    p.add_argument("--item-concurrency", type=int, default=item_concurrency)

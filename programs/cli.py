@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from murgat.judges.effort import arg_type as _effort
+from murgat.cliutil import add_model_options
 
 
 def _variants(spec: str) -> list[str]:
@@ -310,14 +310,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--max-frames", type=int, default=8)
     p.add_argument("--evidence-text", action="store_true", help="also send ASR/OCR text with the media")
     p.add_argument("--asr-model", default=None)
-    p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument("--max-tokens", type=int, default=2048)
-    p.add_argument("--effort", default=None, type=_effort)
-    p.add_argument("--timeout", type=float, default=300.0)
-    p.add_argument("--retries", type=int, default=5)
-    p.add_argument("--max-retry-time", type=float, default=900.0)
-    p.add_argument("--concurrency", type=int, default=8, help="model requests in flight per provider")
-    p.add_argument("--item-concurrency", type=int, default=4)
+    add_model_options(p, item_concurrency=4)
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--ids", default=None)
     p.add_argument("--out", required=True)

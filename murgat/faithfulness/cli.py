@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from murgat.judges.effort import arg_type as _effort
+from murgat.cliutil import add_model_options
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -23,14 +23,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fps", type=float, default=1.0)
     p.add_argument("--max-frames", type=int, default=16, help="frames sampled across the whole video when a step cites nothing")
     p.add_argument("--evidence-text", action="store_true", help="also send ASR/OCR text with the media")
-    p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument("--max-tokens", type=int, default=2048)
-    p.add_argument("--effort", default=None, type=_effort)
-    p.add_argument("--timeout", type=float, default=300.0)
-    p.add_argument("--retries", type=int, default=5)
-    p.add_argument("--max-retry-time", type=float, default=900.0)
-    p.add_argument("--concurrency", type=int, default=8, help="requests in flight per provider")
-    p.add_argument("--item-concurrency", type=int, default=8)
+    add_model_options(p)
     p.add_argument("--bootstrap", type=int, default=2000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--limit", type=int, default=None)

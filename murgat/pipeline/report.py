@@ -1,4 +1,4 @@
-"""Reports for people: the console table, run comparisons, and ``report.html``."""
+"""Reports for people: the console tables and run comparisons (``report.html`` is :mod:`murgat.viewer`)."""
 
 from __future__ import annotations
 
