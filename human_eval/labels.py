@@ -105,7 +105,7 @@ class LabelError(ValueError):
 
 
 def _jsonl_lines(p: Path) -> list[str]:
-    """Lines split at ``\n`` only: ``splitlines`` would also split inside strings at U+2028/U+2029/U+0085."""
+    """Lines split at ``\n`` only: universal line splitting would also split inside strings at U+2028/U+2029/U+0085."""
     return [ln.rstrip("\r") for ln in p.read_text(encoding="utf-8").split("\n")]
 
 

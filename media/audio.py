@@ -76,7 +76,7 @@ def _decode(path: str, stream: int, sr: int) -> np.ndarray:
            "-ac", "1", "-ar", str(sr), "-f", "f32le", "-acodec", "pcm_f32le", "pipe:1"]
     proc = subprocess.run(cmd, capture_output=True)
     if proc.returncode != 0:
-        msg = proc.stderr.decode(errors="replace").strip().splitlines()
+        msg = proc.stderr.decode(errors="replace").strip().split("\n")
         raise CorruptMedia(path, f"audio decode failed ({msg[-1] if msg else 'ffmpeg error'})")
     return np.frombuffer(proc.stdout, dtype="<f4").astype(np.float32)
 

@@ -31,7 +31,7 @@ def keyframe_times(path: str, stream: int) -> tuple[float, ...]:
     if proc.returncode != 0:
         raise CorruptMedia(path, "cannot list keyframes")
     times = []
-    for line in proc.stdout.splitlines():
+    for line in proc.stdout.split("\n"):
         parts = line.split(",")
         if len(parts) >= 2 and "K" in parts[1] and parts[0] not in ("", "N/A"):
             times.append(float(parts[0]))
@@ -65,7 +65,7 @@ def video_clip(path: str | Path, start: float, end: float, cache: MediaCache | N
         try:
             out.overwrite_output().run(cmd=_tool("ffmpeg"), quiet=True)
         except ffmpeg.Error as exc:
-            err = exc.stderr.decode(errors="replace").strip().splitlines() if exc.stderr else []
+            err = exc.stderr.decode(errors="replace").strip().split("\n") if exc.stderr else []
             raise CorruptMedia(info.path, f"clip {start:.2f}-{end:.2f} failed ({err[-1] if err else 'ffmpeg error'})") from exc
 
     return cache.get_or_create("vclip", key, ".mp4", produce), mode

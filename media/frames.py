@@ -47,7 +47,8 @@ class VideoFrames:
         try:
             self._vr = decord.VideoReader(self.path, ctx=decord.cpu(0), num_threads=1)
         except Exception as exc:  # decord raises its own DECORDError
-            raise CorruptMedia(self.path, f"video cannot be decoded ({str(exc).splitlines()[0][:200]})") from exc
+            first = str(exc).split("\n")[0][:200]
+            raise CorruptMedia(self.path, f"video cannot be decoded ({first})") from exc
         self._lock = threading.RLock()
         self._frames: OrderedDict[int, np.ndarray] = OrderedDict()
         self._bytes = 0

@@ -148,7 +148,7 @@ def _probe_cached(path: str, size: int, mtime_ns: int) -> ProbeResult:
            "file:" + path]
     proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
     if proc.returncode != 0:
-        msg = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "ffprobe failed"
+        msg = proc.stderr.strip().split("\n")[-1].strip() if proc.stderr.strip() else "ffprobe failed"
         raise CorruptMedia(path, f"cannot be read as media ({msg})")
     data = json.loads(proc.stdout or "{}")
     fmt = data.get("format", {})

@@ -1,8 +1,8 @@
 """JSONL done one way for the whole project: lines end at ``\\n`` and nowhere else.
 
-Why this module exists: ``str.splitlines()`` also breaks at U+2028, U+2029, U+0085 (and
+Why this module exists: Python's universal line splitting also breaks at U+2028, U+2029, U+0085 (and
 \\v, \\f, \\x1c-\\x1e), which JSON allows raw inside strings. A response holding one of them,
-written raw and read back with ``splitlines``, tore a line in two and broke a run folder
+written raw and read back that way, tore a line in two and broke a run folder
 for good. So every JSONL reader here splits on ``\\n`` only (a ``\\r`` before it is
 dropped, for files edited on Windows), and every writer escapes those three characters as
 ``\\u2028``/``\\u2029``/``\\u0085`` so that other tools' line readers are safe too. Both

@@ -99,13 +99,14 @@ def parse_verdict(text: str | None) -> tuple[Verdict, str | None]:
         if v is not None:
             return v, None
         return "unparseable", f"label line not understood: {lines[-1][:80]!r}"
-    first_line = stripped.splitlines()[0]
+    rows = [ln.strip() for ln in stripped.split("\n") if ln.strip()]
+    first_line = rows[0]
     if re.search(r"\byes\b", first_line, re.I) and re.search(r"\bno\b", first_line, re.I):
         return "unparseable", f"answer says both yes and no: {first_line[:80]!r}"
     v = _word_verdict(first_line)
     if v is not None:
         return v, None
-    last = stripped.splitlines()[-1]
+    last = rows[-1]
     v = _word_verdict(last)
     if v is not None and len(last.split()) <= 4:
         return v, None
