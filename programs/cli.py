@@ -180,7 +180,6 @@ def _print_comparison(doc: dict[str, Any], con: Any) -> None:
     from rich.table import Table
 
     from murgat.pipeline.report import fmt
-    from murgat.schema import Interval
 
     t = Table(title="program variants scored with MURGAT-S (95% bootstrap CIs; Δ = paired difference vs the first row)")
     cols = ("coverage", "precision", "recall", "f1", "murgat_s", "accuracy")
@@ -188,9 +187,9 @@ def _print_comparison(doc: dict[str, Any], con: Any) -> None:
     for c in cols:
         t.add_column(c)
     for r in doc["runs"]:
-        t.add_row(r["run"], *(fmt(Interval.model_validate(r[c])) if r.get(c) else "–" for c in cols))
+        t.add_row(r["run"], *(fmt(r.get(c)) for c in cols))
     for d in doc["differences"]:
-        t.add_row(f"Δ {d['run']}", *(fmt(Interval.model_validate(d[c])) if d.get(c) else "" for c in cols))
+        t.add_row(f"Δ {d['run']}", *(fmt(d[c]) if d.get(c) else "" for c in cols))
     con.print(t)
 
 

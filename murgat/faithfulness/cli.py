@@ -155,11 +155,9 @@ async def _with_progress(items: list[Any], labeller: Any, cfg: Any, args: argpar
 
 
 def _pct(iv: dict[str, Any] | None) -> str:
-    if not iv or iv.get("value") is None:
-        return "–"
-    if iv.get("ci_low") is None:
-        return f"{iv['value']:.1%}"
-    return f"{iv['value']:.1%} [{iv['ci_low']:.1%}, {iv['ci_high']:.1%}]"
+    from murgat.pipeline.report import fmt
+
+    return fmt(iv, ".1%")
 
 
 def print_faithfulness(doc: dict[str, Any], con: Any, title: str) -> None:

@@ -5,13 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-
-def _fmt(iv: dict[str, Any] | None) -> str:
-    if not iv or iv.get("value") is None:
-        return "–"
-    if iv.get("ci_low") is None:
-        return f"{iv['value']:.3f}"
-    return f"{iv['value']:.3f} [{iv['ci_low']:.3f}, {iv['ci_high']:.3f}]"
+from murgat.pipeline.report import fmt as _fmt
 
 
 def sweep_table(rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -11,12 +11,15 @@ from murgat.metric import METRICS, paired_bootstrap_diff
 from murgat.schema import Interval, ResponseResult, RunSummary
 
 
-def fmt(iv: Interval | None) -> str:
+def fmt(iv: Interval | dict | None, spec: str = ".3f") -> str:
+    """``value [low, high]`` for an interval, given as an :class:`Interval` or its JSON dict."""
+    if isinstance(iv, dict):
+        iv = Interval.model_validate(iv)
     if iv is None or iv.value is None:
         return "–"
     if iv.ci_low is None:
-        return f"{iv.value:.3f}"
-    return f"{iv.value:.3f} [{iv.ci_low:.3f}, {iv.ci_high:.3f}]"
+        return f"{iv.value:{spec}}"
+    return f"{iv.value:{spec}} [{iv.ci_low:{spec}}, {iv.ci_high:{spec}}]"
 
 
 def summary_table(summary: RunSummary, title: str) -> Table:
@@ -106,10 +109,10 @@ def comparison_table(doc: dict) -> Table:
     for m in METRICS:
         t.add_column(m)
     for r in doc["runs"]:
-        t.add_row(r["run"], *(fmt(Interval.model_validate(r[m])) for m in METRICS))
+        t.add_row(r["run"], *(fmt(r[m]) for m in METRICS))
     for d in doc["differences"]:
         if d.get("note"):
             t.add_row(f"Δ {d['run']}", "no ids in common", *([""] * (len(METRICS) - 1)))
             continue
-        t.add_row(f"Δ {d['run']} (n={d.get('n_common', '?')})", *(fmt(Interval.model_validate(d[m])) for m in METRICS))
+        t.add_row(f"Δ {d['run']} (n={d.get('n_common', '?')})", *(fmt(d[m]) for m in METRICS))
     return t
