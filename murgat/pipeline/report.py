@@ -13,8 +13,8 @@ from murgat.schema import Interval, ResponseResult, RunSummary
 
 def fmt(iv: Interval | dict | None, spec: str = ".3f") -> str:
     """``value [low, high]`` for an interval, given as an :class:`Interval` or its JSON dict."""
-    if isinstance(iv, dict):
-        iv = Interval.model_validate(iv)
+    if isinstance(iv, dict):  # a dumped Interval, possibly inside a richer row (extra keys ignored)
+        iv = Interval.model_validate({k: iv[k] for k in ("value", "ci_low", "ci_high", "n") if k in iv})
     if iv is None or iv.value is None:
         return "–"
     if iv.ci_low is None:

@@ -119,3 +119,10 @@ def test_ratio_ci_and_paired_difference_by_hand() -> None:
     d = paired_ratio_diff([(1, 2), (2, 2)], [(0, 2), (1, 2)], n_resamples=500)
     assert d.value == pytest.approx(0.25 - 0.75)
     assert ratio_ci([0], [0]).value is None  # no perception step at all: no UPR, not 0
+
+
+def test_text_output_formats_percent_intervals(tmp_path, data, example_media, capsys) -> None:
+    assert main(["faithfulness", str(data), "--media-root", str(example_media), "--judge", f"replay:{cassette(tmp_path)}",
+                 "--out", str(tmp_path / "run"), "--quiet"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "UPR (unfaithful / perception steps)" in out and "50.0%" in out and "(2/4)" in out
