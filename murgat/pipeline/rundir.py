@@ -73,9 +73,11 @@ class RunDir:
             self.path.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self.notices: list[str] = []
+        self._slim: list[Any] = []
+        self._slim_stamp: tuple[int, int] | None = (-1, -1)
         if repair:
             cut_torn_tail(self.results_path)
-        self._scan(slim=True)
+        self.load_results(slim=True)
 
     @property
     def results_path(self) -> Path:
@@ -149,7 +151,19 @@ class RunDir:
         os.replace(tmp, cfg)
 
     def load_results(self, slim: bool = False, want: set[str] | None = None) -> list[Any]:
-        return self._scan(slim, want)
+        if not (slim and want is None):
+            return self._scan(slim, want)
+        # a resumed run asks for the finished items several times before it starts (open,
+        # earlier failures, progress, the runner): one scan serves them while the file is unchanged
+        try:
+            st = self.results_path.stat()
+            stamp: tuple[int, int] | None = (st.st_size, st.st_mtime_ns)
+        except FileNotFoundError:
+            stamp = None
+        if stamp is None or stamp != self._slim_stamp:
+            self._slim = self._scan(slim=True)
+            self._slim_stamp = stamp
+        return list(self._slim)
 
     def finished_ids(self, retry_errors: bool = False) -> set[str]:
         return {r.id for r in self.latest_results(slim=True) if not (retry_errors and needs_retry(r))}
