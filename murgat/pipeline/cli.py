@@ -113,7 +113,7 @@ def _earlier_failures(rundir: Any, ids: set[str]) -> tuple[int, int]:
     """(items kept with an error record, items kept undetermined by judge errors) from earlier runs."""
     from murgat.pipeline.rundir import needs_retry
 
-    kept = [r for r in rundir.latest_results() if r.id in ids and needs_retry(r)]
+    kept = [r for r in rundir.latest_results(slim=True) if r.id in ids and needs_retry(r)]
     return sum(1 for r in kept if r.error), sum(1 for r in kept if not r.error)
 
 
