@@ -199,7 +199,11 @@ class Judge(ABC):
 
     def key(self, req: JudgeRequest) -> str:
         opts = {k: self.options[k] for k in self.answer_options if k in self.options}
-        return request_key(self.provider, self.model, req, opts)
+        memo = f"{self.provider}\0{self.model}\0{sorted(opts.items())!r}"
+        key = req.key_memo.get(memo)
+        if key is None:
+            key = req.key_memo[memo] = request_key(self.provider, self.model, req, opts)
+        return key
 
     # ----- the shared path -----
     def _semaphore(self, n: int) -> asyncio.Semaphore:

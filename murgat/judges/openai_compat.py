@@ -28,6 +28,7 @@ import asyncio
 import base64
 import json
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -39,8 +40,57 @@ from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeReq
 OPENAI_API = "https://api.openai.com/v1"
 
 
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
+def _b64(data: bytes) -> B64Text:
+    return B64Text(base64.b64encode(data).decode("ascii"))
+
+
+class B64Text(str):
+    """A base64 payload (or a ``data:`` URL around one) made here from bytes: its characters
+    never need a JSON escape, which :func:`encode_body` relies on instead of scanning it."""
+
+
+def encode_body(payload: dict[str, Any]) -> bytes:
+    """``json.dumps(payload, ensure_ascii=False).encode()``, byte for byte, at a fraction of the cost.
+
+    The encoder scans every character of every string for escapes; a request's base64 images
+    and audio are most of its bytes and never need one. Each :class:`B64Text` is swapped for a
+    short unique token, the rest is encoded, and the payloads are joined back in (measured:
+    0.27 → 0.02 ms for a request with one 60 kB image and one second of audio)."""
+    blobs: list[str] = []
+
+    def swap(node: Any) -> Any:
+        if isinstance(node, B64Text):
+            blobs.append(node)
+            return f"\u2063murgat-blob-{_NONCE}-{len(blobs) - 1}\u2063"
+        if isinstance(node, dict):
+            return {k: swap(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [swap(v) for v in node]
+        return node
+
+    text = json.dumps({k: swap(v) if k == "messages" else v for k, v in payload.items()}, ensure_ascii=False)
+    if not blobs:
+        return text.encode()
+    out: list[bytes] = []
+    pos = 0
+    for i, blob in enumerate(blobs):
+        tok = f"\u2063murgat-blob-{_NONCE}-{i}\u2063"
+        at = text.index(tok, pos)
+        out.append(text[pos:at].encode())
+        out.append(blob.encode("ascii"))
+        pos = at + len(tok)
+    out.append(text[pos:].encode())
+    return b"".join(out)
+
+
+_NONCE = base64.b32encode(os.urandom(10)).decode()
+_MIME = re.compile(r"[A-Za-z0-9.+-]+/[A-Za-z0-9.+-]+")
+
+
+def _data_url(mime: str, b64: str) -> str:
+    """A ``data:`` URL; marked as needing no escapes only when the MIME type is a plain one."""
+    url = f"data:{mime};base64,{b64}"
+    return B64Text(url) if _MIME.fullmatch(mime) else url
 
 
 def _frame_content(frames: list[Any]) -> list[dict[str, Any]]:
@@ -49,7 +99,7 @@ def _frame_content(frames: list[Any]) -> list[dict[str, Any]]:
     for f in frames:
         img = ImagePart(image=f.image, time=f.time)
         out.append({"type": "text", "text": frame_label(f.time)})
-        out.append({"type": "image_url", "image_url": {"url": f"data:image/jpeg;base64,{img.b64()}"}})
+        out.append({"type": "image_url", "image_url": {"url": _data_url("image/jpeg", img.b64())}})
     return out
 
 
@@ -145,9 +195,9 @@ class OpenAIJudge(Judge):
             elif isinstance(p, EvidenceTextPart):
                 content.append({"type": "text", "text": p.as_text()})
             elif isinstance(p, ImagePart):
-                content.append({"type": "image_url", "image_url": {"url": f"data:{p.mime};base64,{p.b64()}"}})
+                content.append({"type": "image_url", "image_url": {"url": _data_url(p.mime, p.b64())}})
             elif isinstance(p, AudioPart):
-                content.append({"type": "input_audio", "input_audio": {"data": p.wav_b64(), "format": "wav"}})
+                content.append({"type": "input_audio", "input_audio": {"data": B64Text(p.wav_b64()), "format": "wav"}})
             elif isinstance(p, MediaPart):
                 content.extend(await self._media_content(p))
             elif isinstance(p, VideoPart):
@@ -155,7 +205,7 @@ class OpenAIJudge(Judge):
                     from media.clips import video_clip
 
                     clip, _ = await asyncio.to_thread(video_clip, p.source, p.start, p.end)
-                    url = f"data:video/mp4;base64,{_b64(Path(clip).read_bytes())}"
+                    url = _data_url("video/mp4", _b64(Path(clip).read_bytes()))
                     content.append({"type": "video_url", "video_url": {"url": url}})
                 else:
                     content.extend(_frame_content(p.frames))
@@ -172,7 +222,7 @@ class OpenAIJudge(Judge):
 
         if self.video == "clip" and media_mime(p.path).startswith("video/"):
             data = await asyncio.to_thread(Path(p.path).read_bytes)
-            return [{"type": "video_url", "video_url": {"url": f"data:{media_mime(p.path)};base64,{_b64(data)}"}}]
+            return [{"type": "video_url", "video_url": {"url": _data_url(media_mime(p.path), _b64(data))}}]
         out = _frame_content(await asyncio.to_thread(p.frames))
         track = await asyncio.to_thread(p.audio)
         if track is not None:
@@ -222,22 +272,28 @@ class OpenAIJudge(Judge):
             return await self._call_sdk(req)
         return await self._call_lean(req)
 
-    async def _call_lean(self, req: JudgeRequest) -> RawAnswer:
+    def _transport_errors(self) -> tuple[type[BaseException], ...]:
+        from murgat.judges.http import HttpError
+
+        if self.transport == "lean":
+            return (HttpError,)  # httpx is not imported on this path (75 ms before the first request)
         import httpx
 
-        from murgat.judges.http import HttpError
+        return (httpx.TimeoutException, httpx.TransportError, HttpError)
+
+    async def _call_lean(self, req: JudgeRequest) -> RawAnswer:
 
         kw = self.build_kwargs(req)
         extra = kw.pop("extra_body", None) or {}
         payload = {"messages": await self.build_messages(req), **kw, **extra}
-        body = json.dumps(payload, ensure_ascii=False).encode()
+        body = encode_body(payload)
         ep = self.endpoints.pick()
         ep.in_flight += 1
         ep.sent += 1
         try:
             resp = await self.http.post(f"{ep.url}/chat/completions", content=body, headers={
                 "authorization": f"Bearer {self._key}", "content-type": "application/json"})
-        except (httpx.TimeoutException, httpx.TransportError, HttpError) as exc:
+        except self._transport_errors() as exc:
             self.endpoints.fail(ep)
             raise JudgeError(f"openai: {type(exc).__name__} at {ep.url}", retryable=True) from None
         finally:

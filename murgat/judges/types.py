@@ -218,7 +218,11 @@ class GenerateConfig(BaseModel):
     OUTPUT_AFFECTING: ClassVar[frozenset[str]] = frozenset({"temperature", "max_tokens", "samples", "reasoning_effort", "seed"})
 
     def cache_fields(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in sorted(self.OUTPUT_AFFECTING)}
+        d = self.__dict__
+        return {k: d[k] for k in _CACHE_FIELD_ORDER}
+
+
+_CACHE_FIELD_ORDER = tuple(sorted(GenerateConfig.OUTPUT_AFFECTING))
 
 
 @dataclass
@@ -239,6 +243,9 @@ class JudgeRequest:
     #: identity of the media parts computed without decoding them (file digest, segment
     #: times, evidence settings); when set it stands for every non-text part in the cache key
     key_hint: str | None = None
+    #: cache keys already computed for this request, per judge (a request is asked of the
+    #: call pool and then of the judge and its cache: one SHA-256 of the recipe serves all)
+    key_memo: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def text(self) -> str:
         return "\n".join(p.text for p in self.parts if isinstance(p, TextPart))

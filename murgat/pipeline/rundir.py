@@ -16,6 +16,7 @@ import os
 import tempfile
 import threading
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import ValidationError
@@ -75,6 +76,7 @@ class RunDir:
         self.notices: list[str] = []
         self._slim: list[Any] = []
         self._slim_stamp: tuple[int, int] | None = (-1, -1)
+        self._last_line: dict[str, int] = {}  # id -> line of its latest record, from the slim scan
         if repair:
             cut_torn_tail(self.results_path)
         self.load_results(slim=True)
@@ -91,12 +93,13 @@ class RunDir:
     def cache_path(self) -> Path:
         return self.path / "cache.sqlite"
 
-    def _scan(self, slim: bool = False, want: set[str] | None = None) -> list[Any]:
+    def _scan(self, slim: bool = False, want: set[str] | None = None, lines: bool = False) -> Any:
         """Load every result (one line at a time); lines that do not decode are moved aside (once)
         with a notice. ``slim`` drops the per-sentence detail (what summaries need, at a fraction
         of the memory); ``want`` keeps only those ids."""
         out: list[Any] = []
         bad: list[BadLine] = []
+        last: dict[str, int] = {}
         if self.results_path.exists():
             with open(self.results_path, encoding="utf-8", newline="") as f:
                 for lineno, line in enumerate(_lines(f), 1):
@@ -114,6 +117,7 @@ class RunDir:
                         rec.pop("steps", None)
                     try:
                         out.append(self.record.model_validate(rec))
+                        last[out[-1].id] = lineno
                     except ValidationError as exc:
                         bad.append(BadLine(lineno, json.dumps(rec, ensure_ascii=False),
                                            f"not a result record ({exc.errors()[0]['msg']})"))
@@ -128,7 +132,26 @@ class RunDir:
                 f"{self.results_path}: {len(bad)} corrupt line(s) (line {where}: {bad[0].reason}) moved to "
                 f"{self.corrupt_path.name}; those items will be scored again"
             )
-        return out
+        return (out, last) if lines else out
+
+    def iter_latest(self, want: set[str]) -> Iterator[Any]:
+        """Full records of the ``want`` ids (the latest of each), one at a time in file order.
+
+        The viewer of a 10,000-item run shows thousands of items in full detail; holding them all
+        as records doubled the run's peak memory. One pass, nothing kept but the current record."""
+        self.load_results(slim=True)  # refreshes the id -> latest line map if the file changed;
+        self.load_results(slim=True)  # again, in case that scan moved corrupt lines aside
+        lines = {n for i, n in self._last_line.items() if i in want}
+        if not lines or not self.results_path.exists():
+            return
+        with open(self.results_path, encoding="utf-8", newline="") as f:
+            for lineno, line in enumerate(_lines(f), 1):
+                if lineno not in lines:
+                    continue
+                try:
+                    yield self.record.model_validate(loads_line(line))
+                except (ValueError, ValidationError):
+                    continue  # the slim scan already reported (or moved aside) this line
 
     def check_config(self, fingerprint: dict[str, Any], full: dict[str, Any], force: bool = False) -> None:
         cfg = self.path / "config.json"
@@ -161,7 +184,7 @@ class RunDir:
         except FileNotFoundError:
             stamp = None
         if stamp is None or stamp != self._slim_stamp:
-            self._slim = self._scan(slim=True)
+            self._slim, self._last_line = self._scan(slim=True, lines=True)
             self._slim_stamp = stamp
         return list(self._slim)
 

@@ -75,14 +75,16 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
         root = Path(media_root) if media_root else (Path(cfg["media_root"]) if cfg.get("media_root") else None)
         slim = rd.latest_results(slim=True)  # every item, without per-sentence detail (memory stays flat)
         all_results.append(slim)
-        keep = {r.id for r in slim[:MAX_ITEMS]}
-        shown = [r for r in rd.latest_results(want=keep)]
+        order = {r.id: k for k, r in enumerate(slim[:MAX_ITEMS])}
+        # full records stream from the file one at a time (3,000 of them held at once doubled the
+        # peak memory of a 10,000-item run); only the page's item dicts are kept
+        evidence = save_evidence(run, list(rd.iter_latest(set(order))), root) if with_evidence else None
         results = slim
-        evidence = save_evidence(run, shown, root) if with_evidence else None
         settings = {k: cfg.get(k) for k in ("judge_entail", "judge_verify", "precision_mode", "empty_policy", "evidence",
                                              "verify_variant", "decompose_variant", "entail_variant") if k in cfg}
-        doc = run_doc(run.name, summary, shown, report_dir=out.parent, media_root=root, copy_media=copy_media,
-                      config=settings, evidence=evidence)
+        doc = run_doc(run.name, summary, rd.iter_latest(set(order)), report_dir=out.parent, media_root=root,
+                      copy_media=copy_media, config=settings, evidence=evidence)
+        doc["items"].sort(key=lambda d: order.get(d["id"], len(order)))
         if len(results) > MAX_ITEMS:
             doc["notes"] = (doc.get("notes") or "") + f" The page shows the first {MAX_ITEMS} of {len(results)} items."
         docs.append(doc)
