@@ -74,6 +74,10 @@ class EvidenceSegment:
     clip_path: Path | None = None
     transcript: str | None = None
     screen_text: str | None = None
+    #: for an audio segment with the sound tagger on: AudioSet classes heard in it (highest
+    #: patch probability, classes at 0.01 or more, at most 20) and its loudest patch (dBFS)
+    sound_events: dict[str, float] | None = None
+    loudness_db: float | None = None
 
     @property
     def label(self) -> str:
@@ -172,6 +176,29 @@ def plan_segments(path: str | Path, citations: Sequence[CitationLike], config: E
     return out
 
 
+#: classes whose score is always listed, however low (claims about them are common)
+KEY_SOUND_CLASSES = ("Speech", "Music", "Silence", "Conversation", "Narration, monologue", "Vehicle", "Explosion",
+                     "Gunshot, gunfire")
+
+
+def sound_summary(sounds: Any, start: float, end: float, top: int = 20) -> tuple[dict[str, float], float | None]:
+    """The classes a :class:`media.sounds.SoundScores` hears in ``[start, end]``: each class's
+    highest patch probability (0.01 or more, the ``top`` highest, plus :data:`KEY_SOUND_CLASSES`
+    whatever their score) and the loudest patch."""
+    from media.sounds import class_names
+
+    probs, loud = sounds.window(start, end)
+    if not len(probs):
+        return {}, None
+    peak = probs.max(axis=0)
+    names = class_names()
+    order = sorted(range(len(peak)), key=lambda i: (-peak[i], i))[:top]
+    out = {names[i]: round(float(peak[i]), 3) for i in order if peak[i] >= 0.01}
+    for k in KEY_SOUND_CLASSES:
+        out.setdefault(k, round(float(peak[names.index(k)]), 3))
+    return out, float(max(loud))
+
+
 def build_evidence(
     path: str | Path,
     citations: Sequence[CitationLike],
@@ -180,6 +207,7 @@ def build_evidence(
     indices: Sequence[int] | None = None,
     transcript: TextSource | None = None,
     screen: TextSource | None = None,
+    sounds: Any = None,
     strict: bool = False,
 ) -> Evidence:
     """Evidence for ``citations`` (or the subset ``indices``), ordered by time.
@@ -206,6 +234,8 @@ def build_evidence(
                 if src is not None:
                     seg.transcript = src.text_in(seg.start, seg.end) if c.modality == "audio" else None
                     seg.screen_text = src.text_in(seg.start, seg.end) if c.modality == "visual" else None
+                if sounds is not None and c.modality == "audio":
+                    seg.sound_events, seg.loudness_db = sound_summary(sounds, seg.start, seg.end)
         except MediaError as exc:
             if strict:
                 raise

@@ -140,9 +140,13 @@ class EvidenceTextPart:
 
     label: str
     modality: str
-    source: Literal["transcript", "screen_text"]
+    source: Literal["transcript", "screen_text", "sound_events"]
     text: str
     kind: Literal["evidence_text"] = "evidence_text"
+    #: ``sound_events`` only: AudioSet class -> highest probability in the segment, and the
+    #: loudest patch in dBFS (what the offline judge decides sound claims from)
+    scores: dict[str, float] | None = None
+    loudness_db: float | None = None
 
     def digest(self) -> str:
         return hashlib.sha256(f"{self.label}|{self.source}|{self.text}".encode()).hexdigest()

@@ -66,6 +66,14 @@ async def _text_channels(ctx: ItemContext, cfg: ScoreConfig, need: bool) -> None
         from media.asr import transcribe
 
         ctx.transcript = await asyncio.to_thread(transcribe, ctx.media, cfg.asr_model)
+        if cfg.sound_events:
+            from media.errors import ToolMissing
+            from media.sounds import tag_file
+
+            try:
+                ctx.sounds = await asyncio.to_thread(tag_file, ctx.media)
+            except ToolMissing:
+                ctx.sounds = None  # no tagger installed: sound claims are abstentions (the judge says why)
     if info.has_video:
         from media.ocr import lazy_screen
 

@@ -99,6 +99,7 @@ class ItemContext:
     question: str = ""
     transcript: Any = None
     screen: Any = None
+    sounds: Any = None  # media.sounds.SoundScores of the file, when the sound tagger is installed
     _segments: dict[tuple[Any, ...], EvidenceSegment] = field(default_factory=dict)
     calls: list[JudgeOutput] = field(default_factory=list)
     _text_id: dict[str, Any] | None = None
@@ -117,7 +118,7 @@ class ItemContext:
         missing = [i for i in indices if _ckey(citations[i]) not in self._segments]
         if missing:
             ev = build_evidence(self.media, citations, cfg, indices=missing,
-                                transcript=self.transcript, screen=self.screen)
+                                transcript=self.transcript, screen=self.screen, sounds=self.sounds)
             for seg in ev.segments:
                 self._segments[_ckey(citations[seg.citation_index])] = seg
         segs = []
@@ -144,7 +145,7 @@ class ItemContext:
         from media.cache import file_digest
 
         if self._text_id is None:
-            tid = {"transcript": None, "screen": None}
+            tid = {"transcript": None, "screen": None, "sounds": self.sounds.model if self.sounds is not None else None}
             if self.transcript is not None:
                 tid["transcript"] = hashlib.sha256(self.transcript.model_dump_json().encode()).hexdigest()
             if self.screen is not None:
@@ -322,6 +323,12 @@ def evidence_parts(ev: Evidence, with_text: bool) -> list[Part]:
                 parts.append(EvidenceTextPart(label=s.label, modality=s.modality, source="transcript", text=s.transcript))
             if s.screen_text is not None:
                 parts.append(EvidenceTextPart(label=s.label, modality=s.modality, source="screen_text", text=s.screen_text))
+            if s.sound_events is not None:
+                heard = ", ".join(f"{k} {v:.2f}" for k, v in s.sound_events.items()) or "no class at 0.01 or more"
+                loud = f"; loudest {s.loudness_db:.0f} dBFS" if s.loudness_db is not None else ""
+                parts.append(EvidenceTextPart(label=s.label, modality=s.modality, source="sound_events",
+                                              text=f"{heard}{loud}", scores=dict(s.sound_events),
+                                              loudness_db=s.loudness_db))
     return parts
 
 

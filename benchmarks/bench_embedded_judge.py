@@ -1,0 +1,196 @@
+"""Agreement of the offline ``embedded`` judge with the labelled claim set.
+
+For each claim in ``tests/data/embedded_claims/claims.jsonl`` (real media, labels from the
+captions, known texts and MANIFEST notes — see that folder's README) the judge is asked
+exactly as ``murgat score`` asks it (:func:`murgat.judges.claimcheck.check_claim`). Reported
+per claim type and overall: abstention rate (unknown, or evidence unavailable), accuracy and
+balanced accuracy on the answered claims, Cohen's κ, and the share of false claims the judge
+credited ("yes") — for substituted claims the goal is 0.
+
+The sound thresholds (``sound_yes``, ``sound_no``) are chosen on the odd-numbered claims only
+and reported on the even-numbered ones (held out) as well as on all.
+
+Run: ``python benchmarks/bench_embedded_judge.py [--before]``; ``--before`` runs the judge of
+the commit named by ``--before-ref`` (default: the commit before the v2 judge) from a
+temporary git worktree with the ASR setting it used (int8), for the before/after table.
+Writes ``benchmarks/results/embedded_judge.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+CLAIMS = ROOT / "tests" / "data" / "embedded_claims" / "claims.jsonl"
+MEDIA = (ROOT.parent / "shared" / "data" / "real" / "media") if (ROOT.parent / "shared").exists() else \
+    Path(os.environ.get("MURGAT_REAL_MEDIA", "../shared/data/real/media"))
+
+
+def load_claims() -> list[dict[str, Any]]:
+    return [json.loads(x) for x in CLAIMS.read_text(encoding="utf-8").split("\n") if x.strip()]
+
+
+def run_judge(claims: list[dict[str, Any]], options: dict[str, str]) -> list[dict[str, Any]]:
+    """Verdicts of the judge in *this* checkout (or the one on ``sys.path``)."""
+    from murgat.judges import make_judge
+
+    judge = make_judge("embedded", options)
+    try:
+        from murgat.judges.claimcheck import check_claim
+    except ImportError:  # an older checkout (the "before" run): the same steps, inlined
+        check_claim = _old_check_claim
+    out = []
+    for c in claims:
+        v = check_claim(c["claim"], MEDIA / c["media"], judge)
+        out.append({"id": c["id"], "verdict": v.label, "reason": v.reason})
+    return out
+
+
+def _old_check_claim(fact: str, media: Path, judge: Any) -> Any:
+    import asyncio
+    from types import SimpleNamespace
+
+    from media.evidence import EvidenceConfig, build_evidence
+    from media.probe import probe
+    from murgat.citations import parse_citations, strip_citations
+    from murgat.judges.parsing import parse_verdict
+    from murgat.judges.types import JudgeRequest, TextPart
+    from murgat.pipeline.stages import evidence_parts
+
+    info = probe(media)
+    cites = [c for c in parse_citations(fact) if c.valid]
+    tr = sc = None
+    if info.has_audio:
+        from media.asr import transcribe
+
+        tr = transcribe(media)
+    if info.has_video:
+        from media.ocr import lazy_screen
+
+        sc = lazy_screen(media)
+    ev = build_evidence(media, cites, EvidenceConfig(text=True), transcript=tr, screen=sc)
+    if any(not s.available for s in ev.segments):
+        return SimpleNamespace(label="unavailable", reason="evidence unavailable")
+    claim = strip_citations(fact)
+    req = JudgeRequest(parts=[TextPart(claim), *evidence_parts(ev, True)], task="entail",
+                       inputs={"fact": claim, "evidence": [s.label for s in ev.segments]})
+    out = asyncio.run(judge.generate(req))
+    return SimpleNamespace(label=str(parse_verdict(out.text)[0]), reason=out.text)
+
+
+def metrics(rows: list[tuple[bool, str]]) -> dict[str, Any]:
+    """``rows`` = (label, verdict). Decided = yes/no; the rest are abstentions."""
+    from human_eval.stats import binary_agreement
+
+    n = len(rows)
+    decided = [(lab, v == "yes") for lab, v in rows if v in ("yes", "no")]
+    false_n = sum(1 for lab, _ in rows if not lab)
+    credited = sum(1 for lab, v in rows if not lab and v == "yes")
+    out: dict[str, Any] = {"n": n, "abstention_rate": round(1 - len(decided) / n, 3) if n else None,
+                           "false_credited": round(credited / false_n, 3) if false_n else None}
+    if decided:
+        agg = binary_agreement([p for _, p in decided], [g for g, _ in decided])
+        out.update({"answered": len(decided), "accuracy": _r(agg["accuracy"]),
+                    "balanced_accuracy": _r(agg["balanced_accuracy"]), "kappa": _r(agg["kappa"])})
+    return out
+
+
+def _r(x: float | None) -> float | None:
+    return None if x is None else round(x, 3)
+
+
+def table(claims: list[dict[str, Any]], verdicts: list[dict[str, Any]], subset: set[str] | None = None) -> dict[str, Any]:
+    by = {v["id"]: v["verdict"] for v in verdicts}
+    kinds: dict[str, list[tuple[bool, str]]] = {}
+    for c in claims:
+        if subset is not None and c["id"] not in subset:
+            continue
+        kinds.setdefault(c["type"], []).append((c["label"], by[c["id"]]))
+    out = {k: metrics(v) for k, v in sorted(kinds.items())}
+    out["all"] = metrics([x for v in kinds.values() for x in v])
+    out["all except visual_only"] = metrics([x for k, v in kinds.items() if k != "visual_only" for x in v])
+    return out
+
+
+def choose_sound_thresholds(claims: list[dict[str, Any]]) -> dict[str, float]:
+    """Grid search on the odd-numbered sound claims: the most balanced accuracy, then the
+    fewest abstentions, then the widest gap between the thresholds (the most cautious)."""
+    dev = [c for c in claims if c["type"] == "sound" and int(c["id"][1:]) % 2 == 1]
+    best: tuple[Any, ...] | None = None
+    for y in (0.2, 0.3, 0.4, 0.5, 0.6):
+        for n in (0.01, 0.02, 0.05, 0.1):
+            m = metrics([(c["label"], v["verdict"]) for c, v in
+                         zip(dev, run_judge(dev, {"sound_yes": str(y), "sound_no": str(n)}), strict=True)])
+            key = (m.get("balanced_accuracy") or 0, -(m["abstention_rate"] or 0), y - n)
+            if best is None or key > best[0]:
+                best = (key, y, n)
+    assert best is not None
+    return {"sound_yes": best[1], "sound_no": best[2]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--before", action="store_true", help="also measure the judge of --before-ref")
+    ap.add_argument("--before-ref", default=None)
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    claims = load_claims()
+    if a.child:  # inside the old worktree: print verdicts only
+        print(json.dumps(run_judge(claims, {})))
+        return
+    res: dict[str, Any] = {"claims": len(claims)}
+    chosen = choose_sound_thresholds(claims)
+    res["sound_thresholds_chosen_on_odd_ids"] = chosen
+    after = run_judge(claims, {k: str(v) for k, v in chosen.items()})
+    held = {c["id"] for c in claims if int(c["id"][1:]) % 2 == 0}
+    fresh = {c["id"] for c in claims if c.get("fresh")}
+    res["after"] = {"all_claims": table(claims, after), "held_out_even_ids": table(claims, after, held),
+                    "written_after_rules_frozen": table(claims, after, fresh)}
+    if a.before:
+        ref = a.before_ref or subprocess.run(["git", "-C", str(ROOT), "log", "--format=%H", "-1", "--",
+                                              "murgat/judges/embedded.py"], capture_output=True, text=True).stdout.strip()
+        ref = subprocess.run(["git", "-C", str(ROOT), "rev-parse", f"{ref}~1"], capture_output=True,
+                             text=True).stdout.strip() if not a.before_ref else ref
+        with tempfile.TemporaryDirectory() as d:
+            wt = Path(d) / "before"
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(wt), ref], check=True,
+                           capture_output=True)
+            try:
+                env = {**os.environ, "PYTHONPATH": str(wt), "MURGAT_ASR_COMPUTE": "int8"}
+                cp = subprocess.run([sys.executable, str(HERE / "bench_embedded_judge.py"), "--child"], cwd=wt,
+                                    capture_output=True, text=True, env=env)
+                if cp.returncode != 0:
+                    raise RuntimeError(cp.stderr[-2000:])
+                before = json.loads(cp.stdout.strip().split("\n")[-1])
+            finally:
+                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(wt)], capture_output=True)
+        res["before_ref"] = ref
+        res["before"] = {"all_claims": table(claims, before), "held_out_even_ids": table(claims, before, held),
+                         "written_after_rules_frozen": table(claims, before, fresh)}
+    res["verdicts"] = after
+    (HERE / "results").mkdir(exist_ok=True)
+    (HERE / "results" / "embedded_judge.json").write_text(json.dumps(res, indent=2))
+    print_table(res)
+
+
+def print_table(res: dict[str, Any]) -> None:
+    cols = ("n", "abstention_rate", "balanced_accuracy", "kappa", "false_credited")
+    for when in ("before", "after"):
+        if when not in res:
+            continue
+        print(f"\n{when} (all {res['claims']} claims)")
+        print(f"{'type':24s}" + "".join(f"{c:>19s}" for c in cols))
+        for k, m in res[when]["all_claims"].items():
+            print(f"{k:24s}" + "".join(f"{'' if m.get(c) is None else m.get(c):>19}" for c in cols))
+
+
+if __name__ == "__main__":
+    main()

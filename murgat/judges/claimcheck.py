@@ -1,0 +1,69 @@
+"""Ask the offline judge about one cited claim exactly as ``murgat score`` would.
+
+The labelled claim set (``tests/data/embedded_claims/``), its benchmark and the judge's tests
+all go through :func:`check_claim`: the claim's citations are parsed and checked against the
+file, the evidence is built with its text channels (ASR words, OCR text, sound classes) and
+the entailment question is put to the judge with the same parts a run sends — so a figure
+measured here is the figure a run gets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from murgat.judges.types import JudgeRequest, TextPart
+
+
+@dataclass
+class ClaimVerdict:
+    label: str  # yes | no | unknown | unavailable (the evidence could not be built)
+    reason: str
+
+
+def check_claim(fact: str, media: str | Path, judge: Any, *, asr_model: str | None = None,
+                ocr_fps: float = 1.0, sounds: bool = True) -> ClaimVerdict:
+    """The judge's entailment verdict on ``fact`` (a sentence with its citations) about ``media``."""
+    from media.errors import MediaError, ToolMissing
+    from media.evidence import EvidenceConfig, build_evidence
+    from media.probe import probe
+    from murgat.citations import parse_citations, strip_citations
+    from murgat.judges.parsing import parse_verdict
+    from murgat.pipeline.stages import evidence_parts
+
+    info = probe(media)
+    cites = [c for c in parse_citations(fact) if c.valid]
+    if not cites:
+        return ClaimVerdict("unavailable", "the claim has no valid citation")
+    transcript = screen = tags = None
+    if info.has_audio:
+        from media.asr import transcribe
+
+        transcript = transcribe(media, asr_model)
+        if sounds:
+            try:
+                from media.sounds import tag_file
+
+                tags = tag_file(media)
+            except ToolMissing:
+                tags = None
+    if info.has_video:
+        from media.ocr import lazy_screen
+
+        screen = lazy_screen(media, ocr_fps)
+    try:
+        ev = build_evidence(media, cites, EvidenceConfig(text=True), transcript=transcript, screen=screen, sounds=tags)
+    except MediaError as exc:
+        return ClaimVerdict("unavailable", str(exc))
+    bad = [s for s in ev.segments if not s.available]
+    if bad:
+        return ClaimVerdict("unavailable", "; ".join(f"{s.label}: {s.reason}" for s in bad))
+    claim = strip_citations(fact)
+    req = JudgeRequest(parts=[TextPart(claim), *evidence_parts(ev, True)], task="entail",
+                       inputs={"fact": claim, "evidence": [s.label for s in ev.segments]})
+    out = asyncio.run(judge.generate(req))
+    verdict, _ = parse_verdict(out.text)
+    reason = out.text.split("Reason:", 1)[-1].strip() if "Reason:" in out.text else out.text
+    return ClaimVerdict(str(verdict), reason)

@@ -1,0 +1,229 @@
+"""Write ``claims.jsonl``: the labelled claim set for the offline judge (see README.md).
+
+Every label comes from a source independent of the judge: the captions shipped with the
+media, the known text of the JFK recording, the energy envelope of the countdown, and the
+notes in ``../shared/data/real/MANIFEST.md``. Run: ``python tests/data/embedded_claims/make_claims.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+# (media, window, what is said, source); what is said is the caption/known text, lightly trimmed
+SPEECH = [
+    ("friday.mp4", "0:00-0:01", "Hildy", "friday.vtt caption 1 (0.0-1.0 s)"),
+    ("friday.mp4", "0:01-0:02", "How are you?", "friday.vtt caption 2 (1.0-1.5 s)"),
+    ("friday.mp4", "0:01-0:03", "the lord of the universe is in", "friday.vtt caption 3 (1.5-3.0 s)"),
+    ("friday.mp4", "0:03-0:04", "he is in a bad humor", "friday.vtt caption 4 (3.0-4.3 s)"),
+    ("friday.mp4", "0:04-0:06", "somebody must have stolen the crown jewels", "friday.vtt caption 5 (4.3-6.0 s)"),
+    ("nasa_13013.mp4", "0:00-0:04", "this is the optical and science segment of the Webb", "nasa_13013 caption 1 (0.21-4.26 s)"),
+    ("nasa_13013.mp4", "0:04-0:08", "the telescope is in one of the largest cleanrooms in the world", "nasa_13013 caption 2 (4.26-8.35 s)"),
+    ("nasa_13013.mp4", "0:08-0:12", "it is at NASA's Goddard Space Flight Center in Greenbelt, Maryland", "nasa_13013 caption 3 (8.35-12.47 s)"),
+    ("jfk.flac", "0:00-0:02", "my fellow Americans", "known text; times from the waveform's pauses"),
+    ("jfk.flac", "0:03-0:07", "ask not what your country can do for you", "known text; times from the waveform's pauses"),
+    ("jfk.flac", "0:08-0:10", "ask what you can do for your country", "known text; last word ends at 10.4 s (edge rule)"),
+]
+COUNT = [(n, t) for n, t in zip(["nine", "eight", "seven", "six", "five", "four", "three", "two", "one", "zero"],
+                                [0, 2, 4, 6, 8, 10, 12, 14, 16, 18], strict=True)]
+# one content word of each said text, swapped for another of the same kind (label: false)
+SWAPS = {
+    "Hildy": ("Hildy", "Walter"), "How are you?": ("you", "Bob"),
+    "the lord of the universe is in": ("universe", "castle"), "he is in a bad humor": ("bad", "good"),
+    "somebody must have stolen the crown jewels": ("crown", "royal"),
+    "this is the optical and science segment of the Webb": ("optical", "propulsion"),
+    "the telescope is in one of the largest cleanrooms in the world": ("largest", "smallest"),
+    "it is at NASA's Goddard Space Flight Center in Greenbelt, Maryland": ("Maryland", "Virginia"),
+    "my fellow Americans": ("Americans", "Canadians"),
+    "ask not what your country can do for you": ("country", "city"),
+    "ask what you can do for your country": ("country", "family"),
+}
+NEGATE = {
+    "Hildy": None, "How are you?": None,
+    "the lord of the universe is in": "the lord of the universe is not in",
+    "he is in a bad humor": "he is not in a bad humor",
+    "somebody must have stolen the crown jewels": "nobody has stolen the crown jewels",
+    "this is the optical and science segment of the Webb": "this is not the optical and science segment of the Webb",
+    "the telescope is in one of the largest cleanrooms in the world": "the telescope is not in one of the largest cleanrooms in the world",
+    "it is at NASA's Goddard Space Flight Center in Greenbelt, Maryland": "it is not at NASA's Goddard Space Flight Center in Greenbelt, Maryland",
+    "my fellow Americans": None,
+    "ask not what your country can do for you": "ask what your country can do for you",
+    "ask what you can do for your country": "do not ask what you can do for your country",
+}
+# a window of the same file where the words are not said (label: false)
+WRONG = {"0:00-0:01": "0:04-0:06", "0:01-0:02": "0:04-0:06", "0:01-0:03": "0:04-0:06", "0:03-0:04": "0:00-0:01",
+         "0:04-0:06": "0:00-0:02", "0:00-0:04": "0:08-0:12", "0:04-0:08": "0:00-0:03", "0:08-0:12": "0:00-0:04",
+         "0:00-0:02": "0:08-0:10", "0:03-0:07": "0:00-0:02", "0:08-0:10": "0:00-0:02"}
+TIME_WORDS = {0: "At the very start", 1: "About a second in", 2: "Around two seconds in", 3: "After about three seconds",
+              4: "Around four seconds in", 8: "At the 8 second mark", 0.5: "Then"}
+
+SOUND = [
+    # (media, window, claim, label, source)
+    *[("chaplin.mp4", w, "Music plays", True, "MANIFEST: music soundtrack only") for w in ("0:00-0:03", "0:03-0:06", "0:06-0:09")],
+    *[("chaplin.mp4", w, "Someone speaks", False, "MANIFEST: no speech") for w in ("0:00-0:03", "0:05-0:08")],
+    ("chaplin.mp4", "0:02-0:05", "The soundtrack is silent", False, "MANIFEST: music soundtrack"),
+    ("chaplin.mp4", "0:02-0:05", "No music plays", False, "MANIFEST: music soundtrack"),
+    ("chaplin.mp4", "0:04-0:07", "A piano melody is heard", True, "MANIFEST: music soundtrack (a piano score)"),
+    *[("flower.webm", w, "The audio is silent", True, "MANIFEST: digital silence (-91 dB)") for w in ("0:00-0:02", "0:02-0:04")],
+    ("flower.webm", "0:01-0:03", "There is no sound at all", True, "MANIFEST: digital silence"),
+    *[("flower.webm", w, "Music plays", False, "MANIFEST: digital silence") for w in ("0:00-0:02", "0:02-0:04")],
+    ("flower.webm", "0:01-0:04", "Someone speaks", False, "MANIFEST: digital silence"),
+    ("flower.webm", "0:00-0:03", "An engine roars", False, "MANIFEST: digital silence"),
+    ("bigbuckbunny.mp4", "0:00-0:03", "Someone speaks", False, "MANIFEST: no speech"),
+    ("bigbuckbunny.mp4", "0:01-0:04", "Nobody talks", True, "MANIFEST: no speech"),
+    ("bigbuckbunny.mp4", "0:00-0:05", "The audio is completely silent", False, "MANIFEST: quiet music/effects, mean -41 dB"),
+    *[("tears-of-steel-battle-clip-medium.webm", w, "The audio is silent", False,
+       "MANIFEST: loud effects, mean volume -10.6 dB") for w in ("0:05-0:08", "0:30-0:33", "0:55-0:58")],
+    ("tears-of-steel-battle-clip-medium.webm", "0:00-1:10", "Explosions are heard", True,
+     "MANIFEST: a battle with explosions and loud effects"),
+    *[("jfk.flac", w, "Someone speaks", True, "known text: speech throughout") for w in ("0:00-0:02", "0:05-0:07")],
+    *[("jfk.flac", w, "Music plays", False, "known: a speech recording, no music") for w in ("0:00-0:03", "0:06-0:09")],
+    ("jfk.flac", "0:03-0:06", "The recording is silent", False, "known text: speech"),
+    ("jfk.flac", "0:05-0:08", "A dog barks", False, "known: a speech recording"),
+    *[("friday.mp4", w, "People are talking", True, "friday.vtt: dialogue throughout") for w in ("0:00-0:02", "0:03-0:05")],
+    ("friday.mp4", "0:02-0:04", "The scene is silent", False, "friday.vtt: dialogue"),
+    ("friday.mp4", "0:01-0:04", "Gunshots are heard", False, "friday.vtt: an office dialogue"),
+    *[("nasa_13013.mp4", w, "A narrator speaks", True, "captions: narration throughout") for w in ("0:01-0:04", "0:08-0:11")],
+    ("nasa_13013.mp4", "0:04-0:07", "No one is talking", False, "captions: narration"),
+    *[("countdown.mp3", w, "A voice speaks", True, "energy bursts every 2 s (a voice counting)") for w in ("0:00-0:01", "0:08-0:09")],
+    ("countdown.mp3", "0:04-0:06", "Music plays", False, "MANIFEST: a voice counting down"),
+    *[("voices-around-a-fire.mp3", w, "Several people are talking", True, "MANIFEST: crowd chatter")
+      for w in ("0:02-0:05", "0:15-0:18")],
+    ("voices-around-a-fire.mp3", "0:10-0:13", "It is silent", False, "MANIFEST: crowd chatter"),
+    ("pyannote_sample.wav", "0:14-0:17", "Two people are talking", True, "pyannote_sample.rttm: speaker turns"),
+    ("pyannote_sample.wav", "0:02-0:04", "Music plays", False, "MANIFEST: telephone conversation"),
+    ("apollo11.mp3", "0:00-0:30", "Someone speaks over the radio", True, "MANIFEST: air-to-ground radio"),
+    ("apollo11.mp3", "0:30-1:00", "The recording is silent", False, "MANIFEST: noisy radio"),
+    ("bikes.mp4", "0:02-0:05", "An engine roars", False, "MANIFEST: no audio stream"),
+    ("chaplin.mp4", "0:01-0:04", "Gunfire is heard", False, "MANIFEST: music soundtrack only"),
+    ("flower.webm", "0:02-0:05", "A dog barks", False, "MANIFEST: digital silence"),
+    ("tears-of-steel-battle-clip-medium.webm", "0:00-1:10", "Someone speaks", True, "MANIFEST: sparse shouted dialogue"),
+]
+VISUAL = [
+    ("friday.mp4", "0:02", "A woman in a hat sits at a desk", True),
+    ("friday.mp4", "0:02", "A man in a helmet stands on a roof", False),
+    ("friday.mp4", "0:01-0:04", "The scene is in black and white", True),
+    ("friday.mp4", "0:01-0:04", "The scene is in bright colour", False),
+    ("friday.mp4", "0:03", "Switchboard operators sit at their desks", True),
+    ("nasa_13013.mp4", "0:05", "A worker in a bunny suit stands on an orange lift", True),
+    ("nasa_13013.mp4", "0:05", "A worker in a bunny suit stands on a green lift", False),
+    ("nasa_13013.mp4", "0:08", "A gold hexagonal mirror array is visible", True),
+    ("nasa_13013.mp4", "0:08", "A silver round mirror is visible", False),
+    ("chaplin.mp4", "0:03", "Chaplin and a policeman stand on a sidewalk", True),
+    ("chaplin.mp4", "0:03", "Chaplin rides a horse on a beach", False),
+    ("bigbuckbunny.mp4", "0:02", "A big rabbit stands on a grassy hill", True),
+    ("bigbuckbunny.mp4", "0:02", "A small cat sits on a sofa", False),
+    ("bikes.mp4", "0:03", "People ride bicycles", True),
+    ("flower.webm", "0:02", "A flower is shown", True),
+    ("tears-of-steel-battle-clip-medium.webm", "0:20", "Robots fight in a ruined building", True),
+    ("tears-of-steel-battle-clip-medium.webm", "0:45", "A bald man climbs scaffolding", True),
+    ("tears-of-steel-battle-clip-medium.webm", "0:45", "A bald man swims in a pool", False),
+]
+
+# written after the judge's rules were frozen (2026-11-30), in phrasings the rules were not
+# developed on: a check that the figures above are not an artefact of tuning on the set
+FRESH = [
+    ("jfk.flac", "Kennedy addresses his fellow Americans (audio, 0:00-0:02).", True, "known text", "attribution"),
+    ("jfk.flac", "Kennedy addresses his fellow Canadians (audio, 0:00-0:02).", False, "known text; swapped", "substituted"),
+    ("jfk.flac", "Next he urges people to ask what they can do for their country (audio, 0:08-0:10).", True,
+     "known text", "time_phrase"),
+    ("jfk.flac", "He tells listeners to ask what their country can do for them (audio, 0:08-0:10).", False,
+     "known text; the first clause, cited at the second", "wrong_time"),
+    ("jfk.flac", "In the opening seconds the president says ask what your city can do for you (audio, 0:03-0:07).",
+     False, "known text; swapped", "substituted"),
+    ("friday.mp4", "The woman remarks that somebody stole the crown jewels (audio, 0:04-0:06).", True,
+     "friday.vtt caption 5", "attribution"),
+    ("friday.mp4", "Answer: she says someone stole the crown diamonds (audio, 0:04-0:06).", False,
+     "friday.vtt caption 5; swapped", "substituted"),
+    ("friday.mp4", "She reports that he is in a bad humor (audio, 0:03-0:05).", True, "friday.vtt caption 4",
+     "attribution"),
+    ("friday.mp4", "She reports that he is in a good mood (audio, 0:03-0:05).", False, "friday.vtt caption 4; swapped",
+     "substituted"),
+    ("nasa_13013.mp4", "The narration names Greenbelt, Maryland as the location (audio, 0:08-0:12).", True,
+     "nasa caption 3", "attribution"),
+    ("nasa_13013.mp4", "The narration names Houston, Texas as the location (audio, 0:08-0:12).", False,
+     "nasa caption 3; swapped", "substituted"),
+    ("nasa_13013.mp4", "Observation 3: the narrator mentions the Webb space telescope (audio, 0:02-0:05).", True,
+     "nasa caption 1-2", "discourse_label"),
+    ("nasa_13013.mp4", "The narrator mentions the Hubble space telescope (audio, 0:02-0:05).", False,
+     "nasa caption 1-2; swapped", "substituted"),
+    ("nasa_13013.mp4", "The narrator never mentions Goddard (audio, 0:08-0:12).", False, "nasa caption 3; negated",
+     "negated"),
+    ("countdown.mp3", "Midway through, the voice reaches four (audio, 0:10-0:11).", True, "countdown bursts",
+     "time_phrase"),
+    ("countdown.mp3", "The counting voice says eleven (audio, 0:10-0:11).", False, "countdown bursts; swapped",
+     "substituted"),
+    ("countdown.mp3", "The countdown ends with zero (audio, 0:18-0:19).", True, "countdown bursts", "true"),
+    ("chaplin.mp4", "A lively tune accompanies the scene (audio, 0:01-0:05).", True, "MANIFEST: music", "sound"),
+    ("chaplin.mp4", "Someone shouts (audio, 0:01-0:05).", False, "MANIFEST: no speech", "sound"),
+    ("flower.webm", "Birds chirp (audio, 0:00-0:04).", False, "MANIFEST: digital silence", "sound"),
+    ("flower.webm", "Nothing can be heard (audio, 0:00-0:04).", True, "MANIFEST: digital silence", "sound"),
+    ("voices-around-a-fire.mp3", "A crowd chatters (audio, 0:05-0:09).", True, "MANIFEST: crowd chatter", "sound"),
+    ("jfk.flac", "A car engine is audible (audio, 0:02-0:05).", False, "known: a speech recording", "sound"),
+    ("bigbuckbunny.mp4", "A rabbit yawns on the hill (visual, 0:03).", True, "MANIFEST visual notes", "visual_only"),
+]
+
+
+def main() -> None:
+    rows: list[dict] = []
+
+    def add(kind: str, media: str, claim: str, label: bool, source: str, base: str | None = None) -> None:
+        rows.append({"id": f"c{len(rows) + 1:03d}", "type": kind, "media": media, "claim": claim, "label": label,
+                     "source": source, "base": base})
+
+    for media, win, text, src in SPEECH:
+        quote = text if text.endswith("?") else text
+        base_id = f"c{len(rows) + 1:03d}"
+        add("true", media, f"The speaker says {text.rstrip('?')} (audio, {win}).", True, src)
+        add("quoted", media, f"The speaker says \"{quote}\" (audio, {win}).", True, src, base_id)
+        start = int(win.split("-")[0].split(":")[1])
+        lead = TIME_WORDS.get(start, f"Around {start} seconds in")
+        add("time_phrase", media, f"{lead}, the speaker says {text.rstrip('?')} (audio, {win}).", True, src, base_id)
+        add("discourse_label", media, f"Reasoning: the speaker says {text.rstrip('?')} (audio, {win}).", True, src, base_id)
+        add("attribution", media, f"We hear a voice saying that {text.rstrip('?')} (audio, {win}).", True, src, base_id)
+        old, new = SWAPS[text]
+        add("substituted", media, f"The speaker says {text.rstrip('?').replace(old, new)} (audio, {win}).", False,
+            f"{src}; '{old}' replaced by '{new}'", base_id)
+        if NEGATE.get(text):
+            add("negated", media, f"The speaker says {NEGATE[text]} (audio, {win}).", False, f"{src}; negated", base_id)
+        add("wrong_time", media, f"The speaker says {text.rstrip('?')} (audio, {WRONG[win]}).", False,
+            f"{src}; cited where it is not said", base_id)
+    for i, (word, t) in enumerate(COUNT):
+        win = f"0:{t:02d}-0:{t + 1:02d}"
+        src = f"countdown 9..0, one number per energy burst; burst {i + 1} at {t} s"
+        base_id = f"c{len(rows) + 1:03d}"
+        add("true", "countdown.mp3", f"The voice says {word} (audio, {win}).", True, src)
+        add("time_phrase", "countdown.mp3", f"Around {t + 0.5:g} seconds in, the voice says {word} (audio, {win}).",
+            True, src, base_id)
+        add("negated", "countdown.mp3", f"The voice does not say {word} (audio, {win}).", False, f"{src}; negated",
+            base_id)
+        other = COUNT[(i + 3) % 10][0]
+        add("substituted", "countdown.mp3", f"The voice says {other} (audio, {win}).", False,
+            f"{src}; '{word}' replaced by '{other}'", base_id)
+        if i % 2 == 0:
+            add("discourse_label", "countdown.mp3", f"Step {i // 2 + 1}: the voice counts {word} (audio, {win}).",
+                True, src, base_id)
+        else:
+            far = COUNT[(i + 5) % 10][1]
+            add("wrong_time", "countdown.mp3", f"The voice says {word} (audio, 0:{far:02d}-0:{far + 1:02d}).", False,
+                f"{src}; cited at the burst of another number", base_id)
+    for media, win, claim, label, src in SOUND:
+        add("sound", media, f"{claim} (audio, {win}).", label, src)
+    for media, win, claim, label in VISUAL:
+        add("visual_only", media, f"{claim} (visual, {win}).", label, "MANIFEST visual notes (contact sheets)")
+    for media, claim, label, src, kind in FRESH:
+        add(kind, media, claim, label, src)
+        rows[-1]["fresh"] = True
+    with open(HERE / "claims.jsonl", "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    kinds: dict[str, int] = {}
+    for r in rows:
+        kinds[r["type"]] = kinds.get(r["type"], 0) + 1
+    print(len(rows), kinds)
+
+
+if __name__ == "__main__":
+    main()
