@@ -11,8 +11,8 @@ The sound thresholds (``sound_yes``, ``sound_no``) are chosen on the odd-numbere
 and reported on the even-numbered ones (held out) as well as on all.
 
 Run: ``python benchmarks/bench_embedded_judge.py [--before]``; ``--before`` runs the judge of
-the commit named by ``--before-ref`` (default: the commit before the v2 judge) from a
-temporary git worktree with the ASR setting it used (int8), for the before/after table.
+the commit named by ``--before-ref`` (default: c1d2918, the last commit with the v1 judge) from
+a temporary git worktree with the ASR setting it used (int8), for the before/after table.
 Writes ``benchmarks/results/embedded_judge.json``.
 """
 
@@ -29,6 +29,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+V1_JUDGE_COMMIT = "c1d2918"
 CLAIMS = ROOT / "tests" / "data" / "embedded_claims" / "claims.jsonl"
 MEDIA = (ROOT.parent / "shared" / "data" / "real" / "media") if (ROOT.parent / "shared").exists() else \
     Path(os.environ.get("MURGAT_REAL_MEDIA", "../shared/data/real/media"))
@@ -155,10 +156,7 @@ def main() -> None:
     res["after"] = {"all_claims": table(claims, after), "held_out_even_ids": table(claims, after, held),
                     "written_after_rules_frozen": table(claims, after, fresh)}
     if a.before:
-        ref = a.before_ref or subprocess.run(["git", "-C", str(ROOT), "log", "--format=%H", "-1", "--",
-                                              "murgat/judges/embedded.py"], capture_output=True, text=True).stdout.strip()
-        ref = subprocess.run(["git", "-C", str(ROOT), "rev-parse", f"{ref}~1"], capture_output=True,
-                             text=True).stdout.strip() if not a.before_ref else ref
+        ref = a.before_ref or V1_JUDGE_COMMIT
         with tempfile.TemporaryDirectory() as d:
             wt = Path(d) / "before"
             subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(wt), ref], check=True,
@@ -182,7 +180,7 @@ def main() -> None:
 
 
 def print_table(res: dict[str, Any]) -> None:
-    cols = ("n", "abstention_rate", "balanced_accuracy", "kappa", "false_credited")
+    cols = ("n", "abstention_rate", "accuracy", "balanced_accuracy", "kappa", "false_credited")
     for when in ("before", "after"):
         if when not in res:
             continue

@@ -17,12 +17,29 @@ from murgat.citations import find_groups, strip_citations
 
 _INFERENCE = re.compile(
     r"^\s*(?:so|therefore|thus|hence|overall|in conclusion|in summary|this (?:means|suggests|implies|indicates)|"
-    r"it (?:seems|appears)|based on|given (?:this|that|these))\b",
+    r"it (?:seems|appears)|based on|given (?:this|that|these)|by (?:doing|taking|using|following)|one can (?:infer|see|tell))\b",
     re.IGNORECASE,
 )
 _HEDGE = re.compile(
     r"\b(?:probably|likely|possibly|perhaps|might|may be|maybe|seems? to|i think|i believe|presumably|"
-    r"the (?:correct |final )?answer|option [a-j]\b|choice [a-j]\b)",
+    r"the (?:correct |final )?answer|option [a-j]\b|choice [a-j]\b|could|would|it is (?:difficult|hard|impossible) to|"
+    r"(?:can|cannot|can't) be (?:seen|determined|inferred|said)|needs? to|should|ought to)",
+    re.IGNORECASE,
+)
+#: an explanatory participle or relative clause that interprets rather than reports
+# ("adding a touch of style", "showcasing the excitement", "which suggests that …")
+_INTERPRETIVE_START = re.compile(
+    r"^\s*(?:and\s+)?(?:adding|making|allowing|showcasing|giving|creating|providing|highlighting|emphasi[sz]ing|"
+    r"suggesting|indicating|reflecting|contributing|enhancing|ensuring|helping|enabling|demonstrating|offering|"
+    r"symboli[sz]ing|conveying|evoking|capturing|signifying|as they|as it|which (?:suggests|indicates|implies|could|"
+    r"may|might|adds|makes|creates|gives|allows|is (?:typical|common|likely))|such as|in order to|so that)\b",
+    re.IGNORECASE,
+)
+_INTERPRETIVE = re.compile(
+    r"\b(?:suggests?|indicates?|implies|impl(?:y|ying)|atmosphere|ambiance|benefits?|enjoy(?:s|ing|ment)?|"
+    r"appealing|excitement|enthusiasm|sense of|personality|opportunit(?:y|ies)|typical(?:ly)?|usually|often|"
+    r"generally|commonly|known (?:to|for)|purpose|reason(?:s)? (?:for|behind|why)|significant|importance|important|"
+    r"great time|having fun|love for|passion)\b",
     re.IGNORECASE,
 )
 
@@ -31,8 +48,13 @@ def rule_verifiable(sentence: str) -> tuple[bool, str]:
     """``(verifiable, reason)`` by the rules in the module docstring."""
     text = strip_citations(sentence).strip()
     words = re.findall(r"[A-Za-z0-9']+", text)
-    if len(words) < 3:
-        return False, "rule: fewer than three words"
+    if not words:
+        return False, "rule: no words"
+    if len(words) < 3 and not re.match(r"^\s*(?:in|on|at|with|by|of|to|for)\b", text, re.IGNORECASE):
+        # a bare fragment of a list ("white", "or flowers") still names something seen
+        return True, "rule: a short descriptive fragment"
+    if len(words) < 4 and re.match(r"^\s*(?:in|on|at)\s+(?:the\s+)?\w+$", text, re.IGNORECASE):
+        return False, "rule: a bare place phrase (a heading)"
     if text.endswith("?"):
         return False, "rule: a question"
     if text.endswith(":"):
@@ -40,12 +62,21 @@ def rule_verifiable(sentence: str) -> tuple[bool, str]:
     if _INFERENCE.search(text):
         return False, "rule: reads as an inference or conclusion"
     if _HEDGE.search(text):
-        return False, "rule: hedged, or about the answer rather than the media"
+        return False, "rule: hedged, normative, or about the answer rather than the media"
+    if _INTERPRETIVE_START.search(text):
+        return False, "rule: an explanatory clause that interprets what is shown"
+    if _INTERPRETIVE.search(text):
+        return False, "rule: interpretation, evaluation or generalisation rather than description"
     return True, "rule: a plain statement about the media"
 
 
 def rule_decompose(sentence: str) -> list[str]:
     """Facts of ``sentence``, each written with the citation groups it inherits."""
+    from murgat.judges.claims import DISCOURSE_LABEL
+
+    label = DISCOURSE_LABEL.match(sentence)
+    if label and len(sentence) - label.end() >= 3:
+        sentence = sentence[label.end():]  # "Reasoning: …" — the label is not part of any fact
     groups = find_groups(sentence)
     if not groups:
         return [strip_citations(sentence)] if strip_citations(sentence) else []

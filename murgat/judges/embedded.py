@@ -25,7 +25,7 @@ Words that straddle a segment's edge count by one rule, :data:`media.asr.WORD_ED
 Verifiability and decomposition are simple rules (:mod:`murgat.rules`), labelled ``rule:``.
 
 Options: ``-J asr_model=PATH|base|tiny.en``, ``-J ocr_fps=1``, ``-J embeddings=auto|off``,
-``-J sound_yes=0.3``, ``-J sound_no=0.05``.
+``-J sound_yes=0.6``, ``-J sound_no=0.05`` (chosen on half of the labelled sound claims).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import re
 from functools import lru_cache
 
 from murgat.judges.base import Judge, RawAnswer
-from murgat.judges.claims import NEGATIONS, Claim, analyze, match_term, normalize_word, tokenize
+from murgat.judges.claims import NEGATIONS, STOP, Claim, analyze, match_term, normalize_word, tokenize
 from murgat.judges.types import EvidenceTextPart, JudgeRequest, Usage
 from murgat.rules import rule_decompose, rule_verifiable
 
@@ -72,8 +72,9 @@ SOUND_CLASSES: dict[str, tuple[str, ...]] = {
 SPEECH_CLASSES = ("Speech", "Conversation", "Narration, monologue", "Male speech, man speaking",
                   "Female speech, woman speaking", "Child speech, kid speaking")
 _SILENCE = frozenset({"silence", "silent", "quiet", "soundless", "mute", "muted", "hush"})
-_SOUND_VERBS = frozenset({"play", "plays", "playing", "heard", "hear", "sound", "sounds", "audible", "ring", "rings",
-                          "go", "goes", "off", "fire", "fires", "fired", "roar", "roars", "rumble", "rumbles"})
+_SOUND_VERBS = frozenset("""play plays playing heard hear hears sound sounds audible ring rings ringing fire fires fired
+roar roars rumble rumbles honk honks honking bark barks chirp chirps hum hums buzz buzzes beep beeps whistle whistles
+crash crashes bang bangs boom booms wail wails howl howls blare blares clang clangs""".split())
 
 
 def _vocab(texts: list[str]) -> tuple[list[str], set[str]]:
@@ -150,7 +151,14 @@ def silence_claim(claim: Claim) -> tuple[bool, bool]:
     return False, False
 
 
-def is_sound_claim(claim: Claim) -> bool:
+#: words that name a sound in themselves; the rest of SOUND_CLASSES also name things one can see
+#: (cars, dogs, a piano) and make a sound claim only with a sound verb or an audio citation
+INHERENT_SOUNDS = frozenset("""music song melody tune soundtrack singing sung choir roar roaring revving siren gunshot
+gunfire shooting firing explosion explode explodes blast boom bang applause clapping laughter laugh laughing bark
+barking chirp thunder whoosh rumble rumbling noise speech talking conversation dialogue""".split())
+
+
+def is_sound_claim(claim: Claim, audio_cited: bool = True) -> bool:
     """About a sound (music, engines, silence, whether anyone talks), not about what is said."""
     if claim.quoted or (claim.speech and claim.terms):
         return False
@@ -158,7 +166,9 @@ def is_sound_claim(claim: Claim) -> bool:
         return True
     words = {t.norm for t in claim.terms} | {t.text.lower() for t in claim.terms}
     lower = {w.lower() for w in tokenize(claim.cleaned)}
-    return bool(words & set(SOUND_CLASSES)) and (not claim.speech or bool(lower & _SOUND_VERBS))
+    if words & INHERENT_SOUNDS:
+        return True
+    return bool(words & set(SOUND_CLASSES)) and (bool(lower & _SOUND_VERBS) or audio_cited)
 
 
 class EmbeddedJudge(Judge):
@@ -191,7 +201,7 @@ class EmbeddedJudge(Judge):
         visual = [p for p in evid if p.modality == "visual"]
         has_audio = bool(audio) or any(str(x).startswith("audio") for x in req.inputs.get("evidence", []))
         has_visual = bool(visual) or any(str(x).startswith("visual") for x in req.inputs.get("evidence", []))
-        if is_sound_claim(claim):
+        if is_sound_claim(claim, has_audio):
             return self._sound(claim, [p for p in audio if p.source == "sound_events"], has_audio,
                                [p.text for p in audio if p.source == "transcript"], labels)
         heard = [p.text for p in audio if p.source == "transcript" and p.text.strip()]
@@ -209,7 +219,7 @@ class EmbeddedJudge(Judge):
         toks, vocab = _vocab(heard + seen)
         found, near, missing = [], [], []
         for t in claim.terms:
-            hit, is_near = match_term(t.norm, vocab)
+            hit, is_near = match_term(t.norm, vocab, set(toks))
             (missing if hit is None else near if is_near else found).append((t, hit))
         subs = self._substitutions(claim, [t for t, _ in missing], toks, heard + seen)
         detail = f"{len(found) + len(near)}/{len(claim.terms)} content terms heard/read"
@@ -251,11 +261,18 @@ class EmbeddedJudge(Judge):
             swapped: list[str] = []
             for tag, i1, i2, j1, j2 in ops:
                 if tag == "replace" and i1 <= t.position < i2:
-                    # the neighbours match and the evidence has other words here
+                    # the neighbours match and the evidence has other words here: for a name or
+                    # a number any words; for another word only a short span of what is *said*
+                    # that holds a content word ("royal" for "crown"), not a rephrased frame
                     left_ok = i1 > 0 and any(o[0] == "equal" and o[2] == i1 for o in ops)
                     right_ok = i2 < len(claim.tokens) and any(o[0] == "equal" and o[1] == i2 for o in ops)
-                    if left_ok or right_ok:
-                        swapped = [w for w in toks[j1:j2] if w != "not"]
+                    span = [w for w in toks[j1:j2] if w != "not"]
+                    if not (left_ok or right_ok):
+                        continue
+                    if t.kind in ("name", "number"):
+                        swapped = span
+                    elif claim.speech and i2 - i1 <= 2 and 0 < len(span) <= 2 and any(w not in STOP for w in span):
+                        swapped = span
             if not swapped and t.kind == "number" and numbers:
                 swapped = numbers[:5]
             if not swapped and t.kind == "name" and names - {t.norm}:
@@ -308,7 +325,7 @@ class EmbeddedJudge(Judge):
         floor = max(0.01, ranked[19]) if len(ranked) >= 20 else 0.01
         p = max((scores.get(c, 0.0) for c in classes), default=0.0)
         bound = p if any(c in scores for c in classes) else floor
-        y, n = float(self.options.get("sound_yes", 0.3)), float(self.options.get("sound_no", 0.05))
+        y, n = float(self.options.get("sound_yes", 0.6)), float(self.options.get("sound_no", 0.05))
         shown = ", ".join(classes[:3])
         if p >= y:
             verdict = "yes"

@@ -101,7 +101,8 @@ def _build_config(args: argparse.Namespace) -> Any:
         judge_decontextualize=spec(args.judge_decontextualize) if (args.decontextualize or args.judge_decontextualize) else None,
         verify_variant=args.verify_variant, decompose_variant=args.decompose_variant, entail_variant=args.entail_variant,
         precision_mode=args.precision_mode, empty_policy=args.empty_policy, evidence=ev, evidence_text=args.evidence_text,
-        asr_model=args.asr_model, ocr_fps=args.ocr_fps, end_tolerance_s=args.end_tolerance, generate=gen,
+        asr_model=args.asr_model, ocr_fps=args.ocr_fps, sound_events=getattr(args, "sound_events", True),
+        end_tolerance_s=args.end_tolerance, generate=gen,
         bootstrap_resamples=args.bootstrap, seed=args.seed, cluster_by_video=args.cluster_by_video,
         attributed_threshold=args.attributed_threshold, decompose_context_sentences=args.decompose_context,
         decompose_context_chars=args.decompose_context_chars, max_response_chars=args.max_response_chars,
@@ -242,6 +243,9 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
         return 2
     if judges.entail.needs_evidence_text or cfg.evidence_text:
         cfg.evidence.text = True
+        from media.provenance import text_channels
+
+        cfg.versions["text_channels"] = text_channels(cfg.asr_model, cfg.sound_events)
     notes = []
     if any(j.provider == "embedded" for j in built.values()):
         notes.append("judge 'embedded' is rule-based and reads only ASR/OCR text: not a research-grade judge; "
@@ -413,6 +417,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--evidence-text", action="store_true", help="also send ASR/OCR text of each segment")
     p.add_argument("--asr-model", default=None)
     p.add_argument("--ocr-fps", type=float, default=1.0)
+    p.add_argument("--no-sound-events", dest="sound_events", action="store_false",
+                   help="with evidence text, do not tag sound events (music, engines, silence…) in cited audio")
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument("--max-tokens", type=int, default=1024)
     p.add_argument("--effort", default=None, type=_effort, help="reasoning effort for the judges")

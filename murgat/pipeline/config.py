@@ -42,6 +42,8 @@ class ScoreConfig(BaseModel):
     evidence_text: bool = Field(default=False, description="send ASR/OCR text with media (forced on for text-only judges)")
     asr_model: str | None = Field(default=None, description="ASR model for evidence text (None: bundled Whisper base)")
     ocr_fps: float = 1.0
+    sound_events: bool = Field(default=True, description="with evidence text: also list the AudioSet classes a sound "
+                               "tagger (YAMNet) hears in each cited audio segment")
     end_tolerance_s: float = Field(default=1.0, description="citations may end this far past the stream (then clipped)")
     generate: GenerateConfig = Field(default_factory=GenerateConfig)
     bootstrap_resamples: int = 2000

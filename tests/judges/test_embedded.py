@@ -10,7 +10,8 @@ import pytest
 
 from media.probe import probe
 from murgat.citations import check_durations, parse_citations
-from murgat.judges.embedded import EmbeddedJudge, _norm_words
+from murgat.judges.claims import normalize_word, tokenize
+from murgat.judges.embedded import EmbeddedJudge
 from murgat.pipeline.config import JudgeSpec, ScoreConfig
 from murgat.pipeline.stages import CallPool, ItemContext, ask_entailment
 from murgat.schema import AtomicFact
@@ -54,8 +55,8 @@ def test_number_words_match_digits(tmp_path: Path) -> None:
     subprocess.run(["espeak-ng", "-v", "en-us", "-s", "120", "-w", str(wav), "There are five dogs in the yard."], check=True)
     assert entail(wav, "The speaker says there are 5 dogs in the yard.", "(audio, 0:00-0:03)") == "yes"
     assert entail(wav, "The speaker says there are 7 dogs in the yard.", "(audio, 0:00-0:03)") != "yes"
-    assert _norm_words("five") == _norm_words("5") == ["5"]
-    assert _norm_words("Twenty cats") == ["20", "cat"]
+    assert normalize_word("five") == normalize_word("5") == "5"
+    assert [normalize_word(w) for w in tokenize("Twenty cats")] == ["20", "cat"]
 
 
 def test_verify_and_decompose_are_labelled_rules() -> None:

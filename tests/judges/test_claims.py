@@ -1,0 +1,70 @@
+"""How the offline judge reads a claim: content terms, what is not a claim term, near misses.
+
+Pure text: no media, no models."""
+
+from __future__ import annotations
+
+import pytest
+
+from murgat.judges.claims import analyze, match_term, normalize_word, phonetic_key
+
+
+def terms(fact: str) -> list[tuple[str, str]]:
+    return [(t.norm, t.kind) for t in analyze(fact).terms]
+
+
+def test_attribution_is_not_a_claim_term_but_what_is_said_is() -> None:
+    assert terms("He says ask what your country can do for Texas (audio, 0:03-0:07).") == [
+        ("ask", "word"), ("country", "word"), ("texas", "name")]
+    assert analyze("The narrator says the telescope is clean.").speech
+
+
+@pytest.mark.parametrize("phrase", ["Around seven seconds in,", "At the start of the clip,", "After about three seconds,",
+                                    "About a second in,", "At 0:07,", "Then", "Finally,", "In the opening seconds"])
+def test_time_phrases_are_removed(phrase: str) -> None:
+    c = analyze(f"{phrase} the voice says five (audio, 0:07-0:09).")
+    assert [(t.norm, t.kind) for t in c.terms] == [("5", "number")], c.cleaned
+    assert c.removed
+
+
+@pytest.mark.parametrize("label", ["Reasoning:", "Step 2:", "Answer:", "Observation 3:", "1."])
+def test_discourse_labels_are_removed(label: str) -> None:
+    c = analyze(f"{label} the voice says five.")
+    assert terms(c.original) == [("5", "number")]
+    assert c.removed[0].rstrip(".").strip() == label.rstrip(".:").strip() or label in c.removed[0]
+
+
+def test_negation_and_quotes() -> None:
+    c = analyze('The speaker says "ask not what your country can do".')
+    assert c.negated and c.quoted == ["ask not what your country can do"]
+    assert {t.norm for t in c.terms} >= {"ask", "country"}
+    assert analyze("Nobody has stolen the jewels.").negated
+    # a quote made only of function words is claimed word for word
+    assert [t.norm for t in analyze('She asks "How are you?"').terms] == ["how", "are", "you"]
+
+
+def test_speech_presence_speaker_counts_and_manner() -> None:
+    c = analyze("Two people are talking (audio, 0:14-0:17).")
+    assert c.speech_presence and c.speakers == 2 and not c.terms
+    c = analyze("Someone speaks over the radio.")
+    assert c.speech_presence and c.manner == ["radio"]
+    c = analyze("The man talks about the telescope.")
+    assert not c.speech_presence and c.speech and [t.norm for t in c.terms] == ["telescope"]
+    c = analyze("No one is talking.")
+    assert c.speech_presence and c.negated and c.speakers is None
+
+
+def test_normalisation() -> None:
+    assert normalize_word("Five") == normalize_word("5") == "5"
+    assert normalize_word("jewels") == "jewel" and normalize_word("Texas") == "texas"
+    assert normalize_word("universities") == "university"
+
+
+def test_near_misses_need_spelling_and_sound_to_agree() -> None:
+    assert match_term("universe", {"university"}) == ("university", True)
+    assert match_term("webb", {"web"}) == ("web", True)
+    assert match_term("stole", {"stolen"}) == ("stolen", True)
+    assert match_term("texas", {"you", "country"}) == (None, False)
+    assert match_term("royal", {"crown"}) == (None, False)
+    assert match_term("5", {"6"}) == (None, False)  # numbers match exactly or not at all
+    assert phonetic_key("jewel") == phonetic_key("jewell")
