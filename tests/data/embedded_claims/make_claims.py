@@ -21,7 +21,8 @@ SPEECH = [
     ("friday.mp4", "0:04-0:06", "somebody must have stolen the crown jewels", "friday.vtt caption 5 (4.3-6.0 s)"),
     ("nasa_13013.mp4", "0:00-0:04", "this is the optical and science segment of the Webb", "nasa_13013 caption 1 (0.21-4.26 s)"),
     ("nasa_13013.mp4", "0:04-0:08", "the telescope is in one of the largest cleanrooms in the world", "nasa_13013 caption 2 (4.26-8.35 s)"),
-    ("nasa_13013.mp4", "0:08-0:12", "it is at NASA's Goddard Space Flight Center in Greenbelt, Maryland", "nasa_13013 caption 3 (8.35-12.47 s)"),
+    ("nasa_13013.mp4", "0:08-0:12", "it is at NASA's Goddard Space Flight Center in Greenbelt, Maryland",
+     "nasa_13013 caption 3 (8.35-12.47 s)"),
     ("jfk.flac", "0:00-0:02", "my fellow Americans", "known text; times from the waveform's pauses"),
     ("jfk.flac", "0:03-0:07", "ask not what your country can do for you", "known text; times from the waveform's pauses"),
     ("jfk.flac", "0:08-0:10", "ask what you can do for your country", "known text; last word ends at 10.4 s (edge rule)"),
@@ -47,7 +48,8 @@ NEGATE = {
     "somebody must have stolen the crown jewels": "nobody has stolen the crown jewels",
     "this is the optical and science segment of the Webb": "this is not the optical and science segment of the Webb",
     "the telescope is in one of the largest cleanrooms in the world": "the telescope is not in one of the largest cleanrooms in the world",
-    "it is at NASA's Goddard Space Flight Center in Greenbelt, Maryland": "it is not at NASA's Goddard Space Flight Center in Greenbelt, Maryland",
+    "it is at NASA's Goddard Space Flight Center in Greenbelt, Maryland":
+        "it is not at NASA's Goddard Space Flight Center in Greenbelt, Maryland",
     "my fellow Americans": None,
     "ask not what your country can do for you": "ask what your country can do for you",
     "ask what you can do for your country": "do not ask what you can do for your country",
@@ -174,7 +176,7 @@ def main() -> None:
                      "source": source, "base": base})
 
     for media, win, text, src in SPEECH:
-        quote = text if text.endswith("?") else text
+        quote = text
         base_id = f"c{len(rows) + 1:03d}"
         add("true", media, f"The speaker says {text.rstrip('?')} (audio, {win}).", True, src)
         add("quoted", media, f"The speaker says \"{quote}\" (audio, {win}).", True, src, base_id)
