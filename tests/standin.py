@@ -9,16 +9,23 @@ question gets ``yes``. ``mode = "fail"`` answers 503 to everything.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
 class StandIn:
-    def __init__(self, die_after: int | None = None) -> None:
+    def __init__(self, die_after: int | None = None, latency: float = 0.0) -> None:
         self.mode = "ok"
         self.requests: list[dict[str, Any]] = []
+        self.latency = latency  # seconds before each answer
+        self.received: list[tuple[str, float]] = []  # (SHA-256 of the body, arrival time)
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        self._lock = threading.Lock()
         self.die_after = die_after
         self.dead = False
         outer = self
@@ -28,11 +35,25 @@ class StandIn:
                 pass
 
             def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                raw = self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}"
+                body = json.loads(raw)
                 if outer.dead:
                     self.close_connection = True
                     return
                 outer.requests.append(body)
+                with outer._lock:
+                    outer.received.append((hashlib.sha256(raw).hexdigest(), time.time()))
+                    outer.in_flight += 1
+                    outer.peak_in_flight = max(outer.peak_in_flight, outer.in_flight)
+                try:
+                    if outer.latency:
+                        time.sleep(outer.latency)
+                    self._answer(body)
+                finally:
+                    with outer._lock:
+                        outer.in_flight -= 1
+
+            def _answer(self, body: dict[str, Any]) -> None:
                 if outer.die_after is not None and len(outer.requests) > outer.die_after:
                     # the server goes away mid-run: this request gets no answer, later ones no connection
                     outer.dead = True

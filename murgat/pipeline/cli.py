@@ -263,13 +263,24 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
     if (n_err_kept or n_undet_kept) and not args.retry_errors:
         print(f"note: keeping {n_err_kept} earlier item(s) with errors and {n_undet_kept} left undetermined by judge "
               "errors; rerun with --retry-errors to score them again", file=sys.stderr)
-    try:
-        _fresh, pool = asyncio.run(_run_with_progress(items, cfg, judges, rundir, args, con, list(built.values())))
-    except ExceptionGroup as group:
-        code = failure_code(group, f" ({rundir.results_path})")
-        if code is None:
-            raise
-        return code
+    ray_report = None
+    if getattr(args, "executor", "local") == "ray" and not args.dry_run:
+        from murgat.scaleout.driver import RayUnavailable
+        from murgat.scaleout.score import score_on_ray
+
+        try:
+            pool, stats, ray_report = score_on_ray(items, cfg, rundir, cache_path, args, con)
+        except RayUnavailable as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    else:
+        try:
+            _fresh, pool = asyncio.run(_run_with_progress(items, cfg, judges, rundir, args, con, list(built.values())))
+        except ExceptionGroup as group:
+            code = failure_code(group, f" ({rundir.results_path})")
+            if code is None:
+                raise
+            return code
     if args.dry_run:
         total_calls = sum(j.calls for j in built.values())
         cost = sum(j.cost() for j in built.values())
@@ -280,7 +291,8 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
         shutil.rmtree(out, ignore_errors=True)
         print(json.dumps(doc, indent=2))
         return 0
-    stats = [j.stats for j in built.values()]
+    if ray_report is None:
+        stats = [j.stats for j in built.values()]
     extra = {
         "this_invocation": {
             "requests": pool.requests, "deduplicated": pool.deduplicated,
@@ -293,6 +305,10 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
         "judges": sorted({j.name for j in built.values()}),
         "judge_notes": "; ".join(notes) or None,
     }
+    if ray_report is not None:
+        extra["ray"] = {"tasks": len(ray_report.stats), "workers": len(ray_report.worker_pids),
+                        "resubmitted": ray_report.resubmitted, "duplicates_ignored": ray_report.duplicates_ignored,
+                        "lost": len(ray_report.lost), "seconds": round(ray_report.seconds, 2), **ray_report.services}
     results = rundir.latest_results(slim=True, want=ids)  # summaries need no per-sentence detail
     summary = summarize_run(rundir, cfg, ids, extra, results)
     order = [i.id for i in items]
@@ -306,6 +322,9 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
                       f"MURGAT-S ({cfg.precision_mode} precision) — {rundir.path}", console())
     cache.close()
     failed = failure_line(results, args.max_undetermined)
+    if ray_report is not None and ray_report.lost:
+        failed = (failed + "; " if failed else "") + (f"{len(ray_report.lost)} item(s) not scored: their Ray tasks "
+                                                      "failed on every attempt (rerun to resume)")
     if failed:
         print(failed, file=sys.stderr)
         return 1
@@ -441,6 +460,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--dry-run", action="store_true", help="count calls and estimate cost; nothing is sent")
     p.add_argument("--record", default=None, help="append every judge exchange to this JSONL cassette")
     p.add_argument("--retry-errors", action="store_true", help="re-score items whose record is an error")
+    from murgat.scaleout import add_executor_options
+
+    add_executor_options(p)
     p.add_argument("--overwrite", action="store_true", help="discard earlier results in --out")
     p.add_argument("--allow-media-outside-root", action="store_true",
                    help="read media wherever the input names it (default: only inside --media-root)")

@@ -1,0 +1,27 @@
+"""Scale-out on Ray (optional extra ``murgat[ray]``): ``--executor ray`` for ``score`` and the
+other item-by-item commands.
+
+Nothing in the core imports Ray: this package imports it only when a command runs with
+``--executor ray``. What is shared and how (see :mod:`murgat.scaleout.driver` and
+:mod:`murgat.scaleout.services`): the driver alone writes the run folder; one cache service
+and one limit service, both on the driver's node, serve every worker; workers do the media
+work (probe, decode, evidence, ASR/OCR/sound tags) and the judge calls for one media file's
+items at a time and stream results back.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_executor_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("scale-out (Ray)")
+    g.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="local: this process; ray: Ray tasks grouped by media file (pip install 'murgat[ray]')")
+    g.add_argument("--ray-address", default=None,
+                   help="an existing cluster (auto, ray://host:10001); default: start a local Ray instance")
+    g.add_argument("--ray-cpus", type=int, default=None, help="CPUs of a local Ray instance (default: all)")
+    g.add_argument("--ray-group-size", type=int, default=32,
+                   help="most items of one media file in one task (a file with more questions is split)")
+    g.add_argument("--ray-task-retries", type=int, default=3,
+                   help="times a group whose worker died is resubmitted with the items not yet returned")

@@ -1,0 +1,196 @@
+"""The driver of a Ray run: groups items by media file, runs each group as a Ray task, and is
+the only writer of the run folder.
+
+Why it keeps the one-machine guarantees:
+
+* **one writer** — results stream back from the tasks (Ray generator tasks) and the driver
+  appends them to ``results.jsonl`` in batches (one write + fsync each), under the same folder
+  lock as a local run; a killed driver leaves a folder that a rerun resumes like a local one;
+* **a lost worker loses nothing** — a task whose worker dies is not replayed by Ray (a replay of
+  a generator must repeat its earlier outputs exactly, which items finishing in a different
+  order would not); the driver resubmits the group's items it has *not* received, up to
+  ``--ray-task-retries`` times, and ignores a result whose id it already wrote. Judge answers
+  given before the crash are in the cluster's cache (:mod:`murgat.scaleout.services`), so the
+  retry asks none of them again;
+* **limits and cache are cluster-wide** (same module).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class RayUnavailable(RuntimeError):
+    pass
+
+
+def init_ray(address: str | None, num_cpus: int | None = None) -> bool:
+    """Connect to ``address`` (``auto`` or ``ray://…``) or start a local instance; returns
+    whether this process started it (and must shut it down)."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise RayUnavailable("--executor ray needs Ray: pip install 'murgat[ray]'") from exc
+    if ray.is_initialized():
+        return False
+    import logging
+
+    kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING,
+                          "configure_logging": True}
+    if address:
+        ray.init(address=address, **kw)
+    else:
+        ray.init(num_cpus=num_cpus or os.cpu_count() or 1, **kw)
+    return True
+
+
+@dataclass
+class Group:
+    """Items of one media file handed to one task (retried with what is still missing)."""
+
+    index: int
+    items: list[Any]
+    attempts: int = 0
+    received: set[str] = field(default_factory=set)
+    pids: list[int] = field(default_factory=list)
+
+
+def group_items(items: Sequence[Any], size: int) -> list[Group]:
+    """Items grouped by media file (each file is probed, decoded and transcribed by one task),
+    split into groups of at most ``size`` so one file with many questions still spreads out."""
+    by_media: dict[str, list[Any]] = {}
+    for it in items:
+        by_media.setdefault(str(it.media), []).append(it)
+    groups: list[Group] = []
+    for media in sorted(by_media):
+        rows = by_media[media]
+        for k in range(0, len(rows), max(1, size)):
+            groups.append(Group(index=len(groups), items=rows[k:k + size]))
+    return groups
+
+
+@dataclass
+class RayRunReport:
+    written: int = 0
+    duplicates_ignored: int = 0
+    resubmitted: int = 0
+    lost: list[str] = field(default_factory=list)  # ids no attempt returned
+    stats: list[dict[str, Any]] = field(default_factory=list)  # one per finished task
+    worker_pids: set[int] = field(default_factory=set)
+    services: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def run_groups(
+    groups: list[Group],
+    task: Callable[..., Any],
+    payload_of: Callable[[list[Any]], dict[str, Any]],
+    services: tuple[Any, ...],
+    write: Callable[[list[dict[str, Any]]], None],
+    *,
+    max_in_flight: int,
+    retries: int,
+    on_written: Callable[[int], None] | None = None,
+) -> RayRunReport:
+    """Run ``task`` (a generator function of ``(payload, *services)``) for every group and hand
+    each yielded record to ``write`` in batches, from this thread only."""
+    import ray
+
+    remote = ray.remote(task).options(max_retries=0, num_cpus=1)
+    report = RayRunReport()
+    events: queue.Queue[tuple[str, Group, Any]] = queue.Queue()
+    seen: set[str] = set()
+    pending = list(groups)
+    running = 0
+    t0 = time.monotonic()
+
+    def consume(g: Group) -> None:
+        try:
+            gen = remote.remote(payload_of([it for it in g.items if it.id not in g.received]), *services)
+            for ref in gen:
+                events.put(("rec", g, ray.get(ref)))
+            events.put(("done", g, None))
+        except Exception as exc:
+            events.put(("failed", g, exc))
+
+    def submit(g: Group) -> None:
+        nonlocal running
+        g.attempts += 1
+        running += 1
+        threading.Thread(target=consume, args=(g,), name=f"murgat-ray-{g.index}", daemon=True).start()
+
+    batch: list[dict[str, Any]] = []
+    last_flush = time.monotonic()
+
+    def flush() -> None:
+        nonlocal batch, last_flush
+        if batch:
+            write(batch)
+            report.written += len(batch)
+            if on_written:
+                on_written(len(batch))
+            batch = []
+        last_flush = time.monotonic()
+
+    try:
+        while pending or running:
+            while pending and running < max_in_flight:
+                submit(pending.pop(0))
+            try:
+                kind, g, payload = events.get(timeout=0.2)
+            except queue.Empty:
+                flush()
+                continue
+            if kind == "rec":
+                if "__stats__" in payload:
+                    report.stats.append(payload["__stats__"])
+                    report.worker_pids.add(payload["__stats__"].get("pid"))
+                    continue
+                rid = str(payload.get("id"))
+                g.received.add(rid)
+                if rid in seen:
+                    report.duplicates_ignored += 1
+                    continue
+                seen.add(rid)
+                batch.append(payload)
+                if len(batch) >= 64 or time.monotonic() - last_flush > 0.2:
+                    flush()
+            elif kind == "done":
+                running -= 1
+            else:  # failed
+                running -= 1
+                missing = [it for it in g.items if it.id not in g.received]
+                if missing and g.attempts <= retries:
+                    report.resubmitted += 1
+                    pending.insert(0, g)
+                elif missing:
+                    report.lost += [it.id for it in missing]
+                    import sys
+
+                    print(f"warning: {len(missing)} item(s) of {g.items[0].media} were not scored: {payload}",
+                          file=sys.stderr)
+        flush()
+    finally:
+        flush()
+        report.seconds = time.monotonic() - t0
+    return report
+
+
+def shutdown(started: bool) -> None:
+    if started:
+        import ray
+
+        ray.shutdown()
+
+
+def services_for(cache_path: Path) -> tuple[Any, Any]:
+    from murgat.scaleout.services import start_services
+
+    return start_services(cache_path)

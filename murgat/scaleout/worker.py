@@ -1,0 +1,187 @@
+"""What runs inside a Ray worker: judges wired to the cluster-wide services, and the task that
+scores one media file's items and streams each result back to the driver.
+
+The worker does all the per-item work a local run does — probe, decode, evidence, ASR/OCR/sound
+tagging and the judge calls (the same :func:`murgat.pipeline.runner.process_item`) — but it never
+writes the run folder: results go back to the driver, which alone appends to ``results.jsonl``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from murgat.judges.types import JudgeOutput, JudgeRequest
+from murgat.pipeline.stages import CallPool
+from murgat.scaleout.services import HEARTBEAT_S, LEASE_S
+
+
+async def _heartbeat(renew: Any) -> None:
+    """Renew a lease until cancelled (a dead worker stops, and its lease runs out)."""
+    while True:
+        await asyncio.sleep(HEARTBEAT_S)
+        with contextlib.suppress(Exception):
+            await renew()
+
+
+class _Lease:
+    """``async with`` one cluster-wide concurrency slot (replaces a judge's local semaphore)."""
+
+    def __init__(self, limits: Any, name: str, n: int) -> None:
+        self.limits, self.name, self.n = limits, name, n
+        self.lease: int | None = None
+        self.beat: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> _Lease:
+        self.lease = await self.limits.acquire.remote(self.name, self.n, LEASE_S)
+        self.beat = asyncio.create_task(_heartbeat(lambda: self.limits.renew.remote(self.name, self.lease, LEASE_S)))
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        if self.beat is not None:
+            self.beat.cancel()
+        if self.lease is not None:
+            await self.limits.release.remote(self.name, self.lease)
+
+
+class _Window:
+    """The cluster-wide requests/tokens-per-minute windows (replaces a judge's local limiter)."""
+
+    def __init__(self, limits: Any, name: str, rpm: float | None, tpm: float | None) -> None:
+        self.limits, self.name, self.rpm, self.tpm = limits, name, rpm, tpm
+
+    async def acquire(self, tokens: int) -> None:
+        if self.rpm or self.tpm:  # no round trip when there is no window to keep
+            await self.limits.admit.remote(self.name, self.rpm, self.tpm, tokens)
+
+
+def wire_judge(judge: Any, limits: Any) -> Any:
+    """Route a judge's concurrency and rate limits through the cluster-wide limit service
+    (instance attributes shadow the judge's own ``_semaphore``/``_limiter``)."""
+    judge._semaphore = lambda n: _Lease(limits, judge.provider, n)
+    judge._limiter = lambda rpm, tpm: _Window(limits, judge.provider, rpm, tpm)
+    return judge
+
+
+class ClusterCallPool(CallPool):
+    """The call pool of a worker: identical requests are served once across the whole cluster
+    through the cache service's claims (see :mod:`murgat.scaleout.services`)."""
+
+    def __init__(self, cache: Any) -> None:
+        super().__init__()
+        self.cache = cache
+
+    async def ask(self, judge: Any, req: JudgeRequest, materialize: Any = None) -> JudgeOutput:
+        key = judge.key(req)
+        self.requests += 1
+        while True:
+            status, payload = await self.cache.claim.remote(key, LEASE_S)
+            if status == "hit":
+                judge.stats.cache_hits += 1
+                return JudgeOutput.model_validate_json(payload).model_copy(update={"cached": True})
+            if status == "wait":
+                got = await self.cache.wait.remote(key)
+                if got is not None:
+                    out = JudgeOutput.model_validate_json(got)
+                    if out.error is None:
+                        self.deduplicated += 1
+                        return out.model_copy(update={"cached": True, "deduplicated": True})
+                continue  # the holder failed or died: claim again
+            out = None
+            beat = asyncio.create_task(_heartbeat(lambda: self.cache.renew.remote(key, LEASE_S)))
+            try:
+                out = await (judge.generate(req, materialize) if materialize is not None else judge.generate(req))
+            finally:
+                beat.cancel()
+                await self.cache.finish.remote(key, judge.provider, judge.model,
+                                               out.model_dump_json() if out is not None else None)
+            return out
+
+
+def _build_judges(cfg: Any, limits: Any) -> tuple[Any, list[Any]]:
+    from murgat.judges import make_judge
+    from murgat.pipeline.stages import Judges
+
+    built: dict[str, Any] = {}
+
+    def judge_for(js: Any) -> Any:
+        import json
+
+        key = js.spec + json.dumps(js.options, sort_keys=True)
+        if key not in built:
+            # no local cache: the cluster's cache service answers claims (ClusterCallPool)
+            built[key] = wire_judge(make_judge(js.spec, js.options, cache=None, config=cfg.generate), limits)
+        return built[key]
+
+    judges = Judges(verify=judge_for(cfg.judge_verify), decompose=judge_for(cfg.judge_decompose),
+                    entail=judge_for(cfg.judge_entail),
+                    decontextualize=judge_for(cfg.judge_decontextualize) if cfg.judge_decontextualize else None)
+    return judges, list(built.values())
+
+
+def score_group(payload: dict[str, Any], cache: Any, limits: Any) -> Iterator[dict[str, Any]]:
+    """Score one group of items (one media file); yield each result as a JSON-able dict as soon
+    as it is done, then one ``{"__stats__": …}`` record with this task's judge counts."""
+    from murgat.pipeline.config import ScoreConfig
+    from murgat.pipeline.runner import process_item
+    from murgat.schema import Item, ResponseResult
+
+    cfg = ScoreConfig.model_validate(payload["config"])
+    items = [Item.model_validate(i) for i in payload["items"]]
+    out: queue.Queue[Any] = queue.Queue()
+    done = object()
+    t0 = time.monotonic()
+
+    async def run() -> None:
+        judges, built = _build_judges(cfg, limits)
+        pool = ClusterCallPool(cache)
+        it = iter(items)
+
+        async def worker() -> None:
+            for item in it:
+                try:
+                    rr = await process_item(item, cfg, judges, pool, payload["media_root"], payload["input_path"],
+                                            payload["allow_outside_root"])
+                except Exception as exc:
+                    rr = ResponseResult(id=item.id, video=item.media, gold=item.gold,
+                                        error=f"internal_error: {type(exc).__name__}: {exc}")
+                out.put(rr.model_dump(mode="json"))
+
+        try:
+            async with asyncio.TaskGroup() as tg:
+                for _ in range(min(len(items), max(1, payload["item_concurrency"]))):
+                    tg.create_task(worker())
+        finally:
+            stats: dict[str, Any] = {"requests": pool.requests, "deduplicated": pool.deduplicated,
+                                     "pid": os.getpid(), "seconds": round(time.monotonic() - t0, 3), "judges": {}}
+            for j in built:
+                stats["judges"][j.name] = j.stats.model_dump()
+                await j.aclose()
+            out.put({"__stats__": stats})
+
+    failure: list[BaseException] = []
+
+    def thread() -> None:
+        try:
+            asyncio.run(run())
+        except BaseException as exc:
+            failure.append(exc)
+        finally:
+            out.put(done)
+
+    th = threading.Thread(target=thread, name="murgat-ray-group", daemon=True)
+    th.start()
+    while True:
+        rec = out.get()
+        if rec is done:
+            break
+        yield rec
+    th.join()
+    if failure:
+        raise failure[0]

@@ -1,0 +1,213 @@
+"""``murgat score --executor ray`` on a real local Ray instance (2 CPUs).
+
+The judge for the fault tests is the stand-in OpenAI-compatible server (``tests/standin.py``,
+the real Chat Completions wire format over real HTTP), so every request a Ray worker sends is
+counted where it arrives.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from murgat.cli import main
+from murgat.pipeline.rundir import RunDir
+from tests.standin import StandIn
+
+ray = pytest.importorskip("ray", reason="Ray is part of the [ray] extra, installed by the bootstrap")
+pytestmark = pytest.mark.slow
+
+# which of several identical requests is sent and which is served from the cache or the
+# in-flight copy depends on timing, in a local run as on Ray: those counters are left out
+VOLATILE = {"latency_s", "cached", "deduplicated", "cache_hits"}
+
+
+@pytest.fixture(scope="module")
+def ray_instance():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=True, logging_level="ERROR")
+    yield
+    ray.shutdown()
+
+
+def _items(tmp: Path, n: int, media: tuple[str, ...] = ("friday.mp4", "nasa_13013.mp4", "jfk.flac")) -> Path:
+    lines = {
+        "friday.mp4": "She says somebody must have stolen the crown jewels (audio, 0:04-0:06). A woman sits at a desk "
+                      "(visual, 0:02).",
+        "nasa_13013.mp4": "The narrator says this is the optical and science segment of the Webb space telescope "
+                          "(audio, 0:00-0:04). A worker stands on a lift (visual, 0:05).",
+        "jfk.flac": "He says ask not what your country can do for you (audio, 0:03-0:07). He asks what you can do for "
+                    "your country (audio, 0:08-0:10).",
+    }
+    p = tmp / "in.jsonl"
+    with open(p, "w") as f:
+        for k in range(n):
+            m = media[k % len(media)]
+            f.write(json.dumps({"id": f"i{k:03d}", "media": m, "response": f"Item {k}. " + lines[m]}) + "\n")
+    return p
+
+
+def _normalised(run: Path) -> dict[str, object]:
+    """results.jsonl as {id: record} without what legitimately differs (timing, cache flags)."""
+
+    def strip(x: object) -> object:
+        if isinstance(x, dict):
+            return {k: strip(v) for k, v in x.items() if k not in VOLATILE}
+        if isinstance(x, list):
+            return [strip(v) for v in x]
+        return x
+
+    out = {}
+    for line in (run / "results.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        out[rec["id"]] = strip(rec)
+    return out
+
+
+def test_ray_and_local_give_identical_results(tmp_path, example_media, ray_instance, capsys) -> None:
+    inp = _items(tmp_path, 9)
+    for judge in ("embedded",):
+        args = [str(inp), "--media-root", str(example_media), "--judge", judge, "--quiet"]
+        assert main(["score", *args, "--out", str(tmp_path / f"local-{judge}")]) in (0, 1)
+        assert main(["score", *args, "--out", str(tmp_path / f"ray-{judge}"), "--executor", "ray",
+                     "--ray-group-size", "2"]) in (0, 1)
+        local, remote = _normalised(tmp_path / f"local-{judge}"), _normalised(tmp_path / f"ray-{judge}")
+        assert len(local) == 9 and local == remote
+        s_local = json.loads((tmp_path / f"local-{judge}" / "summary.json").read_text())
+        s_ray = json.loads((tmp_path / f"ray-{judge}" / "summary.json").read_text())
+        assert s_local["murgat_s"] == s_ray["murgat_s"]
+        assert s_ray["extra"]["ray"]["tasks"] >= 5 and s_ray["extra"]["ray"]["lost"] == 0
+
+
+def test_replay_judge_same_results_and_a_rerun_asks_nothing(tmp_path, example_media, ray_instance) -> None:
+    inp = tmp_path / "in.jsonl"
+    rows = [{"id": f"r{k}", "media": m, "response": f"Person {k} speaks (audio, 0:01-0:03)."}
+            for k, m in enumerate(["friday.mp4", "nasa_13013.mp4"] * 3)]
+    inp.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cas = tmp_path / "cassette.jsonl"
+    cas.write_text("".join(json.dumps(c) + "\n" for c in [
+        {"match": {"task": "verify"}, "output": {"text": "Label: yes"}},
+        {"match": {"task": "decompose"}, "output": {"text": json.dumps({"facts": ["A person speaks (audio, 0:01-0:03)."]})}},
+        {"match": {"task": "entail"}, "output": {"text": "Label: yes"}}]))
+    args = [str(inp), "--media-root", str(example_media), "--judge", f"replay:{cas}", "--quiet"]
+    assert main(["score", *args, "--out", str(tmp_path / "local")]) == 0
+    assert main(["score", *args, "--out", str(tmp_path / "ray"), "--executor", "ray"]) == 0
+    assert _normalised(tmp_path / "local") == _normalised(tmp_path / "ray")
+    # the answers are in the run's cache: scoring again elsewhere with the same cache sends nothing
+    assert main(["score", *args, "--out", str(tmp_path / "ray2"), "--executor", "ray",
+                 "--cache", str(tmp_path / "ray" / "cache.sqlite")]) == 0
+    s = json.loads((tmp_path / "ray2" / "summary.json").read_text())
+    assert s["extra"]["this_invocation"]["sent"] == 0 and s["extra"]["this_invocation"]["cache_hits"] > 0
+
+
+def _worker_pids() -> list[int]:
+    """Processes of Ray workers that are running a score_group task right now (Ray sets the title)."""
+    pids = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if b"ray::score_group" in (d / "cmdline").read_bytes():
+                    pids.append(int(d.name))
+            except OSError:
+                continue
+    return pids
+
+
+def test_a_killed_worker_loses_nothing_and_repeats_no_answered_call(tmp_path, example_media, ray_instance,
+                                                                     monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    inp = _items(tmp_path, 12, ("friday.mp4", "nasa_13013.mp4"))
+    latency = 0.25
+    killed: list[float] = []
+    with StandIn(latency=latency) as server:
+
+        def assassin() -> None:
+            deadline = time.time() + 60
+            while time.time() < deadline and not killed:
+                pids = _worker_pids()
+                if pids and len(server.received) >= 6:
+                    os.kill(pids[0], signal.SIGKILL)
+                    killed.append(time.time())
+                    return
+                time.sleep(0.05)
+
+        t = threading.Thread(target=assassin, daemon=True)
+        t.start()
+        code = main(["score", str(inp), "--media-root", str(example_media), "--judge", "openai:m", "-J",
+                     f"base_url={server.base_url}", "--out", str(tmp_path / "run"), "--executor", "ray",
+                     "--ray-group-size", "6", "--concurrency", "4", "--quiet", "--retries", "0"])
+        t.join()
+    assert killed, "no worker was found to kill"
+    assert code == 0
+    res = RunDir(tmp_path / "run").latest_results()
+    assert sorted(r.id for r in res) == [f"i{k:03d}" for k in range(12)]
+    lines = (tmp_path / "run" / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 12  # each item written once
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["extra"]["ray"]["resubmitted"] >= 1
+    # a request sent twice must have been in flight when the worker died: none answered before
+    first: dict[str, float] = {}
+    for digest, at in server.received:
+        if digest in first:
+            assert first[digest] > killed[0] - latency - 1.0, "an answered request was sent again"
+        else:
+            first[digest] = at
+
+
+def test_cluster_wide_limits(tmp_path, example_media, ray_instance, monkeypatch) -> None:
+    """Two workers, each free to run 8 requests at once: the cluster still keeps --concurrency 2
+    and --rpm 4 (per 2-second window here, so the test is quick)."""
+    from murgat.scaleout import score as score_mod
+    from murgat.scaleout.services import start_services
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setattr(score_mod, "services_for", lambda path: start_services(path, window_s=2.0))
+    inp = _items(tmp_path, 6, ("friday.mp4", "nasa_13013.mp4"))
+    with StandIn(latency=0.1) as server:
+        code = main(["score", str(inp), "--media-root", str(example_media), "--judge", "openai:m", "-J",
+                     f"base_url={server.base_url}", "--out", str(tmp_path / "run"), "--executor", "ray",
+                     "--ray-group-size", "3", "--concurrency", "2", "--rpm", "4", "--item-concurrency", "8",
+                     "--quiet"])
+        times = sorted(at for _, at in server.received)
+        peak = server.peak_in_flight
+    assert code == 0 and len(times) >= 12
+    assert peak <= 2
+    for i, t0 in enumerate(times):
+        in_window = [t for t in times[i:] if t - t0 < 2.0 - 0.05]
+        assert len(in_window) <= 4, f"{len(in_window)} requests within 2 s from {t0}"
+
+
+def test_a_killed_driver_resumes(tmp_path, example_media, monkeypatch) -> None:
+    """The driver (with its own local Ray instance) is SIGKILLed mid-run; a rerun scores only what
+    is missing and the folder ends with every item once."""
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    inp = _items(tmp_path, 10, ("friday.mp4", "nasa_13013.mp4"))
+    out = tmp_path / "run"
+    with StandIn(latency=0.3) as server:
+        cmd = [sys.executable, "-m", "murgat", "score", str(inp), "--media-root", str(example_media), "--judge",
+               "openai:m", "-J", f"base_url={server.base_url}", "--out", str(out), "--executor", "ray",
+               "--ray-cpus", "2", "--ray-group-size", "1", "--concurrency", "2", "--quiet"]
+        proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 120
+        results = out / "results.jsonl"
+        while time.time() < deadline:
+            if results.exists() and 2 <= len(results.read_text().splitlines()) < 10:
+                break
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGKILL)  # the driver and the Ray processes it started
+        proc.wait()
+        done_before = {json.loads(x)["id"] for x in results.read_text().splitlines() if x.strip()}
+        assert 0 < len(done_before) < 10
+        n_before = len(server.received)
+        rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        assert rerun.returncode == 0, rerun.stderr[-2000:]
+    res = RunDir(out).latest_results()
+    assert sorted(r.id for r in res) == [f"i{k:03d}" for k in range(10)]
+    assert len(server.received) > n_before
