@@ -264,7 +264,7 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
         print(f"note: keeping {n_err_kept} earlier item(s) with errors and {n_undet_kept} left undetermined by judge "
               "errors; rerun with --retry-errors to score them again", file=sys.stderr)
     ray_report = None
-    if getattr(args, "executor", "local") == "ray" and not args.dry_run:
+    if getattr(args, "run_on", "local") == "ray" and not args.dry_run:
         from murgat.scaleout.driver import RayUnavailable
         from murgat.scaleout.score import score_on_ray
 
@@ -306,9 +306,9 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
         "judge_notes": "; ".join(notes) or None,
     }
     if ray_report is not None:
-        extra["ray"] = {"tasks": len(ray_report.stats), "workers": len(ray_report.worker_pids),
-                        "resubmitted": ray_report.resubmitted, "duplicates_ignored": ray_report.duplicates_ignored,
-                        "lost": len(ray_report.lost), "seconds": round(ray_report.seconds, 2), **ray_report.services}
+        from murgat.scaleout.driver import report_extra
+
+        extra["ray"] = report_extra(ray_report)
     results = rundir.latest_results(slim=True, want=ids)  # summaries need no per-sentence detail
     summary = summarize_run(rundir, cfg, ids, extra, results)
     order = [i.id for i in items]

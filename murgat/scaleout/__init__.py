@@ -14,9 +14,12 @@ from __future__ import annotations
 import argparse
 
 
-def add_executor_options(p: argparse.ArgumentParser) -> None:
+def add_executor_options(p: argparse.ArgumentParser, *, executor_flag: bool = True) -> None:
+    """``--executor local|ray`` (``--run-on`` everywhere; ``murgat program`` only has
+    ``--run-on``, because its ``--executor`` names the model that executes programs)."""
     g = p.add_argument_group("scale-out (Ray)")
-    g.add_argument("--executor", choices=("local", "ray"), default="local",
+    flags = ["--executor", "--run-on"] if executor_flag else ["--run-on"]
+    g.add_argument(*flags, dest="run_on", choices=("local", "ray"), default="local",
                    help="local: this process; ray: Ray tasks grouped by media file (pip install 'murgat[ray]')")
     g.add_argument("--ray-address", default=None,
                    help="an existing cluster (auto, ray://host:10001); default: start a local Ray instance")

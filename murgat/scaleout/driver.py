@@ -194,3 +194,53 @@ def services_for(cache_path: Path) -> tuple[Any, Any]:
     from murgat.scaleout.services import start_services
 
     return start_services(cache_path)
+
+
+def run_command(args: Any, cache_path: Path, todo: list[Any], task: Callable[..., Any],
+                payload_of: Callable[[list[Any]], dict[str, Any]], write: Callable[[list[dict[str, Any]]], None],
+                *, label: str, total: int, con: Any, services: tuple[Any, Any] | None = None) -> RayRunReport:
+    """The whole driver side of one command on Ray: start or join Ray, start the services, run
+    the groups of ``todo`` with a progress bar, collect the services' counts, shut down."""
+    import ray
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    started = init_ray(getattr(args, "ray_address", None), getattr(args, "ray_cpus", None))
+    try:
+        cache, limits = services or services_for(cache_path)
+        groups = group_items(todo, args.ray_group_size)
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        progress = Progress(TextColumn(f"[bold]{label} (ray)"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            console=con, disable=getattr(args, "quiet", False) or getattr(args, "json", False))
+        with progress:
+            bar = progress.add_task("items", total=total, completed=total - len(todo))
+            report = run_groups(groups, task, payload_of, (cache, limits), write, max_in_flight=max(2, 2 * cpus),
+                                retries=args.ray_task_retries, on_written=lambda n: progress.advance(bar, n))
+        report.services = {"cache_claims": ray.get(cache.stats.remote()), "limits": ray.get(limits.stats.remote())}
+        if services is None:
+            report.services["cache_faults"] = ray.get(cache.close.remote())
+    finally:
+        shutdown(started)
+    return report
+
+
+def summed_stats(report: RayRunReport) -> tuple[int, int, dict[str, Any]]:
+    """(requests, deduplicated, {judge name: JudgeStats}) summed over the report's tasks."""
+    from murgat.judges.base import JudgeStats
+
+    totals: dict[str, JudgeStats] = {}
+    requests = deduplicated = 0
+    for st in report.stats:
+        requests += st.get("requests", 0)
+        deduplicated += st.get("deduplicated", 0)
+        for name, js in st["judges"].items():
+            acc = totals.setdefault(name, JudgeStats())
+            for k, v in js.items():
+                setattr(acc, k, getattr(acc, k) + v)
+    return requests, deduplicated, totals
+
+
+def report_extra(report: RayRunReport) -> dict[str, Any]:
+    """What a summary records about the Ray side of a run."""
+    return {"tasks": len(report.stats), "workers": len(report.worker_pids), "resubmitted": report.resubmitted,
+            "duplicates_ignored": report.duplicates_ignored, "lost": len(report.lost),
+            "seconds": round(report.seconds, 2), **report.services}

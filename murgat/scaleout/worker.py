@@ -14,7 +14,7 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 from murgat.judges.types import JudgeOutput, JudgeRequest
@@ -61,51 +61,51 @@ class _Window:
             await self.limits.admit.remote(self.name, self.rpm, self.tpm, tokens)
 
 
-def wire_judge(judge: Any, limits: Any) -> Any:
-    """Route a judge's concurrency and rate limits through the cluster-wide limit service
-    (instance attributes shadow the judge's own ``_semaphore``/``_limiter``)."""
+def wire_judge(judge: Any, cache: Any, limits: Any) -> Any:
+    """Route a judge through the cluster: its concurrency and rate limits through the limit
+    service (instance attributes shadow the judge's own ``_semaphore``/``_limiter``), and every
+    request through a claim on the cache service, so an answer anyone in the cluster has — or
+    is fetching — is not paid for again. The judge must have no local cache (``cache=None``)."""
     judge._semaphore = lambda n: _Lease(limits, judge.provider, n)
     judge._limiter = lambda rpm, tpm: _Window(limits, judge.provider, rpm, tpm)
-    return judge
+    inner = judge.generate
 
-
-class ClusterCallPool(CallPool):
-    """The call pool of a worker: identical requests are served once across the whole cluster
-    through the cache service's claims (see :mod:`murgat.scaleout.services`)."""
-
-    def __init__(self, cache: Any) -> None:
-        super().__init__()
-        self.cache = cache
-
-    async def ask(self, judge: Any, req: JudgeRequest, materialize: Any = None) -> JudgeOutput:
+    async def generate(req: JudgeRequest, materialize: Any = None) -> JudgeOutput:
         key = judge.key(req)
-        self.requests += 1
         while True:
-            status, payload = await self.cache.claim.remote(key, LEASE_S)
+            status, payload = await cache.claim.remote(key, LEASE_S)
             if status == "hit":
                 judge.stats.cache_hits += 1
                 return JudgeOutput.model_validate_json(payload).model_copy(update={"cached": True})
             if status == "wait":
-                got = await self.cache.wait.remote(key)
+                got = await cache.wait.remote(key)
                 if got is not None:
                     out = JudgeOutput.model_validate_json(got)
                     if out.error is None:
-                        self.deduplicated += 1
+                        judge.stats.cache_hits += 1
                         return out.model_copy(update={"cached": True, "deduplicated": True})
                 continue  # the holder failed or died: claim again
             out = None
-            beat = asyncio.create_task(_heartbeat(lambda: self.cache.renew.remote(key, LEASE_S)))
+            beat = asyncio.create_task(_heartbeat(lambda: cache.renew.remote(key, LEASE_S)))
             try:
-                out = await (judge.generate(req, materialize) if materialize is not None else judge.generate(req))
+                out = await (inner(req, materialize) if materialize is not None else inner(req))
             finally:
                 beat.cancel()
-                await self.cache.finish.remote(key, judge.provider, judge.model,
-                                               out.model_dump_json() if out is not None else None)
+                await cache.finish.remote(key, judge.provider, judge.model,
+                                          out.model_dump_json() if out is not None else None)
             return out
 
+    judge.generate = generate
+    return judge
 
-def _build_judges(cfg: Any, limits: Any) -> tuple[Any, list[Any]]:
+
+def make_cluster_judge(spec: str, options: dict[str, Any], config: Any, cache: Any, limits: Any) -> Any:
     from murgat.judges import make_judge
+
+    return wire_judge(make_judge(spec, options, cache=None, config=config), cache, limits)
+
+
+def _build_judges(cfg: Any, cache: Any, limits: Any) -> tuple[Any, list[Any]]:
     from murgat.pipeline.stages import Judges
 
     built: dict[str, Any] = {}
@@ -115,8 +115,7 @@ def _build_judges(cfg: Any, limits: Any) -> tuple[Any, list[Any]]:
 
         key = js.spec + json.dumps(js.options, sort_keys=True)
         if key not in built:
-            # no local cache: the cluster's cache service answers claims (ClusterCallPool)
-            built[key] = wire_judge(make_judge(js.spec, js.options, cache=None, config=cfg.generate), limits)
+            built[key] = make_cluster_judge(js.spec, js.options, cfg.generate, cache, limits)
         return built[key]
 
     judges = Judges(verify=judge_for(cfg.judge_verify), decompose=judge_for(cfg.judge_decompose),
@@ -125,42 +124,32 @@ def _build_judges(cfg: Any, limits: Any) -> tuple[Any, list[Any]]:
     return judges, list(built.values())
 
 
-def score_group(payload: dict[str, Any], cache: Any, limits: Any) -> Iterator[dict[str, Any]]:
-    """Score one group of items (one media file); yield each result as a JSON-able dict as soon
-    as it is done, then one ``{"__stats__": …}`` record with this task's judge counts."""
-    from murgat.pipeline.config import ScoreConfig
-    from murgat.pipeline.runner import process_item
-    from murgat.schema import Item, ResponseResult
-
-    cfg = ScoreConfig.model_validate(payload["config"])
-    items = [Item.model_validate(i) for i in payload["items"]]
+def stream(items: list[Any], concurrency: int, setup: Callable[[], Awaitable[tuple[Any, list[Any]]]]
+           ) -> Iterator[dict[str, Any]]:
+    """Run ``handle(item)`` for every item on an event loop of its own (``setup()`` builds
+    ``(handle, judges)`` there), ``concurrency`` at a time; yield each returned record as soon as
+    it is ready, then one ``{"__stats__": …}`` record with the judges' counts."""
     out: queue.Queue[Any] = queue.Queue()
     done = object()
     t0 = time.monotonic()
 
     async def run() -> None:
-        judges, built = _build_judges(cfg, limits)
-        pool = ClusterCallPool(cache)
+        handle, built = await setup()
         it = iter(items)
 
         async def worker() -> None:
             for item in it:
-                try:
-                    rr = await process_item(item, cfg, judges, pool, payload["media_root"], payload["input_path"],
-                                            payload["allow_outside_root"])
-                except Exception as exc:
-                    rr = ResponseResult(id=item.id, video=item.media, gold=item.gold,
-                                        error=f"internal_error: {type(exc).__name__}: {exc}")
-                out.put(rr.model_dump(mode="json"))
+                out.put(await handle(item))
 
         try:
             async with asyncio.TaskGroup() as tg:
-                for _ in range(min(len(items), max(1, payload["item_concurrency"]))):
+                for _ in range(min(len(items), max(1, concurrency))):
                     tg.create_task(worker())
         finally:
-            stats: dict[str, Any] = {"requests": pool.requests, "deduplicated": pool.deduplicated,
-                                     "pid": os.getpid(), "seconds": round(time.monotonic() - t0, 3), "judges": {}}
-            for j in built:
+            stats: dict[str, Any] = {"pid": os.getpid(), "seconds": round(time.monotonic() - t0, 3), "judges": {},
+                                     "requests": getattr(handle, "requests", 0),
+                                     "deduplicated": getattr(handle, "deduplicated", 0)}
+            for j in {id(j): j for j in built}.values():
                 stats["judges"][j.name] = j.stats.model_dump()
                 await j.aclose()
             out.put({"__stats__": stats})
@@ -185,3 +174,32 @@ def score_group(payload: dict[str, Any], cache: Any, limits: Any) -> Iterator[di
     th.join()
     if failure:
         raise failure[0]
+
+
+def score_group(payload: dict[str, Any], cache: Any, limits: Any) -> Iterator[dict[str, Any]]:
+    """Score one group of items (one media file); yield each result as a JSON-able dict as soon
+    as it is done, then one ``{"__stats__": …}`` record with this task's judge counts."""
+    from murgat.pipeline.config import ScoreConfig
+    from murgat.pipeline.runner import process_item
+    from murgat.schema import Item, ResponseResult
+
+    cfg = ScoreConfig.model_validate(payload["config"])
+    items = [Item.model_validate(i) for i in payload["items"]]
+
+    async def setup() -> tuple[Any, list[Any]]:
+        judges, built = _build_judges(cfg, cache, limits)
+        pool = CallPool()
+
+        async def handle(item: Any) -> dict[str, Any]:
+            try:
+                rr = await process_item(item, cfg, judges, pool, payload["media_root"], payload["input_path"],
+                                        payload["allow_outside_root"])
+            except Exception as exc:  # recorded as a local run records it
+                rr = ResponseResult(id=item.id, video=item.media, gold=item.gold,
+                                    error=f"internal_error: {type(exc).__name__}: {exc}")
+            handle.requests, handle.deduplicated = pool.requests, pool.deduplicated  # type: ignore[attr-defined]
+            return rr.model_dump(mode="json")
+
+        return handle, built
+
+    yield from stream(items, payload["item_concurrency"], setup)

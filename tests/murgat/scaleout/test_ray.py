@@ -168,7 +168,7 @@ def test_cluster_wide_limits(tmp_path, example_media, ray_instance, monkeypatch)
     from murgat.scaleout.services import start_services
 
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    monkeypatch.setattr(score_mod, "services_for", lambda path: start_services(path, window_s=2.0))
+    monkeypatch.setattr(score_mod, "services_for_run", lambda path: start_services(path, window_s=2.0))
     inp = _items(tmp_path, 6, ("friday.mp4", "nasa_13013.mp4"))
     with StandIn(latency=0.1) as server:
         code = main(["score", str(inp), "--media-root", str(example_media), "--judge", "openai:m", "-J",
