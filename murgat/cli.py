@@ -220,4 +220,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    if getattr(args, "run_on", "local") == "ray":
+        try:
+            import ray  # noqa: F401 - only to say early, and in one place, how to get it
+        except ImportError:
+            print("error: --executor ray needs Ray: pip install 'murgat[ray]'", file=sys.stderr)
+            return 2
     return int(args.func(args) or 0)

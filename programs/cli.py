@@ -80,6 +80,10 @@ async def _run(args: argparse.Namespace, items: list[Any], variants: list[str], 
     settings = ProgramSettings(find_backend=args.find, check=not args.no_check, check_retries=args.check_retries,
                                asr_model=args.asr_model)
     limits = Limits(max_ops=args.max_ops, max_seconds=args.program_timeout)
+    if getattr(args, "run_on", "local") == "ray":
+        return _run_on_ray(args, items, variants, out, con, cfg, settings, limits,
+                           {"planner": (args.planner, popts), "executor": (executor_spec, eopts),
+                            "checker": (judge_spec, jopts) if checker is not None else None}, cache)
     sem = asyncio.Semaphore(max(1, args.item_concurrency))
     report: dict[str, Any] = {}
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -118,6 +122,45 @@ async def _run(args: argparse.Namespace, items: list[Any], variants: list[str], 
     for j in {id(j): j for j in (planner, executor, checker) if j}.values():
         await j.aclose()
     cache.close()
+    return {"variants": report, "judges": stats, "check": not args.no_check, "find": args.find}
+
+
+def _todo(args: argparse.Namespace, items: list[Any], resp: Path) -> list[Any]:
+    from murgat.jsonl import read_records
+
+    done = {}
+    for _, rec in read_records(resp)[0]:
+        if isinstance(rec, dict) and "id" in rec:
+            done[str(rec["id"])] = rec
+    if args.retry_errors:
+        done = {k: v for k, v in done.items() if not v.get("generation_error")}
+    return [it for it in items if it.id not in done]
+
+
+def _run_on_ray(args: argparse.Namespace, items: list[Any], variants: list[str], out: Path, con: Any, cfg: Any,
+                settings: Any, limits: Any, specs: dict[str, Any], cache: Any) -> dict[str, Any]:
+    """``--run-on ray``: every (item, variant) not done yet runs in Ray tasks grouped by media file."""
+    import dataclasses
+
+    from murgat.jsonl import cut_torn_tail
+    from murgat.scaleout.commands import program_on_ray
+
+    units = []
+    for variant in variants:
+        folder = out / variant
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in ("responses.jsonl", "traces.jsonl"):
+            cut_torn_tail(folder / name)
+        units += [(it, variant) for it in _todo(args, items, folder / "responses.jsonl")]
+    cache.close()  # the cluster's cache service owns the database while the tasks run
+    payload = {"config": cfg.model_dump(mode="json"), "settings": dataclasses.asdict(settings),
+               "limits": dataclasses.asdict(limits), "replan": args.replan, "media_root": args.media_root,
+               "input_path": args.data.split(":", 1)[-1], "allow_outside_root": args.allow_media_outside_root,
+               "item_concurrency": args.item_concurrency,
+               "judges": {role: {"spec": v[0], "options": v[1]} if v else None for role, v in specs.items()}}
+    stats, _report = program_on_ray(args, units, out, payload, con)
+    report = {v: _variant_summary(out / v / "responses.jsonl", out / v / "traces.jsonl", {it.id for it in items})
+              for v in variants}
     return {"variants": report, "judges": stats, "check": not args.no_check, "find": args.find}
 
 
@@ -320,4 +363,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--baseline", default=None, help="with --score: a `murgat generate --mode cite` file to compare against")
     p.add_argument("--json", action="store_true")
     p.add_argument("--quiet", action="store_true")
+    from murgat.scaleout import add_executor_options
+
+    add_executor_options(p, executor_flag=False)  # its --executor names the executing model
     p.set_defaults(func=_cmd_program)

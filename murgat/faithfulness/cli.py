@@ -103,17 +103,25 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
         labeller = Labeller(judge=judge, pool=pool, variant=args.variant, granularity=args.granularity,
                             max_frames=args.max_frames)
         con = console(stderr=True)
-        try:
-            asyncio.run(_with_progress(items, labeller, cfg, args, rundir, con, judge))
-        except ExceptionGroup as group:
-            code = failure_code(group)
-            if code is None:
-                raise
-            return code
+        ray_counts = None
+        if getattr(args, "run_on", "local") == "ray":
+            from murgat.scaleout.commands import faithfulness_on_ray
+
+            ray_counts, _report = faithfulness_on_ray(args, items, rundir, Path(args.cache) if args.cache else
+                                                      out / "cache.sqlite", cfg, opts, con)
+        else:
+            try:
+                asyncio.run(_with_progress(items, labeller, cfg, args, rundir, con, judge))
+            except ExceptionGroup as group:
+                code = failure_code(group)
+                if code is None:
+                    raise
+                return code
         ids = {i.id for i in items}
         results = [r for r in rundir.latest_results() if r.id in ids]
         doc = summarize_faithfulness(results, args.bootstrap, args.seed)
-        doc["this_invocation"] = {**judge.stats.model_dump(), "requests": pool.requests, "deduplicated": pool.deduplicated}
+        doc["this_invocation"] = ray_counts if ray_counts is not None else {
+            **judge.stats.model_dump(), "requests": pool.requests, "deduplicated": pool.deduplicated}
         doc["settings"] = fingerprint
         tmp = out / "summary.json.tmp"
         tmp.write_text(json.dumps(doc, indent=2, sort_keys=True))
@@ -193,6 +201,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--out", required=True, help="run folder (resumed when it exists)")
     p.add_argument("--cache", default=None, help="response cache (default: OUT/cache.sqlite)")
     p.add_argument("--retry-errors", action="store_true", help="label again items with errors or judge failures")
+    from murgat.scaleout import add_executor_options
+
+    add_executor_options(p)
     p.add_argument("--overwrite", action="store_true")
     p.add_argument("--max-undetermined", type=float, default=None,
                    help="exit non-zero when more than this share of items is undetermined (default: only when all are)")

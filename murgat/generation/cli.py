@@ -56,6 +56,14 @@ async def _generate(args: argparse.Namespace, effort: str | None, out: Path, cac
     cfg = GenerateConfig(temperature=args.temperature, max_tokens=args.max_tokens, reasoning_effort=effort,
                          concurrency=args.concurrency, timeout_s=args.timeout, retries=args.retries,
                          backoff_max_s=args.backoff_max, max_retry_time_s=args.max_retry_time)
+    if getattr(args, "run_on", "local") == "ray":
+        from murgat.console import console
+        from murgat.judges.base import JudgeStats
+        from murgat.scaleout.commands import generate_on_ray
+
+        stats, _report = generate_on_ray(args, items, out, cache_path, cfg, parse_options(args.model_option), base,
+                                         console(stderr=True))
+        return [], stats or JudgeStats()
     judge = make_judge(args.model, parse_options(args.model_option), cache=ResponseCache(cache_path), config=cfg)
     try:
         recs = await generate_all(judge, items, out, args.mode, cfg, media_root=args.media_root,
@@ -211,6 +219,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--effort", default=None, type=_effort, help="none|minimal|low|medium|high|dynamic (mapped per provider)")
     p.add_argument("--out", required=True, help="responses JSONL (appended; rerun resumes)")
     p.add_argument("--cache", default=None, help="response cache (default: OUT.cache.sqlite)")
+    from murgat.scaleout import add_executor_options
+
+    add_executor_options(p)
     p.set_defaults(func=_cmd_generate)
 
     p = sub.add_parser("sweep", help="generate and score at several reasoning efforts")

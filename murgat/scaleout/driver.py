@@ -201,10 +201,11 @@ def run_command(args: Any, cache_path: Path, todo: list[Any], task: Callable[...
                 *, label: str, total: int, con: Any, services: tuple[Any, Any] | None = None) -> RayRunReport:
     """The whole driver side of one command on Ray: start or join Ray, start the services, run
     the groups of ``todo`` with a progress bar, collect the services' counts, shut down."""
-    import ray
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    started = init_ray(getattr(args, "ray_address", None), getattr(args, "ray_cpus", None))
+    started = init_ray(getattr(args, "ray_address", None), getattr(args, "ray_cpus", None))  # RayUnavailable
+    import ray
+
     try:
         cache, limits = services or services_for(cache_path)
         groups = group_items(todo, args.ray_group_size)

@@ -20,6 +20,7 @@ import pytest
 
 from murgat.cli import main
 from murgat.pipeline.rundir import RunDir
+from tests.murgat.scaleout.conftest import normalised_records
 from tests.standin import StandIn
 
 ray = pytest.importorskip("ray", reason="Ray is part of the [ray] extra, installed by the bootstrap")
@@ -28,13 +29,6 @@ pytestmark = pytest.mark.slow
 # which of several identical requests is sent and which is served from the cache or the
 # in-flight copy depends on timing, in a local run as on Ray: those counters are left out
 VOLATILE = {"latency_s", "cached", "deduplicated", "cache_hits"}
-
-
-@pytest.fixture(scope="module")
-def ray_instance():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=True, logging_level="ERROR")
-    yield
-    ray.shutdown()
 
 
 def _items(tmp: Path, n: int, media: tuple[str, ...] = ("friday.mp4", "nasa_13013.mp4", "jfk.flac")) -> Path:
@@ -56,19 +50,7 @@ def _items(tmp: Path, n: int, media: tuple[str, ...] = ("friday.mp4", "nasa_1301
 
 def _normalised(run: Path) -> dict[str, object]:
     """results.jsonl as {id: record} without what legitimately differs (timing, cache flags)."""
-
-    def strip(x: object) -> object:
-        if isinstance(x, dict):
-            return {k: strip(v) for k, v in x.items() if k not in VOLATILE}
-        if isinstance(x, list):
-            return [strip(v) for v in x]
-        return x
-
-    out = {}
-    for line in (run / "results.jsonl").read_text().splitlines():
-        rec = json.loads(line)
-        out[rec["id"]] = strip(rec)
-    return out
+    return normalised_records(run / "results.jsonl", VOLATILE)
 
 
 def test_ray_and_local_give_identical_results(tmp_path, example_media, ray_instance, capsys) -> None:

@@ -1,0 +1,34 @@
+"""A local Ray instance with 2 CPUs, shared by the scale-out tests of one module."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def ray_instance():
+    ray = pytest.importorskip("ray", reason="Ray is part of the [ray] extra, installed by the bootstrap")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=True, logging_level="ERROR")
+    yield
+    ray.shutdown()
+
+
+def normalised_records(path: Path, volatile: set[str], key: str = "id") -> dict[str, object]:
+    """A JSONL file as {key: record} without the ``volatile`` fields (timing, cache flags), at any depth."""
+
+    def strip(x: object) -> object:
+        if isinstance(x, dict):
+            return {k: strip(v) for k, v in x.items() if k not in volatile}
+        if isinstance(x, list):
+            return [strip(v) for v in x]
+        return x
+
+    out = {}
+    for line in path.read_text().splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            out[str(rec[key])] = strip(rec)
+    return out

@@ -1,0 +1,90 @@
+"""``generate``, ``faithfulness`` and ``program`` with ``--executor ray`` / ``--run-on ray`` give
+the same records as the local path (real local Ray instance, replay judges)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from murgat.cli import main
+from tests.murgat.scaleout.conftest import normalised_records
+
+pytest.importorskip("ray", reason="Ray is part of the [ray] extra, installed by the bootstrap")
+pytestmark = pytest.mark.slow
+TIMING = {"latency_s", "cached", "deduplicated", "cache_hits", "seconds", "interpreter_seconds", "started_at"}
+
+
+@pytest.fixture
+def ray_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the Ray runs the driver made, and the records they streamed back."""
+    from murgat.scaleout import commands
+
+    seen: list[int] = []
+    real = commands.run_command
+
+    def counting(*a, **kw):  # type: ignore[no-untyped-def]
+        report = real(*a, **kw)
+        seen.append(report.written)
+        return report
+
+    monkeypatch.setattr(commands, "run_command", counting)
+    return seen
+
+
+def test_generate(tmp_path: Path, example_media: Path, ray_instance, ray_runs, capsys) -> None:
+    from tests.murgat.generation.test_generate import ANSWERS, _cassette, _questions
+
+    cas = _cassette(tmp_path, [{"match": {"task": "generate", "inputs": {"id": k, "mode": "cite"}}, "output": {"text": v}}
+                               for k, v in ANSWERS.items()])
+    q = _questions(tmp_path)
+    outs = {}
+    for where in ("local", "ray"):
+        outs[where] = tmp_path / f"{where}.jsonl"
+        args = ["generate", str(q), "--model", f"replay:{cas}", "--mode", "cite", "--media-root", str(example_media),
+                "--out", str(outs[where]), "--json", "--executor", where]
+        assert main(args) == 1  # one item has no media in both
+        capsys.readouterr()
+    local, remote = normalised_records(outs["local"], TIMING), normalised_records(outs["ray"], TIMING)
+    assert len(local) == 3 and local == remote
+    assert main(["generate", str(q), "--model", f"replay:{cas}", "--mode", "cite", "--media-root", str(example_media),
+                 "--out", str(outs["ray"]), "--json", "--executor", "ray"]) == 1  # resumes: nothing asked again
+    assert len(outs["ray"].read_text().splitlines()) == 3
+    assert ray_runs == [3, 0]  # the records came back from Ray tasks; the rerun had nothing to do
+
+
+def test_faithfulness(tmp_path: Path, example_media: Path, ray_instance, ray_runs, capsys) -> None:
+    from tests.murgat.faithfulness.test_faithfulness import RESPONSES, cassette
+
+    data = tmp_path / "chains.jsonl"
+    data.write_text("".join(json.dumps({**r, "media": "friday.mp4", "question": "What mood is the man in?",
+                                        "options": ["happy", "bad humor"], "gold": "B"}) + "\n" for r in RESPONSES))
+    cas = cassette(tmp_path)
+    for where in ("local", "ray"):
+        code = main(["faithfulness", str(data), "--media-root", str(example_media), "--judge", f"replay:{cas}",
+                     "--out", str(tmp_path / where), "--json", "--quiet", "--executor", where])
+        assert code in (0, 1)
+        capsys.readouterr()
+    local = normalised_records(tmp_path / "local" / "results.jsonl", TIMING)
+    remote = normalised_records(tmp_path / "ray" / "results.jsonl", TIMING)
+    assert local and local == remote
+    assert ray_runs == [len(local)]
+
+
+def test_program(tmp_path: Path, example_media: Path, ray_instance, ray_runs, capsys) -> None:
+    from tests.programs.test_program_e2e import EXPECTED, Q, program_cassette
+
+    data = tmp_path / "q.jsonl"
+    data.write_text(json.dumps(Q) + "\n")
+    cas = program_cassette(tmp_path)
+    for where in ("local", "ray"):
+        assert main(["program", str(data), "--media-root", str(example_media), "--variant", "all", "--planner",
+                     f"replay:{cas}", "--out", str(tmp_path / where), "--json", "--quiet", "--run-on", where]) == 0
+        capsys.readouterr()
+    for v in EXPECTED:
+        for name in ("responses.jsonl", "traces.jsonl"):
+            local = normalised_records(tmp_path / "local" / v / name, TIMING)
+            remote = normalised_records(tmp_path / "ray" / v / name, TIMING)
+            assert local and local == remote, (v, name)
+    assert ray_runs == [len(EXPECTED)]
