@@ -26,5 +26,7 @@ def add_executor_options(p: argparse.ArgumentParser, *, executor_flag: bool = Tr
     g.add_argument("--ray-cpus", type=int, default=None, help="CPUs of a local Ray instance (default: all)")
     g.add_argument("--ray-group-size", type=int, default=32,
                    help="most items of one media file in one task (a file with more questions is split)")
+    g.add_argument("--ray-task-cpus", type=float, default=None,
+                   help="CPUs each task reserves (default: as many as ASR threads when the run transcribes, else 1)")
     g.add_argument("--ray-task-retries", type=int, default=3,
                    help="times a group whose worker died is resubmitted with the items not yet returned")

@@ -133,7 +133,7 @@ def faithfulness_on_ray(args: Any, items: list[Any], rundir: Any, cache_path: Pa
 
     report = run_command(args, cache_path, todo, faithfulness_group, payload_of,
                          lambda batch: rundir.append_many([FaithResult.model_validate(r) for r in batch]),
-                         label="faithfulness", total=len(items), con=con)
+                         label="faithfulness", total=len(items), con=con, transcribes=cfg.evidence.text)
     requests, deduplicated, totals = summed_stats(report)
     stats = next(iter(totals.values()), None)
     return {**(stats.model_dump() if stats else {}), "requests": requests, "deduplicated": deduplicated}, report

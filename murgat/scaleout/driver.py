@@ -98,12 +98,13 @@ def run_groups(
     max_in_flight: int,
     retries: int,
     on_written: Callable[[int], None] | None = None,
+    task_cpus: float = 1,
 ) -> RayRunReport:
     """Run ``task`` (a generator function of ``(payload, *services)``) for every group and hand
     each yielded record to ``write`` in batches, from this thread only."""
     import ray
 
-    remote = ray.remote(task).options(max_retries=0, num_cpus=1)
+    remote = ray.remote(task).options(max_retries=0, num_cpus=task_cpus)
     report = RayRunReport()
     events: queue.Queue[tuple[str, Group, Any]] = queue.Queue()
     seen: set[str] = set()
@@ -198,9 +199,14 @@ def services_for(cache_path: Path) -> tuple[Any, Any]:
 
 def run_command(args: Any, cache_path: Path, todo: list[Any], task: Callable[..., Any],
                 payload_of: Callable[[list[Any]], dict[str, Any]], write: Callable[[list[dict[str, Any]]], None],
-                *, label: str, total: int, con: Any, services: tuple[Any, Any] | None = None) -> RayRunReport:
+                *, label: str, total: int, con: Any, services: tuple[Any, Any] | None = None,
+                transcribes: bool = False) -> RayRunReport:
     """The whole driver side of one command on Ray: start or join Ray, start the services, run
-    the groups of ``todo`` with a progress bar, collect the services' counts, shut down."""
+    the groups of ``todo`` with a progress bar, collect the services' counts, shut down.
+
+    A task that transcribes reserves as many CPUs as ASR uses threads (``media.asr.ASR_THREADS``,
+    fixed for reproducible decoding): two such tasks on two CPUs would each run two threads on
+    a shared core and finish later than one after the other (measured in benchmarks/bench_ray.py)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     started = init_ray(getattr(args, "ray_address", None), getattr(args, "ray_cpus", None))  # RayUnavailable
@@ -210,12 +216,20 @@ def run_command(args: Any, cache_path: Path, todo: list[Any], task: Callable[...
         cache, limits = services or services_for(cache_path)
         groups = group_items(todo, args.ray_group_size)
         cpus = int(ray.cluster_resources().get("CPU", 1))
+        task_cpus = 1.0
+        if getattr(args, "ray_task_cpus", None):
+            task_cpus = float(args.ray_task_cpus)
+        elif transcribes:
+            from media.asr import ASR_THREADS
+
+            task_cpus = float(min(ASR_THREADS, max(1, cpus)))
         progress = Progress(TextColumn(f"[bold]{label} (ray)"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                             console=con, disable=getattr(args, "quiet", False) or getattr(args, "json", False))
         with progress:
             bar = progress.add_task("items", total=total, completed=total - len(todo))
             report = run_groups(groups, task, payload_of, (cache, limits), write, max_in_flight=max(2, 2 * cpus),
-                                retries=args.ray_task_retries, on_written=lambda n: progress.advance(bar, n))
+                                retries=args.ray_task_retries, on_written=lambda n: progress.advance(bar, n),
+                                task_cpus=task_cpus)
         report.services = {"cache_claims": ray.get(cache.stats.remote()), "limits": ray.get(limits.stats.remote())}
         if services is None:
             report.services["cache_faults"] = ray.get(cache.close.remote())

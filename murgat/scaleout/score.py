@@ -35,7 +35,7 @@ def score_on_ray(items: list[Any], cfg: Any, rundir: Any, cache_path: Path, args
         rundir.append_many([ResponseResult.model_validate(r) for r in batch])
 
     report = run_command(args, cache_path, todo, score_group, payload_of, write, label="score", total=len(items),
-                         con=con, services=services_for_run(cache_path))
+                         con=con, services=services_for_run(cache_path), transcribes=cfg.evidence.text)
     requests, deduplicated, totals = summed_stats(report)
     return _PoolCounts(requests, deduplicated), list(totals.values()), report
 
