@@ -164,7 +164,21 @@ def analyze(fact: str) -> Claim:
         text = text[m.end():]
     quoted = re.findall(r"[\"“”]([^\"“”]+)[\"“”]", text)
     outside = re.sub(r"[\"“”][^\"“”]+[\"“”]", " ", text)
-    outside, times = strip_time_phrases(outside)
+    # time phrases go everywhere before the speech verb; after it (in what is said: "says the
+    # launch is in ten seconds") only one set off by a comma at the end ("…, around 7 s in")
+    verb = re.search(r"\b(?:" + "|".join(sorted(CONTENT_VERBS, key=len, reverse=True)) + r")\b", outside, re.IGNORECASE)
+    if verb is None:
+        outside, times = strip_time_phrases(outside)
+    else:
+        head, times = strip_time_phrases(outside[:verb.end()])
+        tail = outside[verb.end():]
+        m_tail = re.search(r",\s*([^,]+?)\s*[.!?]?\s*$", tail)
+        if m_tail:
+            rest, more = strip_time_phrases(m_tail.group(1))
+            if more and not rest.strip():
+                times += more
+                tail = tail[:m_tail.start()] + "."
+        outside = f"{head} {tail}".strip()
     removed += times
     cleaned = outside if not quoted else f"{outside} {' '.join(quoted)}"
     raw = tokenize(outside)

@@ -68,3 +68,10 @@ def test_near_misses_need_spelling_and_sound_to_agree() -> None:
     assert match_term("royal", {"crown"}) == (None, False)
     assert match_term("5", {"6"}) == (None, False)  # numbers match exactly or not at all
     assert phonetic_key("jewel") == phonetic_key("jewell")
+
+
+def test_a_time_in_what_is_said_is_kept() -> None:
+    c = analyze("The narrator says the launch happens in ten seconds (audio, 0:01-0:04).")
+    assert "10" in [t.norm for t in c.terms] and not c.removed
+    c = analyze("The voice says five, around seven seconds in (audio, 0:07-0:09).")
+    assert [t.norm for t in c.terms] == ["5"] and c.removed == ["around seven seconds in"]
