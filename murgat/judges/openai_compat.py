@@ -282,7 +282,6 @@ class OpenAIJudge(Judge):
         return (httpx.TimeoutException, httpx.TransportError, HttpError)
 
     async def _call_lean(self, req: JudgeRequest) -> RawAnswer:
-
         kw = self.build_kwargs(req)
         extra = kw.pop("extra_body", None) or {}
         payload = {"messages": await self.build_messages(req), **kw, **extra}
