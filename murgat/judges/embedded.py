@@ -175,8 +175,15 @@ class EmbeddedJudge(Judge):
     """Rule- and transcript-based offline judge (see the module docstring)."""
 
     provider = "embedded"
-    answer_options = ("yes_coverage", "embeddings")
+    #: every option that changes an answer enters the cache key, and so does the rules' version:
+    #: answers cached by an older judge are not served to this one
+    answer_options = ("embeddings", "sound_yes", "sound_no", "silence_db", "sound_db", "rules_version")
     needs_evidence_text = True
+    RULES_VERSION = "2"
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.options.setdefault("rules_version", self.RULES_VERSION)
 
     async def _call(self, req: JudgeRequest) -> RawAnswer:
         if req.task == "verify":
@@ -236,16 +243,17 @@ class EmbeddedJudge(Judge):
                     "the evidence negates what the fact affirms"
                 return f"Label: no\nReason: {detail}, but {side} ({labels})."
             return f"Label: yes\nReason: {detail}: every content term is heard or read in {labels}."
-        gone = ", ".join(t.text for t, _ in missing)
+        gone = ", ".join(t.text for t, _ in missing) + (" is" if len(missing) == 1 else " are")
         if has_audio and (claim.speech or not has_visual):
             if claim.speech:
-                return f"Label: no\nReason: the fact is about what is said, and {gone} is not heard in {labels} ({detail})."
-            return (f"Label: unknown\nReason: {gone} is not heard in {labels} ({detail}); the fact may describe "
+                return f"Label: no\nReason: the fact is about what is said, and {gone} not heard in {labels} ({detail})."
+            return (f"Label: unknown\nReason: {gone} not heard in {labels} ({detail}); the fact may describe "
                     "something the words do not say, which this judge cannot hear.")
         if has_visual and not seen:
-            return (f"Label: unknown\nReason: {gone} is not heard, and nothing is read on screen in {labels}; "
+            return (f"Label: unknown\nReason: {gone} not heard, and nothing is read on screen in {labels}; "
                     "this judge cannot see the picture.")
-        return f"Label: unknown\nReason: {gone} is not heard or read in {labels} ({detail}); it may be visual, which this judge cannot see."
+        return (f"Label: unknown\nReason: {gone} not heard or read in {labels} ({detail}); it may be visual, which this "
+                "judge cannot see.")
 
     @staticmethod
     def _substitutions(claim: Claim, missing: list, toks: list[str], texts: list[str]) -> list[tuple[object, list[str]]]:
