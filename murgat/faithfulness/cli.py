@@ -105,10 +105,15 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
         con = console(stderr=True)
         ray_counts = None
         if getattr(args, "run_on", "local") == "ray":
+            from murgat.jsonl import ResultsWriteError
             from murgat.scaleout.commands import faithfulness_on_ray
 
-            ray_counts, _report = faithfulness_on_ray(args, items, rundir, Path(args.cache) if args.cache else
-                                                      out / "cache.sqlite", cfg, opts, con)
+            try:
+                ray_counts, _report = faithfulness_on_ray(args, items, rundir, Path(args.cache) if args.cache else
+                                                          out / "cache.sqlite", cfg, opts, con)
+            except ResultsWriteError as exc:
+                print(f"error: {exc}; stopped, results written so far are intact; rerun to resume", file=sys.stderr)
+                return 5
         else:
             try:
                 asyncio.run(_with_progress(items, labeller, cfg, args, rundir, con, judge))

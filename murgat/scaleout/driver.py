@@ -17,6 +17,7 @@ Why it keeps the one-machine guarantees:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import threading
@@ -178,8 +179,12 @@ def run_groups(
                     print(f"warning: {len(missing)} item(s) of {g.items[0].media} were not scored: {payload}",
                           file=sys.stderr)
         flush()
+    except BaseException:
+        # keep what already came back (Ctrl-C, a lost connection) unless writing is what failed
+        with contextlib.suppress(Exception):
+            flush()
+        raise
     finally:
-        flush()
         report.seconds = time.monotonic() - t0
     return report
 
@@ -218,7 +223,7 @@ def run_command(args: Any, cache_path: Path, todo: list[Any], task: Callable[...
         cpus = int(ray.cluster_resources().get("CPU", 1))
         task_cpus = 1.0
         if getattr(args, "ray_task_cpus", None):
-            task_cpus = float(args.ray_task_cpus)
+            task_cpus = min(float(args.ray_task_cpus), float(cpus))  # more than the cluster has would never run
         elif transcribes:
             from media.asr import ASR_THREADS
 
