@@ -158,10 +158,13 @@ def _run_on_ray(args: argparse.Namespace, items: list[Any], variants: list[str],
                "input_path": args.data.split(":", 1)[-1], "allow_outside_root": args.allow_media_outside_root,
                "item_concurrency": args.item_concurrency,
                "judges": {role: {"spec": v[0], "options": v[1]} if v else None for role, v in specs.items()}}
-    stats, _report = program_on_ray(args, units, out, payload, con)
+    stats, ray_report = program_on_ray(args, units, out, payload, con)
     report = {v: _variant_summary(out / v / "responses.jsonl", out / v / "traces.jsonl", {it.id for it in items})
               for v in variants}
-    return {"variants": report, "judges": stats, "check": not args.no_check, "find": args.find}
+    from murgat.scaleout.driver import report_extra
+
+    return {"variants": report, "judges": stats, "check": not args.no_check, "find": args.find,
+            "ray": report_extra(ray_report)}
 
 
 def _variant_summary(resp: Path, traces: Path, ids: set[str]) -> dict[str, Any]:

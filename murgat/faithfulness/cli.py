@@ -103,14 +103,14 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
         labeller = Labeller(judge=judge, pool=pool, variant=args.variant, granularity=args.granularity,
                             max_frames=args.max_frames)
         con = console(stderr=True)
-        ray_counts = None
+        ray_counts = ray_report = None
         if getattr(args, "run_on", "local") == "ray":
             from murgat.jsonl import ResultsWriteError
             from murgat.scaleout.commands import faithfulness_on_ray
 
             try:
-                ray_counts, _report = faithfulness_on_ray(args, items, rundir, Path(args.cache) if args.cache else
-                                                          out / "cache.sqlite", cfg, opts, con)
+                ray_counts, ray_report = faithfulness_on_ray(args, items, rundir, Path(args.cache) if args.cache else
+                                                             out / "cache.sqlite", cfg, opts, con)
             except ResultsWriteError as exc:
                 print(f"error: {exc}; stopped, results written so far are intact; rerun to resume", file=sys.stderr)
                 return 5
@@ -128,6 +128,10 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
         doc["this_invocation"] = ray_counts if ray_counts is not None else {
             **judge.stats.model_dump(), "requests": pool.requests, "deduplicated": pool.deduplicated}
         doc["settings"] = fingerprint
+        if ray_report is not None:
+            from murgat.scaleout.driver import report_extra
+
+            doc["ray"] = report_extra(ray_report)
         tmp = out / "summary.json.tmp"
         tmp.write_text(json.dumps(doc, indent=2, sort_keys=True))
         tmp.replace(out / "summary.json")

@@ -72,6 +72,9 @@ def test_faithfulness(tmp_path: Path, example_media: Path, ray_instance, ray_run
     remote = normalised_records(tmp_path / "ray" / "results.jsonl", TIMING | {"judge_calls"})
     assert local and local == remote
     assert ray_runs == [len(local)]
+    summary = json.loads((tmp_path / "ray" / "summary.json").read_text())
+    assert summary["ray"]["tasks"] >= 1 and summary["ray"]["lost"] == 0 and "ray" not in json.loads(
+        (tmp_path / "local" / "summary.json").read_text())
 
 
 def test_program(tmp_path: Path, example_media: Path, ray_instance, ray_runs, capsys) -> None:
