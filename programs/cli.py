@@ -51,7 +51,7 @@ def _score_config(args: argparse.Namespace, judge_spec: str, opts: dict[str, str
 async def _run(args: argparse.Namespace, items: list[Any], variants: list[str], out: Path, con: Any) -> dict[str, Any]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from murgat.jsonl import append_line, cut_torn_tail, dumps, read_records
+    from murgat.jsonl import append_line, dumps
     from murgat.judges import make_judge, parse_options
     from murgat.judges.cache import ResponseCache
     from programs.ops import ProgramSettings
@@ -90,18 +90,8 @@ async def _run(args: argparse.Namespace, items: list[Any], variants: list[str], 
                         console=con, disable=args.quiet or args.json)
     with progress:
         for variant in variants:
-            folder = out / variant
-            folder.mkdir(parents=True, exist_ok=True)
-            resp, traces = folder / "responses.jsonl", folder / "traces.jsonl"
-            cut_torn_tail(resp)
-            cut_torn_tail(traces)
-            done = {}
-            for _, rec in read_records(resp)[0]:
-                if isinstance(rec, dict) and "id" in rec:
-                    done[str(rec["id"])] = rec
-            if args.retry_errors:
-                done = {k: v for k, v in done.items() if not v.get("generation_error")}
-            todo = [it for it in items if it.id not in done]
+            resp, traces = _variant_files(out, variant)
+            todo = _todo(args, items, resp)
             task = progress.add_task(variant, total=len(items), completed=len(items) - len(todo))
 
             async def one(item: Any, variant: str = variant, resp: Path = resp, traces: Path = traces,
@@ -125,7 +115,20 @@ async def _run(args: argparse.Namespace, items: list[Any], variants: list[str], 
     return {"variants": report, "judges": stats, "check": not args.no_check, "find": args.find}
 
 
+def _variant_files(out: Path, variant: str) -> tuple[Path, Path]:
+    """``OUT/VARIANT/responses.jsonl`` and ``traces.jsonl``, their folder made and torn last lines cut."""
+    from murgat.jsonl import cut_torn_tail
+
+    folder = out / variant
+    folder.mkdir(parents=True, exist_ok=True)
+    resp, traces = folder / "responses.jsonl", folder / "traces.jsonl"
+    cut_torn_tail(resp)
+    cut_torn_tail(traces)
+    return resp, traces
+
+
 def _todo(args: argparse.Namespace, items: list[Any], resp: Path) -> list[Any]:
+    """Items without a record in ``resp`` (or, with ``--retry-errors``, with a failed one)."""
     from murgat.jsonl import read_records
 
     done = {}
@@ -142,16 +145,12 @@ def _run_on_ray(args: argparse.Namespace, items: list[Any], variants: list[str],
     """``--run-on ray``: every (item, variant) not done yet runs in Ray tasks grouped by media file."""
     import dataclasses
 
-    from murgat.jsonl import cut_torn_tail
     from murgat.scaleout.commands import program_on_ray
 
     units = []
     for variant in variants:
-        folder = out / variant
-        folder.mkdir(parents=True, exist_ok=True)
-        for name in ("responses.jsonl", "traces.jsonl"):
-            cut_torn_tail(folder / name)
-        units += [(it, variant) for it in _todo(args, items, folder / "responses.jsonl")]
+        resp, _ = _variant_files(out, variant)
+        units += [(it, variant) for it in _todo(args, items, resp)]
     cache.close()  # the cluster's cache service owns the database while the tasks run
     payload = {"config": cfg.model_dump(mode="json"), "settings": dataclasses.asdict(settings),
                "limits": dataclasses.asdict(limits), "replan": args.replan, "media_root": args.media_root,
