@@ -195,19 +195,27 @@ def analyze(fact: str) -> Claim:
         about = next((i for i in range(manner_cue + 1, len(lower)) if lower[i] in ("about", "of")), None)
         cue = about
     terms: list[Term] = []
-    tokens: list[str] = []
+    tokens: list[str] = []  # the claim's words in order, negations as "not" (what alignment compares)
     negated = False
     speakers = None
     manner: list[str] = []
     said_tokens: list[tuple[str, str, int]] = []
-    for i, w in enumerate(raw):
-        lw = w.lower()
-        if lw in NEGATIONS:
+
+    def push(w: str) -> str | None:
+        """Append ``w`` to ``tokens``; its normal form, or ``None`` for a negation."""
+        nonlocal negated
+        if w.lower() in NEGATIONS:
             negated = True
             tokens.append("not")
+            return None
+        tokens.append(normalize_word(w))
+        return tokens[-1]
+
+    for i, w in enumerate(raw):
+        lw = w.lower()
+        n = push(w)
+        if n is None:
             continue
-        n = normalize_word(w)
-        tokens.append(n)
         said = cue is not None and i > cue
         if said and not (not said_tokens and lw in ("that", "whether", "if")):
             said_tokens.append((w, n, len(tokens) - 1))
@@ -236,12 +244,9 @@ def analyze(fact: str) -> Claim:
     for q in quoted:
         for w in tokenize(q):
             lw = w.lower()
-            if lw in NEGATIONS:
-                negated = True
-                tokens.append("not")
+            n = push(w)
+            if n is None:
                 continue
-            n = normalize_word(w)
-            tokens.append(n)
             if lw in STOP and not n.isdigit() and not all(x.lower() in STOP for x in tokenize(q)):
                 continue  # function words inside a quote are not required (ASR drops "is" in "he's")
             kind = "number" if n.isdigit() else ("name" if w[:1].isupper() else "word")
