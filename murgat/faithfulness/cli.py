@@ -105,15 +105,16 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
         con = console(stderr=True)
         ray_counts = ray_report = None
         if getattr(args, "run_on", "local") == "ray":
-            from murgat.jsonl import ResultsWriteError
             from murgat.scaleout.commands import faithfulness_on_ray
 
             try:
                 ray_counts, ray_report = faithfulness_on_ray(args, items, rundir, Path(args.cache) if args.cache else
                                                              out / "cache.sqlite", cfg, opts, con)
-            except ResultsWriteError as exc:
-                print(f"error: {exc}; stopped, results written so far are intact; rerun to resume", file=sys.stderr)
-                return 5
+            except Exception as exc:  # the same exit codes as the local path (5 not writable, 3 replay miss)
+                code = failure_code(exc)
+                if code is None:
+                    raise
+                return code
         else:
             try:
                 asyncio.run(_with_progress(items, labeller, cfg, args, rundir, con, judge))

@@ -265,18 +265,15 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
               "errors; rerun with --retry-errors to score them again", file=sys.stderr)
     ray_report = None
     if getattr(args, "run_on", "local") == "ray" and not args.dry_run:
-        from murgat.jsonl import ResultsWriteError
-        from murgat.scaleout.driver import RayUnavailable
         from murgat.scaleout.score import score_on_ray
 
         try:
             pool, stats, ray_report = score_on_ray(items, cfg, rundir, cache_path, args, con)
-        except RayUnavailable as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        except ResultsWriteError as exc:
-            print(f"error: {exc}; stopped, results written so far are intact; rerun to resume", file=sys.stderr)
-            return 5
+        except Exception as exc:  # the same exit codes as the local path (5 not writable, 3 replay miss)
+            code = failure_code(exc, f" ({rundir.results_path})")
+            if code is None:
+                raise
+            return code
     else:
         try:
             _fresh, pool = asyncio.run(_run_with_progress(items, cfg, judges, rundir, args, con, list(built.values())))

@@ -87,6 +87,7 @@ def faithfulness_group(payload: dict[str, Any], cache: Any, limits: Any) -> Iter
     from murgat.faithfulness.label import Labeller
     from murgat.faithfulness.records import FaithResult
     from murgat.faithfulness.runner import process_item, tally
+    from murgat.judges.replay import ReplayMiss
     from murgat.pipeline.config import ScoreConfig
     from murgat.pipeline.stages import CallPool
     from murgat.schema import Item
@@ -105,6 +106,8 @@ def faithfulness_group(payload: dict[str, Any], cache: Any, limits: Any) -> Iter
                 res = await process_item(item, labeller, cfg, payload["segmentation"], media_root=payload["media_root"],
                                          input_path=payload["input_path"],
                                          allow_outside_root=payload["allow_outside_root"])
+            except ReplayMiss:
+                raise  # stops the run, as it does locally (exit 3)
             except Exception as exc:  # recorded as a local run records it
                 res = tally(FaithResult(id=item.id, video=item.media, error=f"internal_error: {type(exc).__name__}: {exc}"))
             handle.requests, handle.deduplicated = pool.requests, pool.deduplicated  # type: ignore[attr-defined]

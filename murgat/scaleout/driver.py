@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 
-class RayUnavailable(RuntimeError):
-    pass
+class RayUnavailable(ValueError):
+    """Ray is not installed (a setting this machine cannot honour: exit 2, like other bad settings)."""
 
 
 def init_ray(address: str | None, num_cpus: int | None = None) -> bool:
@@ -119,7 +119,10 @@ def run_groups(
             for ref in gen:
                 events.put(("rec", g, ray.get(ref)))
             events.put(("done", g, None))
-        except Exception as exc:
+        except ray.exceptions.RayTaskError as exc:
+            # the task itself raised (a replay miss, a bug): as in a local run the run stops with it
+            events.put(("error", g, exc.as_instanceof_cause()))
+        except Exception as exc:  # the worker was lost: its items go to another one
             events.put(("failed", g, exc))
 
     def submit(g: Group) -> None:
@@ -166,6 +169,8 @@ def run_groups(
                     flush()
             elif kind == "done":
                 running -= 1
+            elif kind == "error":
+                raise payload
             else:  # failed
                 running -= 1
                 missing = [it for it in g.items if it.id not in g.received]

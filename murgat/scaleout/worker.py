@@ -179,6 +179,7 @@ def stream(items: list[Any], concurrency: int, setup: Callable[[], Awaitable[tup
 def score_group(payload: dict[str, Any], cache: Any, limits: Any) -> Iterator[dict[str, Any]]:
     """Score one group of items (one media file); yield each result as a JSON-able dict as soon
     as it is done, then one ``{"__stats__": …}`` record with this task's judge counts."""
+    from murgat.judges.replay import ReplayMiss
     from murgat.pipeline.config import ScoreConfig
     from murgat.pipeline.runner import process_item
     from murgat.schema import Item, ResponseResult
@@ -194,6 +195,8 @@ def score_group(payload: dict[str, Any], cache: Any, limits: Any) -> Iterator[di
             try:
                 rr = await process_item(item, cfg, judges, pool, payload["media_root"], payload["input_path"],
                                         payload["allow_outside_root"])
+            except ReplayMiss:
+                raise  # stops the run, as it does locally (exit 3)
             except Exception as exc:  # recorded as a local run records it
                 rr = ResponseResult(id=item.id, video=item.media, gold=item.gold,
                                     error=f"internal_error: {type(exc).__name__}: {exc}")

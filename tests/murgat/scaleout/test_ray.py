@@ -193,3 +193,17 @@ def test_a_killed_driver_resumes(tmp_path, example_media, monkeypatch) -> None:
     res = RunDir(out).latest_results()
     assert sorted(r.id for r in res) == [f"i{k:03d}" for k in range(10)]
     assert len(server.received) > n_before
+
+
+def test_a_replay_miss_stops_the_run_as_locally(tmp_path, example_media, ray_instance, capsys) -> None:
+    """A task's own error is not retried on another worker: the run stops with the local exit code."""
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(json.dumps({"id": "a", "media": "friday.mp4", "response": "She speaks (audio, 0:01-0:03)."}) + "\n")
+    cas = tmp_path / "cassette.jsonl"
+    cas.write_text(json.dumps({"match": {"task": "verify"}, "output": {"text": "Label: yes"}}) + "\n")  # nothing else
+    args = [str(inp), "--media-root", str(example_media), "--judge", f"replay:{cas}", "--quiet"]
+    assert main(["score", *args, "--out", str(tmp_path / "local")]) == 3
+    capsys.readouterr()
+    assert main(["score", *args, "--out", str(tmp_path / "ray"), "--executor", "ray"]) == 3
+    assert "replay cassette miss" in capsys.readouterr().err
+    assert not (tmp_path / "ray" / "results.jsonl").exists() or not (tmp_path / "ray" / "results.jsonl").read_text()
