@@ -48,8 +48,11 @@ def build(tmp: Path, n: int) -> tuple[Path, Path]:
 def score(inp: Path, cas: Path, out: Path, cache: Path, conc: int, delay: float) -> tuple[float, dict]:
     cmd = [sys.executable, "-m", "murgat", "score", str(inp), "--media-root", str(MEDIA), "--judge", f"replay:{cas}",
            "-J", f"delay_s={delay}", "--out", str(out), "--cache", str(cache), "--concurrency", str(conc), "--quiet", "--json"]
+    # an installed murgat runs from byte-code caches; the warm-up run writes them, unless the
+    # shell forbids it (PYTHONDONTWRITEBYTECODE would make every run compile ~300 modules again)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
     return time.perf_counter() - t0, json.loads(proc.stdout)
 
 

@@ -2,7 +2,9 @@
 
 Key recipe: ``sha256(namespace, file digest, sorted parameters)``, where the file digest
 is the SHA-256 of the file's *bytes* — never its path — so a renamed or copied video hits
-the same entries and an edited one misses.
+the same entries and an edited one misses. One exception: ffprobe's answers (namespace
+``probe``) are keyed by the file's path and stat identity, because hashing a large video to
+look up its stream list would cost more than the probe (see :mod:`media.probe`).
 
 Crash and concurrency safety: every entry is written to a temporary file in the same
 folder and moved into place with ``os.replace`` (atomic on POSIX), so readers see either
@@ -25,10 +27,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
-
 DEFAULT_MAX_BYTES = 5 * 1024**3
-_DIGESTS: dict[tuple[str, int, int], str] = {}
+_DIGESTS: dict[tuple[int, ...], str] = {}
 _DIGEST_LOCK = threading.Lock()
 
 
@@ -39,15 +39,16 @@ def cache_root() -> Path:
 
 
 def file_digest(path: str | os.PathLike[str]) -> str:
-    """SHA-256 of the file's bytes (memoised per path, size and mtime in this process)."""
-    p = Path(path).resolve()
-    st = p.stat()
-    memo = (str(p), st.st_size, st.st_mtime_ns)
+    """SHA-256 of the file's bytes (memoised in this process per file identity: device, inode,
+    size, modification and change times — one ``stat``, no path resolution, which cost a
+    ``lstat`` per path component on every call)."""
+    st = os.stat(path)
+    memo = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     with _DIGEST_LOCK:
         if memo in _DIGESTS:
             return _DIGESTS[memo]
     h = hashlib.sha256()
-    with open(p, "rb") as f:
+    with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     digest = h.hexdigest()
@@ -175,6 +176,8 @@ class MediaCache:
             return 0
         self.root.mkdir(parents=True, exist_ok=True)
         removed = 0
+        from filelock import FileLock  # only an eviction needs it: not imported on every start
+
         with FileLock(str(self.root / ".evict.lock"), timeout=60):
             entries = []
             total = 0

@@ -20,14 +20,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from media.errors import MediaError, NoAudioStream, NoVideoStream, OutsideMedia
-from media.frames import Frame, open_video, resize_max_side
 from media.probe import ProbeResult, probe
+
+if TYPE_CHECKING:  # decoders load on the first decode, so a run starts its text-only calls without them
+    import numpy as np
+
+    from media.frames import Frame
 
 
 class CitationLike(Protocol):
@@ -250,6 +253,8 @@ def _prefetch_frames(info: ProbeResult, citations: Sequence[CitationLike], cfg: 
     """Decode every frame these citations need in one sorted pass."""
     if not info.has_video or cfg.visual_as == "clip":
         return
+    from media.frames import open_video
+
     wanted: list[int] = []
     vf = None
     for c in citations:
@@ -269,6 +274,8 @@ def _prefetch_frames(info: ProbeResult, citations: Sequence[CitationLike], cfg: 
 
 
 def _fill_visual(seg: EvidenceSegment, info: ProbeResult, cfg: EvidenceConfig, point: bool) -> None:
+    from media.frames import Frame, open_video, resize_max_side
+
     vf = open_video(info.path)
     if cfg.visual_as == "clip" and seg.end > seg.start:
         from media.clips import video_clip

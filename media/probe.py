@@ -10,6 +10,15 @@ probe's "duration of the visual stream" is the duration of the frames we will de
 
 Durations come from the stream, then the Matroska ``DURATION`` tag, then the container,
 because webm files carry no stream duration and mp4 subtitle tracks can outlast the AV.
+
+ffprobe's answer is kept in the media cache (namespace ``probe``) under the file's *stat
+identity* — device, inode, size, modification and change times in nanoseconds — plus
+ffprobe's own identity, not under the content digest: hashing a large video just to look up
+its stream list would cost more than asking ffprobe again (~0.1 s per file, mostly its
+start-up), which is what a warm run saves. Any write to the file changes its change time,
+which a user cannot set back, so an edited file is probed again. A file changed in the last
+:data:`RACY_NS` is probed but not kept: file times tick in steps of a few milliseconds, so a
+second write within the same tick could otherwise leave the identity unchanged.
 """
 
 from __future__ import annotations
@@ -20,7 +29,9 @@ import os
 import shutil
 import stat
 import subprocess
+import time
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -72,6 +83,8 @@ class ProbeResult(BaseModel):
         return next(s for s in self.streams if s.index == index)
 
 
+#: a file changed less than this long ago is not kept in the probe cache (see the module docstring)
+RACY_NS = 2_000_000_000
 #: ffmpeg/ffprobe input options that keep them to the one local file named: no network
 #: protocols, no playlists or concat lists pulling other files in
 SAFE_INPUT_ARGS: tuple[str, ...] = ("-protocol_whitelist", "file")
@@ -131,8 +144,9 @@ def probe(path: str | os.PathLike[str]) -> ProbeResult:
     if not stat.S_ISREG(st.st_mode):
         raise MediaNotFound(str(p), "not a regular file")
     real = _real(str(p))
+    ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     with lock_for(("probe", real)):  # single-flight: one ffprobe per file even when many items start together
-        return _probe_cached(real, st.st_size, st.st_mtime_ns)
+        return _probe_cached(real, ident)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -140,17 +154,39 @@ def _real(p: str) -> str:
     return os.path.realpath(p)
 
 
-@functools.lru_cache(maxsize=512)
-def _probe_cached(path: str, size: int, mtime_ns: int) -> ProbeResult:
-    if size == 0:
-        raise CorruptMedia(path, "file is empty")
-    cmd = [_tool("ffprobe"), "-v", "error", *SAFE_INPUT_ARGS, "-print_format", "json", "-show_streams", "-show_format",
+@functools.lru_cache(maxsize=8)
+def _tool_identity(tool: str) -> str:
+    st = os.stat(tool)
+    return f"{tool}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def _ffprobe_json(path: str, ident: tuple[int, ...]) -> dict[str, Any]:
+    """ffprobe's JSON for ``path``: from the media cache when this exact file was probed before."""
+    from media.cache import default_cache, make_key
+
+    tool = _tool("ffprobe")
+    cache = default_cache()
+    key = make_key("probe", "stat:" + ":".join(map(str, ident)), path=path, tool=_tool_identity(tool), v=1)
+    found = cache.get_json("probe", key)
+    if isinstance(found, dict):
+        return found
+    cmd = [tool, "-v", "error", *SAFE_INPUT_ARGS, "-print_format", "json", "-show_streams", "-show_format",
            "file:" + path]
     proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
-    if proc.returncode != 0:
+    if proc.returncode != 0:  # failures are not kept: a fixed file is a new file (new stat identity)
         msg = proc.stderr.strip().split("\n")[-1].strip() if proc.stderr.strip() else "ffprobe failed"
         raise CorruptMedia(path, f"cannot be read as media ({msg})")
-    data = json.loads(proc.stdout or "{}")
+    data: dict[str, Any] = json.loads(proc.stdout or "{}")
+    if time.time_ns() - ident[4] > RACY_NS:
+        cache.put_json("probe", key, data)
+    return data
+
+
+@functools.lru_cache(maxsize=512)
+def _probe_cached(path: str, ident: tuple[int, ...]) -> ProbeResult:
+    if ident[2] == 0:
+        raise CorruptMedia(path, "file is empty")
+    data = _ffprobe_json(path, ident)
     fmt = data.get("format", {})
     demuxers = set(str(fmt.get("format_name", "")).split(","))
     if not demuxers & ALLOWED_DEMUXERS or demuxers & REFUSED_DEMUXERS:

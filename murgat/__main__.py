@@ -1,5 +1,5 @@
 """``python -m murgat`` is the same as the ``murgat`` command."""
 
-from murgat.cli import main
+from murgat.cli import run
 
-raise SystemExit(main())
+run()

@@ -26,8 +26,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import numpy as np
-
 from murgat.schema import DECIDED, Interval, ResponseResult, RunSummary, Scores, Verdict
 
 PrecisionMode = Literal["alce", "strict", "individual"]
@@ -101,6 +99,8 @@ def score_fact(valid: Sequence[bool], verdicts: Mapping[Subset, Verdict], mode: 
     Raises ``ValueError`` if a needed verdict is missing: call :func:`next_queries` until
     it returns nothing first.
     """
+    import numpy as np
+
     if mode not in PRECISION_MODES:
         raise ValueError(f"unknown precision mode {mode!r}; choose from {PRECISION_MODES}")
     if next_queries(valid, verdicts, mode):
@@ -170,6 +170,8 @@ def score_response(fig: ResponseFigures, empty_policy: EmptyPolicy = "zero") -> 
     ``exclude``), ``no_cited_facts`` (F empty: P = R = 0), ``undetermined`` (F not empty
     but no fact could be judged: P/R/F1/MURGAT-S are ``None``), ``scored``.
     """
+    import numpy as np
+
     if empty_policy not in EMPTY_POLICIES:
         raise ValueError(f"unknown empty policy {empty_policy!r}; choose from {EMPTY_POLICIES}")
     if fig.n_verifiable == 0:
@@ -200,6 +202,8 @@ def bootstrap_ci(
     Clustered resampling (e.g. by video) keeps correlated responses about one video
     together, which widens the interval honestly when a run holds many questions per video.
     """
+    import numpy as np
+
     x = np.asarray(values, dtype=float)
     n = len(x)
     if n == 0:
@@ -234,6 +238,8 @@ def paired_bootstrap_diff(
     a: Sequence[float], b: Sequence[float], n_resamples: int = 2000, seed: int = 0, alpha: float = 0.05
 ) -> Interval:
     """Mean of ``b - a`` over paired items, with a bootstrap CI resampling the pairs."""
+    import numpy as np
+
     x = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
     return bootstrap_ci(x.tolist(), None, n_resamples, seed, alpha)
 

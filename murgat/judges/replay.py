@@ -27,7 +27,7 @@ from typing import Any
 from murgat.jsonl import append_line, dumps, iter_lines, loads_line
 from murgat.judges.base import Judge, RawAnswer
 from murgat.judges.cache import request_key
-from murgat.judges.types import JudgeOutput, JudgeRequest, Usage
+from murgat.judges.types import JudgeOutput, JudgeRequest, Usage, memo_on
 
 
 class ReplayMiss(RuntimeError):
@@ -62,6 +62,11 @@ class ReplayJudge(Judge):
         self.by_key: dict[str, dict[str, Any]] = {}
         self.by_match: dict[str, dict[str, Any]] = {}
         self.partial: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+        # partial lines indexed by task → one of their inputs → that input's value, so a lookup
+        # checks the few lines that can match instead of every line of the task (a cassette
+        # of thousands of hand-written lines made each lookup a scan)
+        self._partial_index: dict[str, dict[str, dict[str, list[int]]]] = {}
+        self._partial_rest: dict[str, list[int]] = {}  # lines with no text input to index by
         for lineno, line in iter_lines(path):
             if not line.strip():
                 continue
@@ -74,14 +79,31 @@ class ReplayJudge(Judge):
             if "match" in rec:
                 m = rec["match"]
                 self.by_match[match_key(m["task"], m.get("inputs", {}))] = rec
-                self.partial.setdefault(m["task"], []).append((m.get("inputs", {}), rec))
+                lines = self.partial.setdefault(m["task"], [])
+                lines.append((m.get("inputs", {}), rec))
+                texts = sorted(k for k, v in lines[-1][0].items() if isinstance(v, str))
+                if texts:
+                    by_value = self._partial_index.setdefault(m["task"], {}).setdefault(texts[0], {})
+                    by_value.setdefault(lines[-1][0][texts[0]], []).append(len(lines) - 1)
+                else:
+                    self._partial_rest.setdefault(m["task"], []).append(len(lines) - 1)
         self.served = 0
 
     def lookup(self, req: JudgeRequest) -> dict[str, Any]:
+        """The cassette line answering ``req`` (found once per request: generate and _call both ask)."""
+        return memo_on(req, f"replay:{id(self)}", lambda: self._find(req))
+
+    def _find(self, req: JudgeRequest) -> dict[str, Any]:
         rec = self.by_key.get(fingerprint(req)) or self.by_match.get(match_key(req.task, req.inputs))
         if rec is None:
-            # hand-written lines may name only some inputs (e.g. the sentence, not its context)
-            for inputs, cand in self.partial.get(req.task, []):
+            # hand-written lines may name only some inputs (e.g. the sentence, not its context);
+            # the first such line in the file that fits wins
+            lines = self.partial.get(req.task, [])
+            index = self._partial_index.get(req.task, {})
+            cands = [i for name, by_value in index.items() if isinstance(req.inputs.get(name), str)
+                     for i in by_value.get(req.inputs[name], [])]
+            for i in sorted(cands + self._partial_rest.get(req.task, [])):
+                inputs, cand = lines[i]
                 if all(req.inputs.get(k) == v for k, v in inputs.items()):
                     rec = cand
                     break

@@ -14,12 +14,14 @@ import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from media.cache import file_digest
+
+if TYPE_CHECKING:  # numpy is imported where arrays are made: a text-only run never pays for it
+    import numpy as np
 
 _MEMO: dict[tuple[int, str], tuple[weakref.ref[Any], Any]] = {}
 _MEMO_LOCK = threading.Lock()
@@ -82,6 +84,8 @@ class ImagePart:
 
     def digest(self) -> str:
         if self.image is not None:
+            import numpy as np
+
             img = self.image
             return memo_on(img, "sha", lambda: hashlib.sha256(np.ascontiguousarray(img).tobytes()).hexdigest())
         return hashlib.sha256(self.encoded()).hexdigest()
@@ -107,6 +111,8 @@ class AudioPart:
         return memo_on(self.samples, f"wavb64:{self.sr}", lambda: base64.b64encode(self.wav()).decode("ascii"))
 
     def digest(self) -> str:
+        import numpy as np
+
         x = self.samples
         return memo_on(x, f"sha:{self.sr}", lambda: hashlib.sha256(
             np.ascontiguousarray(x, dtype=np.float32).tobytes()).hexdigest() + f":{self.sr}")

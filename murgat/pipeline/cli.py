@@ -70,10 +70,12 @@ class DryRunJudge:
 
 
 def _versions() -> dict[str, Any]:
-    import numpy
+    from importlib.metadata import version
+
     import pydantic
 
-    return {"murgat": __version__, "numpy": numpy.__version__, "pydantic": pydantic.__version__,
+    # numpy's version from its metadata: importing numpy here would put ~0.1 s before the first request
+    return {"murgat": __version__, "numpy": version("numpy"), "pydantic": pydantic.__version__,
             "python": sys.version.split()[0]}
 
 
@@ -148,11 +150,14 @@ def failure_line(results: list[Any], max_undetermined: float | None) -> str | No
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    from murgat.console import console
     from murgat.inputs import InputError, load_items
     from murgat.runlock import RunLock, RunLocked
 
-    con = console(stderr=True)
+    con = None
+    if not (args.quiet or args.json):  # rich loads only when something is drawn (~30 ms before the first request)
+        from murgat.console import console
+
+        con = console(stderr=True)
     try:
         items = load_items(args.input)
     except InputError as exc:
@@ -332,9 +337,30 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
     return 0
 
 
+class NullProgress:
+    """What a disabled progress bar does (nothing), without importing rich."""
+
+    def __enter__(self) -> NullProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def add_task(self, *args: Any, **kw: Any) -> int:
+        return 0
+
+    def update(self, *args: Any, **kw: Any) -> None:
+        return None
+
+    def advance(self, *args: Any, **kw: Any) -> None:
+        return None
+
+
 def score_progress(con: Any, disable: bool = False) -> Any:
     """The progress bar: counts and elapsed time first, so they stay visible at 80 columns; the
     call statistics come last and are cut (with …) when the terminal is narrow."""
+    if disable:
+        return NullProgress()
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Column
 

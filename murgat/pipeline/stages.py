@@ -12,12 +12,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import prompts
 from media.errors import MediaError
 from media.evidence import Evidence, EvidenceConfig, EvidenceSegment, SegmentPlan, build_evidence, plan_segments
-from media.frames import Frame
 from murgat.citations import check_durations, find_groups, parse_citations, strip_citations
 from murgat.judges.base import Judge
 from murgat.judges.parsing import parse_json_answer, parse_verdict
@@ -35,6 +34,9 @@ from murgat.metric import FactScore, next_queries, score_fact
 from murgat.pipeline.config import ScoreConfig
 from murgat.schema import AtomicFact, Citation, FactVerdict, JudgeCall, Sentence, Verdict
 from murgat.text import split_sentences
+
+if TYPE_CHECKING:
+    from media.frames import Frame
 
 VERIFY_SCHEMA = {
     "type": "object",

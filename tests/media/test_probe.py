@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,63 @@ def test_missing_and_corrupt(tmp_path: Path) -> None:
     empty.write_bytes(b"")
     with pytest.raises(CorruptMedia, match="empty"):
         probe(empty)
+
+
+def test_probe_answer_is_kept_across_processes_and_dropped_when_the_file_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm run does not start ffprobe again (its start-up is most of a probe's cost); an
+    edited file has a new stat identity and is probed again."""
+    import subprocess as sp
+
+    import media.probe as mp
+
+    video = tmp_path / "clip.mp4"
+    shutil.copyfile(real_media("friday.mp4"), video)
+    monkeypatch.setattr(mp, "RACY_NS", 0)  # the copy is brand new: allow keeping it at once
+    calls: list[list[str]] = []
+    real_run = sp.run
+
+    def counting_run(cmd, *a, **kw):  # type: ignore[no-untyped-def]
+        calls.append(list(cmd))
+        return real_run(cmd, *a, **kw)
+
+    monkeypatch.setattr(mp.subprocess, "run", counting_run)
+    first = probe(video)
+    assert len(calls) == 1
+    mp._probe_cached.cache_clear()  # what a new process starts with
+    again = probe(video)
+    assert len(calls) == 1 and again == first
+    # rewrite the file in place with other media: new size and change time → probed again
+    video.write_bytes(real_media("bikes.mp4").read_bytes())
+    mp._probe_cached.cache_clear()
+    other = probe(video)
+    assert len(calls) == 2 and not other.has_audio and first.has_audio
+
+
+def test_a_file_changed_just_now_is_probed_but_not_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """File times tick in steps of milliseconds: a file written a moment ago could be written
+    again within the same tick with the same size, so its answer is not kept."""
+    import media.probe as mp
+
+    monkeypatch.setenv("MURGAT_CACHE_DIR", str(tmp_path / "cache"))
+    video = tmp_path / "fresh.mp4"
+    shutil.copyfile(real_media("bikes.mp4"), video)
+    monkeypatch.setattr(mp, "RACY_NS", 3600 * 10**9)
+    assert probe(video).has_video
+    assert not list((tmp_path / "cache").rglob("*.json"))
+    monkeypatch.setattr(mp, "RACY_NS", 0)
+    mp._probe_cached.cache_clear()
+    probe(video)
+    assert len(list((tmp_path / "cache" / "probe").rglob("*.json"))) == 1
+
+
+def test_a_failed_probe_is_not_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import media.probe as mp
+
+    monkeypatch.setattr(mp, "RACY_NS", 0)
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(b"\x00not a video at all" * 100)
+    for _ in range(2):
+        mp._probe_cached.cache_clear()
+        with pytest.raises(CorruptMedia, match="cannot be read as media"):
+            probe(bad)

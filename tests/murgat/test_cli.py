@@ -58,3 +58,28 @@ def test_validate_checks_durations(tmp_path: Path, capsys, example_media: Path) 
 def test_console_script_entry_point() -> None:
     out = subprocess.run([sys.executable, "-m", "murgat", "--version"], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == f"murgat {__version__}"
+
+
+def test_program_exit_flushes_output_runs_exit_handlers_and_keeps_the_status(tmp_path: Path) -> None:
+    """``murgat`` leaves with os._exit after main returns (skipping the ~0.1 s teardown): a
+    large JSON document on a pipe still arrives whole, atexit handlers and non-daemon threads
+    still finish, and the exit status is main's."""
+    text = " ".join(f"Sentence {k} happens (visual, 0:{k % 60:02d})." for k in range(3000))
+    out = subprocess.run([sys.executable, "-m", "murgat", "citations", text, "--json"], capture_output=True, text=True)
+    assert out.returncode == 0 and len(out.stdout) > 200_000  # far more than a pipe buffer
+    assert len(json.loads(out.stdout)["sentences"]) == 3000
+    bad = subprocess.run([sys.executable, "-m", "murgat", "validate", str(tmp_path / "none.jsonl")],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "none.jsonl" in bad.stderr
+    marker = tmp_path / "thread-finished"
+    script = (
+        "import atexit, sys, threading, time\n"
+        "from murgat.cli import run\n"
+        "atexit.register(lambda: print('exit handler ran', file=sys.stderr))\n"
+        f"threading.Thread(target=lambda: (time.sleep(0.3), open({str(marker)!r}, 'w').close())).start()\n"
+        "sys.argv = ['murgat', 'citations', 'He waves (visual, 0:01).']\n"
+        "run()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0 and "exit handler ran" in done.stderr and marker.exists()
+    assert "visual" in done.stdout

@@ -119,3 +119,16 @@ async def test_lean_client_sends_the_same_body_as_the_httpx_path() -> None:
                                   "client": "sdk"}, http_client=wire.client())
     await via_httpx.generate(req())
     assert sent_lean == wire.bodies()[0]
+
+
+def test_scoring_starts_without_decoders_or_rich() -> None:
+    """The first requests of a run are text-only: loading the CLI and the scoring pipeline must
+    not import numpy, Pillow, decord, rich or filelock (~0.15 s before the first request)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, murgat.cli as c; c.build_parser(); import murgat.pipeline.runner, murgat.pipeline.stages, "
+            "murgat.judges.replay, media.evidence, media.probe\n"
+            "print(sorted(m for m in ('numpy', 'PIL', 'decord', 'rich', 'filelock') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
