@@ -48,11 +48,8 @@ def build(tmp: Path, n: int) -> tuple[Path, Path]:
 def score(inp: Path, cas: Path, out: Path, cache: Path, conc: int, delay: float) -> tuple[float, dict]:
     cmd = [sys.executable, "-m", "murgat", "score", str(inp), "--media-root", str(MEDIA), "--judge", f"replay:{cas}",
            "-J", f"delay_s={delay}", "--out", str(out), "--cache", str(cache), "--concurrency", str(conc), "--quiet", "--json"]
-    # an installed murgat runs from byte-code caches; the warm-up run writes them, unless the
-    # shell forbids it (PYTHONDONTWRITEBYTECODE would make every run compile ~300 modules again)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
     return time.perf_counter() - t0, json.loads(proc.stdout)
 
 
@@ -62,6 +59,9 @@ def main() -> None:
     ap.add_argument("--delay", type=float, default=0.3)
     ap.add_argument("--levels", default="1,8,32")
     args = ap.parse_args()
+    # an installed murgat runs from byte-code caches, which the warm-up run writes unless the
+    # shell forbids it: PYTHONDONTWRITEBYTECODE would make every timed run compile ~300 modules
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     rows = []
     with tempfile.TemporaryDirectory() as td:
         tmp = Path(td)

@@ -257,7 +257,10 @@ class Judge(ABC):
             try:
                 # an attempt never runs past the request's overall deadline
                 budget = min(cfg.timeout_s, max(0.001, deadline - time.monotonic()))
-                ans = await asyncio.wait_for(self._call(req), timeout=budget)
+                # asyncio.timeout runs the call in this task; wait_for (3.11) wrapped it in a new
+                # task that started one loop turn later, on every call
+                async with asyncio.timeout(budget):
+                    ans = await self._call(req)
             except Exception as exc:
                 err = self.classify(exc)
                 last = err

@@ -209,10 +209,8 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
     import sqlite3
 
     from murgat.cliutil import failure_code
-    from murgat.console import console
     from murgat.judges import make_judge
     from murgat.judges.cache import ResponseCache
-    from murgat.pipeline.report import print_summary
     from murgat.pipeline.rundir import RunConfigMismatch, RunDir
     from murgat.pipeline.runner import summarize_run
     from murgat.pipeline.stages import Judges
@@ -324,6 +322,9 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
     if args.json:
         print(summary.model_dump_json(indent=2))
     else:
+        from murgat.console import console
+        from murgat.pipeline.report import print_summary
+
         print_summary(summary, [r for r in results if r.id in set(order[:50])][:50],
                       f"MURGAT-S ({cfg.precision_mode} precision) — {rundir.path}", console())
     cache.close()
