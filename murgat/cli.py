@@ -259,4 +259,3 @@ def run() -> NoReturn:
     except (OSError, ValueError):
         code = code or 120  # the status Python itself exits with when stdout cannot be flushed
     os._exit(code)
-
