@@ -38,12 +38,16 @@ def cache_root() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "murgat" / "cache"
 
 
+def stat_identity(st: os.stat_result) -> tuple[int, ...]:
+    """Device, inode, size, modification and change times (ns): any write to the file changes
+    the change time, which a user cannot set back."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
 def file_digest(path: str | os.PathLike[str]) -> str:
-    """SHA-256 of the file's bytes (memoised in this process per file identity: device, inode,
-    size, modification and change times — one ``stat``, no path resolution, which cost a
-    ``lstat`` per path component on every call)."""
-    st = os.stat(path)
-    memo = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    """SHA-256 of the file's bytes (memoised in this process per :func:`stat_identity` — one
+    ``stat``, no path resolution, which cost a ``lstat`` per path component on every call)."""
+    memo = stat_identity(os.stat(path))
     with _DIGEST_LOCK:
         if memo in _DIGESTS:
             return _DIGESTS[memo]

@@ -35,6 +35,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from media.cache import default_cache, make_key, stat_identity
 from media.errors import CorruptMedia, MediaNotFound, ToolMissing, UnsupportedCodec
 from media.singleflight import lock_for
 
@@ -144,7 +145,7 @@ def probe(path: str | os.PathLike[str]) -> ProbeResult:
     if not stat.S_ISREG(st.st_mode):
         raise MediaNotFound(str(p), "not a regular file")
     real = _real(str(p))
-    ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    ident = stat_identity(st)
     with lock_for(("probe", real)):  # single-flight: one ffprobe per file even when many items start together
         return _probe_cached(real, ident)
 
@@ -162,8 +163,6 @@ def _tool_identity(tool: str) -> str:
 
 def _ffprobe_json(path: str, ident: tuple[int, ...]) -> dict[str, Any]:
     """ffprobe's JSON for ``path``: from the media cache when this exact file was probed before."""
-    from media.cache import default_cache, make_key
-
     tool = _tool("ffprobe")
     cache = default_cache()
     key = make_key("probe", "stat:" + ":".join(map(str, ident)), path=path, tool=_tool_identity(tool), v=1)

@@ -78,15 +78,16 @@ class ReplayJudge(Judge):
                 self.by_key[rec["key"]] = rec
             if "match" in rec:
                 m = rec["match"]
-                self.by_match[match_key(m["task"], m.get("inputs", {}))] = rec
-                lines = self.partial.setdefault(m["task"], [])
-                lines.append((m.get("inputs", {}), rec))
-                texts = sorted(k for k, v in lines[-1][0].items() if isinstance(v, str))
+                task, inputs = m["task"], m.get("inputs", {})
+                self.by_match[match_key(task, inputs)] = rec
+                lines = self.partial.setdefault(task, [])
+                lines.append((inputs, rec))
+                texts = sorted(k for k, v in inputs.items() if isinstance(v, str))
                 if texts:
-                    by_value = self._partial_index.setdefault(m["task"], {}).setdefault(texts[0], {})
-                    by_value.setdefault(lines[-1][0][texts[0]], []).append(len(lines) - 1)
+                    by_value = self._partial_index.setdefault(task, {}).setdefault(texts[0], {})
+                    by_value.setdefault(inputs[texts[0]], []).append(len(lines) - 1)
                 else:
-                    self._partial_rest.setdefault(m["task"], []).append(len(lines) - 1)
+                    self._partial_rest.setdefault(task, []).append(len(lines) - 1)
         self.served = 0
 
     def lookup(self, req: JudgeRequest) -> dict[str, Any]:
