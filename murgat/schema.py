@@ -171,6 +171,8 @@ class ResponseResult(_Model):
     cache_hits: int = Field(default=0, description="requests answered from the SQLite response cache")
     deduplicated: int = Field(default=0, description="requests answered by an identical request of the same run")
     meta: dict[str, Any] = Field(default_factory=dict)
+    input_digest: str | None = Field(
+        default=None, description="digest of what was scored (item fields + media content); an edited item is rescored")
 
 
 class Interval(_Model):

@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 import prompts
 from media.errors import MediaError, MediaNotFound
 from media.probe import probe
+from murgat.answers import is_correct
 from murgat.citations import format_time
 from murgat.inputs import MediaOutsideRoot, resolve_media
 from murgat.judges.base import Judge
@@ -182,8 +183,9 @@ async def run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, s
     text, option = assemble(api, trace.returned, len(item.options or []) or 10)
     record["response"] = text
     record["predicted_option"] = option
-    if item.gold and len(item.gold.strip()) == 1:
-        record["correct"] = option == item.gold.strip().upper()
+    correct = is_correct(option, item.gold, item.options)
+    if correct is not None:
+        record["correct"] = correct
     record["program_status"] = trace.status
     if trace.status == "ok" and option is None and item.options:
         trace.status = "no_answer"

@@ -72,15 +72,21 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
     except (InputError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    from murgat.engine.preflight import BadMediaRoot, check_media_root
+
+    try:
+        check_media_root(args.media_root)
+    except BadMediaRoot as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     out = Path(args.out)
     lock = take_output(out)
     if lock is None:
         return 2
     try:
-        if args.overwrite:
-            for name in ("results.jsonl", "summary.json", "config.json"):
-                (out / name).unlink(missing_ok=True)
         rundir = RunDir(out, record=FaithResult)
+        if args.overwrite:
+            rundir.reset()
         cache = ResponseCache(Path(args.cache) if args.cache else out / "cache.sqlite")
         for note in rundir.notices + cache.notices:
             print(f"warning: {note}", file=sys.stderr)
@@ -95,7 +101,7 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
                        "granularity": args.granularity, "segmentation": args.segmentation, "evidence": cfg.evidence.model_dump(),
                        "generate": cfg.generate.cache_fields()}
         try:
-            rundir.check_config(fingerprint, {**fingerprint, "input": str(args.input)})
+            rundir.check_config(fingerprint, {**fingerprint, "input": str(args.input)}, kind="faithfulness")
         except RunConfigMismatch as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -124,7 +130,7 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
                     raise
                 return code
         ids = {i.id for i in items}
-        results = [r for r in rundir.latest_results() if r.id in ids]
+        results = rundir.latest_results(want=ids, order=[i.id for i in items])
         doc = summarize_faithfulness(results, args.bootstrap, args.seed)
         doc["this_invocation"] = ray_counts if ray_counts is not None else {
             **judge.stats.model_dump(), "requests": pool.requests, "deduplicated": pool.deduplicated}
@@ -139,7 +145,7 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
         cache.close()
         from murgat.viewer.steps import faithfulness_report
 
-        faithfulness_report(out / "report.html", rundir.latest_results(want=ids), doc, args.media_root)
+        faithfulness_report(out / "report.html", results, doc, args.media_root)
         if args.json:
             print(json.dumps(doc, indent=2, sort_keys=True))
         else:

@@ -60,6 +60,7 @@ class FaithResult(BaseModel):
     n_judge_errors: int = 0
     undetermined_causes: dict[str, int] = Field(default_factory=dict)
     meta: dict[str, Any] = Field(default_factory=dict)
+    input_digest: str | None = Field(default=None, description="digest of what was labelled; an edited item is redone")
 
 
 def tally(result: FaithResult) -> FaithResult:

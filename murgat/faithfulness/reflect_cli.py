@@ -19,6 +19,7 @@ from typing import Any
 
 
 async def _reflect_all(args: argparse.Namespace, items: list[Any], out: Path) -> dict[str, Any]:
+    from murgat.answers import is_correct
     from murgat.faithfulness.cli import _config
     from murgat.faithfulness.label import Labeller
     from murgat.faithfulness.metric import paired_ratio_diff, ratio_ci
@@ -31,7 +32,6 @@ async def _reflect_all(args: argparse.Namespace, items: list[Any], out: Path) ->
     from murgat.judges import make_judge, parse_options
     from murgat.judges.cache import ResponseCache
     from murgat.metric import paired_bootstrap_diff
-    from murgat.pipeline.runner import gold_letter
     from murgat.pipeline.stages import CallPool
     from murgat.text import preprocess
 
@@ -89,7 +89,6 @@ async def _reflect_all(args: argparse.Namespace, items: list[Any], out: Path) ->
             trace, final_steps, _answer = await reflector.run(item.id, original, ctx, item.question or "",
                                                              list(item.options or []))
             after = tally(FaithResult(id=item.id, steps=final_steps))
-            gl = gold_letter(item)
             fpre = preprocess(trace.final, len(item.options or []) or 10)
             rec.update(response=trace.final, original_response=original, predicted_option=fpre.option,
                        reflect={"regenerations": trace.regenerations, "unresolved": trace.unresolved,
@@ -99,11 +98,11 @@ async def _reflect_all(args: argparse.Namespace, items: list[Any], out: Path) ->
                               "undetermined": before.n_undetermined},
                    "after": {"perception": after.n_perception, "unfaithful": after.n_unfaithful,
                              "undetermined": after.n_undetermined},
-                   "correct_before": None if gl is None else pre.option == gl,
-                   "correct_after": None if gl is None else fpre.option == gl,
+                   "correct_before": is_correct(pre.option, item.gold, item.options),
+                   "correct_after": is_correct(fpre.option, item.gold, item.options),
                    "calls_before_labelling": n_before_calls, "extra_calls": trace.calls,
                    "cost_usd": sum(c.cost_usd for c in ctx.calls if not c.cached)}
-            if gl is not None:
+            if row["correct_after"] is not None:
                 rec["correct"] = row["correct_after"]
             append_line(traces, dumps(row))
             append_line(resp, dumps(rec))

@@ -8,22 +8,19 @@ error records, judge failures leave steps undetermined (retried with ``--retry-e
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from media.errors import MediaError
-from media.probe import probe
+from murgat.answers import is_correct
+from murgat.engine.folder import RunDir
+from murgat.engine.loop import item_digest, plan, run_items
+from murgat.engine.preflight import ItemMediaError, MediaPlace, open_media
 from murgat.faithfulness.label import Labeller
 from murgat.faithfulness.records import FaithResult, tally
-from murgat.inputs import MediaOutsideRoot, resolve_media
-from murgat.judges.replay import ReplayMiss
 from murgat.pipeline.config import ScoreConfig
-from murgat.pipeline.rundir import RunDir, needs_retry
-from murgat.pipeline.runner import ResultWriter, gold_letter
 from murgat.pipeline.stages import ItemContext
 from murgat.schema import Item
 from murgat.text import preprocess
@@ -34,18 +31,10 @@ log = logging.getLogger("murgat.faithfulness")
 async def item_context(item: Item, cfg: ScoreConfig, media_root: str | Path | None, input_path: str | Path | None,
                        allow_outside_root: bool) -> ItemContext | str:
     """The item's media context, or the error text that makes it an error record."""
-    if item.media is None:
-        return "missing_media: the item names no media file"
     try:
-        path = resolve_media(item, media_root, input_path, allow_outside_root=allow_outside_root)
-    except MediaOutsideRoot as exc:
-        return f"media_outside_root: {exc}"
-    if path is None:
-        return f"missing_media: '{item.media}' not found" + (f" under {media_root}" if media_root else "")
-    try:
-        info = await asyncio.to_thread(probe, path)
-    except MediaError as exc:
-        return f"{exc.kind}: {exc.reason}"
+        path, info = await open_media(item, MediaPlace(media_root, input_path, allow_outside_root))
+    except ItemMediaError as exc:
+        return str(exc)
     return ItemContext(media=Path(path), durations=info.durations(), config=cfg, question=item.question or "")
 
 
@@ -63,9 +52,7 @@ async def process_item(item: Item, labeller: Labeller, cfg: ScoreConfig, segment
         return tally(res)
     pre = preprocess(item.response, len(item.options or []) or 10)
     res.predicted_option = pre.option
-    gl = gold_letter(item)
-    if gl is not None:
-        res.correct = pre.option == gl
+    res.correct = is_correct(pre.option, item.gold, item.options)
     steps, note = await labeller.segment(pre.reasoning, ctx, segmentation)
     if note:
         res.meta["segmentation_note"] = note
@@ -80,38 +67,34 @@ async def process_item(item: Item, labeller: Labeller, cfg: ScoreConfig, segment
     return tally(res)
 
 
+class FaithTask:
+    """``faithfulness``' item task for the engine (:mod:`murgat.engine.loop`)."""
+
+    def __init__(self, labeller: Labeller | None, cfg: ScoreConfig, segmentation: str, place: MediaPlace) -> None:
+        self.labeller, self.cfg, self.segmentation, self.place = labeller, cfg, segmentation, place
+
+    async def run(self, item: Item) -> FaithResult:
+        assert self.labeller is not None
+        return await process_item(item, self.labeller, self.cfg, self.segmentation, media_root=self.place.media_root,
+                                  input_path=self.place.input_path, allow_outside_root=self.place.allow_outside_root)
+
+    def error_record(self, item: Item, error: str) -> FaithResult:
+        return tally(FaithResult(id=item.id, video=item.media, error=error))
+
+    def digest(self, item: Item) -> str:
+        from murgat.pipeline.runner import media_identity
+
+        return item_digest(item, media_identity(item, self.place))
+
+
 async def run_faithfulness(items: Sequence[Item], labeller: Labeller, cfg: ScoreConfig, segmentation: str,
                            rundir: RunDir, *, media_root: str | Path | None, input_path: str | Path | None,
                            item_concurrency: int = 8, retry_errors: bool = False, allow_outside_root: bool = False,
                            on_item: Callable[[FaithResult], None] | None = None) -> list[FaithResult]:
-    done = {r.id for r in rundir.latest_results() if not (retry_errors and needs_retry(r))}
-    sem = asyncio.Semaphore(max(1, item_concurrency))
-    fresh: list[FaithResult] = []
-    writer = ResultWriter(rundir)
-
-    async def one(item: Item) -> None:
-        async with sem:
-            try:
-                res = await process_item(item, labeller, cfg, segmentation, media_root=media_root,
-                                         input_path=input_path, allow_outside_root=allow_outside_root)
-            except ReplayMiss:
-                raise
-            except Exception as exc:
-                log.error("item %s failed: %s", item.id, traceback.format_exc())
-                res = tally(FaithResult(id=item.id, video=item.media, error=f"internal_error: {type(exc).__name__}: {exc}"))
-        await writer.write(res)
-        fresh.append(res)
-        if on_item:
-            on_item(res)
-
-    try:
-        async with asyncio.TaskGroup() as tg:
-            for it in items:
-                if it.id not in done:
-                    tg.create_task(one(it))
-    finally:
-        await writer.close()
-    return fresh
+    """Label the items not yet in ``rundir`` (or edited since) through the engine's one item loop."""
+    task = FaithTask(labeller, cfg, segmentation, MediaPlace(media_root, input_path, allow_outside_root))
+    todo = plan(task, items, rundir, retry_errors).todo
+    return await run_items(task, todo, rundir, concurrency=item_concurrency, on_item=on_item, keep=True)
 
 
 def failure_line(results: Sequence[Any], max_undetermined: float | None) -> str | None:

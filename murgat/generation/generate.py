@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import prompts
+from murgat.answers import is_correct
 from murgat.citations import strip_citations
 from murgat.inputs import MediaOutsideRoot, resolve_media
 from murgat.jsonl import append_line, cut_torn_tail, dumps, read_records
@@ -103,8 +104,9 @@ async def generate_one(judge: Judge, item: Item, media: Path | None, mode: Mode,
         meta["posthoc"] = {"status": "accepted"}
     pre = preprocess(text, len(item.options or []) or 10)
     meta["predicted_option"] = pre.option
-    if item.gold and len(item.gold.strip()) == 1:
-        meta["correct"] = pre.option == item.gold.strip().upper()
+    correct = is_correct(pre.option, item.gold, item.options)
+    if correct is not None:
+        meta["correct"] = correct
     return record_for(item, text, **meta)
 
 

@@ -242,6 +242,15 @@ class ResponseCache:
         with self._lock:
             return int(self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
+    def discard(self, remove_files: bool = False) -> None:
+        """Close; with ``remove_files`` also delete the database and its ``-wal``/``-shm`` files
+        (a run refused before any work must not leave a cache it just created behind)."""
+        self.close()
+        if remove_files:
+            for suffix in ("", "-wal", "-shm"):
+                with contextlib.suppress(OSError):
+                    self.path.with_name(self.path.name + suffix).unlink()
+
     def close(self) -> None:
         if self._closing and self._writer is None and not self._pending:
             return

@@ -180,10 +180,14 @@ def _cmd_score(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.media_root is not None and not Path(args.media_root).is_dir():
-        print(f"warning: --media-root {args.media_root} does not exist or is not a folder; items will be "
-              "recorded as missing media", file=sys.stderr)
+    from murgat.engine.preflight import BadMediaRoot, check_media_root
     from murgat.pipeline.rundir import NotWritable, check_writable_dir
+
+    try:
+        check_media_root(args.media_root)
+    except BadMediaRoot as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
     out = Path(args.out) / ".dry-run" if args.dry_run else Path(args.out)
     try:
@@ -215,11 +219,11 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
     from murgat.pipeline.runner import summarize_run
     from murgat.pipeline.stages import Judges
 
-    if args.overwrite and not args.dry_run:
-        for name in ("results.jsonl", "summary.json", "config.json", "report.html"):
-            (out / name).unlink(missing_ok=True)
     cache_path = Path(args.cache) if args.cache else Path(args.out) / "cache.sqlite"
     rundir = RunDir(out)
+    if args.overwrite and not args.dry_run:
+        rundir.reset()
+    cache_existed = cache_path.exists()
     try:
         cache = ResponseCache(cache_path)
     except sqlite3.Error as exc:
@@ -243,6 +247,7 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
                         decontextualize=judge_for(cfg.judge_decontextualize) if cfg.judge_decontextualize else None)
     except (ValueError, FileNotFoundError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        cache.discard(remove_files=not cache_existed)  # a bad --judge leaves no cache.sqlite(-wal/-shm) behind
         return 2
     if judges.entail.needs_evidence_text or cfg.evidence_text:
         cfg.evidence.text = True
@@ -257,11 +262,22 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
         try:
             rundir.check_config(cfg.scoring_fingerprint(), {
                 **cfg.model_dump(), "input": str(Path(args.input).resolve()),
-                "media_root": str(Path(args.media_root).resolve()) if args.media_root else None}, force=args.overwrite)
+                "media_root": str(Path(args.media_root).resolve()) if args.media_root else None}, force=args.overwrite,
+                kind="score")
         except RunConfigMismatch as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
     ids = {i.id for i in items}
+    from murgat.engine.loop import plan
+    from murgat.engine.preflight import MediaPlace
+    from murgat.pipeline.runner import ScoreTask
+
+    place = MediaPlace(args.media_root, args.input, args.allow_media_outside_root)
+    todo_plan = plan(ScoreTask(cfg, judges, None, place), items, rundir, args.retry_errors)  # type: ignore[arg-type]
+    if todo_plan.n_edited:
+        shown = ", ".join(todo_plan.edited_ids[:5]) + (" …" if todo_plan.n_edited > 5 else "")
+        print(f"note: {todo_plan.n_edited} item(s) changed since they were scored (response, question, options or "
+              f"media): scoring them again ({shown})", file=sys.stderr)
     n_err_kept, n_undet_kept = _earlier_failures(rundir, ids)
     if (n_err_kept or n_undet_kept) and not args.retry_errors:
         print(f"note: keeping {n_err_kept} earlier item(s) with errors and {n_undet_kept} left undetermined by judge "
@@ -279,7 +295,8 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
             return code
     else:
         try:
-            _fresh, pool = asyncio.run(_run_with_progress(items, cfg, judges, rundir, args, con, list(built.values())))
+            _fresh, pool = asyncio.run(_run_with_progress(items, cfg, judges, rundir, args, con, list(built.values()),
+                                                          todo_plan.todo))
         except ExceptionGroup as group:
             code = failure_code(group, f" ({rundir.results_path})")
             if code is None:
@@ -313,9 +330,9 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
         from murgat.scaleout.driver import report_extra
 
         extra["ray"] = report_extra(ray_report)
-    results = rundir.latest_results(slim=True, want=ids)  # summaries need no per-sentence detail
-    summary = summarize_run(rundir, cfg, ids, extra, results)
     order = [i.id for i in items]
+    results = rundir.latest_results(slim=True, want=ids, order=order)  # summaries need no per-sentence detail
+    summary = summarize_run(rundir, cfg, ids, extra, results)
     from murgat.viewer.cli import build_report
 
     build_report([rundir.path], rundir.path / "report.html", copy_media=args.copy_media, with_evidence=args.save_evidence)
@@ -325,10 +342,15 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
         from murgat.console import console
         from murgat.pipeline.report import print_summary
 
-        print_summary(summary, [r for r in results if r.id in set(order[:50])][:50],
+        print_summary(summary, results[:50],
                       f"MURGAT-S ({cfg.precision_mode} precision) — {rundir.path}", console())
     cache.close()
     failed = failure_line(results, args.max_undetermined)
+    from murgat.engine.preflight import missing_hint
+
+    hint = missing_hint([r.error for r in results], place)
+    if hint:
+        print(hint, file=sys.stderr)
     if ray_report is not None and ray_report.lost:
         failed = (failed + "; " if failed else "") + (f"{len(ray_report.lost)} item(s) not scored: their Ray tasks "
                                                       "failed on every attempt (rerun to resume)")
@@ -373,7 +395,7 @@ def score_progress(con: Any, disable: bool = False) -> Any:
                     console=con, disable=disable, expand=True)
 
 
-async def _run_with_progress(items, cfg, judges, rundir, args, con, built):  # type: ignore[no-untyped-def]
+async def _run_with_progress(items, cfg, judges, rundir, args, con, built, todo=None):  # type: ignore[no-untyped-def]
     from murgat.pipeline.runner import run_items
 
     def stats_text() -> str:
@@ -383,7 +405,8 @@ async def _run_with_progress(items, cfg, judges, rundir, args, con, built):  # t
                 f"{sum(s.input_tokens + s.output_tokens for s in st)} · ${sum(s.cost_usd for s in st):.4f}")
 
     progress = score_progress(con, disable=args.quiet or args.json)
-    done_before = len(rundir.finished_ids(args.retry_errors) & {i.id for i in items})
+    done_before = len(items) - len(todo) if todo is not None else len(
+        rundir.finished_ids(args.retry_errors) & {i.id for i in items})
     with progress:
         task = progress.add_task("items", total=len(items), completed=done_before, stats=stats_text())
 
@@ -398,7 +421,7 @@ async def _run_with_progress(items, cfg, judges, rundir, args, con, built):  # t
                 items, cfg, judges, rundir, media_root=args.media_root, input_path=args.input,
                 item_concurrency=args.item_concurrency or max(4, cfg.generate.concurrency),
                 retry_errors=args.retry_errors, allow_outside_root=args.allow_media_outside_root,
-                on_item=lambda rr: progress.advance(task), keep_results=False,
+                on_item=lambda rr: progress.advance(task), keep_results=False, todo=todo,
             )
         finally:
             tick.cancel()

@@ -9,17 +9,17 @@ undetermined (reported apart); a replay cassette miss stops the run loudly.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from media.errors import MediaError
 from media.probe import probe
-from murgat.inputs import MediaOutsideRoot, resolve_media
-from murgat.judges.replay import ReplayMiss
+from murgat.answers import is_correct
+from murgat.engine.loop import item_digest, plan
+from murgat.engine.loop import run_items as engine_run
+from murgat.engine.preflight import ItemMediaError, MediaPlace, open_media, resolve
 from murgat.metric import FactScore, ResponseFigures, score_response, summarize_results
 from murgat.pipeline.config import ScoreConfig
 from murgat.pipeline.rundir import RunDir
@@ -39,25 +39,6 @@ from murgat.schema import AtomicFact, FactVerdict, Item, ResponseResult, RunSumm
 from murgat.text import preprocess
 
 log = logging.getLogger("murgat.score")
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-
-def gold_letter(item: Item) -> str | None:
-    """The gold option letter, from a letter or from the text of one of the options."""
-    g = (item.gold or "").strip()
-    if not g:
-        return None
-    if len(g) == 1 and g.upper() in LETTERS:
-        return g.upper()
-    m = g.strip("()").strip()
-    if len(m) == 1 and m.upper() in LETTERS:
-        return m.upper()
-    for i, opt in enumerate(item.options or []):
-        if opt.strip().lower() == g.lower():
-            return LETTERS[i]
-    return None
-
-
 async def _text_channels(ctx: ItemContext, cfg: ScoreConfig, need: bool) -> None:
     if not need:
         return
@@ -109,21 +90,10 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
     if extra.get("generation_error"):
         rr.error = f"generation_failed: {extra['generation_error']}"
         return rr
-    if item.media is None:
-        rr.error = "missing_media: the item names no media file"
-        return rr
     try:
-        path = resolve_media(item, media_root, input_path, allow_outside_root=allow_outside_root)
-    except MediaOutsideRoot as exc:
-        rr.error = f"media_outside_root: {exc}"
-        return rr
-    if path is None:
-        rr.error = f"missing_media: '{item.media}' not found" + (f" under {media_root}" if media_root else "")
-        return rr
-    try:
-        info = await asyncio.to_thread(probe, path)
-    except MediaError as exc:
-        rr.error = f"{exc.kind}: {exc.reason}"
+        path, info = await open_media(item, MediaPlace(media_root, input_path, allow_outside_root))
+    except ItemMediaError as exc:
+        rr.error = str(exc)
         return rr
     if len(item.response) > cfg.max_response_chars:
         rr.error = (f"response_too_long: {len(item.response):,} characters, over --max-response-chars "
@@ -133,9 +103,7 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
     pre = preprocess(item.response, n_opt)
     rr.answer = pre.answer or None
     rr.predicted_option = pre.option
-    gl = gold_letter(item)
-    if gl is not None:
-        rr.correct = pre.option == gl
+    rr.correct = is_correct(pre.option, item.gold, item.options)
     if not item.response.strip():
         rr.meta["note"] = "empty response"
     ctx = ItemContext(media=path, durations=info.durations(), config=cfg, question=item.question or "", _info=info)
@@ -247,6 +215,34 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
     return rr
 
 
+class ScoreTask:
+    """``score``'s item task for the engine (:mod:`murgat.engine.loop`)."""
+
+    def __init__(self, cfg: ScoreConfig, judges: Judges, pool: CallPool, place: MediaPlace) -> None:
+        self.cfg, self.judges, self.pool, self.place = cfg, judges, pool, place
+
+    async def run(self, item: Item) -> ResponseResult:
+        return await process_item(item, self.cfg, self.judges, self.pool, self.place.media_root, self.place.input_path,
+                                  self.place.allow_outside_root)
+
+    def error_record(self, item: Item, error: str) -> ResponseResult:
+        return ResponseResult(id=item.id, video=item.media, gold=item.gold, error=error)
+
+    def digest(self, item: Item) -> str:
+        return item_digest(item, media_identity(item, self.place))
+
+
+def media_identity(item: Item, place: MediaPlace) -> str:
+    """The media file's content digest (memoised by stat identity), or why there is none: a
+    replaced video makes the item's digest change, so its old record is not kept."""
+    from media.cache import file_digest
+
+    try:
+        return file_digest(resolve(item, place))
+    except (ItemMediaError, OSError) as exc:
+        return f"unavailable: {str(exc).split(':', 1)[0]}"
+
+
 async def run_items(
     items: Sequence[Item],
     cfg: ScoreConfig,
@@ -260,87 +256,16 @@ async def run_items(
     allow_outside_root: bool = False,
     on_item: Callable[[ResponseResult], None] | None = None,
     keep_results: bool = True,
+    todo: Sequence[Item] | None = None,
 ) -> tuple[list[ResponseResult], CallPool]:
-    """Score the items not yet in ``rundir`` and append each result as it finishes.
-
-    A failure to append a result (:class:`~murgat.jsonl.ResultsWriteError`) stops the run:
-    what was written stays intact, and the caller reports it.
-    """
-    done = rundir.finished_ids(retry_errors)
-    todo = [it for it in items if it.id not in done]
+    """Score the items not yet in ``rundir`` (or edited since) through the engine's one item loop;
+    ``todo``: the items to do when the caller already planned (:func:`murgat.engine.loop.plan`)."""
     pool = CallPool()
-    fresh: list[ResponseResult] = []
-    writer = ResultWriter(rundir)
-
-    async def one(item: Item) -> None:
-        try:
-            rr = await process_item(item, cfg, judges, pool, media_root, input_path, allow_outside_root)
-        except ReplayMiss:
-            raise
-        except Exception as exc:
-            log.error("item %s failed: %s", item.id, traceback.format_exc())
-            rr = ResponseResult(id=item.id, video=item.media, gold=item.gold,
-                                error=f"internal_error: {type(exc).__name__}: {exc}")
-        await writer.write(rr)  # durable before the item counts as done
-        if keep_results:
-            fresh.append(rr)
-        if on_item:
-            on_item(rr)
-
-    queue = iter(todo)
-
-    async def worker() -> None:
-        # a fixed set of workers pulls items: 10,000 items never mean 10,000 waiting tasks
-        for it in queue:
-            await one(it)
-
-    try:
-        async with asyncio.TaskGroup() as tg:
-            for _ in range(min(len(todo), max(1, item_concurrency))):
-                tg.create_task(worker())
-    finally:
-        await writer.close()
+    task = ScoreTask(cfg, judges, pool, MediaPlace(media_root, input_path, allow_outside_root))
+    if todo is None:
+        todo = plan(task, items, rundir, retry_errors).todo
+    fresh = await engine_run(task, todo, rundir, concurrency=item_concurrency, on_item=on_item, keep=keep_results)
     return fresh, pool
-
-
-class ResultWriter:
-    """The one task that appends finished items: each batch waiting in the queue is written with
-    one write + fsync in a worker thread (never on the event loop), then its items are released."""
-
-    def __init__(self, rundir: RunDir) -> None:
-        self.rundir = rundir
-        self.queue: asyncio.Queue[tuple[Any, asyncio.Future[None]]] = asyncio.Queue()
-        self.task = asyncio.create_task(self._run())
-        self.writes = 0
-
-    async def write(self, result: Any) -> None:
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        await self.queue.put((result, fut))
-        await fut
-
-    async def _run(self) -> None:
-        while True:
-            batch = [await self.queue.get()]
-            while not self.queue.empty():
-                batch.append(self.queue.get_nowait())
-            try:
-                await asyncio.to_thread(self.rundir.append_many, [r for r, _ in batch])
-                self.writes += 1
-            except BaseException as exc:
-                for _, fut in batch:
-                    if not fut.done():
-                        fut.set_exception(exc)
-                if not isinstance(exc, Exception):
-                    raise
-                continue
-            for _, fut in batch:
-                if not fut.done():
-                    fut.set_result(None)
-
-    async def close(self) -> None:
-        self.task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self.task
 
 
 def summarize_run(

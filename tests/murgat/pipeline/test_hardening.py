@@ -158,12 +158,25 @@ def test_judge_outage_items_are_retried_with_retry_errors_and_exit_status_says_s
         assert len(res) == 2 and all(r.case == "scored" and r.scores.murgat_s == 1.0 for r in res)
 
 
-def test_every_item_in_error_exits_non_zero_and_missing_media_root_warns(tmp_path, capsys) -> None:
+def test_missing_media_root_exits_2_before_any_work(tmp_path, capsys) -> None:
+    """#21: a --media-root that does not exist is a settings error (exit 2), found before any work."""
     inp = _inputs(tmp_path, [{"id": "a", "media": "friday.mp4", "response": "Hi (audio, 0:01)."}])
     code = _score(inp, tmp_path / "run", "embedded", tmp_path / "no-such-folder")
     cap = capsys.readouterr()
-    assert code == 1 and "--media-root" in cap.err and "does not exist" in cap.err
-    assert cap.err.strip().splitlines()[-1].startswith("FAILED: 1 of 1 item(s) ended in an error (missing_media: 1)")
+    assert code == 2 and "--media-root" in cap.err and "does not exist" in cap.err
+    assert not (tmp_path / "run" / "results.jsonl").exists()
+
+
+def test_every_item_in_error_exits_non_zero_and_says_where_murgat_looked(tmp_path, capsys) -> None:
+    inp = _inputs(tmp_path, [{"id": "a", "media": "friday.mp4", "response": "Hi (audio, 0:01)."}])
+    empty = tmp_path / "empty-media"
+    empty.mkdir()
+    code = _score(inp, tmp_path / "run", "embedded", empty)
+    cap = capsys.readouterr()
+    assert code == 1
+    lines = cap.err.strip().splitlines()
+    assert lines[-1].startswith("FAILED: 1 of 1 item(s) ended in an error (missing_media: 1)")
+    assert f"looked in {empty}" in lines[-2] and "--media-root" in lines[-2]
 
 
 def test_max_undetermined_share(tmp_path, example_media, capsys) -> None:

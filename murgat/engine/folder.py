@@ -1,0 +1,374 @@
+"""The run folder every command writes: ``config.json``, ``results.jsonl``, ``cache.sqlite``,
+``summary.json``, ``report.html``.
+
+What a folder holds is named by its ``kind`` (``score``, ``faithfulness``, ``reflect``,
+``program``, ``generate``, ``sweep``), written in ``config.json`` next to the settings
+fingerprint; ``view`` and ``summarize`` dispatch on it (:func:`read_kind` also recognises
+folders written before the kind was recorded). ``config.json`` is written atomically
+(temporary file, then ``os.replace``); a folder whose fingerprint differs from the settings
+of this invocation is refused (:class:`RunConfigMismatch`) unless ``--overwrite``
+(:meth:`RunFolder.reset`) starts it again.
+
+Each record may carry ``input_digest``: a digest of what was scored (the item's response,
+question, options, media identity). A record whose digest differs from the item's digest
+now is stale — the input was edited — and the item is done again (the engine counts them);
+records written before digests existed have none and are kept.
+
+``results.jsonl`` is append-only: each finished item is one line, written with a single
+``write`` then ``flush`` + ``fsync``, so a crash loses at most the items in flight. On
+open, a torn last line (a crash mid-write) is cut off, and any other line that does not
+decode as a result (a disk fault, a hand edit) is moved to ``results.corrupt.jsonl`` with
+a notice; those items are scored again. Re-running the same command skips every id
+already in the file. One process at a time holds the folder (:class:`~murgat.runlock.RunLock`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import tempfile
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from murgat.jsonl import BadLine, ResultsWriteError, append_lines, cut_torn_tail, dumps, loads_line, quarantine_lines
+from murgat.schema import ResponseResult, RunSummary
+
+#: what a run folder can hold; ``config.json`` says which
+KINDS = ("score", "faithfulness", "reflect", "program", "generate", "sweep", "ground")
+
+
+class RunConfigMismatch(RuntimeError):
+    """The run folder was made with settings that change scores; refuse to mix them."""
+
+
+class NotWritable(RuntimeError):
+    """An output location cannot be written; raised before any work starts."""
+
+
+def check_writable_dir(path: str | os.PathLike[str], what: str) -> None:
+    """Create ``path`` if needed and prove a file can be written in it, or raise :class:`NotWritable`."""
+    p = Path(path)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".write-test-", dir=p)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as exc:
+        reason = "read-only file system" if exc.errno == errno.EROFS else (exc.strerror or str(exc))
+        raise NotWritable(f"cannot write to {what} {p}: {reason}") from None
+
+
+def canonical_json(value: Any) -> Any:
+    """JSON values only, with sets turned into sorted lists (no Python reprs on disk)."""
+    if isinstance(value, dict):
+        return {str(k): canonical_json(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, set | frozenset):
+        return sorted(canonical_json(v) for v in value)
+    if isinstance(value, list | tuple):
+        return [canonical_json(v) for v in value]
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    if isinstance(value, Path):
+        return str(value)
+    return str(value)
+
+
+class RunFolder:
+    """One run folder. ``repair=True`` (the lock holder, i.e. ``score``) cuts a torn tail and
+    moves corrupt lines aside; readers such as ``summarize`` pass ``repair=False`` and only
+    skip such lines, because a live run may be writing the file at that moment."""
+
+    def __init__(self, path: str | Path, repair: bool = True, record: type[Any] | None = ResponseResult,
+                 results: str | Path = "results.jsonl") -> None:
+        self.path = Path(path)
+        self.repair = repair
+        #: the record model (pydantic); ``None`` keeps records as JSON objects (``generate``'s responses)
+        self.record = record
+        self._results = self.path / results
+        if repair:
+            self.path.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self.notices: list[str] = []
+        self._slim: list[Any] = []
+        self._slim_stamp: tuple[int, int] | None = (-1, -1)
+        self._last_line: dict[str, int] = {}  # id -> line of its latest record, from the slim scan
+        if repair:
+            cut_torn_tail(self.results_path)
+        self.load_results(slim=True)
+
+    @property
+    def results_path(self) -> Path:
+        return self._results
+
+    @property
+    def corrupt_path(self) -> Path:
+        return self._results.with_name(self._results.stem + ".corrupt.jsonl")
+
+    @property
+    def cache_path(self) -> Path:
+        return self.path / "cache.sqlite"
+
+    def _scan(self, slim: bool = False, want: set[str] | None = None, lines: bool = False) -> Any:
+        """Load every result (one line at a time); lines that do not decode are moved aside (once)
+        with a notice. ``slim`` drops the per-sentence detail (what summaries need, at a fraction
+        of the memory); ``want`` keeps only those ids."""
+        out: list[Any] = []
+        bad: list[BadLine] = []
+        last: dict[str, int] = {}
+        if self.results_path.exists():
+            with open(self.results_path, encoding="utf-8", newline="") as f:
+                for lineno, line in enumerate(_lines(f), 1):
+                    if not line.strip():
+                        continue
+                    try:
+                        rec = loads_line(line)
+                    except ValueError as exc:
+                        bad.append(BadLine(lineno, line, str(exc)))
+                        continue
+                    if want is not None and isinstance(rec, dict) and str(rec.get("id")) not in want:
+                        continue
+                    if slim and isinstance(rec, dict):
+                        rec.pop("sentences", None)
+                        rec.pop("steps", None)
+                    try:
+                        out.append(self._validate(rec))
+                        last[_id_of(out[-1])] = lineno
+                    except ValidationError as exc:
+                        bad.append(BadLine(lineno, json.dumps(rec, ensure_ascii=False),
+                                           f"not a result record ({exc.errors()[0]['msg']})"))
+                    except ValueError as exc:
+                        bad.append(BadLine(lineno, json.dumps(rec, ensure_ascii=False), str(exc)))
+        if bad and not self.repair:
+            if not self.notices:
+                self.notices.append(f"{self.results_path}: {len(bad)} line(s) that are not results were skipped "
+                                    f"(line {bad[0].lineno}: {bad[0].reason})")
+        elif bad:
+            quarantine_lines(self.results_path, bad, self.corrupt_path)
+            where = ", ".join(str(b.lineno) for b in bad[:10]) + (" …" if len(bad) > 10 else "")
+            self.notices.append(
+                f"{self.results_path}: {len(bad)} corrupt line(s) (line {where}: {bad[0].reason}) moved to "
+                f"{self.corrupt_path.name}; those items will be scored again"
+            )
+        return (out, last) if lines else out
+
+    def iter_latest(self, want: set[str]) -> Iterator[Any]:
+        """Full records of the ``want`` ids (the latest of each), one at a time in file order.
+
+        The viewer of a 10,000-item run shows thousands of items in full detail; holding them all
+        as records doubled the run's peak memory. One pass, nothing kept but the current record."""
+        self.load_results(slim=True)  # refreshes the id -> latest line map if the file changed;
+        self.load_results(slim=True)  # again, in case that scan moved corrupt lines aside
+        lines = {n for i, n in self._last_line.items() if i in want}
+        if not lines or not self.results_path.exists():
+            return
+        with open(self.results_path, encoding="utf-8", newline="") as f:
+            for lineno, line in enumerate(_lines(f), 1):
+                if lineno not in lines:
+                    continue
+                try:
+                    yield self._validate(loads_line(line))
+                except (ValueError, ValidationError):
+                    continue  # the slim scan already reported (or moved aside) this line
+
+    def _validate(self, rec: Any) -> Any:
+        if self.record is None:
+            if not isinstance(rec, dict) or rec.get("id") in (None, ""):
+                raise ValueError("not a record (a JSON object with an id)")
+            rec["id"] = str(rec["id"])
+            return rec
+        return self.record.model_validate(rec)
+
+    @property
+    def config_path(self) -> Path:
+        return self.path / "config.json"
+
+    def reset(self) -> None:
+        """``--overwrite``: forget the earlier run (records, config, summary, report). The response
+        cache stays: answers already paid for are still valid for the new settings' requests."""
+        for p in (self.results_path, self.corrupt_path, self.config_path, self.path / "summary.json",
+                  self.path / "report.html"):
+            p.unlink(missing_ok=True)
+        self._slim_stamp = (-1, -1)
+        self._slim, self._last_line = [], {}
+
+    def check_config(self, fingerprint: dict[str, Any], full: dict[str, Any], force: bool = False,
+                     kind: str | None = None) -> None:
+        cfg = self.config_path
+        fingerprint = canonical_json(fingerprint)
+        if cfg.exists() and not force:
+            try:
+                doc = json.loads(cfg.read_text(encoding="utf-8"))
+                old = doc.get("fingerprint")
+                old_kind = doc.get("kind")
+            except (OSError, ValueError, AttributeError):
+                old, old_kind = None, None
+                self.notices.append(f"{cfg}: unreadable; written again")
+            if kind is not None and old_kind is not None and old_kind != kind:
+                raise RunConfigMismatch(f"{self.path} holds a '{old_kind}' run, not '{kind}'; use a new --out folder")
+            if old is not None and old != fingerprint:
+                changed = sorted(k for k in set(old) | set(fingerprint) if old.get(k) != fingerprint.get(k))
+                raise RunConfigMismatch(
+                    f"{self.path} holds a run with different scoring settings ({', '.join(changed)}); "
+                    "use a new --out folder, or --overwrite to start again"
+                )
+        doc = {"fingerprint": fingerprint, "config": canonical_json(full)}
+        if kind is not None:
+            doc["kind"] = kind
+        write_atomic(cfg, json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
+
+    def load_results(self, slim: bool = False, want: set[str] | None = None) -> list[Any]:
+        if not (slim and want is None):
+            return self._scan(slim, want)
+        # a resumed run asks for the finished items several times before it starts (open,
+        # earlier failures, progress, the runner): one scan serves them while the file is unchanged
+        try:
+            st = self.results_path.stat()
+            stamp: tuple[int, int] | None = (st.st_size, st.st_mtime_ns)
+        except FileNotFoundError:
+            stamp = None
+        if stamp is None or stamp != self._slim_stamp:
+            self._slim, self._last_line = self._scan(slim=True, lines=True)
+            self._slim_stamp = stamp
+        return list(self._slim)
+
+    def finished_ids(self, retry_errors: bool = False) -> set[str]:
+        return {_id_of(r) for r in self.latest_results(slim=True) if not (retry_errors and needs_retry(r))}
+
+    def digests(self) -> dict[str, str | None]:
+        """id → the ``input_digest`` of its latest record (``None``: written before digests existed)."""
+        return {_id_of(r): _get(r, "input_digest") for r in self.latest_results(slim=True)}
+
+    def append(self, result: Any) -> None:
+        self.append_many([result])
+
+    def append_many(self, results: list[Any]) -> None:
+        """Append finished results with one write and one fsync (all or, on a fault, none counted)."""
+        lines = []
+        for result in results:
+            if isinstance(result, ResponseResult) and result.error is not None and result.case != "error":
+                result = result.model_copy(update={"case": "error", "scores": result.scores.model_copy(
+                    update={"coverage": None, "precision": None, "recall": None, "f1": None, "murgat_s": None})})
+            lines.append(dumps(result) if isinstance(result, dict) else result.model_dump_json())
+        with self._lock:
+            append_lines(self.results_path, lines)
+
+    def latest_results(self, slim: bool = False, want: set[str] | None = None,
+                       order: Sequence[str] | None = None) -> list[Any]:
+        """One result per id (the last line wins, so a retried error replaces the old one).
+
+        Records are appended as items finish, so the file's order depends on timing; ``order``
+        (the input's ids) gives every reader the same order whatever the timing was (ids not in
+        it follow, in file order)."""
+        by_id: dict[str, Any] = {}
+        for r in self.load_results(slim, want):
+            by_id[_id_of(r)] = r
+        if order is None:
+            return list(by_id.values())
+        ranked = [by_id.pop(i) for i in dict.fromkeys(order) if i in by_id]
+        return ranked + list(by_id.values())
+
+    def compact(self, order: Sequence[str] | None = None) -> None:
+        """Rewrite the results stream with one record per id in input order (atomic). For streams
+        people read directly (``generate``'s responses file): retried items leave no old lines."""
+        rows = self.latest_results(order=order)
+        write_atomic(self.results_path, "".join(
+            (dumps(r) if isinstance(r, dict) else r.model_dump_json()) + "\n" for r in rows))
+        self._slim_stamp = (-1, -1)
+
+    def write_summary(self, summary: Any) -> Path:
+        p = self.path / "summary.json"
+        text = summary.model_dump_json(indent=2) if hasattr(summary, "model_dump_json") else json.dumps(
+            canonical_json(summary), indent=2, sort_keys=True, ensure_ascii=False)
+        write_atomic(p, text)
+        return p
+
+    def summary(self) -> RunSummary:
+        return RunSummary.model_validate_json((self.path / "summary.json").read_text(encoding="utf-8"))
+
+
+def _lines(f: Any) -> Any:
+    """Lines of an open text file split at ``\n`` only (see :mod:`murgat.jsonl`)."""
+    buf = ""
+    while True:
+        chunk = f.read(1 << 20)
+        if not chunk:
+            break
+        buf += chunk
+        *done, buf = buf.split("\n")
+        for ln in done:
+            yield ln[:-1] if ln.endswith("\r") else ln
+    if buf:
+        yield buf[:-1] if buf.endswith("\r") else buf
+
+
+def _get(r: Any, name: str, default: Any = None) -> Any:
+    return r.get(name, default) if isinstance(r, dict) else getattr(r, name, default)
+
+
+def _id_of(r: Any) -> str:
+    return str(_get(r, "id"))
+
+
+def needs_retry(r: Any) -> bool:
+    """An item ``--retry-errors`` does again: an error record (``error`` or ``generation_error``),
+    or judge errors left it undetermined."""
+    return (_get(r, "error") is not None or bool(_get(r, "generation_error"))
+            or (_get(r, "n_judge_errors", 0) or 0) > 0)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and ``os.replace``: a reader (or a crash)
+    sees the old file or the new one, never half of one. A failure (disk full) leaves the old file
+    and raises :class:`~murgat.jsonl.ResultsWriteError`."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise ResultsWriteError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def read_kind(path: str | Path) -> str | None:
+    """What a run folder holds: ``config.json``'s ``kind``, or (folders from before kinds were
+    recorded) a guess from the files: ``traces.jsonl`` = reflect, a ``program.json`` = program,
+    results with ``steps`` = faithfulness, other results = score. ``None``: not a run folder."""
+    p = Path(path)
+    try:
+        kind = json.loads((p / "config.json").read_text(encoding="utf-8")).get("kind")
+        if kind in KINDS:
+            return str(kind)
+    except (OSError, ValueError, AttributeError):
+        pass
+    if (p / "program.json").exists() or (p / "variants.json").exists():
+        return "program"
+    if (p / "traces.jsonl").exists() and (p / "responses.jsonl").exists():
+        return "reflect"
+    if (p / "sweep.json").exists():
+        return "sweep"
+    res = p / "results.jsonl"
+    if res.exists():
+        with open(res, encoding="utf-8", errors="replace") as f:
+            first = f.readline()
+        return "faithfulness" if '"steps"' in first and '"sentences"' not in first else "score"
+    if (p / "summary.json").exists():
+        try:
+            doc = json.loads((p / "summary.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return "faithfulness" if isinstance(doc, dict) and "upr" in doc else "score"
+    return None
+
+
+#: the name the score command's code has always used
+RunDir = RunFolder

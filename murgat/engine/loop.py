@@ -1,0 +1,188 @@
+"""The one item loop: every command runs its items through :func:`run_items`.
+
+A command says what an item means to it with an :class:`ItemTask` (how to run one item, what
+its error record is, what digest identifies what it worked on); the loop does the rest, the
+same way for every command:
+
+1. **What to do.** Items whose id has no record yet; with ``retry_errors`` also those whose
+   record is an error or was left undetermined by judge errors; and items whose record's
+   ``input_digest`` differs from the item's digest now (the input was edited since: the old
+   record is stale). Records without a digest (written before digests existed) are kept.
+2. **Running.** A fixed set of ``concurrency`` workers pulls items in input order, so 100,000
+   items never mean 100,000 waiting tasks. An exception inside one item becomes that item's
+   error record (``internal_error: …``) and the run goes on — except the ones that must stop
+   a run: a replay cassette miss and a failure to write results.
+3. **Writing.** One writer task appends finished records with one write + fsync per batch
+   (group commit) in a worker thread; an item counts as done only once its line is durable.
+   Records are appended in completion order; readers get input order from
+   :meth:`~murgat.engine.folder.RunFolder.latest_results` (``order=``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from murgat.engine.folder import RunFolder, needs_retry
+from murgat.jsonl import ResultsWriteError
+from murgat.judges.replay import ReplayMiss
+from murgat.schema import Item
+
+log = logging.getLogger("murgat.engine")
+
+#: exceptions that stop a whole run instead of becoming one item's error record
+STOPS_RUN: tuple[type[BaseException], ...] = (ReplayMiss, ResultsWriteError)
+
+
+class ItemTask(Protocol):
+    """What one command does with one item."""
+
+    async def run(self, item: Item) -> Any:
+        """The item's record (a pydantic model or a JSON object with ``id``)."""
+        ...
+
+    def error_record(self, item: Item, error: str) -> Any:
+        """The record of an item that could not be done, ``error`` saying why."""
+        ...
+
+    def digest(self, item: Item) -> str:
+        """What identifies the work done for ``item`` (see :func:`item_digest`)."""
+        ...
+
+
+def item_digest(item: Item, *extra: Any) -> str:
+    """SHA-256 (16 hex digits) of the item as read (every field, extra ones included) plus ``extra``
+    (e.g. the media file's content digest): equal digests mean the same work."""
+    doc = [item.model_dump(mode="json"), [str(e) for e in extra]]
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()[:16]
+
+
+def stamp(record: Any, digest: str) -> Any:
+    """Put ``digest`` into ``record`` as ``input_digest`` (pydantic records that declare it, or dicts)."""
+    if isinstance(record, dict):
+        record["input_digest"] = digest
+    elif "input_digest" in type(record).model_fields:
+        record.input_digest = digest
+    return record
+
+
+@dataclass
+class Plan:
+    """What a run will do, decided before any work (so a command can say it up front)."""
+
+    todo: list[Item]
+    n_done: int = 0
+    n_edited: int = 0
+    n_retried: int = 0
+    edited_ids: list[str] = field(default_factory=list)
+
+
+def plan(task: ItemTask, items: Sequence[Item], folder: RunFolder, retry_errors: bool = False) -> Plan:
+    """Split ``items`` into done and to-do (see the module docstring, step 1)."""
+    latest = {str(r["id"] if isinstance(r, dict) else r.id): r for r in folder.latest_results(slim=True)}
+    todo: list[Item] = []
+    out = Plan(todo=todo)
+    for it in items:
+        rec = latest.get(it.id)
+        if rec is None:
+            todo.append(it)
+            continue
+        old = rec.get("input_digest") if isinstance(rec, dict) else getattr(rec, "input_digest", None)
+        if old is not None and old != task.digest(it):
+            out.n_edited += 1
+            out.edited_ids.append(it.id)
+            todo.append(it)
+        elif retry_errors and needs_retry(rec):
+            out.n_retried += 1
+            todo.append(it)
+        else:
+            out.n_done += 1
+    return out
+
+
+async def run_items(task: ItemTask, todo: Sequence[Item], folder: RunFolder, *, concurrency: int = 8,
+                    on_item: Callable[[Any], None] | None = None, keep: bool = False) -> list[Any]:
+    """Run ``task`` over ``todo`` (see :func:`plan`) and append each record as it finishes.
+
+    Returns the new records when ``keep`` (a 100,000-item run keeps none in memory otherwise).
+    A :data:`STOPS_RUN` exception ends the run (inside an ``ExceptionGroup``); what was written
+    stays intact."""
+    fresh: list[Any] = []
+    writer = ResultWriter(folder)
+
+    async def one(item: Item) -> None:
+        digest = task.digest(item)
+        try:
+            rec = await task.run(item)
+        except STOPS_RUN:
+            raise
+        except Exception as exc:
+            log.error("item %s failed: %s", item.id, traceback.format_exc())
+            rec = task.error_record(item, f"internal_error: {type(exc).__name__}: {exc}")
+        stamp(rec, digest)
+        await writer.write(rec)  # durable before the item counts as done
+        if keep:
+            fresh.append(rec)
+        if on_item:
+            on_item(rec)
+
+    queue = iter(todo)
+
+    async def worker() -> None:
+        for it in queue:
+            await one(it)
+
+    try:
+        async with asyncio.TaskGroup() as tg:
+            for _ in range(min(len(todo), max(1, concurrency))):
+                tg.create_task(worker())
+    finally:
+        await writer.close()
+    return fresh
+
+
+class ResultWriter:
+    """The one task that appends finished records: each batch waiting in the queue is written with
+    one write + fsync in a worker thread (never on the event loop), then its items are released."""
+
+    def __init__(self, folder: RunFolder) -> None:
+        self.folder = folder
+        self.queue: asyncio.Queue[tuple[Any, asyncio.Future[None]]] = asyncio.Queue()
+        self.task = asyncio.create_task(self._run())
+        self.writes = 0
+
+    async def write(self, result: Any) -> None:
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        await self.queue.put((result, fut))
+        await fut
+
+    async def _run(self) -> None:
+        while True:
+            batch = [await self.queue.get()]
+            while not self.queue.empty():
+                batch.append(self.queue.get_nowait())
+            try:
+                await asyncio.to_thread(self.folder.append_many, [r for r, _ in batch])
+                self.writes += 1
+            except BaseException as exc:
+                for _, fut in batch:
+                    if not fut.done():
+                        fut.set_exception(exc)
+                if not isinstance(exc, Exception):
+                    raise
+                continue
+            for _, fut in batch:
+                if not fut.done():
+                    fut.set_result(None)
+
+    async def close(self) -> None:
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.task

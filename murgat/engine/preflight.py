@@ -1,0 +1,86 @@
+"""The one media preflight: find an item's media inside the root, refuse what lies outside it,
+probe it. Every command calls :func:`open_media`; its errors are the item's error record.
+
+Error kinds (the text before the first colon, which summaries count):
+``missing_media`` (no name, or no file under the roots — the message says where murgat
+looked), ``media_outside_root``, and the probe's own kinds (``corrupt_media``, ``no_streams``,
+…). Before any work, :func:`check_media_root` refuses a ``--media-root`` that is not a folder
+(exit 2), and :func:`missing_hint` turns "every item's media is missing" into one line that
+names the folder searched and suggests ``--media-root``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from media.errors import MediaError
+from media.probe import probe
+from murgat.inputs import MediaOutsideRoot, media_roots, resolve_media
+from murgat.schema import Item
+
+
+class ItemMediaError(Exception):
+    """The item's media cannot be used; ``str(exc)`` is its error record's ``error``."""
+
+
+class BadMediaRoot(ValueError):
+    """``--media-root`` names no folder (a settings error: exit 2 before any work)."""
+
+
+@dataclass(frozen=True)
+class MediaPlace:
+    """Where a run's media are looked for (``--media-root``, else the input file's folder)."""
+
+    media_root: str | Path | None = None
+    input_path: str | Path | None = None
+    allow_outside_root: bool = False
+
+    def roots(self) -> list[Path]:
+        return media_roots(self.media_root, self.input_path)
+
+    def where(self) -> str:
+        return ", ".join(str(r) for r in self.roots())
+
+
+def check_media_root(media_root: str | Path | None) -> None:
+    """Raise :class:`BadMediaRoot` when ``--media-root`` is given but is not an existing folder."""
+    if media_root is not None and not Path(media_root).is_dir():
+        raise BadMediaRoot(f"--media-root {media_root} does not exist or is not a folder")
+
+
+def resolve(item: Item, place: MediaPlace) -> Path:
+    """The item's media file, or :class:`ItemMediaError` with the reason."""
+    if not item.media:
+        raise ItemMediaError("missing_media: the item names no media file")
+    try:
+        path = resolve_media(item, place.media_root, place.input_path, allow_outside_root=place.allow_outside_root)
+    except MediaOutsideRoot as exc:
+        raise ItemMediaError(f"media_outside_root: {exc}") from None
+    if path is None:
+        raise ItemMediaError(f"missing_media: '{item.media}' not found (looked in {place.where()})")
+    return path
+
+
+async def open_media(item: Item, place: MediaPlace) -> tuple[Path, Any]:
+    """``(path, probe info)`` of the item's media, or :class:`ItemMediaError`."""
+    path = resolve(item, place)
+    try:
+        info = await asyncio.to_thread(probe, path)
+    except MediaError as exc:
+        raise ItemMediaError(f"{exc.kind}: {exc.reason}") from None
+    return Path(path), info
+
+
+def missing_hint(errors: Sequence[str | None], place: MediaPlace) -> str | None:
+    """One line when media were missing for items of this run, naming where murgat looked."""
+    missing = sum(1 for e in errors if e and e.startswith("missing_media"))
+    if not missing:
+        return None
+    tip = "" if place.media_root is not None else "; pass --media-root FOLDER if the media live elsewhere"
+    if place.media_root is not None and missing == len(errors):
+        tip = "; is --media-root the right folder?"
+    return f"{missing} of {len(errors)} item(s) have no media file (looked in {place.where()}){tip}"
