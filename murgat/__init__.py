@@ -3,3 +3,14 @@ exact video and audio segments it cites (MURGAT-S), and tools to produce better-
 answers."""
 
 __version__ = "0.1.0"
+
+#: the Python API (see :mod:`murgat.api`); loaded on first use so ``murgat`` starts fast
+_API = ("score", "faithfulness", "reflect", "program", "generate", "load_run", "RunResult")
+
+
+def __getattr__(name: str) -> object:
+    if name in _API:
+        from murgat import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'murgat' has no attribute {name!r}")

@@ -163,12 +163,36 @@ COMMON_HELP: dict[str, str] = {
 }
 
 
+#: counts every command checks the same way: the smallest value that makes sense (argparse exits 2 below it)
+COUNT_MINIMUM: dict[str, int] = {
+    "--limit": 0, "--concurrency": 1, "--item-concurrency": 1, "--ray-group-size": 1, "--ray-task-retries": 0,
+    "--ray-cpus": 1, "--retries": 0, "--bootstrap": 1, "--max-frames": 1, "--k": 1, "--max-response-chars": 1,
+    "--decompose-context": 0, "--decompose-context-chars": 0, "--replan": 0,
+}
+
+
+def _count_type(option: str, minimum: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    parse.__name__ = option.lstrip("-").replace("-", "_")
+    return parse
+
+
 def _fill_help(parser: argparse.ArgumentParser) -> None:
     for a in parser._actions:
         if isinstance(a, argparse._SubParsersAction):
             for sp in a.choices.values():
                 _fill_help(sp)
             continue
+        if a.option_strings and a.option_strings[-1] in COUNT_MINIMUM and a.type is int:
+            a.type = _count_type(a.option_strings[-1], COUNT_MINIMUM[a.option_strings[-1]])
         if a.help is None and not isinstance(a, argparse._HelpAction):
             key = a.option_strings[0] if a.option_strings else a.dest
             a.help = COMMON_HELP.get(key)
@@ -228,9 +252,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             import ray  # noqa: F401 - only to say early, and in one place, how to get it
         except ImportError:
-            print("error: --executor ray needs Ray: pip install 'murgat[ray]'", file=sys.stderr)
+            print("error: --run-on ray needs Ray: pip install 'murgat[ray]'", file=sys.stderr)
             return 2
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        # every record already written is durable (appended and fsync'd): say so instead of a traceback
+        print("\ninterrupted: what was written is kept; run the same command again to resume", file=sys.stderr)
+        return 130
 
 
 def run() -> NoReturn:

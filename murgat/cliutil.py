@@ -9,7 +9,7 @@ from typing import Any
 
 
 def select_items(items: list[Any], ids: str | None, limit: int | None) -> list[Any]:
-    """``--ids a,b`` then ``--limit N``."""
+    """``--ids a,b`` then ``--limit N`` (argparse already refused a negative N)."""
     if ids:
         keep = {i.strip() for i in ids.split(",")}
         items = [i for i in items if i.id in keep]
@@ -63,6 +63,6 @@ def add_model_options(p: Any, *, max_tokens: int = 2048, timeout: float = 300.0,
     p.add_argument("--effort", default=None, type=arg_type)
     p.add_argument("--timeout", type=float, default=timeout)
     p.add_argument("--retries", type=int, default=5)
-    p.add_argument("--max-retry-time", type=float, default=900.0)
+    p.add_argument("--max-retry-time", type=float, default=600.0)
     p.add_argument("--concurrency", type=int, default=8, help="model requests in flight per provider")
     p.add_argument("--item-concurrency", type=int, default=item_concurrency)

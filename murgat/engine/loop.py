@@ -57,11 +57,22 @@ class ItemTask(Protocol):
         ...
 
 
-def item_digest(item: Item, *extra: Any) -> str:
-    """SHA-256 (16 hex digits) of the item as read (every field, extra ones included) plus ``extra``
-    (e.g. the media file's content digest): equal digests mean the same work."""
+def item_digest(item: Item, media: str | None = None, *extra: Any) -> str:
+    """``ITEM[.MEDIA]``: SHA-256 (16 hex digits) of the item as read (every field, extra ones
+    included) plus ``extra`` (e.g. a post-hoc base response), then the media file's content
+    digest when the file could be read (``None``: missing or refused). See :func:`same_work`."""
     doc = [item.model_dump(mode="json"), [str(e) for e in extra]]
-    return hashlib.sha256(json.dumps(doc, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()[:16]
+    head = hashlib.sha256(json.dumps(doc, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()[:16]
+    return f"{head}.{media[:16]}" if media else head
+
+
+def same_work(old: str, new: str) -> bool:
+    """Whether a record stamped ``old`` is still the work ``new`` asks for: the item parts must be
+    equal, and the media parts too when both were readable. A media file that was missing (an
+    error record) and is found now is not an edit: ``--retry-errors`` decides about that record."""
+    o_item, _, o_media = old.partition(".")
+    n_item, _, n_media = new.partition(".")
+    return o_item == n_item and (not o_media or not n_media or o_media == n_media)
 
 
 def stamp(record: Any, digest: str) -> Any:
@@ -95,7 +106,7 @@ def plan(task: ItemTask, items: Sequence[Item], folder: RunFolder, retry_errors:
             todo.append(it)
             continue
         old = rec.get("input_digest") if isinstance(rec, dict) else getattr(rec, "input_digest", None)
-        if old is not None and old != task.digest(it):
+        if old is not None and not same_work(old, task.digest(it)):
             out.n_edited += 1
             out.edited_ids.append(it.id)
             todo.append(it)

@@ -66,7 +66,7 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
     from murgat.pipeline.stages import CallPool
 
     try:
-        items = _select(load_items(args.input), args)
+        items = _select(load_items(args.input, None if args.ids else args.limit), args)
         opts = parse_options(args.judge_option)
         cfg = _config(args, args.judge, opts)
     except (InputError, ValueError) as exc:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,32 +19,47 @@ def _load(args: argparse.Namespace) -> Any:
     return select_items(load_dataset(args.data), args.ids, args.limit)
 
 
-def _missing_report(items: Any, args: argparse.Namespace) -> list[str]:
-    from murgat.inputs import MediaOutsideRoot, resolve_media
+def output_paths(out: str | Path) -> tuple[Path, Path]:
+    """(run folder, responses file) of ``generate --out``.
 
-    missing = []
-    for i in items:
-        try:
-            if resolve_media(i, args.media_root, args.data.split(":", 1)[-1],
-                             allow_outside_root=args.allow_media_outside_root) is None:
-                missing.append(i.id)
-        except MediaOutsideRoot:
-            missing.append(i.id)
-    if args.media_root is not None and not Path(args.media_root).is_dir():
-        print(f"warning: --media-root {args.media_root} does not exist or is not a folder", file=sys.stderr)
-    if missing:
-        shown = ", ".join(missing[:8]) + (" …" if len(missing) > 8 else "")
-        print(f"{len(missing)} of {len(items)} items have no media under {args.media_root}: {shown}", file=sys.stderr)
-    return missing
+    ``--out DIR`` is a run folder like every command's: ``DIR/responses.jsonl`` (the input of
+    ``murgat score``), ``config.json``, ``cache.sqlite``, ``summary.json``. ``--out FILE.jsonl``
+    (the spelling of earlier versions, kept working) writes the responses to ``FILE.jsonl`` and
+    keeps the rest of the run folder beside it in ``FILE.run/``."""
+    p = Path(out)
+    if p.suffix == ".jsonl":
+        return p.with_suffix(".run"), p
+    return p, p / "responses.jsonl"
 
 
-async def _generate(args: argparse.Namespace, effort: str | None, out: Path, cache_path: Path) -> tuple[list[dict], Any]:
+def _place(args: argparse.Namespace) -> Any:
+    from murgat.engine.preflight import MediaPlace
+
+    return MediaPlace(args.media_root, args.data.split(":", 1)[-1], args.allow_media_outside_root)
+
+
+def _gen_config(args: argparse.Namespace, effort: str | None) -> Any:
+    from murgat.judges.types import GenerateConfig
+
+    return GenerateConfig(temperature=args.temperature, max_tokens=args.max_tokens, reasoning_effort=effort,
+                          concurrency=args.concurrency, timeout_s=args.timeout, retries=args.retries,
+                          backoff_max_s=args.backoff_max, max_retry_time_s=args.max_retry_time)
+
+
+def _fingerprint(args: argparse.Namespace, effort: str | None) -> dict[str, Any]:
+    from murgat.judges import parse_options
+
+    return {"model": args.model, "options": parse_options(args.model_option), "mode": args.mode,
+            "generate": _gen_config(args, effort).cache_fields(), "fps": args.fps, "max_frames": args.max_frames,
+            "base": str(Path(args.base).resolve()) if args.base else None}
+
+
+async def _generate(args: argparse.Namespace, effort: str | None, folder: Any, cache_path: Path,
+                    items: list[Any]) -> Any:
     from murgat.generation.generate import generate_all
     from murgat.judges import make_judge, parse_options
     from murgat.judges.cache import ResponseCache
-    from murgat.judges.types import GenerateConfig
 
-    items = _load(args)
     base = None
     if args.mode == "posthoc":
         if not args.base:
@@ -53,68 +67,81 @@ async def _generate(args: argparse.Namespace, effort: str | None, out: Path, cac
         from murgat.inputs import load_items
 
         base = {it.id: it.response for it in load_items(args.base)}
-    cfg = GenerateConfig(temperature=args.temperature, max_tokens=args.max_tokens, reasoning_effort=effort,
-                         concurrency=args.concurrency, timeout_s=args.timeout, retries=args.retries,
-                         backoff_max_s=args.backoff_max, max_retry_time_s=args.max_retry_time)
+    cfg = _gen_config(args, effort)
     if getattr(args, "run_on", "local") == "ray":
         from murgat.console import console
         from murgat.judges.base import JudgeStats
         from murgat.scaleout.commands import generate_on_ray
 
-        stats, _report = generate_on_ray(args, items, out, cache_path, cfg, parse_options(args.model_option), base,
+        stats, _report = generate_on_ray(args, items, folder, cache_path, cfg, parse_options(args.model_option), base,
                                          console(stderr=True))
-        return [], stats or JudgeStats()
-    judge = make_judge(args.model, parse_options(args.model_option), cache=ResponseCache(cache_path), config=cfg)
+        return stats or JudgeStats()
+    cache = ResponseCache(cache_path)
+    judge = make_judge(args.model, parse_options(args.model_option), cache=cache, config=cfg)
     try:
-        recs = await generate_all(judge, items, out, args.mode, cfg, media_root=args.media_root,
-                                  input_path=args.data.split(":", 1)[-1], fps=args.fps, max_frames=args.max_frames,
-                                  base=base, concurrency=args.concurrency, retry_errors=args.retry_errors,
-                                  allow_outside_root=args.allow_media_outside_root)
+        await generate_all(judge, items, folder, args.mode, cfg, place=_place(args), fps=args.fps,
+                           max_frames=args.max_frames, base=base, concurrency=args.concurrency,
+                           retry_errors=args.retry_errors)
     finally:
         await judge.aclose()
-    return recs, judge.stats
+        cache.close()
+    return judge.stats
 
 
-def _all_records(path: Path) -> list[dict[str, Any]]:
-    from murgat.jsonl import read_records
+def run_generate(args: argparse.Namespace, items: list[Any], out: Path, effort: str | None) -> tuple[int, dict[str, Any]]:
+    """Generate into the run folder of ``out`` (lock, config, resume, summary); (exit code, summary)."""
+    from murgat.cliutil import take_output
+    from murgat.engine.folder import RunConfigMismatch, RunFolder
+    from murgat.generation.generate import accuracy_table
+    from murgat.jsonl import ResultsWriteError
 
-    return [rec for _, rec in read_records(path)[0]]
+    folder_path, responses = output_paths(out)
+    lock = take_output(folder_path)
+    if lock is None:
+        return 2, {}
+    try:
+        folder = RunFolder(folder_path, record=None, results=responses.resolve())
+        if getattr(args, "overwrite", False):
+            folder.reset()
+        for note in folder.notices:
+            print(f"warning: {note}", file=sys.stderr)
+        legacy = Path(f"{responses}.cache.sqlite")
+        cache_path = Path(args.cache) if getattr(args, "cache", None) else (legacy if legacy.exists() else folder_path / "cache.sqlite")
+        try:
+            folder.check_config(_fingerprint(args, effort), {**_fingerprint(args, effort), "data": args.data,
+                                "media_root": args.media_root}, kind="generate")
+            stats = asyncio.run(_generate(args, effort, folder, cache_path, items))
+        except (ValueError, RunConfigMismatch) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2, {}
+        except ResultsWriteError as exc:
+            print(f"error: {exc}; stopped, records written so far are intact; rerun to resume", file=sys.stderr)
+            return 5, {}
+        ids = {i.id for i in items}
+        records = folder.latest_results(want=ids, order=[i.id for i in items])
+        table = accuracy_table(records)
+        table["judge"] = stats.model_dump()
+        table["responses"] = str(responses)
+        folder.write_summary(table)
+    finally:
+        lock.release()
+    return 0, table
 
 
 def _cmd_generate(args: argparse.Namespace) -> int:
-    from murgat.generation.generate import accuracy_table
+    from murgat.engine.preflight import BadMediaRoot, check_media_root, missing_hint
     from murgat.inputs import InputError
 
     try:
+        check_media_root(args.media_root)
         items = _load(args)
-    except InputError as exc:
+    except (InputError, BadMediaRoot) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    _missing_report(items, args)
-    out = Path(args.out)
-    from murgat.jsonl import ResultsWriteError
-    from murgat.pipeline.rundir import NotWritable, check_writable_dir
-    from murgat.runlock import RunLock, RunLocked
-
-    try:
-        check_writable_dir(out.parent, "--out")
-        lock = RunLock(out, is_dir=False).acquire()
-    except (NotWritable, RunLocked) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    try:
-        _, stats = asyncio.run(_generate(args, args.effort, out, Path(args.cache or f"{out}.cache.sqlite")))
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except ResultsWriteError as exc:
-        print(f"error: {exc}; stopped, records written so far are intact; rerun to resume", file=sys.stderr)
-        return 5
-    finally:
-        lock.release()
-    ids = {i.id for i in items}
-    table = accuracy_table([r for r in _all_records(out) if r["id"] in ids])
-    table["judge"] = stats.model_dump()
+    code, table = run_generate(args, items, Path(args.out), args.effort)
+    if code:
+        return code
+    out = table["responses"]
     if args.json:
         print(json.dumps(table, indent=2))
     else:
@@ -125,8 +152,17 @@ def _cmd_generate(args: argparse.Namespace) -> int:
             print(f"accuracy {acc['value']:.3f} [{acc['ci_low']:.3f}, {acc['ci_high']:.3f}] on {table['n_with_gold']}")
             for t, row in table["by_type"].items():
                 print(f"  {t:<24} n={row['n']:<5} accuracy {row['accuracy']:.3f}")
-        print(f"model calls {stats.calls}, cache hits {stats.cache_hits}, retries {stats.retries}, cost ${stats.cost_usd:.4f}")
+        if table.get("n_gold_unusable"):
+            print(f"  {table['n_gold_unusable']} item(s) have a gold answer that names no option (left out of accuracy)")
+        st = table["judge"]
+        print(f"model calls {st['calls']}, cache hits {st['cache_hits']}, retries {st['retries']}, cost ${st['cost_usd']:.4f}")
     if table["n_errors"]:
+        from murgat.jsonl import read_records
+
+        errors = [r.get("generation_error") for _, r in read_records(Path(out))[0] if isinstance(r, dict)]
+        hint = missing_hint([e for e in errors], _place(args))
+        if hint:
+            print(hint, file=sys.stderr)
         print(f"FAILED: {table['n_errors']} of {table['n']} item(s) have no response (see generation_error in {out}); "
               "rerun with --retry-errors once fixed", file=sys.stderr)
         return 1
@@ -144,31 +180,26 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     except (ValueError, InputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    _missing_report(items, args)
     root = Path(args.out)
     root.mkdir(parents=True, exist_ok=True)
+    from murgat.api import score
+
     rows = []
     for effort in efforts:
         d = root / f"effort-{effort}"
-        responses = d / "responses.jsonl"
-        try:
-            asyncio.run(_generate(args, effort, responses, root / "generate-cache.sqlite"))
-        except ValueError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        cmd = [sys.executable, "-m", "murgat", "score", str(responses), "--judge", args.judge, "--out", str(d / "run"),
-               "--cache", str(root / "score-cache.sqlite"), "--quiet", "--json"]
-        if args.media_root:
-            cmd += ["--media-root", args.media_root]
-        for opt in args.judge_option:
-            cmd += ["-J", opt]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode not in (0, 1) or not proc.stdout.strip():  # 1: scored, with some failed items
-            print(f"error: scoring effort {effort} failed:\n{proc.stderr[-2000:]}", file=sys.stderr)
-            return proc.returncode
-        rows.append({"effort": effort, "summary": json.loads(proc.stdout)})
+        code, table = run_generate(args, items, d, effort)
+        if code:
+            return code
+        run = score(table["responses"], judge=args.judge, out=d / "run", cache=str(root / "score-cache.sqlite"),
+                    media_root=args.media_root, judge_option=list(args.judge_option), json=True)
+        if run.exit_code not in (0, 1) or not run.summary:  # 1: scored, with some failed items
+            print(f"error: scoring effort {effort} failed (exit {run.exit_code})", file=sys.stderr)
+            return run.exit_code or 1
+        rows.append({"effort": effort, "summary": run.summary})
     doc = sweep_table(rows)
-    (root / "sweep.json").write_text(json.dumps(doc, indent=2))
+    from murgat.engine.folder import write_atomic
+
+    write_atomic(root / "sweep.json", json.dumps(doc, indent=2))
     png = plot_sweep(doc, root / "sweep.png")
     if args.json:
         print(json.dumps(doc, indent=2))
@@ -207,7 +238,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ids", default=None)
     p.add_argument("--retry-errors", action="store_true", help="generate again for ids whose record is an error")
     p.add_argument("--backoff-max", type=float, default=60.0, help="longest wait between retries; caps Retry-After")
-    p.add_argument("--max-retry-time", type=float, default=900.0, help="most seconds one request may take with retries")
+    p.add_argument("--max-retry-time", type=float, default=600.0, help="most seconds one request may take with retries")
     p.add_argument("--allow-media-outside-root", action="store_true",
                    help="read media wherever the data names it (default: only inside --media-root)")
     p.add_argument("--json", action="store_true")
@@ -217,8 +248,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("generate", help="generate (cited) answers with an omni/vision model")
     _common(p)
     p.add_argument("--effort", default=None, type=_effort, help="none|minimal|low|medium|high|dynamic (mapped per provider)")
-    p.add_argument("--out", required=True, help="responses JSONL (appended; rerun resumes)")
-    p.add_argument("--cache", default=None, help="response cache (default: OUT.cache.sqlite)")
+    p.add_argument("--out", required=True, help="run folder (responses in OUT/responses.jsonl); a FILE.jsonl writes "
+                   "the responses there and the rest of the run folder to FILE.run/; rerun resumes")
+    p.add_argument("--cache", default=None, help="response cache (default: the run folder's cache.sqlite)")
+    p.add_argument("--overwrite", action="store_true")
     from murgat.scaleout import add_executor_options
 
     add_executor_options(p)

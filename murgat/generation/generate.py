@@ -17,8 +17,6 @@ it finishes, and a rerun skips ids already written.
 
 from __future__ import annotations
 
-import asyncio
-import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -27,8 +25,9 @@ from typing import Any, Literal
 import prompts
 from murgat.answers import is_correct
 from murgat.citations import strip_citations
-from murgat.inputs import MediaOutsideRoot, resolve_media
-from murgat.jsonl import append_line, cut_torn_tail, dumps, read_records
+from murgat.engine.folder import RunFolder
+from murgat.engine.loop import item_digest, plan, run_items
+from murgat.engine.preflight import ItemMediaError, MediaPlace, resolve
 from murgat.judges.base import Judge
 from murgat.judges.types import GenerateConfig, JudgeRequest, MediaPart, TextPart
 from murgat.schema import Item
@@ -110,73 +109,53 @@ async def generate_one(judge: Judge, item: Item, media: Path | None, mode: Mode,
     return record_for(item, text, **meta)
 
 
-def done_ids(path: Path, retry_errors: bool = False) -> set[str]:
-    """Ids already in ``path``; with ``retry_errors`` an id whose last record failed is not done."""
-    if not path.exists():
-        return set()
-    last: dict[str, dict[str, Any]] = {}
-    records, _bad = read_records(path)  # a torn or corrupt line: that item is generated again
-    for _, rec in records:
-        if isinstance(rec, dict) and "id" in rec:
-            last[str(rec["id"])] = rec
-    return {i for i, rec in last.items() if not (retry_errors and rec.get("generation_error"))}
+class GenerateTask:
+    """``generate``'s item task for the engine (:mod:`murgat.engine.loop`): one answer per item."""
+
+    def __init__(self, judge: Judge | None, mode: Mode, cfg: GenerateConfig, place: MediaPlace, *, fps: float = 1.0,
+                 max_frames: int = 64, base: dict[str, str] | None = None, model: str = "") -> None:
+        self.judge, self.mode, self.cfg, self.place = judge, mode, cfg, place
+        self.fps, self.max_frames, self.base = fps, max_frames, base or {}
+        self.model = judge.name if judge is not None else model
+
+    async def run(self, item: Item) -> dict[str, Any]:
+        assert self.judge is not None
+        try:
+            media = resolve(item, self.place)
+        except ItemMediaError as exc:
+            return self.error_record(item, str(exc))
+        b = self.base.get(item.id)
+        if self.mode == "posthoc" and b is None:
+            return self.error_record(item, "no base response for this id")
+        return await generate_one(self.judge, item, media, self.mode, self.cfg, fps=self.fps, max_frames=self.max_frames,
+                                  base_response=b)
+
+    def error_record(self, item: Item, error: str) -> dict[str, Any]:
+        return record_for(item, "", model=self.model, mode=self.mode, effort=self.cfg.reasoning_effort,
+                          generation_error=error)
+
+    def digest(self, item: Item) -> str:
+        from murgat.pipeline.runner import media_identity
+
+        return item_digest(item, media_identity(item, self.place), self.base.get(item.id))
 
 
-def compact(path: Path) -> None:
-    """Keep the last record per id (after retries), written atomically in one go."""
-    last: dict[str, str] = {}
-    records, _bad = read_records(path)
-    for _, rec in records:
-        if isinstance(rec, dict) and "id" in rec:
-            last[str(rec["id"])] = dumps(rec)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write("".join(v + "\n" for v in last.values()))
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-async def generate_all(judge: Judge, items: Sequence[Item], out: Path, mode: Mode, cfg: GenerateConfig, *,
-                       media_root: str | Path | None, input_path: str | Path | None = None, fps: float = 1.0,
-                       max_frames: int = 64, base: dict[str, str] | None = None, concurrency: int = 8,
-                       retry_errors: bool = False, allow_outside_root: bool = False,
+async def generate_all(judge: Judge, items: Sequence[Item], folder: RunFolder, mode: Mode, cfg: GenerateConfig, *,
+                       place: MediaPlace, fps: float = 1.0, max_frames: int = 64, base: dict[str, str] | None = None,
+                       concurrency: int = 8, retry_errors: bool = False,
                        on_item: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Generate for every item not yet in ``out``; returns the new records."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    cut_torn_tail(out)
-    skip = done_ids(out, retry_errors)
-    retried = out.exists() and any(it.id not in skip and it.id in done_ids(out) for it in items)
-    sem = asyncio.Semaphore(concurrency)
-    fresh: list[dict[str, Any]] = []
-
-    async def one(item: Item) -> None:
-        async with sem:
-            outside = None
-            try:
-                media = resolve_media(item, media_root, input_path, allow_outside_root=allow_outside_root)
-            except MediaOutsideRoot as exc:
-                media, outside = None, str(exc)
-            b = (base or {}).get(item.id)
-            if outside is not None:
-                rec = record_for(item, "", model=judge.name, mode=mode, generation_error=f"media_outside_root: {outside}")
-            elif mode == "posthoc" and b is None:
-                rec = record_for(item, "", model=judge.name, mode=mode, generation_error="no base response for this id")
-            else:
-                rec = await generate_one(judge, item, media, mode, cfg, fps=fps, max_frames=max_frames, base_response=b)
-            append_line(out, dumps(rec))
-            fresh.append(rec)
-            if on_item:
-                on_item(rec)
-
-    await asyncio.gather(*(one(it) for it in items if it.id not in skip))
-    if retried:
-        compact(out)
+    """Generate for every item not yet in ``folder`` (or edited since); the responses file is then
+    rewritten in input order with one record per id (retried items leave no old lines)."""
+    task = GenerateTask(judge, mode, cfg, place, fps=fps, max_frames=max_frames, base=base)
+    todo = plan(task, items, folder, retry_errors).todo
+    fresh = await run_items(task, todo, folder, concurrency=concurrency, on_item=on_item, keep=True)
+    folder.compact([it.id for it in items])
     return fresh
 
 
 def accuracy_table(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Accuracy overall and per question type (items with a gold letter only)."""
+    from murgat.answers import gold_problem
     from murgat.metric import bootstrap_ci
 
     rows = [r for r in records if r.get("correct") is not None]
@@ -188,6 +167,8 @@ def accuracy_table(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "n": len(records), "n_with_gold": len(rows),
         "n_errors": sum(1 for r in records if r.get("generation_error")),
         "n_posthoc_rejected": sum(1 for r in records if (r.get("posthoc") or {}).get("status") == "rejected"),
+        "n_gold_unusable": sum(1 for r in records if not r.get("generation_error")
+                               and gold_problem(r.get("gold"), r.get("options")) is not None),
         "accuracy": overall.model_dump() if overall else None,
         "by_type": {t: {"n": len(v), "accuracy": sum(v) / len(v)} for t, v in sorted(by_type.items())},
     }

@@ -159,7 +159,8 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
         con = console(stderr=True)
     try:
-        items = load_items(args.input)
+        # with --limit and no --ids only the first N items are read
+        items = load_items(args.input, None if args.ids else args.limit)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

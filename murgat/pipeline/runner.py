@@ -232,15 +232,15 @@ class ScoreTask:
         return item_digest(item, media_identity(item, self.place))
 
 
-def media_identity(item: Item, place: MediaPlace) -> str:
-    """The media file's content digest (memoised by stat identity), or why there is none: a
-    replaced video makes the item's digest change, so its old record is not kept."""
+def media_identity(item: Item, place: MediaPlace) -> str | None:
+    """The media file's content digest (memoised by stat identity; ``None`` when it cannot be
+    read): a replaced video makes the item's digest change, so its old record is not kept."""
     from media.cache import file_digest
 
     try:
         return file_digest(resolve(item, place))
-    except (ItemMediaError, OSError) as exc:
-        return f"unavailable: {str(exc).split(':', 1)[0]}"
+    except (ItemMediaError, OSError):
+        return None
 
 
 async def run_items(

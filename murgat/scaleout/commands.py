@@ -1,4 +1,4 @@
-"""``generate``, ``faithfulness`` and ``program`` with ``--executor ray`` / ``--run-on ray``.
+"""``generate``, ``faithfulness`` and ``program`` with ``--run-on ray`` / ``--run-on ray``.
 
 Each command gets a group task (runs in a Ray worker: the same per-item function as the local
 path, with judges wired to the cluster's cache and limits) and a driver function (groups the
@@ -53,7 +53,7 @@ def generate_group(payload: dict[str, Any], cache: Any, limits: Any) -> Iterator
 
 def generate_on_ray(args: Any, items: list[Any], out: Path, cache_path: Path, cfg: Any, options: dict[str, Any],
                     base: dict[str, str] | None, con: Any) -> Any:
-    """The driver of ``murgat generate --executor ray``; returns the summed judge stats."""
+    """The driver of ``murgat generate --run-on ray``; returns the summed judge stats."""
     from murgat.generation.generate import compact, done_ids
     from murgat.jsonl import append_lines, cut_torn_tail, dumps
 
@@ -120,7 +120,7 @@ def faithfulness_group(payload: dict[str, Any], cache: Any, limits: Any) -> Iter
 
 def faithfulness_on_ray(args: Any, items: list[Any], rundir: Any, cache_path: Path, cfg: Any, options: dict[str, Any],
                         con: Any) -> tuple[dict[str, Any], Any]:
-    """The driver of ``murgat faithfulness --executor ray``; returns (this_invocation counts, report)."""
+    """The driver of ``murgat faithfulness --run-on ray``; returns (this_invocation counts, report)."""
     from murgat.faithfulness.records import FaithResult
     from murgat.pipeline.rundir import needs_retry
 

@@ -38,7 +38,7 @@ def init_ray(address: str | None, num_cpus: int | None = None) -> bool:
     try:
         import ray
     except ImportError as exc:
-        raise RayUnavailable("--executor ray needs Ray: pip install 'murgat[ray]'") from exc
+        raise RayUnavailable("--run-on ray needs Ray: pip install 'murgat[ray]'") from exc
     if ray.is_initialized():
         return False
     import logging

@@ -1,4 +1,4 @@
-"""``murgat score --executor ray``: the driver side (see :mod:`murgat.scaleout.driver`)."""
+"""``murgat score --run-on ray``: the driver side (see :mod:`murgat.scaleout.driver`)."""
 
 from __future__ import annotations
 

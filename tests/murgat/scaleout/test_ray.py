@@ -1,4 +1,4 @@
-"""``murgat score --executor ray`` on a real local Ray instance (2 CPUs).
+"""``murgat score --run-on ray`` on a real local Ray instance (2 CPUs).
 
 The judge for the fault tests is the stand-in OpenAI-compatible server (``tests/standin.py``,
 the real Chat Completions wire format over real HTTP), so every request a Ray worker sends is
@@ -58,7 +58,7 @@ def test_ray_and_local_give_identical_results(tmp_path, example_media, ray_insta
     for judge in ("embedded",):
         args = [str(inp), "--media-root", str(example_media), "--judge", judge, "--quiet"]
         assert main(["score", *args, "--out", str(tmp_path / f"local-{judge}")]) in (0, 1)
-        assert main(["score", *args, "--out", str(tmp_path / f"ray-{judge}"), "--executor", "ray",
+        assert main(["score", *args, "--out", str(tmp_path / f"ray-{judge}"), "--run-on", "ray",
                      "--ray-group-size", "2"]) in (0, 1)
         local, remote = _normalised(tmp_path / f"local-{judge}"), _normalised(tmp_path / f"ray-{judge}")
         assert len(local) == 9 and local == remote
@@ -80,10 +80,10 @@ def test_replay_judge_same_results_and_a_rerun_asks_nothing(tmp_path, example_me
         {"match": {"task": "entail"}, "output": {"text": "Label: yes"}}]))
     args = [str(inp), "--media-root", str(example_media), "--judge", f"replay:{cas}", "--quiet"]
     assert main(["score", *args, "--out", str(tmp_path / "local")]) == 0
-    assert main(["score", *args, "--out", str(tmp_path / "ray"), "--executor", "ray"]) == 0
+    assert main(["score", *args, "--out", str(tmp_path / "ray"), "--run-on", "ray"]) == 0
     assert _normalised(tmp_path / "local") == _normalised(tmp_path / "ray")
     # the answers are in the run's cache: scoring again elsewhere with the same cache sends nothing
-    assert main(["score", *args, "--out", str(tmp_path / "ray2"), "--executor", "ray",
+    assert main(["score", *args, "--out", str(tmp_path / "ray2"), "--run-on", "ray",
                  "--cache", str(tmp_path / "ray" / "cache.sqlite")]) == 0
     s = json.loads((tmp_path / "ray2" / "summary.json").read_text())
     assert s["extra"]["this_invocation"]["sent"] == 0 and s["extra"]["this_invocation"]["cache_hits"] > 0
@@ -123,7 +123,7 @@ def test_a_killed_worker_loses_nothing_and_repeats_no_answered_call(tmp_path, ex
         t = threading.Thread(target=assassin, daemon=True)
         t.start()
         code = main(["score", str(inp), "--media-root", str(example_media), "--judge", "openai:m", "-J",
-                     f"base_url={server.base_url}", "--out", str(tmp_path / "run"), "--executor", "ray",
+                     f"base_url={server.base_url}", "--out", str(tmp_path / "run"), "--run-on", "ray",
                      "--ray-group-size", "6", "--concurrency", "4", "--quiet", "--retries", "0"])
         t.join()
     assert killed, "no worker was found to kill"
@@ -154,7 +154,7 @@ def test_cluster_wide_limits(tmp_path, example_media, ray_instance, monkeypatch)
     inp = _items(tmp_path, 6, ("friday.mp4", "nasa_13013.mp4"))
     with StandIn(latency=0.1) as server:
         code = main(["score", str(inp), "--media-root", str(example_media), "--judge", "openai:m", "-J",
-                     f"base_url={server.base_url}", "--out", str(tmp_path / "run"), "--executor", "ray",
+                     f"base_url={server.base_url}", "--out", str(tmp_path / "run"), "--run-on", "ray",
                      "--ray-group-size", "3", "--concurrency", "2", "--rpm", "4", "--item-concurrency", "8",
                      "--quiet"])
         times = sorted(at for _, at in server.received)
@@ -174,7 +174,7 @@ def test_a_killed_driver_resumes(tmp_path, example_media, monkeypatch) -> None:
     out = tmp_path / "run"
     with StandIn(latency=0.3) as server:
         cmd = [sys.executable, "-m", "murgat", "score", str(inp), "--media-root", str(example_media), "--judge",
-               "openai:m", "-J", f"base_url={server.base_url}", "--out", str(out), "--executor", "ray",
+               "openai:m", "-J", f"base_url={server.base_url}", "--out", str(out), "--run-on", "ray",
                "--ray-cpus", "2", "--ray-group-size", "1", "--concurrency", "2", "--quiet"]
         proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 120
@@ -204,6 +204,6 @@ def test_a_replay_miss_stops_the_run_as_locally(tmp_path, example_media, ray_ins
     args = [str(inp), "--media-root", str(example_media), "--judge", f"replay:{cas}", "--quiet"]
     assert main(["score", *args, "--out", str(tmp_path / "local")]) == 3
     capsys.readouterr()
-    assert main(["score", *args, "--out", str(tmp_path / "ray"), "--executor", "ray"]) == 3
+    assert main(["score", *args, "--out", str(tmp_path / "ray"), "--run-on", "ray"]) == 3
     assert "replay cassette miss" in capsys.readouterr().err
     assert not (tmp_path / "ray" / "results.jsonl").exists() or not (tmp_path / "ray" / "results.jsonl").read_text()

@@ -1,4 +1,4 @@
-"""``generate``, ``faithfulness`` and ``program`` with ``--executor ray`` / ``--run-on ray`` give
+"""``generate``, ``faithfulness`` and ``program`` with ``--run-on ray`` / ``--run-on ray`` give
 the same records as the local path (real local Ray instance, replay judges)."""
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def test_generate(tmp_path: Path, example_media: Path, ray_instance, ray_runs, c
     local, remote = normalised_records(outs["local"], TIMING), normalised_records(outs["ray"], TIMING)
     assert len(local) == 3 and local == remote
     assert main(["generate", str(q), "--model", f"replay:{cas}", "--mode", "cite", "--media-root", str(example_media),
-                 "--out", str(outs["ray"]), "--json", "--executor", "ray"]) == 1  # resumes: nothing asked again
+                 "--out", str(outs["ray"]), "--json", "--run-on", "ray"]) == 1  # resumes: nothing asked again
     assert len(outs["ray"].read_text().splitlines()) == 3
     assert ray_runs == [3, 0]  # the records came back from Ray tasks; the rerun had nothing to do
 
