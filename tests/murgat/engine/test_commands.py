@@ -1,0 +1,127 @@
+"""#21 defects of the commands, each pinned: every command goes through the one engine now."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import murgat
+from murgat.cli import main
+
+CASSETTE = [
+    {"match": {"task": "verify"}, "output": {"text": "yes"}},
+    {"match": {"task": "decompose"}, "output": {"text": json.dumps({"facts": ["The woman speaks."]})}},
+    {"match": {"task": "entail"}, "output": {"text": "yes"}},
+]
+
+
+def _write(p: Path, rows: list[dict]) -> Path:
+    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return p
+
+
+def test_score_rescores_an_edited_item_and_says_so(tmp_path: Path, example_media: Path, capsys) -> None:
+    """Before: rescoring an edited input into the same --out exited 0 and silently kept the old scores."""
+    cas = _write(tmp_path / "c.jsonl", CASSETTE)
+    inp = tmp_path / "in.jsonl"
+    rows = [{"id": "a", "media": "friday.mp4", "response": "She speaks (audio, 0:01-0:03)."},
+            {"id": "b", "media": "friday.mp4", "response": "She talks (audio, 0:01-0:03)."}]
+    args = ["score", str(inp), "--media-root", str(example_media), "--judge", f"replay:{cas}", "--out",
+            str(tmp_path / "run"), "--quiet", "--json"]
+    _write(inp, rows)
+    assert main(args) == 0
+    rows[1]["response"] = "No citation here at all."
+    _write(inp, rows)
+    capsys.readouterr()
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "1 item(s) changed since they were scored" in err and "(b)" in err
+    run = murgat.load_run(tmp_path / "run")
+    recs = {r["id"]: r for r in run.records}
+    assert recs["b"]["n_verifiable_cited"] == 0 and recs["a"]["n_verifiable_cited"] == 1
+    assert run.kind == "score" and run.summary["n_items"] == 2
+
+
+@pytest.mark.parametrize("bad", [["--ray-group-size", "0"], ["--limit", "-1"], ["--concurrency", "0"],
+                                 ["--item-concurrency", "0"], ["--bootstrap", "0"]])
+def test_senseless_counts_exit_2(tmp_path: Path, bad: list[str], capsys) -> None:
+    """Before: --ray-group-size 0 scored nothing and exited 0; --limit -1 dropped one item."""
+    inp = _write(tmp_path / "in.jsonl", [{"id": "a", "media": "x.mp4", "response": "r"}])
+    with pytest.raises(SystemExit) as exc:
+        main(["score", str(inp), "--judge", "embedded", "--out", str(tmp_path / "run"), *bad])
+    assert exc.value.code == 2 and "must be at least" in capsys.readouterr().err
+
+
+def test_old_executor_spelling_gets_a_hint(tmp_path: Path, capsys) -> None:
+    inp = _write(tmp_path / "in.jsonl", [{"id": "a", "media": "x.mp4", "response": "r"}])
+    with pytest.raises(SystemExit) as exc:
+        main(["score", str(inp), "--judge", "embedded", "--out", str(tmp_path / "run"), "--executor", "ray"])
+    assert exc.value.code == 2 and "--run-on" in capsys.readouterr().err
+
+
+def test_bad_judge_spec_leaves_no_cache_files(tmp_path: Path, capsys) -> None:
+    inp = _write(tmp_path / "in.jsonl", [{"id": "a", "media": "x.mp4", "response": "r"}])
+    assert main(["score", str(inp), "--judge", "nosuchprovider:m", "--out", str(tmp_path / "run"), "--quiet"]) == 2
+    assert not [p.name for p in (tmp_path / "run").glob("cache.sqlite*")]
+
+
+def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path, monkeypatch, capsys) -> None:
+    import murgat.pipeline.cli as score_cli
+
+    def interrupted(args):  # what a Ctrl-C during a run raises in the main thread
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(score_cli, "_cmd_score", interrupted)
+    inp = _write(tmp_path / "in.jsonl", [{"id": "a", "media": "x.mp4", "response": "r"}])
+    assert main(["score", str(inp), "--judge", "embedded", "--out", str(tmp_path / "run")]) == 130
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "resume" in err
+
+
+def test_limit_reads_only_the_first_items(tmp_path: Path, monkeypatch) -> None:
+    """Before: a 200,000-line input with --limit 5 validated every line (and checked ids with list.count)."""
+    import murgat.inputs as inputs
+
+    seen = {"n": 0}
+    real = inputs.normalise_record
+
+    def counting(*a, **k):
+        seen["n"] += 1
+        return real(*a, **k)
+
+    monkeypatch.setattr(inputs, "normalise_record", counting)
+    inp = _write(tmp_path / "in.jsonl", [{"id": str(k), "media": "x.mp4", "response": "r"} for k in range(5000)])
+    items = inputs.load_items(inp, limit=5)
+    assert [i.id for i in items] == ["0", "1", "2", "3", "4"] and seen["n"] <= 6
+    _write(tmp_path / "dup.jsonl", [{"id": "1", "response": "r"}, {"id": "1", "response": "s"}])
+    with pytest.raises(inputs.InputError, match="duplicate id"):
+        inputs.load_items(tmp_path / "dup.jsonl")
+
+
+def test_generate_folder_and_legacy_file_output(tmp_path: Path, example_media: Path) -> None:
+    cas = _write(tmp_path / "c.jsonl", [{"match": {"task": "generate"}, "output": {"text": "Answer: A"}}])
+    q = _write(tmp_path / "q.jsonl", [{"id": f"q{k}", "media": "friday.mp4", "question": "?", "options": ["a", "b"],
+                                       "gold": "A"} for k in range(6)])
+    res = murgat.generate(q, model=f"replay:{cas}", out=tmp_path / "gen", mode="base", media_root=example_media)
+    assert res.exit_code == 0 and res.kind == "generate"
+    assert [r["id"] for r in res.records] == [f"q{k}" for k in range(6)]  # input order
+    assert (tmp_path / "gen" / "cache.sqlite").exists() and (tmp_path / "gen" / "config.json").exists()
+    legacy = tmp_path / "answers.jsonl"
+    assert main(["generate", str(q), "--model", f"replay:{cas}", "--mode", "base", "--out", str(legacy),
+                 "--media-root", str(example_media), "--json"]) == 0
+    assert len(legacy.read_text().splitlines()) == 6 and (tmp_path / "answers.run" / "summary.json").exists()
+    assert murgat.load_run(legacy).kind == "generate"
+    # generate's output is score's input
+    run = murgat.score(legacy, judge="embedded", out=tmp_path / "scored", media_root=example_media)
+    assert run.exit_code in (0, 1) and len(run.records) == 6
+
+
+def test_api_dataframe(tmp_path: Path, example_media: Path) -> None:
+    import pandas as pd
+    cas = _write(tmp_path / "c.jsonl", CASSETTE)
+    inp = _write(tmp_path / "in.jsonl", [{"id": "a", "media": "friday.mp4", "response": "She speaks (audio, 0:01)."}])
+    run = murgat.score(inp, judge=f"replay:{cas}", out=tmp_path / "run", media_root=example_media)
+    df = run.dataframe()
+    assert isinstance(df, pd.DataFrame) and list(df["id"]) == ["a"] and "scores.murgat_s" in df.columns

@@ -1,0 +1,112 @@
+"""The one item loop and run folder (#21): edited items are redone, records are read in input
+order, an exception in one item is that item's error record, kinds are recorded."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from murgat.engine.folder import RunFolder, read_kind
+from murgat.engine.loop import item_digest, plan, run_items, same_work
+from murgat.schema import Item
+
+
+class EchoTask:
+    """Answers each item with its response reversed after a delay that finishes items out of order."""
+
+    def __init__(self) -> None:
+        self.ran: list[str] = []
+
+    async def run(self, item: Item) -> dict:
+        await asyncio.sleep(0.01 * (5 - int(item.id[1:]) % 5))
+        if item.response == "boom":
+            raise RuntimeError("exploded")
+        self.ran.append(item.id)
+        return {"id": item.id, "out": item.response[::-1]}
+
+    def error_record(self, item: Item, error: str) -> dict:
+        return {"id": item.id, "error": error}
+
+    def digest(self, item: Item) -> str:
+        return item_digest(item)
+
+
+def _items(texts: list[str]) -> list[Item]:
+    return [Item(id=f"i{k}", response=t) for k, t in enumerate(texts)]
+
+
+def _run(task: EchoTask, items: list[Item], folder: RunFolder, retry: bool = False):
+    p = plan(task, items, folder, retry)
+    asyncio.run(run_items(task, p.todo, folder, concurrency=4))
+    return p
+
+
+def test_edited_items_are_redone_and_unchanged_ones_kept(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path / "run", record=None)
+    task = EchoTask()
+    _run(task, _items(["a", "b", "c"]), folder)
+    assert sorted(task.ran) == ["i0", "i1", "i2"]
+    task2 = EchoTask()
+    p = _run(task2, _items(["a", "B!", "c"]), folder)
+    assert p.n_edited == 1 and p.edited_ids == ["i1"] and task2.ran == ["i1"]
+    recs = {r["id"]: r for r in folder.latest_results()}
+    assert recs["i1"]["out"] == "!B"
+
+
+def test_records_written_before_digests_are_kept(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path / "run", record=None)
+    folder.append_many([{"id": "i0", "out": "old"}])
+    task = EchoTask()
+    p = _run(task, _items(["changed"]), folder)
+    assert p.n_done == 1 and task.ran == []
+
+
+def test_input_order_whatever_the_completion_order(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path / "run", record=None)
+    items = _items([str(k) for k in range(10)])
+    _run(EchoTask(), items, folder)
+    written = [json.loads(ln)["id"] for ln in folder.results_path.read_text().splitlines()]
+    assert written != [it.id for it in items]  # completion order differs (the delays reverse it)
+    assert [r["id"] for r in folder.latest_results(order=[it.id for it in items])] == [it.id for it in items]
+    folder.compact([it.id for it in items])
+    assert [json.loads(ln)["id"] for ln in folder.results_path.read_text().splitlines()] == [it.id for it in items]
+
+
+def test_an_exception_is_that_items_error_record(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path / "run", record=None)
+    _run(EchoTask(), _items(["a", "boom", "c"]), folder)
+    recs = {r["id"]: r for r in folder.latest_results()}
+    assert recs["i1"]["error"].startswith("internal_error: RuntimeError: exploded")
+    assert recs["i0"]["out"] == "a" and recs["i2"]["out"] == "c"
+    task = EchoTask()
+    p = _run(task, _items(["a", "boom", "c"]), folder, retry=True)
+    assert p.n_retried == 1
+
+
+def test_media_found_later_is_not_an_edit() -> None:
+    item = Item(id="x", response="r")
+    assert same_work(item_digest(item), item_digest(item, "abc"))
+    assert not same_work(item_digest(item, "abc"), item_digest(item, "abd"))
+    assert not same_work(item_digest(item), item_digest(Item(id="x", response="other")))
+
+
+def test_corrupt_middle_line_of_a_dict_stream_is_quarantined(tmp_path: Path) -> None:
+    out = tmp_path / "gen"
+    out.mkdir()
+    (out / "responses.jsonl").write_text('{"id": "a", "response": "x"}\n{not json\n{"id": "b", "response": "y"}\n')
+    folder = RunFolder(out, record=None, results="responses.jsonl")
+    assert [r["id"] for r in folder.latest_results()] == ["a", "b"]
+    assert "corrupt" in folder.notices[0] and (out / "responses.corrupt.jsonl").exists()
+
+
+def test_kind_is_recorded_and_a_folder_of_another_kind_refused(tmp_path: Path) -> None:
+    import pytest
+
+    from murgat.engine.folder import RunConfigMismatch
+
+    folder = RunFolder(tmp_path / "run")
+    folder.check_config({"a": 1}, {}, kind="faithfulness")
+    assert read_kind(tmp_path / "run") == "faithfulness"
+    with pytest.raises(RunConfigMismatch, match="'faithfulness' run"):
+        RunFolder(tmp_path / "run").check_config({"a": 1}, {}, kind="score")
