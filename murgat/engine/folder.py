@@ -360,7 +360,11 @@ def read_kind(path: str | Path) -> str | None:
     if res.exists():
         with open(res, encoding="utf-8", errors="replace") as f:
             first = f.readline()
-        return "faithfulness" if '"steps"' in first and '"sentences"' not in first else "score"
+        try:
+            keys = set(json.loads(first))
+        except (ValueError, TypeError):
+            keys = set()
+        return "faithfulness" if "steps" in keys and "scores" not in keys else "score"
     if (p / "summary.json").exists():
         try:
             doc = json.loads((p / "summary.json").read_text(encoding="utf-8"))

@@ -434,10 +434,21 @@ async def _run_with_progress(items, cfg, judges, rundir, args, con, built, todo=
 
 def _cmd_summarize(args: argparse.Namespace) -> int:
     from murgat.console import console
+    from murgat.engine.folder import read_kind
     from murgat.pipeline.report import compare, comparison_table, summary_table
     from murgat.pipeline.rundir import RunDir
 
     runs = []
+    kinds = {str(p): read_kind(p) for p in args.runs}
+    others = {p: k for p, k in kinds.items() if k not in (None, "score")}
+    if others:
+        if len(args.runs) == 1:  # one folder of another kind: its summary as it is
+            doc = json.loads((Path(args.runs[0]) / "summary.json").read_text(encoding="utf-8"))
+            print(json.dumps({"kind": others[str(args.runs[0])], "summary": doc}, indent=2, ensure_ascii=False))
+            return 0
+        print("error: murgat summarize compares score runs; " + ", ".join(f"{p} is a '{k}' run" for p, k in others.items()),
+              file=sys.stderr)
+        return 2
     for path in args.runs:
         if not (Path(path) / "summary.json").exists():
             print(f"error: {path} has no summary.json (run murgat score first)", file=sys.stderr)

@@ -93,8 +93,46 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
     return write_viewer(out, docs, comparison, title)
 
 
+def _view_other_kind(run: Path, kind: str, args: argparse.Namespace) -> int:
+    """``murgat view`` on a folder that is not a score run: its own page, or where to find one."""
+    from murgat.engine.folder import RunFolder
+
+    out = Path(args.out) if args.out else run / "report.html"
+    if kind == "faithfulness":
+        from murgat.faithfulness.records import FaithResult
+        from murgat.viewer.steps import faithfulness_report
+
+        summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+        results = RunFolder(run, repair=False, record=FaithResult).latest_results()
+        print(f"wrote {faithfulness_report(out, results, summary, args.media_root)}")
+        return 0
+    if kind == "reflect":
+        from murgat.viewer.steps import reflect_report
+
+        summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+        traces = RunFolder(run, repair=False, record=None, results="traces.jsonl").latest_results()
+        recs = {r["id"]: r for r in RunFolder(run, repair=False, record=None, results="responses.jsonl").latest_results()}
+        print(f"wrote {reflect_report(out, traces, recs, summary, args.media_root)}")
+        return 0
+    where = {"program": "each variant's folder holds responses.jsonl; with --score, view OUT/VARIANT/run",
+             "generate": "score its responses.jsonl with murgat score, then view that run",
+             "sweep": "view one effort's score run: OUT/effort-LEVEL/run",
+             "ground": "its summary.json and report are written by murgat ground"}.get(kind, "")
+    print(f"error: {run} holds a '{kind}' run, which has no item viewer of its own; {where}", file=sys.stderr)
+    return 2
+
+
 def _cmd_view(args: argparse.Namespace) -> int:
+    from murgat.engine.folder import read_kind
+
     runs = [Path(r) for r in args.runs]
+    kinds = [read_kind(r) for r in runs]
+    if any(k not in (None, "score") for k in kinds):
+        if len(runs) > 1:
+            print(f"error: murgat view compares score runs; these are: {', '.join(str(k) for k in kinds)}",
+                  file=sys.stderr)
+            return 2
+        return _view_other_kind(runs[0], str(kinds[0]), args)
     for r in runs:
         if not (r / "summary.json").exists():
             print(f"error: {r} has no summary.json (run murgat score first)", file=sys.stderr)

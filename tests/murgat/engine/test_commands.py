@@ -125,3 +125,30 @@ def test_api_dataframe(tmp_path: Path, example_media: Path) -> None:
     run = murgat.score(inp, judge=f"replay:{cas}", out=tmp_path / "run", media_root=example_media)
     df = run.dataframe()
     assert isinstance(df, pd.DataFrame) and list(df["id"]) == ["a"] and "scores.murgat_s" in df.columns
+
+
+def _faith_folder(path: Path, with_kind: bool) -> Path:
+    from murgat.engine.folder import RunFolder
+    from murgat.faithfulness.metric import summarize_faithfulness
+    from murgat.faithfulness.records import FaithResult, StepLabel, tally
+
+    folder = RunFolder(path, record=FaithResult)
+    res = [tally(FaithResult(id="a", steps=[StepLabel(index=0, text="A man waves.", type="perception", faithful=True,
+                                                      status="labelled")]))]
+    folder.append_many(res)
+    folder.write_summary(summarize_faithfulness(res, 50, 0))
+    if with_kind:
+        folder.check_config({"judge": "x"}, {}, kind="faithfulness")
+    return path
+
+
+@pytest.mark.parametrize("with_kind", [True, False])
+def test_view_and_summarize_dispatch_on_kind(tmp_path: Path, with_kind: bool, capsys) -> None:
+    """Before: murgat view / summarize on a faithfulness folder printed a pydantic traceback."""
+    run = _faith_folder(tmp_path / "faith", with_kind)
+    assert main(["view", str(run)]) == 0 and (run / "report.html").exists()
+    capsys.readouterr()
+    assert main(["summarize", str(run)]) == 0
+    assert json.loads(capsys.readouterr().out)["kind"] == "faithfulness"
+    assert main(["summarize", str(run), str(run)]) == 2
+    assert "'faithfulness' run" in capsys.readouterr().err
