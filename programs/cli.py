@@ -1,13 +1,17 @@
 """``murgat program``: plan-then-execute answers for a dataset, per variant, optionally scored.
 
-Output folder (one process at a time, resumable like ``score``)::
+Output folder (a run folder of kind ``program``: one process at a time, resumable like ``score``)::
 
-    OUT/config.json                 settings; a rerun with different ones is refused
+    OUT/config.json                 kind and settings; a rerun with different ones is refused
     OUT/cache.sqlite                planner/executor/checker answers (shared by variants)
-    OUT/<variant>/responses.jsonl   ``murgat score`` input, one line per item
+    OUT/<variant>/results.jsonl     one line per item: {id, record, trace} (what the engine appends)
+    OUT/<variant>/responses.jsonl   ``murgat score`` input, one line per item, in input order
     OUT/<variant>/traces.jsonl      program, validation, every operation, verdict and timing
     OUT/summary.json                per variant: items, errors, calls per item, check outcomes
     OUT/<variant>/run/              with --score: the ``murgat score`` run of that variant
+
+``responses.jsonl`` and ``traces.jsonl`` are rewritten from ``results.jsonl`` at the end of each
+run (:class:`murgat.engine.folder.PairFolder`), so a crash can never leave them disagreeing.
 """
 
 from __future__ import annotations
@@ -15,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -41,21 +44,52 @@ def _score_config(args: argparse.Namespace, judge_spec: str, opts: dict[str, str
     from murgat.pipeline.config import JudgeSpec, ScoreConfig
 
     js = JudgeSpec(spec=judge_spec, options=opts)
-    GenerateConfig(temperature=args.temperature, max_tokens=args.max_tokens, concurrency=args.concurrency,
+    # every request of the run (planner, executor, checker) is sent with these settings
+    gen = GenerateConfig(temperature=args.temperature, max_tokens=args.max_tokens, concurrency=args.concurrency,
                          reasoning_effort=args.effort, timeout_s=args.timeout, retries=args.retries,
                          max_retry_time_s=args.max_retry_time)
-    return ScoreConfig(judge_verify=js, judge_decompose=js, judge_entail=js,
+    return ScoreConfig(judge_verify=js, judge_decompose=js, judge_entail=js, generate=gen,
                        evidence=EvidenceConfig(fps=args.fps, max_frames=args.max_frames), evidence_text=args.evidence_text)
+
+
+class ProgramTask:
+    """``program``'s item task for the engine: one item under one variant."""
+
+    def __init__(self, variant: str, judges: Any, cfg: Any, settings: Any, limits: Any, replan: int, place: Any) -> None:
+        self.variant, self.judges, self.cfg, self.settings = variant, judges, cfg, settings
+        self.limits, self.replan, self.place = limits, replan, place
+
+    async def run(self, item: Any) -> dict[str, Any]:
+        from murgat.engine.folder import pair_record
+        from programs.runner import run_item
+
+        record, trace = await run_item(item, self.variant, self.judges, self.cfg, self.settings, self.limits, self.replan,
+                                       media_root=self.place.media_root, input_path=self.place.input_path,
+                                       allow_outside_root=self.place.allow_outside_root)
+        return pair_record(item.id, record, trace.model_dump(mode="json"))
+
+    def error_record(self, item: Any, error: str) -> dict[str, Any]:
+        from murgat.engine.folder import pair_record
+
+        record = {"id": item.id, "media": item.media, "question": item.question, "options": item.options,
+                  "gold": item.gold, "response": "", "program_variant": self.variant, "generation_error": error}
+        return pair_record(item.id, record, {"id": item.id, "variant": self.variant, "status": "internal_error",
+                                             "error": error})
+
+    def digest(self, item: Any) -> str:
+        from murgat.engine.loop import item_digest
+        from murgat.pipeline.runner import media_identity
+
+        return item_digest(item, media_identity(item, self.place))
 
 
 async def _run(args: argparse.Namespace, items: list[Any], variants: list[str], out: Path, con: Any) -> dict[str, Any]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from murgat.jsonl import append_line, dumps
     from murgat.judges import make_judge, parse_options
     from murgat.judges.cache import ResponseCache
     from programs.ops import ProgramSettings
-    from programs.runner import Judges, run_item
+    from programs.runner import Judges
     from programs.safety import Limits
 
     cache = ResponseCache(out / "cache.sqlite")
@@ -84,30 +118,26 @@ async def _run(args: argparse.Namespace, items: list[Any], variants: list[str], 
         return _run_on_ray(args, items, variants, out, con, cfg, settings, limits,
                            {"planner": (args.planner, popts), "executor": (executor_spec, eopts),
                             "checker": (judge_spec, jopts) if checker is not None else None}, cache)
-    sem = asyncio.Semaphore(max(1, args.item_concurrency))
+    from murgat.engine.loop import plan
+    from murgat.engine.loop import run_items as engine_run
+
+    place = _place(args)
     report: dict[str, Any] = {}
+    order = [it.id for it in items]
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=con, disable=args.quiet or args.json)
     with progress:
         for variant in variants:
-            resp, traces = _variant_files(out, variant)
-            todo = _todo(args, items, resp)
-            task = progress.add_task(variant, total=len(items), completed=len(items) - len(todo))
-
-            async def one(item: Any, variant: str = variant, resp: Path = resp, traces: Path = traces,
-                          task: Any = task) -> None:
-                async with sem:
-                    record, trace = await run_item(item, variant, judges, cfg, settings, limits, args.replan,
-                                                   media_root=args.media_root, input_path=args.data.split(":", 1)[-1],
-                                                   allow_outside_root=args.allow_media_outside_root)
-                    append_line(traces, trace.model_dump_json())
-                    append_line(resp, dumps(record))
-                    progress.advance(task)
-
-            async with asyncio.TaskGroup() as tg:
-                for it in todo:
-                    tg.create_task(one(it))
-            report[variant] = _variant_summary(resp, traces, {it.id for it in items})
+            folder = _variant_folder(out, variant)
+            task = ProgramTask(variant, judges, cfg, settings, limits, args.replan, place)
+            todo = plan(task, items, folder, args.retry_errors).todo
+            bar = progress.add_task(variant, total=len(items), completed=len(items) - len(todo))
+            try:
+                await engine_run(task, todo, folder, concurrency=args.item_concurrency,
+                                 on_item=lambda _rec, bar=bar: progress.advance(bar))
+            finally:
+                folder.export(order)
+            report[variant] = _variant_summary(folder, set(order))
     stats = {j.name: j.stats.model_dump() for j in {id(j): j for j in (planner, executor, checker) if j}.values()}
     for j in {id(j): j for j in (planner, executor, checker) if j}.values():
         await j.aclose()
@@ -115,29 +145,20 @@ async def _run(args: argparse.Namespace, items: list[Any], variants: list[str], 
     return {"variants": report, "judges": stats, "check": not args.no_check, "find": args.find}
 
 
-def _variant_files(out: Path, variant: str) -> tuple[Path, Path]:
-    """``OUT/VARIANT/responses.jsonl`` and ``traces.jsonl``, their folder made and torn last lines cut."""
-    from murgat.jsonl import cut_torn_tail
+def _place(args: argparse.Namespace) -> Any:
+    from murgat.engine.preflight import MediaPlace
 
-    folder = out / variant
-    folder.mkdir(parents=True, exist_ok=True)
-    resp, traces = folder / "responses.jsonl", folder / "traces.jsonl"
-    cut_torn_tail(resp)
-    cut_torn_tail(traces)
-    return resp, traces
+    return MediaPlace(args.media_root, args.data.split(":", 1)[-1], args.allow_media_outside_root)
 
 
-def _todo(args: argparse.Namespace, items: list[Any], resp: Path) -> list[Any]:
-    """Items without a record in ``resp`` (or, with ``--retry-errors``, with a failed one)."""
-    from murgat.jsonl import read_records
+def _variant_folder(out: Path, variant: str) -> Any:
+    """``OUT/VARIANT/``: the variant's :class:`~murgat.engine.folder.PairFolder` (made, repaired, adopted)."""
+    from murgat.engine.folder import PairFolder
 
-    done = {}
-    for _, rec in read_records(resp)[0]:
-        if isinstance(rec, dict) and "id" in rec:
-            done[str(rec["id"])] = rec
-    if args.retry_errors:
-        done = {k: v for k, v in done.items() if not v.get("generation_error")}
-    return [it for it in items if it.id not in done]
+    folder = PairFolder(out / variant)
+    for note in folder.notices:
+        print(f"warning: {note}", file=sys.stderr)
+    return folder
 
 
 def _run_on_ray(args: argparse.Namespace, items: list[Any], variants: list[str], out: Path, con: Any, cfg: Any,
@@ -145,32 +166,39 @@ def _run_on_ray(args: argparse.Namespace, items: list[Any], variants: list[str],
     """``--run-on ray``: every (item, variant) not done yet runs in Ray tasks grouped by media file."""
     import dataclasses
 
+    from murgat.engine.loop import plan
     from murgat.scaleout.commands import program_on_ray
 
-    units = []
+    units, folders, digests = [], {}, {}
     for variant in variants:
-        resp, _ = _variant_files(out, variant)
-        units += [(it, variant) for it in _todo(args, items, resp)]
+        folder = folders[variant] = _variant_folder(out, variant)
+        task = ProgramTask(variant, None, cfg, settings, limits, args.replan, _place(args))
+        for it in plan(task, items, folder, args.retry_errors).todo:
+            units.append((it, variant))
+            digests[(variant, it.id)] = task.digest(it)
     cache.close()  # the cluster's cache service owns the database while the tasks run
     payload = {"config": cfg.model_dump(mode="json"), "settings": dataclasses.asdict(settings),
                "limits": dataclasses.asdict(limits), "replan": args.replan, "media_root": args.media_root,
                "input_path": args.data.split(":", 1)[-1], "allow_outside_root": args.allow_media_outside_root,
                "item_concurrency": args.item_concurrency,
                "judges": {role: {"spec": v[0], "options": v[1]} if v else None for role, v in specs.items()}}
-    stats, ray_report = program_on_ray(args, units, out, payload, con)
-    report = {v: _variant_summary(out / v / "responses.jsonl", out / v / "traces.jsonl", {it.id for it in items})
-              for v in variants}
+    order = [it.id for it in items]
+    try:
+        stats, ray_report = program_on_ray(args, units, folders, digests, payload, con)
+    finally:
+        for folder in folders.values():
+            folder.export(order)
+    report = {v: _variant_summary(folders[v], set(order)) for v in variants}
     from murgat.scaleout.driver import report_extra
 
     return {"variants": report, "judges": stats, "check": not args.no_check, "find": args.find,
             "ray": report_extra(ray_report)}
 
 
-def _variant_summary(resp: Path, traces: Path, ids: set[str]) -> dict[str, Any]:
-    from murgat.jsonl import read_records
-
-    recs = {str(r["id"]): r for _, r in read_records(resp)[0] if isinstance(r, dict) and str(r.get("id")) in ids}
-    trs = {str(t["id"]): t for _, t in read_records(traces)[0] if isinstance(t, dict) and str(t.get("id")) in ids}
+def _variant_summary(folder: Any, ids: set[str]) -> dict[str, Any]:
+    rows = folder.latest_results(want=ids)
+    recs = {r["id"]: r["record"] for r in rows}
+    trs = {r["id"]: r["trace"] for r in rows}
     n = len(recs)
     statuses: dict[str, int] = {}
     checks: dict[str, int] = {}
@@ -202,20 +230,16 @@ def _score_variants(args: argparse.Namespace, out: Path, variants: list[str]) ->
     targets = [(v, out / v / "responses.jsonl", out / v / "run") for v in variants]
     if args.baseline:
         targets.insert(0, ("baseline", Path(args.baseline), out / "baseline-run"))
+    from murgat.api import score
+
     runs = []
     for name, responses, run in targets:
-        cmd = [sys.executable, "-m", "murgat", "score", str(responses), "--judge", judge, "--out", str(run),
-               "--cache", str(out / "score-cache.sqlite"), "--quiet", "--json"]
-        if args.media_root:
-            cmd += ["--media-root", args.media_root]
-        if args.allow_media_outside_root:
-            cmd += ["--allow-media-outside-root"]
-        for opt in args.judge_option or args.executor_option or args.planner_option:
-            cmd += ["-J", opt]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode not in (0, 1) or not proc.stdout.strip():
-            print(f"error: scoring {name} failed:\n{proc.stderr[-2000:]}", file=sys.stderr)
-            return proc.returncode or 2, None
+        res = score(responses, judge=judge, out=run, cache=str(out / "score-cache.sqlite"), media_root=args.media_root,
+                    allow_media_outside_root=args.allow_media_outside_root,
+                    judge_option=list(args.judge_option or args.executor_option or args.planner_option), json=True)
+        if res.exit_code not in (0, 1) or not res.summary:
+            print(f"error: scoring {name} failed (exit {res.exit_code})", file=sys.stderr)
+            return res.exit_code or 2, None
         rd = RunDir(run, repair=False)
         runs.append((name, rd.latest_results(), rd.summary()))
     return 0, compare(runs, n_resamples=2000, seed=0)
@@ -245,6 +269,10 @@ def _cmd_program(args: argparse.Namespace) -> int:
     from murgat.inputs import InputError
     from murgat.pipeline.rundir import canonical_json
 
+    if args.executor in ("ray", "local"):
+        print(f"error: --executor names the model that executes programs (provider:model); to run on Ray use "
+              f"--run-on {args.executor}", file=sys.stderr)
+        return 2
     try:
         variants = _variants(args.variant)
         items = load_dataset(args.data)
@@ -258,23 +286,24 @@ def _cmd_program(args: argparse.Namespace) -> int:
         return 2
     con = console(stderr=True)
     try:
+        from murgat.engine.folder import RunConfigMismatch, RunFolder
+
         fingerprint = canonical_json({k: getattr(args, k) for k in (
             "planner", "executor", "judge", "planner_option", "executor_option", "judge_option", "find", "no_check",
             "check_retries", "replan", "max_ops", "fps", "max_frames", "temperature", "max_tokens", "effort",
             "evidence_text")})
-        cfg_path = out / "config.json"
-        if cfg_path.exists() and not args.overwrite:
-            old = json.loads(cfg_path.read_text(encoding="utf-8")).get("fingerprint")
-            if old is not None and old != fingerprint:
-                changed = sorted(k for k in fingerprint if old.get(k) != fingerprint.get(k))
-                print(f"error: {out} holds program runs made with other settings ({', '.join(changed)}); use a new "
-                      "--out or --overwrite", file=sys.stderr)
-                return 2
+        parent = RunFolder(out, record=None)
         if args.overwrite:
+            parent.reset()
             for v in variants:
-                for name in ("responses.jsonl", "traces.jsonl"):
+                for name in ("results.jsonl", "results.corrupt.jsonl", "responses.jsonl", "traces.jsonl"):
                     (out / v / name).unlink(missing_ok=True)
-        cfg_path.write_text(json.dumps({"fingerprint": fingerprint}, indent=2, sort_keys=True))
+        try:
+            parent.check_config(fingerprint, {**fingerprint, "data": args.data, "media_root": args.media_root,
+                                              "variants": variants}, kind="program")
+        except RunConfigMismatch as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
         try:
             doc = asyncio.run(_run(args, items, variants, out, con))
         except (ExceptionGroup, ValueError, FileNotFoundError) as exc:
@@ -282,14 +311,14 @@ def _cmd_program(args: argparse.Namespace) -> int:
             if code is None:
                 raise
             return code
-        (out / "summary.json").write_text(json.dumps(doc, indent=2, sort_keys=True, default=str))
+        parent.write_summary(doc)
         _report(out, variants, {it.id for it in items}, doc, args.media_root)
         code = 0
         if args.score:
             code, comparison = _score_variants(args, out, variants)
             if comparison is not None:
                 doc["comparison"] = comparison
-                (out / "summary.json").write_text(json.dumps(doc, indent=2, sort_keys=True, default=str))
+                parent.write_summary(doc)
         if args.json:
             print(json.dumps(doc, indent=2, sort_keys=True, default=str))
         else:
@@ -308,13 +337,12 @@ def _cmd_program(args: argparse.Namespace) -> int:
 
 
 def _report(out: Path, variants: list[str], ids: set[str], doc: dict[str, Any], media_root: str | None) -> None:
-    from murgat.jsonl import read_records
+    from murgat.engine.folder import PairFolder
     from murgat.viewer.steps import program_report
 
-    traces = {v: [t for _, t in read_records(out / v / "traces.jsonl")[0] if isinstance(t, dict) and t.get("id") in ids]
-              for v in variants}
-    recs = {v: {str(r["id"]): r for _, r in read_records(out / v / "responses.jsonl")[0] if isinstance(r, dict)}
-            for v in variants}
+    rows = {v: PairFolder(out / v, repair=False).latest_results(want=ids) for v in variants}
+    traces = {v: [r["trace"] for r in rows[v]] for v in variants}
+    recs = {v: {r["id"]: r["record"] for r in rows[v]} for v in variants}
     program_report(out / "report.html", traces, doc, media_root, recs)
 
 

@@ -376,3 +376,53 @@ def read_kind(path: str | Path) -> str | None:
 
 #: the name the score command's code has always used
 RunDir = RunFolder
+
+
+class PairFolder(RunFolder):
+    """A run whose item has two parts people read as two files: ``program``'s (and ``reflect``'s)
+    ``responses.jsonl`` (``murgat score`` input) and ``traces.jsonl`` (what happened).
+
+    Appending each item to two files could be cut in between by a crash, leaving an item in one
+    file and not the other (reflect then reported "FAILED: -1 of 12" forever). So one line per
+    item goes to ``results.jsonl`` — ``{"id", "record", "trace"}`` — the only file the engine
+    appends to and resumes from; :meth:`export` rewrites the two readable files from it
+    (atomically, in input order) at the end of every run. A folder written before this layout
+    (the two files, no ``results.jsonl``) is adopted on first open: ids present in both files
+    become results, the others are done again."""
+
+    def __init__(self, path: str | Path, repair: bool = True) -> None:
+        path = Path(path)
+        if repair and not (path / "results.jsonl").exists() and (path / "responses.jsonl").exists():
+            _adopt_pairs(path)
+        super().__init__(path, repair=repair, record=None)
+
+    def export(self, order: Sequence[str] | None = None) -> None:
+        rows = self.latest_results(order=order)
+        write_atomic(self.path / "responses.jsonl", "".join(dumps(r["record"]) + "\n" for r in rows if "record" in r))
+        write_atomic(self.path / "traces.jsonl", "".join(dumps(r["trace"]) + "\n" for r in rows if "trace" in r))
+
+
+def pair_record(item_id: str, record: dict[str, Any], trace: dict[str, Any]) -> dict[str, Any]:
+    """One ``results.jsonl`` line of a :class:`PairFolder`; ``error`` mirrors the record's failure so
+    ``--retry-errors`` finds it."""
+    row: dict[str, Any] = {"id": item_id, "record": record, "trace": trace}
+    err = record.get("generation_error")
+    if err:
+        row["error"] = str(err)
+    return row
+
+
+def _adopt_pairs(path: Path) -> None:
+    from murgat.jsonl import read_records
+
+    def latest(name: str) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        if (path / name).exists():
+            for _, rec in read_records(path / name)[0]:
+                if isinstance(rec, dict) and rec.get("id") not in (None, ""):
+                    out[str(rec["id"])] = rec
+        return out
+
+    records, traces = latest("responses.jsonl"), latest("traces.jsonl")
+    rows = [pair_record(i, rec, traces[i]) for i, rec in records.items() if i in traces]
+    write_atomic(path / "results.jsonl", "".join(dumps(r) + "\n" for r in rows))

@@ -192,11 +192,14 @@ def program_group(payload: dict[str, Any], cache: Any, limits: Any) -> Iterator[
     yield from stream(units, payload["item_concurrency"], setup)
 
 
-def program_on_ray(args: Any, units: list[tuple[Any, str]], out: Path, payload: dict[str, Any], con: Any) -> Any:
+def program_on_ray(args: Any, units: list[tuple[Any, str]], folders: dict[str, Any], digests: dict[tuple[str, str], str],
+                   payload: dict[str, Any], con: Any) -> Any:
     """The driver of ``murgat program --run-on ray``: ``units`` are the (item, variant) pairs not
-    done yet; each record goes to ``OUT/VARIANT/responses.jsonl`` and its trace to ``traces.jsonl``."""
-    from murgat.jsonl import append_lines, dumps
+    done yet; each result goes to its variant's run folder (``OUT/VARIANT/results.jsonl``)."""
+    from murgat.engine.folder import pair_record
+    from murgat.engine.loop import stamp
 
+    out = next(iter(folders.values())).path.parent
     todo = [_Unit(item, variant) for item, variant in units]
 
     def payload_of(rows: list[_Unit]) -> dict[str, Any]:
@@ -207,8 +210,11 @@ def program_on_ray(args: Any, units: list[tuple[Any, str]], out: Path, payload: 
         for rec in batch:
             by_variant.setdefault(rec["variant"], []).append(rec)
         for variant, recs in by_variant.items():
-            append_lines(out / variant / "traces.jsonl", [dumps(r["trace"]) for r in recs])
-            append_lines(out / variant / "responses.jsonl", [dumps(r["record"]) for r in recs])
+            rows = []
+            for r in recs:
+                item_id = str(r["record"]["id"])
+                rows.append(stamp(pair_record(item_id, r["record"], r["trace"]), digests.get((variant, item_id), "")))
+            folders[variant].append_many(rows)
 
     report = run_command(args, out / "cache.sqlite", todo, program_group, payload_of, write, label="program",
                          total=len(todo), con=con)
