@@ -52,37 +52,6 @@ def _score_config(args: argparse.Namespace, judge_spec: str, opts: dict[str, str
                        evidence=EvidenceConfig(fps=args.fps, max_frames=args.max_frames), evidence_text=args.evidence_text)
 
 
-class ProgramTask:
-    """``program``'s item task for the engine: one item under one variant."""
-
-    def __init__(self, variant: str, judges: Any, cfg: Any, settings: Any, limits: Any, replan: int, place: Any) -> None:
-        self.variant, self.judges, self.cfg, self.settings = variant, judges, cfg, settings
-        self.limits, self.replan, self.place = limits, replan, place
-
-    async def run(self, item: Any) -> dict[str, Any]:
-        from murgat.engine.folder import pair_record
-        from programs.runner import run_item
-
-        record, trace = await run_item(item, self.variant, self.judges, self.cfg, self.settings, self.limits, self.replan,
-                                       media_root=self.place.media_root, input_path=self.place.input_path,
-                                       allow_outside_root=self.place.allow_outside_root)
-        return pair_record(item.id, record, trace.model_dump(mode="json"))
-
-    def error_record(self, item: Any, error: str) -> dict[str, Any]:
-        from murgat.engine.folder import pair_record
-
-        record = {"id": item.id, "media": item.media, "question": item.question, "options": item.options,
-                  "gold": item.gold, "response": "", "program_variant": self.variant, "generation_error": error}
-        return pair_record(item.id, record, {"id": item.id, "variant": self.variant, "status": "internal_error",
-                                             "error": error})
-
-    def digest(self, item: Any) -> str:
-        from murgat.engine.loop import item_digest
-        from murgat.pipeline.runner import media_identity
-
-        return item_digest(item, media_identity(item, self.place))
-
-
 async def _run(args: argparse.Namespace, items: list[Any], variants: list[str], out: Path, con: Any) -> dict[str, Any]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -120,6 +89,7 @@ async def _run(args: argparse.Namespace, items: list[Any], variants: list[str], 
                             "checker": (judge_spec, jopts) if checker is not None else None}, cache)
     from murgat.engine.loop import plan
     from murgat.engine.loop import run_items as engine_run
+    from programs.task import ProgramTask
 
     place = _place(args)
     report: dict[str, Any] = {}
@@ -163,36 +133,47 @@ def _variant_folder(out: Path, variant: str) -> Any:
 
 def _run_on_ray(args: argparse.Namespace, items: list[Any], variants: list[str], out: Path, con: Any, cfg: Any,
                 settings: Any, limits: Any, specs: dict[str, Any], cache: Any) -> dict[str, Any]:
-    """``--run-on ray``: every (item, variant) not done yet runs in Ray tasks grouped by media file."""
+    """``--run-on ray``: each variant's items not done yet through the engine's Ray path (one Ray
+    instance for all variants)."""
     import dataclasses
 
     from murgat.engine.loop import plan
-    from murgat.scaleout.commands import program_on_ray
+    from murgat.scaleout.driver import init_ray, report_extra, shutdown, summed_stats
+    from murgat.scaleout.tasks import TaskSpec, run_on_ray
+    from programs.task import ProgramTask
 
-    units, folders, digests = [], {}, {}
-    for variant in variants:
-        folder = folders[variant] = _variant_folder(out, variant)
-        task = ProgramTask(variant, None, cfg, settings, limits, args.replan, _place(args))
-        for it in plan(task, items, folder, args.retry_errors).todo:
-            units.append((it, variant))
-            digests[(variant, it.id)] = task.digest(it)
     cache.close()  # the cluster's cache service owns the database while the tasks run
-    payload = {"config": cfg.model_dump(mode="json"), "settings": dataclasses.asdict(settings),
-               "limits": dataclasses.asdict(limits), "replan": args.replan, "media_root": args.media_root,
-               "input_path": args.data.split(":", 1)[-1], "allow_outside_root": args.allow_media_outside_root,
-               "item_concurrency": args.item_concurrency,
-               "judges": {role: {"spec": v[0], "options": v[1]} if v else None for role, v in specs.items()}}
+    place = _place(args).resolved()
     order = [it.id for it in items]
+    common = {"config": cfg.model_dump(mode="json"), "settings": dataclasses.asdict(settings),
+              "limits": dataclasses.asdict(limits), "replan": args.replan, "place": place.to_json(),
+              "judges": {role: {"spec": v[0], "options": v[1]} if v else None for role, v in specs.items()}}
+    report: dict[str, Any] = {}
+    stats: dict[str, Any] = {}
+    totals = {"tasks": 0, "workers": 0, "resubmitted": 0, "duplicates_ignored": 0, "lost": 0, "seconds": 0.0}
+    started = init_ray(getattr(args, "ray_address", None), getattr(args, "ray_cpus", None))
     try:
-        stats, ray_report = program_on_ray(args, units, folders, digests, payload, con)
+        for variant in variants:
+            folder = _variant_folder(out, variant)
+            task = ProgramTask(variant, None, cfg, settings, limits, args.replan, place)
+            todo = plan(task, items, folder, args.retry_errors).todo
+            spec = TaskSpec("programs.task:ray_task", {**common, "variant": variant}, concurrency=args.item_concurrency)
+            try:
+                ray_report = run_on_ray(spec, task, todo, folder, args, label=f"program {variant}", total=len(items),
+                                        con=con, cache_path=out / "cache.sqlite")
+            finally:
+                folder.export(order)
+            for name, st in summed_stats(ray_report)[2].items():
+                acc = stats.setdefault(name, {})
+                for k, val in st.model_dump().items():
+                    acc[k] = acc.get(k, 0) + val
+            for k, val in report_extra(ray_report).items():
+                if k in totals:
+                    totals[k] += val
+            report[variant] = _variant_summary(folder, set(order))
     finally:
-        for folder in folders.values():
-            folder.export(order)
-    report = {v: _variant_summary(folders[v], set(order)) for v in variants}
-    from murgat.scaleout.driver import report_extra
-
-    return {"variants": report, "judges": stats, "check": not args.no_check, "find": args.find,
-            "ray": report_extra(ray_report)}
+        shutdown(started)
+    return {"variants": report, "judges": stats, "check": not args.no_check, "find": args.find, "ray": totals}
 
 
 def _variant_summary(folder: Any, ids: set[str]) -> dict[str, Any]:

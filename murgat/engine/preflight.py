@@ -45,6 +45,17 @@ class MediaPlace:
     def where(self) -> str:
         return ", ".join(str(r) for r in self.roots())
 
+    def resolved(self) -> MediaPlace:
+        """The same place with absolute paths: what a Ray worker (another working folder, maybe
+        another machine) must be sent."""
+        return MediaPlace(str(Path(self.media_root).resolve()) if self.media_root is not None else None,
+                          str(Path(self.input_path).resolve()) if self.input_path is not None else None,
+                          self.allow_outside_root)
+
+    def to_json(self) -> dict[str, Any]:
+        r = self.resolved()
+        return {"media_root": r.media_root, "input_path": r.input_path, "allow_outside_root": r.allow_outside_root}
+
 
 def check_media_root(media_root: str | Path | None) -> None:
     """Raise :class:`BadMediaRoot` when ``--media-root`` is given but is not an existing folder."""

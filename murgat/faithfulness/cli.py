@@ -111,11 +111,9 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
         con = console(stderr=True)
         ray_counts = ray_report = None
         if getattr(args, "run_on", "local") == "ray":
-            from murgat.scaleout.commands import faithfulness_on_ray
-
             try:
-                ray_counts, ray_report = faithfulness_on_ray(args, items, rundir, Path(args.cache) if args.cache else
-                                                             out / "cache.sqlite", cfg, opts, con)
+                ray_counts, ray_report = _on_ray(args, items, rundir, Path(args.cache) if args.cache else
+                                                 out / "cache.sqlite", cfg, opts, con)
             except Exception as exc:  # the same exit codes as the local path (5 not writable, 3 replay miss)
                 code = failure_code(exc)
                 if code is None:
@@ -157,6 +155,29 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
         return 0
     finally:
         lock.release()
+
+
+def _on_ray(args: argparse.Namespace, items: list[Any], rundir: Any, cache_path: Path, cfg: Any, options: dict[str, Any],
+            con: Any) -> tuple[dict[str, Any], Any]:
+    """``--run-on ray``: the engine's Ray path with this command's task; (this_invocation counts, report)."""
+    from murgat.engine.loop import plan
+    from murgat.engine.preflight import MediaPlace
+    from murgat.faithfulness.runner import FaithTask
+    from murgat.scaleout.driver import summed_stats
+    from murgat.scaleout.tasks import TaskSpec, run_on_ray
+
+    place = MediaPlace(args.media_root, args.input, args.allow_media_outside_root).resolved()
+    task = FaithTask(None, cfg, args.segmentation, place)
+    todo = plan(task, items, rundir, args.retry_errors).todo
+    spec = TaskSpec("murgat.faithfulness.runner:ray_task", {
+        "config": cfg.model_dump(mode="json"), "judge": args.judge, "options": options, "variant": args.variant,
+        "granularity": args.granularity, "segmentation": args.segmentation, "max_frames": args.max_frames,
+        "place": place.to_json()}, concurrency=args.item_concurrency, transcribes=cfg.evidence.text)
+    report = run_on_ray(spec, task, todo, rundir, args, label="faithfulness", total=len(items), con=con,
+                        cache_path=cache_path)
+    requests, deduplicated, totals = summed_stats(report)
+    stats = next(iter(totals.values()), None)
+    return {**(stats.model_dump() if stats else {}), "requests": requests, "deduplicated": deduplicated}, report
 
 
 async def _with_progress(items: list[Any], labeller: Any, cfg: Any, args: argparse.Namespace, rundir: Any, con: Any,

@@ -87,6 +87,18 @@ class FaithTask:
         return item_digest(item, media_identity(item, self.place))
 
 
+def ray_task(settings: dict[str, Any], judge: Callable[..., Any]) -> FaithTask:
+    """``faithfulness``' task rebuilt inside a Ray worker (see :mod:`murgat.scaleout.tasks`)."""
+    from murgat.pipeline.stages import CallPool
+
+    cfg = ScoreConfig.model_validate(settings["config"])
+    labeller = Labeller(judge=judge(settings["judge"], settings["options"], cfg.generate), pool=CallPool(),
+                        variant=settings["variant"], granularity=settings["granularity"], max_frames=settings["max_frames"])
+    task = FaithTask(labeller, cfg, settings["segmentation"], MediaPlace(**settings["place"]))
+    task.pool = labeller.pool  # type: ignore[attr-defined]  (the worker reports its request counts)
+    return task
+
+
 async def run_faithfulness(items: Sequence[Item], labeller: Labeller, cfg: ScoreConfig, segmentation: str,
                            rundir: RunDir, *, media_root: str | Path | None, input_path: str | Path | None,
                            item_concurrency: int = 8, retry_errors: bool = False, allow_outside_root: bool = False,

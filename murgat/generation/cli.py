@@ -70,12 +70,27 @@ async def _generate(args: argparse.Namespace, effort: str | None, folder: Any, c
     cfg = _gen_config(args, effort)
     if getattr(args, "run_on", "local") == "ray":
         from murgat.console import console
+        from murgat.engine.loop import plan
+        from murgat.generation.generate import GenerateTask
         from murgat.judges.base import JudgeStats
-        from murgat.scaleout.commands import generate_on_ray
+        from murgat.scaleout.driver import summed_stats
+        from murgat.scaleout.tasks import TaskSpec, run_on_ray
 
-        stats, _report = generate_on_ray(args, items, folder, cache_path, cfg, parse_options(args.model_option), base,
-                                         console(stderr=True))
-        return stats or JudgeStats()
+        place = _place(args).resolved()
+        task = GenerateTask(None, args.mode, cfg, place, fps=args.fps, max_frames=args.max_frames, base=base,
+                            model=args.model)
+        todo = plan(task, items, folder, args.retry_errors).todo
+        spec = TaskSpec("murgat.generation.generate:ray_task", {
+            "config": cfg.model_dump(mode="json"), "model": args.model, "options": parse_options(args.model_option),
+            "mode": args.mode, "place": place.to_json(), "fps": args.fps, "max_frames": args.max_frames,
+            "base": {it.id: base[it.id] for it in todo if base and it.id in base}}, concurrency=args.concurrency)
+        try:
+            report = run_on_ray(spec, task, todo, folder, args, label="generate", total=len(items),
+                                con=console(stderr=True), cache_path=cache_path)
+        finally:
+            folder.compact([it.id for it in items])
+        _, _, totals = summed_stats(report)
+        return next(iter(totals.values()), None) or JudgeStats()
     cache = ResponseCache(cache_path)
     judge = make_judge(args.model, parse_options(args.model_option), cache=cache, config=cfg)
     try:

@@ -140,6 +140,14 @@ class GenerateTask:
         return item_digest(item, media_identity(item, self.place), self.base.get(item.id))
 
 
+def ray_task(settings: dict[str, Any], judge: Callable[..., Any]) -> GenerateTask:
+    """``generate``'s task rebuilt inside a Ray worker (see :mod:`murgat.scaleout.tasks`)."""
+    cfg = GenerateConfig.model_validate(settings["config"])
+    return GenerateTask(judge(settings["model"], settings["options"], cfg), settings["mode"], cfg,
+                        MediaPlace(**settings["place"]), fps=settings["fps"], max_frames=settings["max_frames"],
+                        base=settings["base"])
+
+
 async def generate_all(judge: Judge, items: Sequence[Item], folder: RunFolder, mode: Mode, cfg: GenerateConfig, *,
                        place: MediaPlace, fps: float = 1.0, max_frames: int = 64, base: dict[str, str] | None = None,
                        concurrency: int = 8, retry_errors: bool = False,

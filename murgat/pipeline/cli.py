@@ -288,7 +288,7 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
         from murgat.scaleout.score import score_on_ray
 
         try:
-            pool, stats, ray_report = score_on_ray(items, cfg, rundir, cache_path, args, con)
+            pool, stats, ray_report = score_on_ray(items, cfg, rundir, cache_path, args, con, todo_plan.todo)
         except Exception as exc:  # the same exit codes as the local path (5 not writable, 3 replay miss)
             code = failure_code(exc, f" ({rundir.results_path})")
             if code is None:

@@ -232,6 +232,18 @@ class ScoreTask:
         return item_digest(item, media_identity(item, self.place))
 
 
+def ray_task(settings: dict[str, Any], judge: Callable[..., Any]) -> ScoreTask:
+    """``score``'s task rebuilt inside a Ray worker (see :mod:`murgat.scaleout.tasks`)."""
+    cfg = ScoreConfig.model_validate(settings["config"])
+
+    def j(js: Any) -> Any:
+        return judge(js.spec, js.options, cfg.generate)
+
+    judges = Judges(verify=j(cfg.judge_verify), decompose=j(cfg.judge_decompose), entail=j(cfg.judge_entail),
+                    decontextualize=j(cfg.judge_decontextualize) if cfg.judge_decontextualize else None)
+    return ScoreTask(cfg, judges, CallPool(), MediaPlace(**settings["place"]))
+
+
 def media_identity(item: Item, place: MediaPlace) -> str | None:
     """The media file's content digest (memoised by stat identity; ``None`` when it cannot be
     read): a replaced video makes the item's digest change, so its old record is not kept."""

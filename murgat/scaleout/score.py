@@ -1,4 +1,4 @@
-"""``murgat score --run-on ray``: the driver side (see :mod:`murgat.scaleout.driver`)."""
+"""``murgat score --run-on ray``: the driver side (see :mod:`murgat.scaleout.tasks`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from murgat.scaleout.driver import run_command, services_for, summed_stats  # noqa: F401 (services_for: tests patch it)
+from murgat.scaleout.driver import summed_stats
 
 
 class _PoolCounts:
@@ -17,32 +17,22 @@ class _PoolCounts:
 
 
 def score_on_ray(items: list[Any], cfg: Any, rundir: Any, cache_path: Path, args: argparse.Namespace,
-                 con: Any) -> tuple[_PoolCounts, list[Any], Any]:
-    """Score the items not yet in ``rundir`` on Ray; returns (pool counts, judge stats, report)."""
-    from murgat.engine.loop import plan, stamp
+                 con: Any, todo: list[Any] | None = None) -> tuple[_PoolCounts, list[Any], Any]:
+    """Score ``todo`` (default: the items not yet in ``rundir``) on Ray; returns (pool counts, judge stats, report)."""
+    from murgat.engine.loop import plan
     from murgat.engine.preflight import MediaPlace
     from murgat.pipeline.runner import ScoreTask
-    from murgat.scaleout.worker import score_group
-    from murgat.schema import ResponseResult
+    from murgat.scaleout.tasks import TaskSpec, run_on_ray
 
     # paths are resolved here, in the driver: a worker on another machine has another working folder
-    media_root = str(Path(args.media_root).resolve()) if args.media_root else None
-    task = ScoreTask(cfg, None, None, MediaPlace(media_root, str(Path(args.input).resolve()),  # type: ignore[arg-type]
-                                                 args.allow_media_outside_root))
-    todo = plan(task, items, rundir, args.retry_errors).todo
-    digests = {it.id: task.digest(it) for it in todo}
-    common = {"config": cfg.model_dump(mode="json"), "media_root": media_root,
-              "input_path": str(Path(args.input).resolve()), "allow_outside_root": args.allow_media_outside_root,
-              "item_concurrency": args.item_concurrency or max(4, cfg.generate.concurrency)}
-
-    def payload_of(rows: list[Any]) -> dict[str, Any]:
-        return {**common, "items": [r.model_dump(mode="json") for r in rows]}
-
-    def write(batch: list[dict[str, Any]]) -> None:
-        rundir.append_many([stamp(ResponseResult.model_validate(r), digests.get(str(r.get("id")), "")) for r in batch])
-
-    report = run_command(args, cache_path, todo, score_group, payload_of, write, label="score", total=len(items),
-                         con=con, services=services_for_run(cache_path), transcribes=cfg.evidence.text)
+    place = MediaPlace(args.media_root, args.input, args.allow_media_outside_root).resolved()
+    task = ScoreTask(cfg, None, None, place)  # type: ignore[arg-type]  (the driver only needs its digests)
+    if todo is None:
+        todo = plan(task, items, rundir, args.retry_errors).todo
+    spec = TaskSpec("murgat.pipeline.runner:ray_task", {"config": cfg.model_dump(mode="json"), "place": place.to_json()},
+                    concurrency=args.item_concurrency or max(4, cfg.generate.concurrency), transcribes=cfg.evidence.text)
+    report = run_on_ray(spec, task, todo, rundir, args, label="score", total=len(items), con=con, cache_path=cache_path,
+                        services=services_for_run(cache_path))
     requests, deduplicated, totals = summed_stats(report)
     return _PoolCounts(requests, deduplicated), list(totals.values()), report
 

@@ -1,9 +1,9 @@
-"""What runs inside a Ray worker: judges wired to the cluster-wide services, and the task that
-scores one media file's items and streams each result back to the driver.
+"""What runs inside a Ray worker: judges wired to the cluster-wide services, and the loop that
+runs one group's items and streams each record back to the driver (:func:`stream`).
 
 The worker does all the per-item work a local run does — probe, decode, evidence, ASR/OCR/sound
-tagging and the judge calls (the same :func:`murgat.pipeline.runner.process_item`) — but it never
-writes the run folder: results go back to the driver, which alone appends to ``results.jsonl``.
+tagging and the judge calls, through the same item task (:mod:`murgat.scaleout.tasks`) — but it
+never writes the run folder: records go back to the driver, which alone appends them.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 from murgat.judges.types import JudgeOutput, JudgeRequest
-from murgat.pipeline.stages import CallPool
 from murgat.scaleout.services import HEARTBEAT_S, LEASE_S
 
 
@@ -105,25 +104,6 @@ def make_cluster_judge(spec: str, options: dict[str, Any], config: Any, cache: A
     return wire_judge(make_judge(spec, options, cache=None, config=config), cache, limits)
 
 
-def _build_judges(cfg: Any, cache: Any, limits: Any) -> tuple[Any, list[Any]]:
-    from murgat.pipeline.stages import Judges
-
-    built: dict[str, Any] = {}
-
-    def judge_for(js: Any) -> Any:
-        import json
-
-        key = js.spec + json.dumps(js.options, sort_keys=True)
-        if key not in built:
-            built[key] = make_cluster_judge(js.spec, js.options, cfg.generate, cache, limits)
-        return built[key]
-
-    judges = Judges(verify=judge_for(cfg.judge_verify), decompose=judge_for(cfg.judge_decompose),
-                    entail=judge_for(cfg.judge_entail),
-                    decontextualize=judge_for(cfg.judge_decontextualize) if cfg.judge_decontextualize else None)
-    return judges, list(built.values())
-
-
 def stream(items: list[Any], concurrency: int, setup: Callable[[], Awaitable[tuple[Any, list[Any]]]]
            ) -> Iterator[dict[str, Any]]:
     """Run ``handle(item)`` for every item on an event loop of its own (``setup()`` builds
@@ -174,35 +154,3 @@ def stream(items: list[Any], concurrency: int, setup: Callable[[], Awaitable[tup
     th.join()
     if failure:
         raise failure[0]
-
-
-def score_group(payload: dict[str, Any], cache: Any, limits: Any) -> Iterator[dict[str, Any]]:
-    """Score one group of items (one media file); yield each result as a JSON-able dict as soon
-    as it is done, then one ``{"__stats__": …}`` record with this task's judge counts."""
-    from murgat.judges.replay import ReplayMiss
-    from murgat.pipeline.config import ScoreConfig
-    from murgat.pipeline.runner import process_item
-    from murgat.schema import Item, ResponseResult
-
-    cfg = ScoreConfig.model_validate(payload["config"])
-    items = [Item.model_validate(i) for i in payload["items"]]
-
-    async def setup() -> tuple[Any, list[Any]]:
-        judges, built = _build_judges(cfg, cache, limits)
-        pool = CallPool()
-
-        async def handle(item: Any) -> dict[str, Any]:
-            try:
-                rr = await process_item(item, cfg, judges, pool, payload["media_root"], payload["input_path"],
-                                        payload["allow_outside_root"])
-            except ReplayMiss:
-                raise  # stops the run, as it does locally (exit 3)
-            except Exception as exc:  # recorded as a local run records it
-                rr = ResponseResult(id=item.id, video=item.media, gold=item.gold,
-                                    error=f"internal_error: {type(exc).__name__}: {exc}")
-            handle.requests, handle.deduplicated = pool.requests, pool.deduplicated  # type: ignore[attr-defined]
-            return rr.model_dump(mode="json")
-
-        return handle, built
-
-    yield from stream(items, payload["item_concurrency"], setup)

@@ -16,11 +16,11 @@ def test_the_core_does_not_import_ray() -> None:
     assert out.stdout.strip() == "False"
 
 
-def test_executor_ray_without_ray_says_how_to_get_it(tmp_path: Path, example_media: Path) -> None:
+def test_run_on_ray_without_ray_says_how_to_get_it(tmp_path: Path, example_media: Path) -> None:
     inp = tmp_path / "in.jsonl"
     inp.write_text(json.dumps({"id": "a", "media": "friday.mp4", "response": "Hi there you (audio, 0:01)."}) + "\n")
     code = ("import sys; sys.modules['ray'] = None; from murgat.cli import main; "
             f"sys.exit(main(['score', {str(inp)!r}, '--media-root', {str(example_media)!r}, '--judge', 'embedded', "
-            f"'--out', {str(tmp_path / 'run')!r}, '--executor', 'ray', '--quiet']))")
+            f"'--out', {str(tmp_path / 'run')!r}, '--run-on', 'ray', '--quiet']))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 2 and "pip install 'murgat[ray]'" in out.stderr

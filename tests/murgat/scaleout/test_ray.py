@@ -90,12 +90,12 @@ def test_replay_judge_same_results_and_a_rerun_asks_nothing(tmp_path, example_me
 
 
 def _worker_pids() -> list[int]:
-    """Processes of Ray workers that are running a score_group task right now (Ray sets the title)."""
+    """Processes of Ray workers that are running a run_group task right now (Ray sets the title)."""
     pids = []
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
             try:
-                if b"ray::score_group" in (d / "cmdline").read_bytes():
+                if b"ray::run_group" in (d / "cmdline").read_bytes():
                     pids.append(int(d.name))
             except OSError:
                 continue

@@ -1,4 +1,4 @@
-"""``generate``, ``faithfulness`` and ``program`` with ``--run-on ray`` / ``--run-on ray`` give
+"""``generate``, ``faithfulness`` and ``program`` with ``--run-on ray`` give
 the same records as the local path (real local Ray instance, replay judges)."""
 
 from __future__ import annotations
@@ -19,17 +19,17 @@ TIMING = {"latency_s", "cached", "deduplicated", "cache_hits", "seconds", "inter
 @pytest.fixture
 def ray_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the Ray runs the driver made, and the records they streamed back."""
-    from murgat.scaleout import commands
+    from murgat.scaleout import tasks
 
     seen: list[int] = []
-    real = commands.run_command
+    real = tasks.run_command
 
     def counting(*a, **kw):  # type: ignore[no-untyped-def]
         report = real(*a, **kw)
         seen.append(report.written)
         return report
 
-    monkeypatch.setattr(commands, "run_command", counting)
+    monkeypatch.setattr(tasks, "run_command", counting)
     return seen
 
 
@@ -43,7 +43,7 @@ def test_generate(tmp_path: Path, example_media: Path, ray_instance, ray_runs, c
     for where in ("local", "ray"):
         outs[where] = tmp_path / f"{where}.jsonl"
         args = ["generate", str(q), "--model", f"replay:{cas}", "--mode", "cite", "--media-root", str(example_media),
-                "--out", str(outs[where]), "--json", "--executor", where]
+                "--out", str(outs[where]), "--json", "--run-on", where]
         assert main(args) == 1  # one item has no media in both
         capsys.readouterr()
     local, remote = normalised_records(outs["local"], TIMING), normalised_records(outs["ray"], TIMING)
@@ -63,7 +63,7 @@ def test_faithfulness(tmp_path: Path, example_media: Path, ray_instance, ray_run
     cas = cassette(tmp_path)
     for where in ("local", "ray"):
         code = main(["faithfulness", str(data), "--media-root", str(example_media), "--judge", f"replay:{cas}",
-                     "--out", str(tmp_path / where), "--json", "--quiet", "--executor", where])
+                     "--out", str(tmp_path / where), "--json", "--quiet", "--run-on", where])
         assert code in (0, 1)
         capsys.readouterr()
     # the per-file description is asked once per run and counted on whichever item asked first:
@@ -92,4 +92,4 @@ def test_program(tmp_path: Path, example_media: Path, ray_instance, ray_runs, ca
             local = normalised_records(tmp_path / "local" / v / name, TIMING)
             remote = normalised_records(tmp_path / "ray" / v / name, TIMING)
             assert local and local == remote, (v, name)
-    assert ray_runs == [len(EXPECTED)]
+    assert ray_runs == [1] * len(EXPECTED)  # one engine run per variant (one Ray instance), one item each
