@@ -62,12 +62,6 @@ class Sentence(_Model):
     span: tuple[int, int] = Field(description="character span in the preprocessed reasoning text")
     citations: list[Citation] = Field(default_factory=list)
 
-    @property
-    def clean_text(self) -> str:
-        from murgat.citations import strip_citations
-
-        return strip_citations(self.text)
-
 
 class AtomicFact(_Model):
     """One self-contained claim taken from a sentence, with the citations it inherits."""

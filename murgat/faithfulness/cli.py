@@ -9,47 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from murgat.cliutil import add_model_options
-
-
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--media-root", default=None, help="folder the media names are resolved in")
-    p.add_argument("--variant", choices=["vanilla", "grounding", "grounding+rationale"], default="grounding",
-                   help="labelling prompt: grounding = the judge first describes the media (cached per media)")
-    p.add_argument("--granularity", choices=["chain", "step"], default="chain",
-                   help="one labelling call per chain (cheap) or per step with its own evidence (precise)")
-    p.add_argument("--segmentation", choices=["sentences", "judge"], default="sentences",
-                   help="steps = murgat's citation-aware sentences (deterministic) or the judge's split")
-    p.add_argument("--fps", type=float, default=1.0)
-    p.add_argument("--max-frames", type=int, default=16, help="frames sampled across the whole video when a step cites nothing")
-    p.add_argument("--evidence-text", action="store_true", help="also send ASR/OCR text with the media")
-    add_model_options(p)
-    p.add_argument("--bootstrap", type=int, default=2000)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--limit", type=int, default=None)
-    p.add_argument("--ids", default=None)
-    p.add_argument("--allow-media-outside-root", action="store_true")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--quiet", action="store_true")
-
-
-def _config(args: argparse.Namespace, judge_spec: str, opts: dict[str, str]) -> Any:
-    from media.evidence import EvidenceConfig
-    from murgat.judges.types import GenerateConfig
-    from murgat.pipeline.config import JudgeSpec, ScoreConfig
-
-    js = JudgeSpec(spec=judge_spec, options=opts)
-    gen = GenerateConfig(temperature=args.temperature, max_tokens=args.max_tokens, concurrency=args.concurrency,
-                         reasoning_effort=args.effort, timeout_s=args.timeout, retries=args.retries,
-                         max_retry_time_s=args.max_retry_time)
-    return ScoreConfig(judge_verify=js, judge_decompose=js, judge_entail=js, generate=gen, evidence_text=args.evidence_text,
-                       evidence=EvidenceConfig(fps=args.fps, max_frames=args.max_frames))
-
-
-def _select(items: list[Any], args: argparse.Namespace) -> list[Any]:
-    from murgat.cliutil import select_items
-
-    return select_items(items, args.ids, args.limit)
+from murgat.faithfulness.shared_cli import _common, _config, _pct, _select
 
 
 def _cmd_faithfulness(args: argparse.Namespace) -> int:
@@ -199,12 +159,6 @@ async def _with_progress(items: list[Any], labeller: Any, cfg: Any, args: argpar
             await judge.aclose()
 
 
-def _pct(iv: dict[str, Any] | None) -> str:
-    from murgat.pipeline.report import fmt
-
-    return fmt(iv, ".1%")
-
-
 def print_faithfulness(doc: dict[str, Any], con: Any, title: str) -> None:
     from rich.table import Table
 
@@ -246,7 +200,3 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="exit non-zero when more than this share of items is undetermined (default: only when all are)")
     _common(p)
     p.set_defaults(func=_cmd_faithfulness)
-
-    from murgat.faithfulness.reflect_cli import register_reflect
-
-    register_reflect(sub, _common)

@@ -20,12 +20,12 @@ from typing import Any
 
 async def _reflect_all(args: argparse.Namespace, items: list[Any], out: Path) -> dict[str, Any]:
     from murgat.answers import is_correct
-    from murgat.faithfulness.cli import _config
     from murgat.faithfulness.label import Labeller
     from murgat.faithfulness.metric import paired_ratio_diff, ratio_ci
     from murgat.faithfulness.records import FaithResult, tally
     from murgat.faithfulness.reflect import Reflector
     from murgat.faithfulness.runner import item_context
+    from murgat.faithfulness.shared_cli import _config
     from murgat.generation.generate import generate_one
     from murgat.inputs import load_items
     from murgat.jsonl import append_line, cut_torn_tail, dumps, read_records
@@ -148,7 +148,7 @@ async def _reflect_all(args: argparse.Namespace, items: list[Any], out: Path) ->
 
 def _cmd_reflect(args: argparse.Namespace) -> int:
     from murgat.cliutil import failure_code, take_output
-    from murgat.faithfulness.cli import _select
+    from murgat.faithfulness.shared_cli import _select
     from murgat.generation.datasets import load_dataset
     from murgat.inputs import InputError
 
@@ -194,7 +194,7 @@ def _print(doc: dict[str, Any]) -> None:
     from rich.table import Table
 
     from murgat.console import console
-    from murgat.faithfulness.cli import _pct
+    from murgat.faithfulness.shared_cli import _pct
 
     t = Table(title=f"murgat reflect (K = {doc['k']}, detector {doc['detector']})")
     t.add_column("measure")
@@ -225,3 +225,9 @@ def register_reflect(sub: argparse._SubParsersAction, common: Any) -> None:  # t
     p.add_argument("--out", required=True)
     common(p)
     p.set_defaults(func=_cmd_reflect)
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from murgat.faithfulness.shared_cli import _common
+
+    register_reflect(sub, _common)

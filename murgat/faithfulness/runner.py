@@ -111,6 +111,6 @@ async def run_faithfulness(items: Sequence[Item], labeller: Labeller, cfg: Score
 
 def failure_line(results: Sequence[Any], max_undetermined: float | None) -> str | None:
     """Same rule as ``score``: any error record, or too many undetermined items, fails the run."""
-    from murgat.pipeline.cli import failure_line as score_failure_line
+    from murgat.engine.outcome import failure_line as run_failure_line
 
-    return score_failure_line(list(results), max_undetermined)
+    return run_failure_line(list(results), max_undetermined)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from murgat import __version__
+from murgat.engine.outcome import failure_line
 from murgat.judges.effort import arg_type as _effort
 
 
@@ -118,35 +119,6 @@ def _earlier_failures(rundir: Any, ids: set[str]) -> tuple[int, int]:
 
     kept = [r for r in rundir.latest_results(slim=True) if r.id in ids and needs_retry(r)]
     return sum(1 for r in kept if r.error), sum(1 for r in kept if not r.error)
-
-
-def failure_line(results: list[Any], max_undetermined: float | None) -> str | None:
-    """What failed in a finished run, in one line, or ``None`` when the run succeeded.
-
-    A run fails when any item ended in an error record, or when the share of undetermined
-    items passes ``max_undetermined`` (``None``: only when every item is undetermined — a
-    run in which nothing could be judged is never a success).
-    """
-    n = len(results)
-    if n == 0:
-        return None
-    errors = [r for r in results if r.error]
-    if errors:
-        kinds: dict[str, int] = {}
-        for r in errors:
-            k = r.error.split(":", 1)[0]
-            kinds[k] = kinds.get(k, 0) + 1
-        detail = ", ".join(f"{k}: {v}" for k, v in sorted(kinds.items()))
-        return f"FAILED: {len(errors)} of {n} item(s) ended in an error ({detail}); see the error field in results.jsonl"
-    undet = [r for r in results if r.case == "undetermined"]
-    share = len(undet) / n
-    limit_hit = (len(undet) == n) if max_undetermined is None else share > max_undetermined
-    if undet and limit_hit:
-        judge_errors = sum(r.n_judge_errors for r in undet)
-        lim = "every item" if max_undetermined is None else f"--max-undetermined {max_undetermined:g}"
-        return (f"FAILED: {len(undet)} of {n} item(s) undetermined ({share:.0%}; limit: {lim}); "
-                f"{judge_errors} judge request(s) got no answer — fix the judge, then rerun with --retry-errors")
-    return None
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
@@ -285,7 +257,7 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
               "errors; rerun with --retry-errors to score them again", file=sys.stderr)
     ray_report = None
     if getattr(args, "run_on", "local") == "ray" and not args.dry_run:
-        from murgat.scaleout.score import score_on_ray
+        from murgat.pipeline.ray import score_on_ray
 
         try:
             pool, stats, ray_report = score_on_ray(items, cfg, rundir, cache_path, args, con, todo_plan.todo)

@@ -199,9 +199,9 @@ async def decontextualize(pool: CallPool, judge: Judge, text: str, cfg: ScoreCon
 
 async def verify(pool: CallPool, judge: Judge, sent: Sentence, cfg: ScoreConfig, ctx: ItemContext) -> tuple[Verdict, str | None]:
     variant = cfg.verify_variant
-    prompt = prompts.render(f"verify_{variant}", question=ctx.question or "(not given)", sentence=sent.clean_text)
+    prompt = prompts.render(f"verify_{variant}", question=ctx.question or "(not given)", sentence=strip_citations(sent.text))
     req = JudgeRequest(parts=[TextPart(prompt)], schema=VERIFY_SCHEMA if variant == "json" else None,
-                       config=cfg.generate, task="verify", inputs={"sentence": sent.clean_text, "question": ctx.question})
+                       config=cfg.generate, task="verify", inputs={"sentence": strip_citations(sent.text), "question": ctx.question})
     out = await pool.ask(judge, req)
     ctx.calls.append(out)
     if out.error:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from murgat.citations import strip_citations
 from murgat.cli import main
 from murgat.jsonl import read_records
 from murgat.text import split_sentences
@@ -100,8 +101,8 @@ def score_cassette(tmp: Path) -> Path:
     rows = []
     for text in EXPECTED.values():
         for i, s in enumerate(split_sentences(text.rsplit("\nAnswer", 1)[0])):
-            is_description = s.clean_text in (ASK, MOOD, SEEN)
-            rows.append(m("verify", {"sentence": s.clean_text}, "yes" if is_description else "no"))
+            is_description = strip_citations(s.text) in (ASK, MOOD, SEEN)
+            rows.append(m("verify", {"sentence": strip_citations(s.text)}, "yes" if is_description else "no"))
             rows.append(m("decompose", {"sentence": s.text}, json.dumps({"facts": [s.text]})))
             del i
     rows += [m("entail", {"fact": ASK}, "yes"), m("entail", {"fact": MOOD}, "yes"), m("entail", {"fact": SEEN}, "no")]
@@ -184,7 +185,7 @@ def test_program_score_flag_compares_variants_against_a_baseline(tmp_path, data,
     baseline.write_text(json.dumps({**Q, "response": f"{ASK[:-1]} (audio, 0:01-0:03). {SEEN[:-1]} (visual, 0:04).\n"
                                     "Answer: B"}) + "\n")
     scas = json.loads(json.dumps([json.loads(x) for x in score_cassette(tmp_path).read_text().splitlines()]))
-    scas += [m("verify", {"sentence": s.clean_text}, "yes") for s in split_sentences(f"{ASK} {SEEN}")]
+    scas += [m("verify", {"sentence": strip_citations(s.text)}, "yes") for s in split_sentences(f"{ASK} {SEEN}")]
     scas += [m("decompose", {"sentence": s.text}, json.dumps({"facts": [s.text]}))
              for s in split_sentences(f"{ASK[:-1]} (audio, 0:01-0:03). {SEEN[:-1]} (visual, 0:04).")]
     scas.append(m("entail", {"fact": CROWD}, "no"))  # the same judge is the runtime checker here

@@ -146,7 +146,7 @@ def test_a_killed_worker_loses_nothing_and_repeats_no_answered_call(tmp_path, ex
 def test_cluster_wide_limits(tmp_path, example_media, ray_instance, monkeypatch) -> None:
     """Two workers, each free to run 8 requests at once: the cluster still keeps --concurrency 2
     and --rpm 4 (per 2-second window here, so the test is quick)."""
-    from murgat.scaleout import score as score_mod
+    from murgat.pipeline import ray as score_mod
     from murgat.scaleout.services import start_services
 
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from murgat.citations import strip_citations
+
 
 def main(args: list[str]) -> int:
     """murgat in a subprocess: Playwright's sync API keeps an event loop running in this one."""
@@ -42,7 +44,7 @@ def _run(tmp: Path, name: str, example_media: Path, laugh: str) -> Path:
     rows = [_m("verify", {"sentence": "The picture is unclear."}, "no"), _m("verify", {}, "yes, it describes the video")]
     for it in ITEMS:
         for s in split_sentences(preprocess(it["response"], 2).reasoning):
-            rows.append(_m("decompose", {"sentence": s.text}, json.dumps({"facts": [s.clean_text]})))
+            rows.append(_m("decompose", {"sentence": s.text}, json.dumps({"facts": [strip_citations(s.text)]})))
     rows += [_m("entail", {"fact": "A man laughs."}, laugh), _m("entail", {"fact": "A woman holds a phone."}, "unknown"),
              _m("entail", {}, "yes: the segment shows it")]
     cas = tmp / f"{name}.jsonl"

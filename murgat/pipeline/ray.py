@@ -1,4 +1,4 @@
-"""``murgat score --run-on ray``: the driver side (see :mod:`murgat.scaleout.tasks`)."""
+"""``murgat score --run-on ray``: the score task on the engine's Ray path (:mod:`murgat.scaleout.tasks`)."""
 
 from __future__ import annotations
 
