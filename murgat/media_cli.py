@@ -131,7 +131,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     p = msub.add_parser("transcribe", help="ASR with word timestamps (local model only)")
     p.add_argument("file")
-    p.add_argument("--model", default=None, help="model folder, or a bundled name: base (default), tiny.en")
+    p.add_argument("--asr-model", "--model", dest="model", default=None,
+                   help="model folder, or a bundled name: base (default), tiny.en (the same option as score's --asr-model)")
     p.add_argument("--language", default="en")
     p.add_argument("--backend", default="faster-whisper", choices=["faster-whisper", "whisperx"])
     p.add_argument("--json", action="store_true")

@@ -220,7 +220,8 @@ def register_reflect(sub: argparse._SubParsersAction, common: Any) -> None:  # t
     p.add_argument("--detector", required=True, help="provider:model of the step checker, or 'self'")
     p.add_argument("-D", "--detector-option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--k", type=int, default=3, help="regeneration attempts per unfaithful step")
-    p.add_argument("--from", dest="from_", default=None, help="start from these responses instead of generating chains")
+    p.add_argument("--from", dest="from_", default=None, metavar="RESPONSES",
+                   help="start from these responses instead of generating chains")
     p.add_argument("--mode", choices=["base", "cite"], default="base", help="chains with or without citations")
     p.add_argument("--out", required=True)
     common(p)
