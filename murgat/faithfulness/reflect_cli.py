@@ -4,8 +4,9 @@ Output folder::
 
     OUT/responses.jsonl   final responses (input for ``murgat score`` and ``murgat faithfulness``)
     OUT/traces.jsonl      per item: every checked step, regeneration attempt, verdict, reason, continuation
-    OUT/summary.json      UPR and accuracy before vs after (paired bootstrap CIs of the differences),
-                          regenerations, successes after 1/2/3 attempts, unresolved, extra calls and cost per item
+    OUT/summary.json      UPR (measured by --judge) and accuracy before vs after (paired bootstrap CIs of the
+                          differences), the detector's own view, regenerations, successes after 1/2/3 attempts,
+                          unresolved, extra calls and cost per item
 """
 
 from __future__ import annotations
@@ -20,17 +21,15 @@ from typing import Any
 
 async def _reflect_all(args: argparse.Namespace, items: list[Any], out: Path) -> dict[str, Any]:
     from murgat.faithfulness.cli import _config
-    from murgat.faithfulness.label import Labeller
-    from murgat.faithfulness.metric import paired_ratio_diff, ratio_ci
-    from murgat.faithfulness.records import FaithResult, tally
-    from murgat.faithfulness.reflect import Reflector
+    from murgat.faithfulness.label import STEP_PROMPTS, Labeller
+    from murgat.faithfulness.metric import summarize_reflection
+    from murgat.faithfulness.reflect import Reflector, reflect_item
     from murgat.faithfulness.runner import item_context
     from murgat.generation.generate import generate_one
     from murgat.inputs import load_items
     from murgat.jsonl import append_line, cut_torn_tail, dumps, read_records
     from murgat.judges import make_judge, parse_options
     from murgat.judges.cache import ResponseCache
-    from murgat.metric import paired_bootstrap_diff
     from murgat.pipeline.runner import gold_letter
     from murgat.pipeline.stages import CallPool
     from murgat.text import preprocess
@@ -45,9 +44,22 @@ async def _reflect_all(args: argparse.Namespace, items: list[Any], out: Path) ->
         dopts = parse_options(args.detector_option)
         detector_judge = make_judge(args.detector, dopts, cache=cache, config=cfg.generate)
         variant = args.variant
+    judge_note = None
+    if args.judge:
+        judge = make_judge(args.judge, parse_options(args.judge_option), cache=cache, config=cfg.generate)
+    else:
+        judge = detector_judge
+        judge_note = (f"--judge not given: before/after UPR are measured by the detector's judge ({args.detector}"
+                      + (", i.e. the model grading itself" if args.detector == "self" else "")
+                      + "), the one that drove the regenerations — not an independent measurement")
+        print(f"warning: {judge_note}", file=sys.stderr)
     pool = CallPool()
-    labeller = Labeller(judge=detector_judge, pool=pool, variant=variant, granularity="step", max_frames=args.max_frames)
-    reflector = Reflector(model=model, detector=labeller, pool=pool, k=args.k, cite=args.mode == "cite")
+    labeller = Labeller(judge=detector_judge, pool=pool, variant=variant, granularity="step", max_frames=args.max_frames,
+                        step_prompt=STEP_PROMPTS[args.detector_prompt])
+    judge_labeller = Labeller(judge=judge, pool=pool, variant=args.variant, granularity=args.granularity,
+                              max_frames=args.max_frames)
+    reflector = Reflector(model=model, detector=labeller, pool=pool, k=args.k, cite=args.mode == "cite",
+                          max_regenerations=args.max_regenerations, max_steps=args.max_steps)
     start = {it.id: it.response for it in load_items(args.from_)} if args.from_ else {}
     resp, traces = out / "responses.jsonl", out / "traces.jsonl"
     for p in (resp, traces):
@@ -77,32 +89,17 @@ async def _reflect_all(args: argparse.Namespace, items: list[Any], out: Path) ->
                 append_line(traces, dumps({"id": item.id, "error": rec.get("generation_error")}))
                 append_line(resp, dumps(rec))
                 return
-            n0 = len(ctx.calls)
-            # "before": every step of the original chain labelled by the detector (per step)
+            row, trace = await reflect_item(item.id, original, ctx, reflector, judge_labeller, item.question or "",
+                                            list(item.options or []))
             pre = preprocess(original, len(item.options or []) or 10)
-            before_steps, _ = await labeller.segment(pre.reasoning, ctx, "sentences")
-            description = await labeller.grounding(ctx)
-            await asyncio.gather(*(labeller.label_step(before_steps, i, ctx, item.question or "", description)
-                                   for i in range(len(before_steps))))
-            before = tally(FaithResult(id=item.id, steps=before_steps))
-            n_before_calls = len(ctx.calls) - n0
-            trace, final_steps, _answer = await reflector.run(item.id, original, ctx, item.question or "",
-                                                             list(item.options or []))
-            after = tally(FaithResult(id=item.id, steps=final_steps))
             gl = gold_letter(item)
             fpre = preprocess(trace.final, len(item.options or []) or 10)
             rec.update(response=trace.final, original_response=original, predicted_option=fpre.option,
                        reflect={"regenerations": trace.regenerations, "unresolved": trace.unresolved,
-                                "resolved_after": trace.resolved_after, "undetermined": trace.undetermined})
-            row = {"id": item.id, "trace": trace.model_dump(),
-                   "before": {"perception": before.n_perception, "unfaithful": before.n_unfaithful,
-                              "undetermined": before.n_undetermined},
-                   "after": {"perception": after.n_perception, "unfaithful": after.n_unfaithful,
-                             "undetermined": after.n_undetermined},
-                   "correct_before": None if gl is None else pre.option == gl,
-                   "correct_after": None if gl is None else fpre.option == gl,
-                   "calls_before_labelling": n_before_calls, "extra_calls": trace.calls,
-                   "cost_usd": sum(c.cost_usd for c in ctx.calls if not c.cached)}
+                                "resolved_after": trace.resolved_after, "undetermined": trace.undetermined,
+                                "stopped": trace.stopped})
+            row.update(correct_before=None if gl is None else pre.option == gl,
+                       correct_after=None if gl is None else fpre.option == gl)
             if gl is not None:
                 rec["correct"] = row["correct_after"]
             append_line(traces, dumps(row))
@@ -112,39 +109,18 @@ async def _reflect_all(args: argparse.Namespace, items: list[Any], out: Path) ->
         for it in items:
             if it.id not in done:
                 tg.create_task(one(it))
-    for j in {id(j): j for j in (model, detector_judge)}.values():
+    for j in {id(j): j for j in (model, detector_judge, judge)}.values():
         await j.aclose()
     cache.close()
     ids = {it.id for it in items}
     rows = [r for _, r in read_records(traces)[0] if isinstance(r, dict) and r.get("id") in ids and "trace" in r]
     rows.sort(key=lambda r: r["id"])
-    pb = [(r["before"]["unfaithful"], r["before"]["perception"]) for r in rows]
-    pa = [(r["after"]["unfaithful"], r["after"]["perception"]) for r in rows]
-    gold = [r for r in rows if r["correct_before"] is not None]
-    resolved: dict[str, int] = {}
-    for r in rows:
-        for k, v in r["trace"]["resolved_after"].items():
-            resolved[k] = resolved.get(k, 0) + v
-    n = len(rows)
-    return {
-        "items": len(ids), "reflected": n, "errors": len(ids) - n,
-        "upr_before": ratio_ci([u for u, _ in pb], [p for _, p in pb]).model_dump(),
-        "upr_after": ratio_ci([u for u, _ in pa], [p for _, p in pa]).model_dump(),
-        "upr_difference": paired_ratio_diff(pb, pa).model_dump(),
-        "accuracy_before": (sum(1 for r in gold if r["correct_before"]) / len(gold)) if gold else None,
-        "accuracy_after": (sum(1 for r in gold if r["correct_after"]) / len(gold)) if gold else None,
-        "accuracy_difference": paired_bootstrap_diff([1.0 if r["correct_before"] else 0.0 for r in gold],
-                                                     [1.0 if r["correct_after"] else 0.0 for r in gold]).model_dump()
-        if gold else None,
-        "regenerations_invoked": sum(r["trace"]["regenerations"] for r in rows),
-        "resolved_after_attempts": dict(sorted(resolved.items())),
-        "unresolved": sum(r["trace"]["unresolved"] for r in rows),
-        "undetermined_steps": sum(r["trace"]["undetermined"] for r in rows),
-        "extra_calls_per_item": (sum(r["extra_calls"] for r in rows) / n) if n else 0.0,
-        "labelling_calls_per_item": (sum(r["calls_before_labelling"] for r in rows) / n) if n else 0.0,
-        "cost_usd_per_item": (sum(r["cost_usd"] for r in rows) / n) if n else 0.0,
+    return {**summarize_reflection(rows, len(ids), args.bootstrap, args.seed),
         "k": args.k, "detector": args.detector, "detector_variant": variant,
-    }
+        "detector_prompt": args.detector_prompt, "max_regenerations": args.max_regenerations,
+        "max_steps": args.max_steps,
+        "measured_by": {"judge": args.judge or args.detector, "independent": bool(args.judge), "note": judge_note,
+                        "variant": args.variant, "granularity": args.granularity}}
 
 
 def _cmd_reflect(args: argparse.Namespace) -> int:
@@ -153,6 +129,9 @@ def _cmd_reflect(args: argparse.Namespace) -> int:
     from murgat.generation.datasets import load_dataset
     from murgat.inputs import InputError
 
+    if args.k < 1 or args.max_steps < 1 or args.max_regenerations < 0:
+        print("error: --k and --max-steps must be at least 1 and --max-regenerations at least 0", file=sys.stderr)
+        return 2
     try:
         items = _select(load_dataset(args.data), args)
     except (ValueError, InputError) as exc:
@@ -202,13 +181,19 @@ def _print(doc: dict[str, Any]) -> None:
     t.add_column("before")
     t.add_column("after")
     t.add_column("difference (95% CI)")
-    t.add_row("UPR", _pct(doc["upr_before"]), _pct(doc["upr_after"]), _pct(doc["upr_difference"]))
+    who = doc["measured_by"]["judge"] + ("" if doc["measured_by"]["independent"] else ", not independent")
+    t.add_row(f"UPR (judge: {who})", _pct(doc["upr_before"]), _pct(doc["upr_after"]), _pct(doc["upr_difference"]))
+    dv = doc.get("detector_view")
+    if dv:
+        t.add_row("UPR (detector's own verdicts)", _pct(dv["upr_before"]), _pct(dv["upr_after"]),
+                  _pct(dv["upr_difference"]))
     if doc["accuracy_before"] is not None:
         t.add_row("accuracy", f"{doc['accuracy_before']:.1%}", f"{doc['accuracy_after']:.1%}",
                   _pct(doc["accuracy_difference"]))
     console().print(t)
     console().print(f"regenerations {doc['regenerations_invoked']} · resolved after attempts "
-                    f"{doc['resolved_after_attempts']} · unresolved {doc['unresolved']} · extra calls/item "
+                    f"{doc['resolved_after_attempts']} · unresolved {doc['unresolved']} · undetermined checks "
+                    f"{doc['undetermined_steps']} · extra calls/item "
                     f"{doc['extra_calls_per_item']:.1f} · cost/item ${doc['cost_usd_per_item']:.4f}")
 
 
@@ -220,7 +205,17 @@ def register_reflect(sub: argparse._SubParsersAction, common: Any) -> None:  # t
     p.add_argument("-M", "--model-option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--detector", required=True, help="provider:model of the step checker, or 'self'")
     p.add_argument("-D", "--detector-option", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--detector-prompt", choices=["detect", "label"], default="detect",
+                   help="detect: question-aware, flags only errors that matter to the question (default); "
+                        "label: the labelling prompt of 'murgat faithfulness'")
+    p.add_argument("--judge", default=None, help="provider:model that measures UPR before/after (independent "
+                                                 "labeller; default: the detector, with a warning)")
+    p.add_argument("-J", "--judge-option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--k", type=int, default=3, help="regeneration attempts per unfaithful step")
+    p.add_argument("--max-regenerations", type=int, default=15,
+                   help="regeneration attempts per item, all steps together (later unfaithful steps are left as they are)")
+    p.add_argument("--max-steps", type=int, default=100,
+                   help="steps checked per item, continuations included (later steps are kept unchecked)")
     p.add_argument("--from", dest="from_", default=None, help="start from these responses instead of generating chains")
     p.add_argument("--mode", choices=["base", "cite"], default="base", help="chains with or without citations")
     p.add_argument("--out", required=True)
