@@ -63,6 +63,12 @@ def setup(tmp: Path) -> tuple[Path, Path, Path]:
         m("reflect_regenerate", {"id": "c3", "index": 0, "attempt": 1}, FUZZY),  # the detector cannot label it
         m("reflect_continue", {"id": "c3", "index": 0}, f"{GRUMPY}\nAnswer: B"),
         m("generate", {"id": "g1"}, f"{MOOD} {GRUMPY}\nAnswer: B"),
+        # without --judge the detector's judge also measures, by default one labelling call per chain
+        *[m("faith_chain", {"steps": chain}, json.dumps({"steps": [
+            {"index": i, **json.loads(detector[st])} if detector[st].startswith("{") else
+            {"index": i, "type": "perception", "faithful": "maybe"} for i, st in enumerate(chain)]}))
+          for chain in ([LAUGH, ASKS, HAPPY], [MOOD, DOGS[-1], GRUMPY], ["Bad humor means grumpy."], [DOG, GRUMPY],
+                        [FUZZY, GRUMPY], [MOOD, GRUMPY])],
     ]
     cas = tmp / "answers.jsonl"
     cas.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -264,9 +270,14 @@ def test_caps_bound_what_a_rejecting_detector_can_demand(tmp_path, example_media
         assert main(["reflect", str(q), "--media-root", str(example_media), "--model", "openai:m", "--detector",
                      "openai:d", *spec, "--variant", "vanilla", "--from", str(start), "--ids", "c1", "--k", "3",
                      "--max-regenerations", "4", "--max-steps", "6", "--out", str(out), "--json", "--quiet"]) == 0
-        kinds = [_kind(" ".join(p.get("text", "") for p in r["messages"][-1]["content"] if isinstance(p, dict)))
+        texts = [" ".join(p.get("text", "") for p in r["messages"][-1]["content"] if isinstance(p, dict))
                  for r in server.requests]
+        kinds = [_kind(x) for x in texts]
     doc = json.loads(capsys.readouterr().out)
+    # the detector asked with its own prompt: the question with its options, errors that matter to it only
+    detect = [x for x in texts if "You review one step" in x]
+    assert detect and all("(A) happy\n(B) bad humor" in x and "matters for answering the question" in x
+                          for x in detect)
     (t,) = [r for _, r in read_records(out / "traces.jsonl")[0]]
     tr = t["trace"]
     # step 0: attempts 1-3 and a continuation; step 1: attempt 4 (the cap) and a continuation; later steps are
@@ -279,3 +290,16 @@ def test_caps_bound_what_a_rejecting_detector_can_demand(tmp_path, example_media
     # every request, counted: the detector labels the 3 original steps, checks 6 steps (the first from the cache)
     # and 4 attempts; the model is asked 4 regenerations and 2 continuations; the judge labels 2 chains
     assert tr["unchecked"] == 1 and len(server.requests) == 3 + 5 + 4 + 4 + 2 + 2
+
+
+def test_defaults_measure_with_the_detector_judge_per_chain(tmp_path, example_media, capsys) -> None:
+    q, start, cas = setup(tmp_path)
+    out = tmp_path / "reflect"
+    assert main(["reflect", str(q), "--media-root", str(example_media), "--model", f"replay:{cas}", "--detector",
+                 f"replay:{cas}", "--from", str(start), "--ids", "c1,c2", "--out", str(out), "--json", "--quiet"]) == 0
+    cap = capsys.readouterr()
+    doc = json.loads(cap.out)
+    assert "warning: --judge not given" in cap.err and doc["measured_by"]["granularity"] == "chain"
+    # the detector's judge with the labelling prompt agrees with the detector here: 1/2 before and after
+    assert doc["upr_before"]["value"] == 0.5 == doc["upr_after"]["value"]
+    assert doc["detector_view"]["upr_before"]["value"] == 0.5
