@@ -119,7 +119,10 @@ async def _reflect_all(args: argparse.Namespace, items: list[Any], out: Path) ->
         "k": args.k, "detector": args.detector, "detector_variant": variant,
         "detector_prompt": args.detector_prompt, "max_regenerations": args.max_regenerations,
         "max_steps": args.max_steps,
-        "measured_by": {"judge": args.judge or args.detector, "independent": bool(args.judge), "note": judge_note,
+        "measured_by": {"judge": args.judge or args.detector, "note": judge_note,
+                        # the same provider:model as the detector (or, for 'self', the model) is not independent
+                        "independent": args.judge not in (None, args.detector, args.model if args.detector == "self"
+                                                          else None),
                         "variant": args.variant, "granularity": args.granularity}}
 
 
