@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from murgat.cli import main
+from murgat.faithfulness.metric import paired_ratio_diff
 from murgat.jsonl import read_records
 
 from ...standin import StandIn
@@ -116,6 +117,10 @@ def test_algorithm_2_call_by_call(tmp_path, example_media, capsys) -> None:
     dv = doc["detector_view"]
     assert dv["upr_before"]["value"] == 0.5 and dv["upr_after"]["value"] == 0.5 and dv["upr_difference"]["value"] == 0.0
     assert doc["measured_by"]["independent"] is True and doc["detector_prompt"] == "detect"
+    # the difference's CI is the paired bootstrap over responses of the judge's counts (c1, c2 in id order)
+    pairs = [(tr[i]["before"]["unfaithful"], tr[i]["before"]["perception"]) for i in ("c1", "c2")]
+    after = [(tr[i]["after"]["unfaithful"], tr[i]["after"]["perception"]) for i in ("c1", "c2")]
+    assert doc["upr_difference"] == paired_ratio_diff(pairs, after).model_dump()
     assert doc["accuracy_before"] == 0.5 and doc["accuracy_after"] == 1.0
     assert doc["accuracy_difference"]["value"] == 0.5
     assert doc["regenerations_invoked"] == 2 and doc["resolved_after_attempts"] == {"2": 1} and doc["unresolved"] == 1
