@@ -69,12 +69,14 @@ def reflect_calls(tmp: Path, n_steps: int = 6, k: int = 3) -> list[dict]:
             bad = set(range(0, 2 * u, 2))
             steps = [f"Fake {i} (audio, 0:01)." if i in bad else f"Fact {i} (audio, 0:01)." for i in range(n_steps)]
             cas = [m("faith_describe", {}, "A phone call.")]
-            cas += [m("faith_step", {"step": s}, lab(not s.startswith("Fake"))) for s in steps]
+            # the detector (faith_detect) and the judge measuring before/after (faith_step) agree here
+            cas += [m(t, {"step": s}, lab(not s.startswith("Fake"))) for s in steps for t in ("faith_detect", "faith_step")]
             for i in bad:
                 for a in range(1, k + 1):
                     fixed = f"Fixed {i} try {a} (audio, 0:01)."
-                    cas.append(m("reflect_regenerate", {"index": i, "attempt": a}, fixed))
-                    cas.append(m("faith_step", {"step": fixed}, lab(resolve)))
+                    cas.append(m("reflect_regenerate" if a == 1 else "reflect_regenerate_again", {"index": i, "attempt": a},
+                                 fixed))
+                    cas += [m(t, {"step": fixed}, lab(resolve)) for t in ("faith_detect", "faith_step")]
                 cas.append(m("reflect_continue", {"index": i}, " ".join(steps[i + 1:]) + "\nAnswer: B"))
             c = tmp / f"rf{u}{resolve}.jsonl"
             c.write_text("".join(json.dumps(r) + "\n" for r in cas))
@@ -84,10 +86,11 @@ def reflect_calls(tmp: Path, n_steps: int = 6, k: int = 3) -> list[dict]:
             start.write_text(json.dumps({**Q, "id": "c", "response": " ".join(steps) + "\nAnswer: B"}) + "\n")
             doc = run(["reflect", str(data), "--media-root", str(MEDIA), "--model", f"replay:{c}", "--detector",
                        f"replay:{c}", "--from", str(start), "--out", str(tmp / f"ro{u}{resolve}"), "--json", "--quiet",
-                       "--k", str(k)])
+                       "--k", str(k), "--granularity", "step"])
             out.append({"unfaithful_steps": u, "resolved_on_first_try": resolve,
                         "extra_calls_per_item": doc["extra_calls_per_item"],
-                        "labelling_calls_per_item": doc["labelling_calls_per_item"]})
+                        "labelling_calls_per_item": doc["labelling_calls_per_item"],
+                        "judge_calls_per_item": doc["judge_calls_per_item"]})
     return out
 
 

@@ -4,7 +4,8 @@ It speaks the Chat Completions wire format (``POST /v1/chat/completions`` →
 ``chat.completion`` objects; errors as JSON bodies with HTTP status codes), so the real
 ``openai`` SDK and murgat's real HTTP path are exercised end to end. Answers follow the
 murgat prompt in the request: a decomposition prompt gets ``{"facts": [...]}``, any other
-question gets ``yes``. ``mode = "fail"`` answers 503 to everything.
+question gets ``yes``. ``mode = "fail"`` answers 503 to everything. ``script``, when set, is a
+scripted model: it gets the request's prompt text and body and returns the answer text.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import hashlib
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -20,6 +22,7 @@ from typing import Any
 class StandIn:
     def __init__(self, die_after: int | None = None, latency: float = 0.0) -> None:
         self.mode = "ok"
+        self.script: Callable[[str, dict[str, Any]], str] | None = None
         self.requests: list[dict[str, Any]] = []
         self.latency = latency  # seconds before each answer
         self.received: list[tuple[str, float]] = []  # (SHA-256 of the body, arrival time)
@@ -68,6 +71,8 @@ class StandIn:
                                   (m["content"] if isinstance(m["content"], list) else [{"text": m["content"]}]))
                 if "atomic facts" in prompt:
                     text = json.dumps({"facts": ["The woman speaks on the phone."]})
+                if outer.script is not None:
+                    text = outer.script(prompt, body)
                 self._send(200, {
                     "id": "chatcmpl-x", "object": "chat.completion", "created": 1, "model": body.get("model", "m"),
                     "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],

@@ -11,6 +11,12 @@ video within ``max_frames`` and the whole sound track. Prompt variants:
 * ``grounding+rationale`` — as ``grounding``, and the judge writes its rationale before the
   labels.
 
+Step prompts (``step_prompt``, per-step labelling only): ``faith_step`` (default, what
+``murgat faithfulness`` labels with: false when any part of a perception step is not there)
+or ``faith_detect`` (the self-reflection detector's: question-aware, a perception step is
+flagged only when the wrong detail matters to the question, minor slips are ignored — it
+drives regenerations, where flagging a harmless slip costs calls and rewrites good steps).
+
 Granularity: ``chain`` (one call labels every step; cheap, the default) or ``step`` (one
 call per step with that step's own evidence; precise). An answer that cannot be read is
 ``unparseable`` and an answer that never came is ``error``; neither counts as faithful.
@@ -33,6 +39,8 @@ from murgat.pipeline.stages import CallPool, ItemContext, evidence_parts, senten
 
 Variant = Literal["vanilla", "grounding", "grounding+rationale"]
 VARIANTS: tuple[str, ...] = ("vanilla", "grounding", "grounding+rationale")
+#: per-step prompts by their option name (``murgat reflect --detector-prompt``)
+STEP_PROMPTS: dict[str, str] = {"detect": "faith_detect", "label": "faith_step"}
 STEP_SCHEMA = {
     "type": "object",
     "properties": {"rationale": {"type": "string"}, "type": {"type": "string", "enum": ["perception", "reasoning"]},
@@ -65,6 +73,7 @@ class Labeller:
     variant: str = "grounding"
     granularity: str = "chain"
     max_frames: int = 16
+    step_prompt: str = "faith_step"
     _grounding: dict[str, asyncio.Future[str | None]] = field(default_factory=dict)
 
     # ----- evidence -----
@@ -146,8 +155,9 @@ class Labeller:
         return steps
 
     async def label_step(self, steps: list[StepLabel], i: int, ctx: ItemContext, question: str,
-                         description: str | None, *, task: str = "faith_step") -> StepLabel:
-        """Label step ``i`` with its own evidence (cited segments, else the whole media)."""
+                         description: str | None, *, task: str | None = None) -> StepLabel:
+        """Label step ``i`` with its own evidence (cited segments, else the whole media), asking
+        with ``step_prompt`` (the request's task is the prompt's name unless ``task`` is given)."""
         step = steps[i]
         valid = [c for c in step.citations if c.valid]
         if valid:
@@ -159,9 +169,10 @@ class Labeller:
             step.evidence = "whole media"
         context = "\n".join(f"{s.index}. {s.text}" for s in steps[:i]) or "(none)"
         rationale = self.variant == "grounding+rationale"
-        prompt = prompts.render("faith_step", grounding=self._grounding_block(description), question=question or "(not given)",
+        prompt = prompts.render(self.step_prompt, grounding=self._grounding_block(description), question=question or "(not given)",
                                 context=context, step=step.text, answer_format=_FORMAT_RATIONALE if rationale else _FORMAT)
-        req = JudgeRequest(parts=[TextPart(prompt), *parts], schema=STEP_SCHEMA, config=ctx.config.generate, task=task,
+        req = JudgeRequest(parts=[TextPart(prompt), *parts], schema=STEP_SCHEMA, config=ctx.config.generate,
+                           task=task or self.step_prompt,
                            inputs={"step": step.text, "index": i})
         out = await self.pool.ask(self.judge, req)
         ctx.calls.append(out)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from murgat.faithfulness.records import FaithResult
-from murgat.metric import bootstrap_ci
+from murgat.metric import bootstrap_ci, paired_bootstrap_diff
 from murgat.schema import Interval
 
 
@@ -95,4 +95,60 @@ def summarize_faithfulness(results: Sequence[FaithResult], n_resamples: int = 20
         "judge_calls": sum(r.judge_calls for r in results), "cache_hits": sum(r.cache_hits for r in results),
         "n_judge_errors": sum(r.n_judge_errors for r in results),
         "bootstrap": {"n_resamples": n_resamples, "seed": seed, "unit": "response"},
+    }
+
+
+def summarize_reflection(rows: Sequence[dict[str, Any]], n_items: int, n_resamples: int = 2000,
+                         seed: int = 0) -> dict[str, Any]:
+    """The summary of a ``murgat reflect`` run from its ``traces.jsonl`` rows (see ``reflect_item``).
+
+    ``upr_before``/``upr_after``/``upr_difference`` are the judge's (the independent labeller's)
+    figures, the difference with a paired bootstrap CI over responses; ``detector_view`` holds
+    the same three figures from the detector's own verdicts. Undetermined steps are counted
+    apart in both views, never as faithful or unfaithful.
+    """
+    rows = sorted(rows, key=lambda r: r["id"])
+
+    def view(before: str, after: str) -> dict[str, Any]:
+        pb = [(r[before]["unfaithful"], r[before]["perception"]) for r in rows]
+        pa = [(r[after]["unfaithful"], r[after]["perception"]) for r in rows]
+        return {"upr_before": ratio_ci([u for u, _ in pb], [p for _, p in pb], n_resamples, seed).model_dump(),
+                "upr_after": ratio_ci([u for u, _ in pa], [p for _, p in pa], n_resamples, seed).model_dump(),
+                "upr_difference": paired_ratio_diff(pb, pa, n_resamples, seed).model_dump(),
+                "undetermined_before": sum(r[before]["undetermined"] for r in rows),
+                "undetermined_after": sum(r[after]["undetermined"] for r in rows)}
+
+    judged = view("before", "after")
+    # rows written before the detector's view was kept separately hold only the detector's figures
+    detector = view("detector_before", "detector_after") if all("detector_before" in r for r in rows) else None
+    gold = [r for r in rows if r.get("correct_before") is not None]
+    resolved: dict[str, int] = {}
+    for r in rows:
+        for k, v in r["trace"]["resolved_after"].items():
+            resolved[k] = resolved.get(k, 0) + v
+    n = len(rows)
+    tr = [r["trace"] for r in rows]
+    return {
+        "items": n_items, "reflected": n, "errors": n_items - n,
+        **{k: judged[k] for k in ("upr_before", "upr_after", "upr_difference")},
+        "undetermined_before": judged["undetermined_before"], "undetermined_after": judged["undetermined_after"],
+        "detector_view": detector,
+        "accuracy_before": (sum(1 for r in gold if r["correct_before"]) / len(gold)) if gold else None,
+        "accuracy_after": (sum(1 for r in gold if r["correct_after"]) / len(gold)) if gold else None,
+        "accuracy_difference": paired_bootstrap_diff([1.0 if r["correct_before"] else 0.0 for r in gold],
+                                                     [1.0 if r["correct_after"] else 0.0 for r in gold],
+                                                     n_resamples, seed).model_dump() if gold else None,
+        "regenerations_invoked": sum(t["regenerations"] for t in tr),
+        "regeneration_attempts": sum(t.get("attempts", 0) for t in tr),
+        "resolved_after_attempts": dict(sorted(resolved.items())),
+        "unresolved": sum(t["unresolved"] for t in tr),
+        "not_regenerated": sum(t.get("not_regenerated", 0) for t in tr),
+        "undetermined_steps": sum(t["undetermined"] for t in tr),
+        "unchecked_steps": sum(t.get("unchecked", 0) for t in tr),
+        "items_stopped_by_a_cap": sum(1 for t in tr if t.get("stopped")),
+        "extra_calls_per_item": (sum(r["extra_calls"] for r in rows) / n) if n else 0.0,
+        "labelling_calls_per_item": (sum(r["calls_before_labelling"] for r in rows) / n) if n else 0.0,
+        "judge_calls_per_item": (sum(r.get("judge_calls", 0) for r in rows) / n) if n else 0.0,
+        "cost_usd_per_item": (sum(r["cost_usd"] for r in rows) / n) if n else 0.0,
+        "bootstrap": {"n_resamples": n_resamples, "seed": seed, "unit": "response", "paired": True},
     }

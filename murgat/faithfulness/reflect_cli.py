@@ -1,11 +1,20 @@
 """``murgat reflect``: Algorithm 2 over a dataset, with before/after UPR and accuracy.
 
-Output folder::
+A run folder of kind ``reflect`` (:mod:`murgat.engine`), resumable like every command's::
 
-    OUT/responses.jsonl   final responses (input for ``murgat score`` and ``murgat faithfulness``)
+    OUT/config.json       kind and settings (model, detector, its prompt, judge, K, caps, …); other ones are refused
+    OUT/results.jsonl     one line per item: {id, record, trace} — the only file the engine appends to
+    OUT/responses.jsonl   final responses (input for ``murgat score`` and ``murgat faithfulness``), input order
     OUT/traces.jsonl      per item: every checked step, regeneration attempt, verdict, reason, continuation
-    OUT/summary.json      UPR and accuracy before vs after (paired bootstrap CIs of the differences),
-                          regenerations, successes after 1/2/3 attempts, unresolved, extra calls and cost per item
+    OUT/cache.sqlite      every model, detector and judge answer
+    OUT/summary.json      UPR (measured by --judge) and accuracy before vs after (paired bootstrap CIs of the
+                          differences), the detector's own view, regenerations, successes after 1/2/3 attempts,
+                          unresolved, extra calls and cost per item
+
+``responses.jsonl`` and ``traces.jsonl`` are exported from ``results.jsonl`` at the end of each run
+(:class:`~murgat.engine.folder.PairFolder`): a crash between two appends can no longer leave an
+item in one and not the other. ``--retry-errors`` does failed items again, ``--overwrite``
+starts over (the cache stays), an edited question or replaced video is redone.
 """
 
 from __future__ import annotations
@@ -17,144 +26,116 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from murgat.faithfulness.reflect_task import ReflectTask, build_roles
 
-async def _reflect_all(args: argparse.Namespace, items: list[Any], out: Path) -> dict[str, Any]:
-    from murgat.answers import is_correct
-    from murgat.faithfulness.label import Labeller
-    from murgat.faithfulness.metric import paired_ratio_diff, ratio_ci
-    from murgat.faithfulness.records import FaithResult, tally
-    from murgat.faithfulness.reflect import Reflector
-    from murgat.faithfulness.runner import item_context
+
+def _fingerprint(args: argparse.Namespace) -> dict[str, Any]:
+    from media.cache import file_digest
+    from murgat.judges import parse_options
+
+    return {"model": args.model, "model_options": parse_options(args.model_option), "detector": args.detector,
+            "detector_options": parse_options(args.detector_option), "detector_prompt": args.detector_prompt,
+            "judge": args.judge, "judge_options": parse_options(args.judge_option), "k": args.k,
+            "max_regenerations": args.max_regenerations, "max_steps": args.max_steps, "mode": args.mode,
+            "from": file_digest(Path(args.from_)) if args.from_ else None, "variant": args.variant,
+            "granularity": args.granularity, "fps": args.fps, "max_frames": args.max_frames,
+            "evidence_text": args.evidence_text, "temperature": args.temperature, "max_tokens": args.max_tokens,
+            "effort": args.effort}
+
+
+async def _reflect_all(args: argparse.Namespace, items: list[Any], folder: Any) -> dict[str, Any]:
+    from murgat.engine.loop import plan, run_items
+    from murgat.engine.preflight import MediaPlace
+    from murgat.faithfulness.metric import summarize_reflection
     from murgat.faithfulness.shared_cli import _config
-    from murgat.generation.generate import generate_one
     from murgat.inputs import load_items
-    from murgat.jsonl import append_line, cut_torn_tail, dumps, read_records
     from murgat.judges import make_judge, parse_options
     from murgat.judges.cache import ResponseCache
-    from murgat.metric import paired_bootstrap_diff
-    from murgat.pipeline.stages import CallPool
-    from murgat.text import preprocess
 
-    cache = ResponseCache(out / "cache.sqlite")
-    mopts = parse_options(args.model_option)
-    cfg = _config(args, args.model, mopts)
-    model = make_judge(args.model, mopts, cache=cache, config=cfg.generate)
-    if args.detector == "self":
-        detector_judge, variant = model, "vanilla"
-    else:
-        dopts = parse_options(args.detector_option)
-        detector_judge = make_judge(args.detector, dopts, cache=cache, config=cfg.generate)
-        variant = args.variant
-    pool = CallPool()
-    labeller = Labeller(judge=detector_judge, pool=pool, variant=variant, granularity="step", max_frames=args.max_frames)
-    reflector = Reflector(model=model, detector=labeller, pool=pool, k=args.k, cite=args.mode == "cite")
-    start = {it.id: it.response for it in load_items(args.from_)} if args.from_ else {}
-    resp, traces = out / "responses.jsonl", out / "traces.jsonl"
-    for p in (resp, traces):
-        cut_torn_tail(p)
-    done = {str(r["id"]) for _, r in read_records(resp)[0] if isinstance(r, dict)}
-    sem = asyncio.Semaphore(max(1, args.item_concurrency))
+    cache = ResponseCache(Path(args.cache) if args.cache else folder.path / "cache.sqlite")
+    cfg = _config(args, args.model, parse_options(args.model_option))
+    if not args.judge:
+        print(f"warning: {judge_note(args)}", file=sys.stderr)
+    start = {it.id: it.response for it in load_items(args.from_)} if args.from_ else None
+    place = MediaPlace(args.media_root, args.data.split(":", 1)[-1], args.allow_media_outside_root)
+    judges: list[Any] = []
 
-    async def one(item: Any) -> None:
-        async with sem:
-            rec: dict[str, Any] = {"id": item.id, "media": item.media, "question": item.question, "options": item.options,
-                                   "gold": item.gold, "question_type": item.question_type}
-            ctx = await item_context(item, cfg, args.media_root, args.data.split(":", 1)[-1], args.allow_media_outside_root)
-            if isinstance(ctx, str):
-                rec.update(response="", generation_error=ctx)
-                append_line(traces, dumps({"id": item.id, "error": ctx}))
-                append_line(resp, dumps(rec))
-                return
-            original = start.get(item.id)
-            if original is None and args.from_:
-                rec.update(response="", generation_error="no starting chain for this id in --from")
-            elif original is None:
-                g = await generate_one(model, item, ctx.media, args.mode, cfg.generate, fps=args.fps)
-                if g.get("generation_error"):
-                    rec.update(response="", generation_error=g["generation_error"])
-                original = g.get("response") or None
-            if original is None:
-                append_line(traces, dumps({"id": item.id, "error": rec.get("generation_error")}))
-                append_line(resp, dumps(rec))
-                return
-            n0 = len(ctx.calls)
-            # "before": every step of the original chain labelled by the detector (per step)
-            pre = preprocess(original, len(item.options or []) or 10)
-            before_steps, _ = await labeller.segment(pre.reasoning, ctx, "sentences")
-            description = await labeller.grounding(ctx)
-            await asyncio.gather(*(labeller.label_step(before_steps, i, ctx, item.question or "", description)
-                                   for i in range(len(before_steps))))
-            before = tally(FaithResult(id=item.id, steps=before_steps))
-            n_before_calls = len(ctx.calls) - n0
-            trace, final_steps, _answer = await reflector.run(item.id, original, ctx, item.question or "",
-                                                             list(item.options or []))
-            after = tally(FaithResult(id=item.id, steps=final_steps))
-            fpre = preprocess(trace.final, len(item.options or []) or 10)
-            rec.update(response=trace.final, original_response=original, predicted_option=fpre.option,
-                       reflect={"regenerations": trace.regenerations, "unresolved": trace.unresolved,
-                                "resolved_after": trace.resolved_after, "undetermined": trace.undetermined})
-            row = {"id": item.id, "trace": trace.model_dump(),
-                   "before": {"perception": before.n_perception, "unfaithful": before.n_unfaithful,
-                              "undetermined": before.n_undetermined},
-                   "after": {"perception": after.n_perception, "unfaithful": after.n_unfaithful,
-                             "undetermined": after.n_undetermined},
-                   "correct_before": is_correct(pre.option, item.gold, item.options),
-                   "correct_after": is_correct(fpre.option, item.gold, item.options),
-                   "calls_before_labelling": n_before_calls, "extra_calls": trace.calls,
-                   "cost_usd": sum(c.cost_usd for c in ctx.calls if not c.cached)}
-            if row["correct_after"] is not None:
-                rec["correct"] = row["correct_after"]
-            append_line(traces, dumps(row))
-            append_line(resp, dumps(rec))
+    def judge(spec: str, options: dict[str, Any], config: Any) -> Any:
+        j = make_judge(spec, options, cache=cache, config=config)
+        judges.append(j)
+        return j
 
-    async with asyncio.TaskGroup() as tg:
-        for it in items:
-            if it.id not in done:
-                tg.create_task(one(it))
-    for j in {id(j): j for j in (model, detector_judge)}.values():
-        await j.aclose()
-    cache.close()
-    ids = {it.id for it in items}
-    rows = [r for _, r in read_records(traces)[0] if isinstance(r, dict) and r.get("id") in ids and "trace" in r]
-    rows.sort(key=lambda r: r["id"])
-    pb = [(r["before"]["unfaithful"], r["before"]["perception"]) for r in rows]
-    pa = [(r["after"]["unfaithful"], r["after"]["perception"]) for r in rows]
-    gold = [r for r in rows if r["correct_before"] is not None]
-    resolved: dict[str, int] = {}
-    for r in rows:
-        for k, v in r["trace"]["resolved_after"].items():
-            resolved[k] = resolved.get(k, 0) + v
-    n = len(rows)
-    return {
-        "items": len(ids), "reflected": n, "errors": len(ids) - n,
-        "upr_before": ratio_ci([u for u, _ in pb], [p for _, p in pb]).model_dump(),
-        "upr_after": ratio_ci([u for u, _ in pa], [p for _, p in pa]).model_dump(),
-        "upr_difference": paired_ratio_diff(pb, pa).model_dump(),
-        "accuracy_before": (sum(1 for r in gold if r["correct_before"]) / len(gold)) if gold else None,
-        "accuracy_after": (sum(1 for r in gold if r["correct_after"]) / len(gold)) if gold else None,
-        "accuracy_difference": paired_bootstrap_diff([1.0 if r["correct_before"] else 0.0 for r in gold],
-                                                     [1.0 if r["correct_after"] else 0.0 for r in gold]).model_dump()
-        if gold else None,
-        "regenerations_invoked": sum(r["trace"]["regenerations"] for r in rows),
-        "resolved_after_attempts": dict(sorted(resolved.items())),
-        "unresolved": sum(r["trace"]["unresolved"] for r in rows),
-        "undetermined_steps": sum(r["trace"]["undetermined"] for r in rows),
-        "extra_calls_per_item": (sum(r["extra_calls"] for r in rows) / n) if n else 0.0,
-        "labelling_calls_per_item": (sum(r["calls_before_labelling"] for r in rows) / n) if n else 0.0,
-        "cost_usd_per_item": (sum(r["cost_usd"] for r in rows) / n) if n else 0.0,
-        "k": args.k, "detector": args.detector, "detector_variant": variant,
-    }
+    task = ReflectTask(build_roles(_settings(args, cfg), judge), cfg, place, mode=args.mode, fps=args.fps, start=start)
+    todo = plan(task, items, folder, args.retry_errors).todo
+    order = [it.id for it in items]
+    try:
+        if getattr(args, "run_on", "local") == "ray":
+            _on_ray(args, cfg, place, start, todo, folder, items)
+        else:
+            await run_items(task, todo, folder, concurrency=args.item_concurrency)
+    finally:
+        folder.export(order)
+        for j in {id(j): j for j in judges}.values():
+            await j.aclose()
+        cache.close()
+    ids = set(order)
+    rows = [r["trace"] for r in folder.latest_results(want=ids, order=order) if "trace" in r.get("trace", {})]
+    variant = "vanilla" if args.detector == "self" else args.variant
+    return {**summarize_reflection(rows, len(ids), args.bootstrap, args.seed),
+            "k": args.k, "detector": args.detector, "detector_variant": variant,
+            "detector_prompt": args.detector_prompt, "max_regenerations": args.max_regenerations,
+            "max_steps": args.max_steps,
+            "measured_by": {"judge": args.judge or args.detector, "note": None if args.judge else judge_note(args),
+                            # the same provider:model as the detector (or, for 'self', the model) is not independent
+                            "independent": args.judge not in (None, args.detector, args.model if args.detector == "self"
+                                                              else None),
+                            "variant": args.variant, "granularity": args.granularity}}
+
+
+def judge_note(args: argparse.Namespace) -> str:
+    return (f"--judge not given: before/after UPR are measured by the detector's judge ({args.detector}"
+            + (", i.e. the model grading itself" if args.detector == "self" else "")
+            + "), the one that drove the regenerations — not an independent measurement")
+
+
+def _settings(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
+    """What a reflect task is built from (here, or in a Ray worker)."""
+    from murgat.judges import parse_options
+
+    return {"config": cfg.model_dump(mode="json"), "model": args.model, "model_options": parse_options(args.model_option),
+            "detector": args.detector, "detector_options": parse_options(args.detector_option),
+            "detector_prompt": args.detector_prompt, "judge": args.judge, "judge_options": parse_options(args.judge_option),
+            "variant": args.variant, "granularity": args.granularity, "max_frames": args.max_frames, "k": args.k,
+            "mode": args.mode, "max_regenerations": args.max_regenerations, "max_steps": args.max_steps}
+
+
+def _on_ray(args: argparse.Namespace, cfg: Any, place: Any, start: dict[str, str] | None, todo: list[Any], folder: Any,
+            items: list[Any]) -> None:
+    from murgat.console import console
+    from murgat.scaleout.tasks import TaskSpec, run_on_ray
+
+    place = place.resolved()
+    task = ReflectTask(None, cfg, place, mode=args.mode, fps=args.fps, start=start)
+    spec = TaskSpec("murgat.faithfulness.reflect_task:ray_task", {
+        **_settings(args, cfg), "place": place.to_json(), "fps": args.fps,
+        "start": {it.id: start[it.id] for it in todo if start and it.id in start} if start is not None else None},
+        concurrency=args.item_concurrency, transcribes=cfg.evidence.text)
+    run_on_ray(spec, task, todo, folder, args, label="reflect", total=len(items), con=console(stderr=True),
+               cache_path=Path(args.cache) if args.cache else folder.path / "cache.sqlite")
 
 
 def _cmd_reflect(args: argparse.Namespace) -> int:
     from murgat.cliutil import failure_code, take_output
+    from murgat.engine.folder import PairFolder, RunConfigMismatch
+    from murgat.engine.preflight import BadMediaRoot, check_media_root
     from murgat.faithfulness.shared_cli import _select
     from murgat.generation.datasets import load_dataset
     from murgat.inputs import InputError
 
     try:
+        check_media_root(args.media_root)
         items = _select(load_dataset(args.data), args)
-    except (ValueError, InputError) as exc:
+    except (ValueError, InputError, BadMediaRoot) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out)
@@ -162,28 +143,39 @@ def _cmd_reflect(args: argparse.Namespace) -> int:
     if lock is None:
         return 2
     try:
+        folder = PairFolder(out)
+        if args.overwrite:
+            folder.reset()
+            for name in ("responses.jsonl", "traces.jsonl"):
+                (out / name).unlink(missing_ok=True)
+        for note in folder.notices:
+            print(f"warning: {note}", file=sys.stderr)
         try:
-            doc = asyncio.run(_reflect_all(args, items, out))
-        except (ExceptionGroup, ValueError, FileNotFoundError) as exc:
+            fp = _fingerprint(args)
+            folder.check_config(fp, {**fp, "data": args.data, "media_root": args.media_root}, kind="reflect")
+            doc = asyncio.run(_reflect_all(args, items, folder))
+        except RunConfigMismatch as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        except (ExceptionGroup, ValueError, FileNotFoundError, OSError) as exc:
             code = failure_code(exc)
             if code is None:
                 raise
             return code
-        (out / "summary.json").write_text(json.dumps(doc, indent=2, sort_keys=True))
-        from murgat.jsonl import read_records
+        folder.write_summary(doc)
         from murgat.viewer.steps import reflect_report
 
         ids = {it.id for it in items}
-        traces = [r for _, r in read_records(out / "traces.jsonl")[0] if isinstance(r, dict) and r.get("id") in ids]
-        recs = {str(r["id"]): r for _, r in read_records(out / "responses.jsonl")[0] if isinstance(r, dict)}
-        reflect_report(out / "report.html", traces, recs, doc, args.media_root)
+        rows = folder.latest_results(want=ids, order=[it.id for it in items])
+        reflect_report(out / "report.html", [r["trace"] for r in rows], {r["id"]: r["record"] for r in rows}, doc,
+                       args.media_root)
         if args.json:
             print(json.dumps(doc, indent=2, sort_keys=True))
         else:
             _print(doc)
         if doc["errors"]:
-            print(f"FAILED: {doc['errors']} of {doc['items']} item(s) could not be reflected (see traces.jsonl)",
-                  file=sys.stderr)
+            print(f"FAILED: {doc['errors']} of {doc['items']} item(s) could not be reflected (see traces.jsonl); "
+                  "rerun with --retry-errors once fixed", file=sys.stderr)
             return 1
         return 0
     finally:
@@ -201,13 +193,19 @@ def _print(doc: dict[str, Any]) -> None:
     t.add_column("before")
     t.add_column("after")
     t.add_column("difference (95% CI)")
-    t.add_row("UPR", _pct(doc["upr_before"]), _pct(doc["upr_after"]), _pct(doc["upr_difference"]))
+    who = doc["measured_by"]["judge"] + ("" if doc["measured_by"]["independent"] else ", not independent")
+    t.add_row(f"UPR (judge: {who})", _pct(doc["upr_before"]), _pct(doc["upr_after"]), _pct(doc["upr_difference"]))
+    dv = doc.get("detector_view")
+    if dv:
+        t.add_row("UPR (detector's own verdicts)", _pct(dv["upr_before"]), _pct(dv["upr_after"]),
+                  _pct(dv["upr_difference"]))
     if doc["accuracy_before"] is not None:
         t.add_row("accuracy", f"{doc['accuracy_before']:.1%}", f"{doc['accuracy_after']:.1%}",
                   _pct(doc["accuracy_difference"]))
     console().print(t)
     console().print(f"regenerations {doc['regenerations_invoked']} · resolved after attempts "
-                    f"{doc['resolved_after_attempts']} · unresolved {doc['unresolved']} · extra calls/item "
+                    f"{doc['resolved_after_attempts']} · unresolved {doc['unresolved']} · undetermined checks "
+                    f"{doc['undetermined_steps']} · extra calls/item "
                     f"{doc['extra_calls_per_item']:.1f} · cost/item ${doc['cost_usd_per_item']:.4f}")
 
 
@@ -219,12 +217,28 @@ def register_reflect(sub: argparse._SubParsersAction, common: Any) -> None:  # t
     p.add_argument("-M", "--model-option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--detector", required=True, help="provider:model of the step checker, or 'self'")
     p.add_argument("-D", "--detector-option", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--detector-prompt", choices=["detect", "label"], default="detect",
+                   help="detect: question-aware, flags only errors that matter to the question (default); "
+                        "label: the labelling prompt of 'murgat faithfulness'")
+    p.add_argument("--judge", default=None, help="provider:model that measures UPR before/after (independent "
+                                                 "labeller; default: the detector, with a warning)")
+    p.add_argument("-J", "--judge-option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--k", type=int, default=3, help="regeneration attempts per unfaithful step")
+    p.add_argument("--max-regenerations", type=int, default=15,
+                   help="regeneration attempts per item, all steps together (later unfaithful steps are left as they are)")
+    p.add_argument("--max-steps", type=int, default=100,
+                   help="steps checked per item, continuations included (later steps are kept unchecked)")
     p.add_argument("--from", dest="from_", default=None, metavar="RESPONSES",
                    help="start from these responses instead of generating chains")
     p.add_argument("--mode", choices=["base", "cite"], default="base", help="chains with or without citations")
-    p.add_argument("--out", required=True)
-    common(p)
+    p.add_argument("--out", required=True, help="run folder (resumed when it exists)")
+    p.add_argument("--cache", default=None, help="response cache (default: OUT/cache.sqlite)")
+    p.add_argument("--retry-errors", action="store_true", help="reflect again items whose record is an error")
+    p.add_argument("--overwrite", action="store_true")
+    common(p, segmentation=False)
+    from murgat.scaleout import add_executor_options
+
+    add_executor_options(p)
     p.set_defaults(func=_cmd_reflect)
 
 

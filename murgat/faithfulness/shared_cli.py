@@ -9,14 +9,16 @@ from typing import Any
 from murgat.cliutil import add_model_options
 
 
-def _common(p: argparse.ArgumentParser) -> None:
+def _common(p: argparse.ArgumentParser, *, segmentation: bool = True) -> None:
+    """``segmentation=False``: reflect always walks murgat's sentences (its steps are regenerated one by one)."""
     p.add_argument("--media-root", default=None, help="folder the media names are resolved in")
     p.add_argument("--variant", choices=["vanilla", "grounding", "grounding+rationale"], default="grounding",
                    help="labelling prompt: grounding = the judge first describes the media (cached per media)")
     p.add_argument("--granularity", choices=["chain", "step"], default="chain",
                    help="one labelling call per chain (cheap) or per step with its own evidence (precise)")
-    p.add_argument("--segmentation", choices=["sentences", "judge"], default="sentences",
-                   help="steps = murgat's citation-aware sentences (deterministic) or the judge's split")
+    if segmentation:
+        p.add_argument("--segmentation", choices=["sentences", "judge"], default="sentences",
+                       help="steps = murgat's citation-aware sentences (deterministic) or the judge's split")
     p.add_argument("--fps", type=float, default=1.0)
     p.add_argument("--max-frames", type=int, default=16, help="frames sampled across the whole video when a step cites nothing")
     p.add_argument("--evidence-text", action="store_true", help="also send ASR/OCR text with the media")

@@ -37,6 +37,11 @@ VALUES = {
     "cite_rule": "",
     "prefix": "A man nods (visual, 0:01).",
     "descriptions": "[1] (audio) A man says he is in a bad humor.\n[2] (visual) A woman talks on a telephone.",
+    "attempt": 3,
+    "original": "A man wears a crown (visual, 0:01).",
+    "original_reason": "nobody wears a crown",
+    "latest_attempt": 2,
+    "latest": "A man wears a hat (visual, 0:01).",
 }
 
 

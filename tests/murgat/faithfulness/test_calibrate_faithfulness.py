@@ -9,7 +9,9 @@ import pytest
 
 from human_eval.labels import ResponseLabel
 from human_eval.stats import icc, icc_with_ci
+from murgat.calibrate_faithfulness import calibrate_faithfulness
 from murgat.cli import main
+from murgat.faithfulness.records import FaithResult, StepLabel, tally
 
 from .test_faithfulness import cassette
 
@@ -73,3 +75,47 @@ def test_calibrate_faithfulness_end_to_end(tmp_path, example_media, capsys) -> N
     assert inter["n_unfaithful"]["n"] == 4 and inter["n_unfaithful"]["icc"]["k_raters"] == 2
     assert main(["calibrate", "--task", "faithfulness", "--human", str(labels), "--run", str(run)]) == 0
     assert "ICC(3,1)" in capsys.readouterr().out
+
+
+def _result(rid: str, steps: list[dict]) -> FaithResult:
+    return tally(FaithResult(id=rid, steps=[StepLabel(index=i, text=f"s{i}", **s) for i, s in enumerate(steps)]))
+
+
+P_OK = {"type": "perception", "modality": "audio", "faithful": True}
+P_BAD = {"type": "perception", "modality": "audio", "faithful": False}
+REASON = {"type": "reasoning"}
+
+
+def test_chains_whose_labels_all_failed_are_left_out_and_counted() -> None:
+    # judge counts (perception, unfaithful): a (2, 0), b (2, 2), c (1, 0), d (3, 1); e: every label failed
+    results = [_result("a", [P_OK, P_OK, REASON]), _result("b", [P_BAD, P_BAD]), _result("c", [P_OK]),
+               _result("d", [P_OK, P_BAD, P_OK]),
+               _result("e", [{"status": "error", "reason": "HTTP 503"}, {"status": "unparseable", "reason": "?"}])]
+    human = {"a": (2, 0), "b": (2, 1), "c": (1, 1), "d": (3, 1), "e": (2, 1)}
+    labels = [ResponseLabel(id=i, annotator="h", n_perception=p, n_unfaithful=u) for i, (p, u) in human.items()]
+    doc = calibrate_faithfulness(labels, results)
+    assert doc["n_excluded"] == 1 and doc["excluded_ids"] == ["e"] and doc["n_responses"] == 4
+    row = doc["annotators"]["h"]
+    # the ICC is the one of the four chains the judge labelled, by hand and by the formula
+    y = np.array([[0, 0], [2, 1], [0, 1], [1, 1]], float)
+    assert row["n_unfaithful"]["n"] == 4
+    assert row["n_unfaithful"]["icc"]["icc3_1"] == pytest.approx(icc(y)["icc3_1"], abs=1e-12)
+    # ... and not the one with e entering as "0 perception, 0 unfaithful" (what was computed before)
+    y_old = np.vstack([y, [0, 1]])
+    assert row["n_unfaithful"]["icc"]["icc3_1"] != pytest.approx(icc(y_old)["icc3_1"], abs=1e-6)
+    assert row["n_perception"]["judge_mean"] == pytest.approx((2 + 2 + 1 + 3) / 4)
+
+
+def test_n_perception_counts_perception_steps_whose_faithfulness_is_undetermined() -> None:
+    # f's second perception step has an unreadable faithfulness: still a perception step (a human counts it)
+    maybe = {"type": "perception", "status": "unparseable", "reason": "faithful 'maybe' is not true/false"}
+    results = [_result("f", [P_OK, maybe, REASON]), _result("g", [P_BAD]), _result("h", [P_OK, P_OK])]
+    labels = [ResponseLabel(id="f", annotator="h", n_perception=2, n_unfaithful=0),
+              ResponseLabel(id="g", annotator="h", n_perception=1, n_unfaithful=1),
+              ResponseLabel(id="h", annotator="h", n_perception=3, n_unfaithful=0)]
+    row = calibrate_faithfulness(labels, results)["annotators"]["h"]
+    assert row["n_perception"]["judge_mean"] == pytest.approx((2 + 1 + 2) / 3)
+    assert row["n_unfaithful"]["judge_mean"] == pytest.approx(1 / 3)
+    assert row["judge_undetermined_perception"] == 1
+    y = np.array([[2, 2], [1, 1], [2, 3]], float)
+    assert row["n_perception"]["icc"]["icc3_1"] == pytest.approx(icc(y)["icc3_1"], abs=1e-12)
