@@ -86,6 +86,8 @@ _PLAIN = (str, int, float, bool, type(None), TimeRange)
 _MAX_NDIGITS = 32
 #: the largest width or precision in a format spec (a width of 10**9 builds a 1 GB string in C)
 _MAX_FORMAT_FIELD = 1_000
+#: the largest integer written as text (~3,900 digits, under Python's own 4,300-digit limit)
+_MAX_TEXT_INT_BITS = 13_000
 #: the longest text ``int()`` converts (C's text-to-int is quadratic; any longer is out of range anyway)
 _MAX_INT_TEXT = 64
 
@@ -432,8 +434,9 @@ class Interpreter:
         """Refuse, before any conversion to text, an integer the program could not have made
         (Python's own int→str digit limit would raise, and without it the conversion is
         quadratic in one C call)."""
-        if isinstance(val, int) and not isinstance(val, bool) and abs(val) > self.lim.max_int:
-            raise ProgramStopped(f"integer beyond {self.lim.max_int}", node)
+        if isinstance(val, int) and not isinstance(val, bool) and (
+                abs(val) > self.lim.max_int or val.bit_length() > _MAX_TEXT_INT_BITS):
+            raise ProgramStopped(f"integer beyond {self.lim.max_int} or too long to write as text", node)
 
     def _binop(self, op: type, a: Any, b: Any, node: ast.AST) -> Any:
         if op is ast.Mult and (isinstance(a, str | list | tuple) or isinstance(b, str | list | tuple)):
