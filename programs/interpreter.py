@@ -15,7 +15,8 @@ Why arguments are checked *before* a builtin runs: ``round``, ``format``, ``int`
 
 Failure policy: :meth:`Interpreter.run` raises :class:`ProgramStopped` and nothing else
 (an exception raised inside an allowed operation becomes a stop naming the line and
-column of the node that raised it), so one program can only ever end its own item.
+column of the node that raised it), so one program can only ever end its own item; the
+one exception is what the :class:`Api` names a failure of the whole run (a replay miss).
 """
 
 from __future__ import annotations
@@ -68,6 +69,12 @@ class Api:
 
     async def synthesize(self, instruction: str, options: list[str] | None = None) -> str:  # pragma: no cover
         raise NotImplementedError
+
+    def is_run_failure(self, exc: BaseException) -> bool:
+        """Whether ``exc``, raised by an operation, is the whole run's failure (a replay miss,
+        a lost cluster) rather than this program's: such exceptions leave
+        :meth:`Interpreter.run` unchanged, everything else becomes a :class:`ProgramStopped`."""
+        return False
 
 
 _BINOPS: dict[type, Callable[[Any, Any], Any]] = {
@@ -215,6 +222,8 @@ class Interpreter:
         except (RecursionError, MemoryError) as exc:
             raise ProgramStopped(f"values nested or grown past the interpreter's limits ({type(exc).__name__})") from None
         except Exception as exc:  # whatever an operation raised ends this program, not the run
+            if self.api.is_run_failure(exc):
+                raise
             raise ProgramStopped(_exc_text(exc)) from None
 
     async def _run(self, checked: Checked) -> Any:
@@ -253,6 +262,8 @@ class Interpreter:
         except _PASS_THROUGH:
             raise
         except Exception as exc:  # an operation's own error, at this statement's line
+            if self.api.is_run_failure(exc):
+                raise
             raise ProgramStopped(_exc_text(exc), s) from None
 
     async def _stmt_node(self, s: ast.stmt) -> None:
@@ -322,6 +333,8 @@ class Interpreter:
         except _PASS_THROUGH:
             raise
         except Exception as exc:  # the innermost node that raised names the line and column
+            if self.api.is_run_failure(exc):
+                raise
             raise ProgramStopped(_exc_text(exc), e) from None
 
     async def _eval_node(self, e: ast.expr) -> Any:

@@ -138,6 +138,16 @@ def _string_times(text: str, mod: str) -> list[Citation]:
     return []
 
 
+def is_run_failure(exc: BaseException) -> bool:
+    """A failure of the whole run, not of one item's program: a replay cassette miss (exit 3,
+    never an error record), results that cannot be written (exit 5), or Ray's own errors
+    (a lost worker or service is the scale-out layer's to restart and resubmit)."""
+    from murgat.jsonl import ResultsWriteError
+    from murgat.judges.replay import ReplayMiss
+
+    return isinstance(exc, ReplayMiss | ResultsWriteError) or type(exc).__module__.split(".")[0] == "ray"
+
+
 def _norm_words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9']+", text.lower())
 
@@ -157,6 +167,9 @@ class ExecutorApi(Api):
     descriptions: list[Description] = field(default_factory=list)
     conclusions: list[tuple[str, str]] = field(default_factory=list)  # (raw text, text with citations)
     _text_loaded: bool = False
+
+    def is_run_failure(self, exc: BaseException) -> bool:
+        return is_run_failure(exc)
 
     async def _text_channels(self) -> None:
         """Transcript, sound classes and screen text, once per item, before the first evidence
@@ -468,5 +481,5 @@ def cite_sentences(text: str, citations: list[Citation]) -> str:
     return " ".join(out)
 
 
-__all__ = ["Description", "EvidenceConfig", "ExecutorApi", "OpRecord", "ProgramSettings", "cite_sentences",
+__all__ = ["Description", "EvidenceConfig", "ExecutorApi", "OpRecord", "ProgramSettings", "cite_sentences", "is_run_failure",
            "merge_ranges", "restore_citations"]

@@ -38,7 +38,7 @@ from murgat.schema import Item
 from murgat.text import extract_option
 from programs.extract import NoProgram, extract_logic, extract_narrative
 from programs.interpreter import Interpreter, ProgramStopped
-from programs.ops import ExecutorApi, OpRecord, ProgramSettings, cite_sentences
+from programs.ops import ExecutorApi, OpRecord, ProgramSettings, cite_sentences, is_run_failure
 from programs.safety import Checked, Limits, ProgramRefused, parse_program
 
 VARIANTS: tuple[str, ...] = ("logic-declarative", "logic-imperative", "narrative-declarative", "narrative-imperative")
@@ -154,6 +154,8 @@ async def run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, s
         return await _run_item(item, variant, judges, cfg, settings, limits, replan, t0, trace, record,
                                media_root=media_root, input_path=input_path, allow_outside_root=allow_outside_root)
     except Exception as exc:  # one item's failure is its own record, never another item's loss
+        if is_run_failure(exc):
+            raise
         reason = f"{type(exc).__name__}: {str(exc)[:500]}"
         trace.status, trace.error = "internal_error", reason
         record["generation_error"] = f"internal_error: {reason}"

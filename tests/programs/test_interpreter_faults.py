@@ -152,3 +152,23 @@ async def test_values_cannot_nest_deeper_than_the_limit() -> None:
     ok = body("x = 1", "for i in range(20):", "    x = [x]", "return str(x)")
     interp = Interpreter(FakeApi())
     assert await interp.run(parse_program(ok)) == "[" * 20 + "1" + "]" * 20
+
+
+class LostCluster(RuntimeError):
+    pass
+
+
+class FailingRunApi(FakeApi):
+    """An operation failing for the whole run (a replay miss, a lost cluster), as the Api says."""
+
+    async def find(self, query, modality):
+        raise LostCluster("the cache service died")
+
+    def is_run_failure(self, exc: BaseException) -> bool:
+        return isinstance(exc, LostCluster)
+
+
+async def test_a_failure_of_the_whole_run_passes_through_unchanged() -> None:
+    interp = Interpreter(FailingRunApi())
+    with pytest.raises(LostCluster):
+        await interp.run(parse_program(body("r = video.find('x', 'audio')", "return r")))

@@ -113,3 +113,13 @@ def test_described_times_written_as_text_are_checked_against_the_cited_segments(
     assert "no speech is heard" not in written["check"][0]["raw"]
     assert written["check"][0]["raw"] == found["check"][0]["raw"]
     assert written["status"] == found["status"]
+
+
+def test_a_replay_miss_inside_a_program_still_ends_the_run_loudly(tmp_path: Path, example_media: Path,
+                                                                   capsys) -> None:
+    """Only the item's own failures become its record: a cassette miss is the run's (exit 3)."""
+    data = write_jsonl(tmp_path / "q.jsonl", [item("good")])
+    cas = write_jsonl(tmp_path / "c.jsonl", [m("plan", {"id": "good", "variant": "logic-declarative"}, PLANS["good"])])
+    code = main(["program", str(data), "--media-root", str(example_media), "--variant", "logic-declarative",
+                 "--planner", f"replay:{cas}", "--out", str(tmp_path / "prog"), "--json", "--quiet"])
+    assert code == 3 and "replay cassette miss" in capsys.readouterr().err
