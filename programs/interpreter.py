@@ -527,7 +527,7 @@ class Interpreter:
                 return self._sized(sorted(args[0], reverse=bool(kwargs.get("reverse", False))), e)
             if name == "list":
                 return self._sized(list(args[0]) if args else [], e)
-            if name == "sum" and not (len(args) <= 2 and isinstance(args[0], list | tuple)
+            if name == "sum" and not (1 <= len(args) <= 2 and isinstance(args[0], list | tuple)
                                       and all(_is_number(x) for x in [*args[0], *args[1:]])):
                 raise ProgramStopped("sum() adds a list of numbers", e)
             if name == "round":
