@@ -8,6 +8,7 @@ after calls. Extraction is text surgery only (nothing is evaluated): a logic pro
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _CALL_START = re.compile(r"(?:\b[A-Za-z_]\w*\s*=\s*)?\b(?:find|describe|synthesize|answer_question)\s*\(")
@@ -22,8 +23,11 @@ def _fenced(text: str) -> list[str]:
     return [m.group(2) for m in _FENCE.finditer(text)]
 
 
-def extract_logic(text: str) -> str:
-    """The ``def execute_command`` block (from a fence when there is one, else from the prose)."""
+def extract_logic(text: str, max_chars: int | None = None) -> str:
+    """The ``def execute_command`` block (from a fence when there is one, else from the prose).
+
+    ``max_chars`` (the whole answer's limit) is checked before anything is scanned."""
+    _too_long(text, max_chars)
     for block in [*_fenced(text), text]:
         lines = block.split("\n")
         start = next((i for i, ln in enumerate(lines) if re.match(r"\s*def\s+execute_command\s*\(", ln)), None)
@@ -39,54 +43,83 @@ def extract_logic(text: str) -> str:
     raise NoProgram("no 'def execute_command(video, options)' found in the planner's answer")
 
 
-def _balanced_end(s: str, open_at: int) -> int | None:
-    """Index just past the parenthesis that closes the one at ``open_at`` (quotes respected)."""
-    depth = 0
+@dataclass
+class _Scan:
+    """Where a paren scan stands between lines: nesting depth, open quote, a pending escape."""
+
+    depth: int = 0
     quote: str | None = None
-    i = open_at
-    while i < len(s):
+    skip: bool = False
+
+
+def _balanced_end(s: str, open_at: int, state: _Scan | None = None) -> int | None:
+    """Index just past the parenthesis that closes the one at ``open_at`` (quotes respected).
+
+    With ``state``, the scan resumes where the previous piece of text left it and leaves its
+    own state there, so a call spread over many lines is scanned once in total (linear),
+    not once more per line."""
+    st = state if state is not None else _Scan()
+    for i in range(open_at, len(s)):
         ch = s[i]
-        if quote:
+        if st.skip:
+            st.skip = False
+        elif st.quote:
             if ch == "\\":
-                i += 2
-                continue
-            if ch == quote:
-                quote = None
+                st.skip = True
+            elif ch == st.quote:
+                st.quote = None
         elif ch in "\"'":
-            quote = ch
+            st.quote = ch
         elif ch in "([{":
-            depth += 1
+            st.depth += 1
         elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
+            st.depth -= 1
+            if st.depth == 0:
                 return i + 1
-        i += 1
     return None
 
 
-def extract_narrative(text: str) -> str:
-    """One call statement per bullet (``- describe(find("…", "audio"), "audio", "…")``)."""
+def _too_long(text: str, max_chars: int | None) -> None:
+    if max_chars is not None and len(text) > max_chars:
+        raise NoProgram(f"the planner's answer is longer than {max_chars} characters ({len(text)}); "
+                        "no program was looked for in it")
+
+
+def extract_narrative(text: str, max_chars: int | None = None) -> str:
+    """One call statement per bullet (``- describe(find("…", "audio"), "audio", "…")``).
+
+    Linear in the answer: a call that spans lines is scanned once, line by line, with the
+    scan's state carried over (rescanning the pending text after every line made 8,000
+    lines take 10 s and 100,000 blank lines hang). ``max_chars`` is checked first."""
+    _too_long(text, max_chars)
     blocks = _fenced(text) or [text]
     body = "\n".join(blocks)
     stmts: list[str] = []
-    pending = ""
+    pending: list[str] = []  # the lines of a call not closed yet
+    scan = _Scan()  # where the scan of the pending call stands
     for raw in body.split("\n"):
-        line = raw if pending else _BULLET.sub("", raw, count=1)
-        candidate = pending + ("\n" if pending else "") + line
-        m = _CALL_START.search(candidate) if not pending else None
-        if not pending and m is None:
+        if pending:
+            piece = "\n" + raw  # the line break joins it to the call (an escape in a quote may swallow it)
+            end = _balanced_end(piece, 0, scan)
+            pending.append(piece if end is None else piece[:end])
+            if end is not None:
+                stmts.append("".join(pending).strip())
+                pending = []
             continue
-        start = m.start() if m is not None else 0
-        text_from = candidate[start:] if not pending else candidate
+        line = _BULLET.sub("", raw, count=1)
+        m = _CALL_START.search(line)
+        if m is None:
+            continue
+        text_from = line[m.start():]
         paren = text_from.find("(", text_from.find("=") + 1 if re.match(r"\s*\w+\s*=", text_from) else 0)
-        end = _balanced_end(text_from, paren)
+        scan = _Scan()
+        end = _balanced_end(text_from, paren, scan)
         if end is None:
-            pending = text_from
+            pending = [text_from]
             continue
         stmts.append(text_from[:end].strip())
-        pending = ""
     if pending:
-        stmts.append(pending.strip())  # left unbalanced: the checker reports the syntax error
+        stmts.append("".join(pending).strip())  # left unbalanced: the checker reports the syntax error
     if not stmts:
         raise NoProgram("no find/describe/synthesize calls found in the planner's answer")
     return "\n".join(stmts) + "\n"

@@ -3,15 +3,27 @@
 The interpreter evaluates only the node kinds :mod:`programs.safety` allows. Its one way
 to affect the world is the :class:`Api` it is given (find / describe / synthesize); every
 other value is a plain str, int, float, bool, None, list, dict or :class:`TimeRange`.
-Budgets are enforced as it goes: interpreter steps, operation calls, wall time, and the
-size of every string, list and integer it makes (so ``"a" * 10**9`` and growing a list
-in a loop stop at the limit instead of eating memory).
+Budgets are enforced as it goes: work, operation calls, wall time, and the size of every
+string, list and integer it makes (so ``"a" * 10**9`` and growing a list in a loop stop at
+the limit instead of eating memory). Work is counted in steps: one per node evaluated, plus
+one per container part a step makes or walks and one per 100 characters of string it makes,
+so a step that touches a thousand-item list costs a thousand steps, not one.
+
+Why arguments are checked *before* a builtin runs: ``round``, ``format``, ``int`` and
+``str`` do their work inside one C call, which no step or time budget can interrupt
+(``round(1, -10**9)`` or a format width of 10^9 would hang or eat gigabytes first).
+
+Failure policy: :meth:`Interpreter.run` raises :class:`ProgramStopped` and nothing else
+(an exception raised inside an allowed operation becomes a stop naming the line and
+column of the node that raised it), so one program can only ever end its own item; the
+one exception is what the :class:`Api` names a failure of the whole run (a replay miss).
 """
 
 from __future__ import annotations
 
 import ast
 import operator
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -24,9 +36,11 @@ class ProgramStopped(RuntimeError):
     """The program broke a budget or a rule while running; the message says which."""
 
     def __init__(self, message: str, node: ast.AST | None = None) -> None:
-        line = getattr(node, "lineno", None)
-        super().__init__(f"line {line}: {message}" if line is not None else message)
-        self.line = line
+        self.reason = message
+        self.line: int | None = getattr(node, "lineno", None)
+        self.col: int | None = getattr(node, "col_offset", None)
+        where = f"line {self.line}, column {self.col}: " if self.line is not None else ""
+        super().__init__(where + message)
 
 
 @dataclass(frozen=True)
@@ -56,6 +70,12 @@ class Api:
     async def synthesize(self, instruction: str, options: list[str] | None = None) -> str:  # pragma: no cover
         raise NotImplementedError
 
+    def is_run_failure(self, exc: BaseException) -> bool:
+        """Whether ``exc``, raised by an operation, is the whole run's failure (a replay miss,
+        a lost cluster) rather than this program's: such exceptions leave
+        :meth:`Interpreter.run` unchanged, everything else becomes a :class:`ProgramStopped`."""
+        return False
+
 
 _BINOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -67,6 +87,16 @@ _CMPOPS: dict[type, Callable[[Any, Any], bool]] = {
     ast.Is: operator.is_, ast.IsNot: operator.is_not,
 }
 _PLAIN = (str, int, float, bool, type(None), TimeRange)
+
+
+#: the largest ``ndigits`` of ``round`` (``round(1, -10**9)`` computes 10**(10**9) in C)
+_MAX_NDIGITS = 32
+#: the largest width or precision in a format spec (a width of 10**9 builds a 1 GB string in C)
+_MAX_FORMAT_FIELD = 1_000
+#: the largest integer written as text (~3,900 digits, under Python's own 4,300-digit limit)
+_MAX_TEXT_INT_BITS = 13_000
+#: the longest text ``int()`` converts (C's text-to-int is quadratic; any longer is out of range anyway)
+_MAX_INT_TEXT = 64
 
 
 class _Return(Exception):
@@ -95,43 +125,80 @@ class Interpreter:
         self.clock = clock
         self.started = 0.0
         self.env: dict[str, Any] = {}
-        self._weights: dict[int, tuple[Any, int]] = {}
+        # (value, weight, height) of containers already measured, by identity. Program values
+        # are never mutated (no item assignment, no methods), so an entry stays true while its
+        # value lives; the entry holds the value so its id cannot be reused. Bounded: at
+        # ``max_memo`` entries it starts again (a miss only costs a walk, which is charged).
+        self._memo: dict[int, tuple[Any, int, int]] = {}
+        self._touched = 0
 
     # ----- budgets -----
     def _tick(self, node: ast.AST) -> None:
-        self.steps += 1
+        self._charge(1, node)
+
+    def _charge(self, units: int, node: ast.AST) -> None:
+        """Count ``units`` of work; stop past ``max_steps`` or ``max_seconds``."""
+        before = self.steps
+        self.steps += units
         if self.steps > self.lim.max_steps:
             raise ProgramStopped(f"more than {self.lim.max_steps} interpreter steps", node)
-        if self.steps % 64 == 0 and self.clock() - self.started > self.lim.max_seconds:
+        if self.steps // 64 != before // 64 and self.clock() - self.started > self.lim.max_seconds:
             raise ProgramStopped(f"ran longer than {self.lim.max_seconds:g} s", node)
 
-    def _weight(self, value: Any) -> int:
-        """Size of a value counting shared parts each time they appear (what str() or == would
-        walk): ``a = [a, a]`` repeated doubles it, so nesting cannot hide exponential size."""
+    def _measure(self, value: Any, node: ast.AST, level: int) -> tuple[int, int]:
+        """(weight, height) of a value. Weight counts shared parts each time they appear (what
+        str() or == would walk): ``a = [a, a]`` repeated doubles it, so nesting cannot hide
+        exponential size. Height is the nesting depth, capped so that no later walk (str(),
+        ==, writing the trace) can overflow a stack. Each container visited adds to
+        ``_touched``, which the caller charges as work."""
         if isinstance(value, str):
-            return 1 + len(value) // 100
+            return 1 + len(value) // 100, 0
         if not isinstance(value, list | tuple | dict):
-            return 1
-        memo = self._weights.get(id(value))
+            return 1, 0
+        self._touched += 1
+        memo = self._memo.get(id(value))
         if memo is not None and memo[0] is value:
-            return memo[1]
-        items = list(value.items()) if isinstance(value, dict) else list(value)
-        total = 1
-        for it in items:
-            total += sum(self._weight(x) for x in it) if isinstance(value, dict) else self._weight(it)
-            if total > self.lim.max_weight:
-                break
-        self._weights[id(value)] = (value, total)
-        return total
+            weight, height = memo[1], memo[2]
+        else:
+            if level >= self.lim.max_value_depth:
+                raise ProgramStopped(f"value nested deeper than {self.lim.max_value_depth} levels", node)
+            weight, height = 1, 0
+            for it in (value.items() if isinstance(value, dict) else value):
+                for x in (it if isinstance(value, dict) else (it,)):
+                    self._touched += 1
+                    w, h = self._measure(x, node, level + 1)
+                    weight, height = weight + w, max(height, h)
+                if weight > self.lim.max_weight:
+                    break
+            height += 1
+            if len(self._memo) >= self.lim.max_memo:
+                self._memo.clear()
+            self._memo[id(value)] = (value, weight, height)
+        if level + height > self.lim.max_value_depth:
+            raise ProgramStopped(f"value nested deeper than {self.lim.max_value_depth} levels", node)
+        return weight, height
+
+    def _cost(self, value: Any, node: ast.AST) -> int:
+        """What walking ``value`` costs (a comparison or membership test walks it in C)."""
+        if isinstance(value, str):
+            return len(value) // 100
+        if isinstance(value, list | tuple | dict):
+            return self._measure(value, node, 0)[0]
+        return 0
 
     def _sized(self, value: Any, node: ast.AST) -> Any:
-        if isinstance(value, str) and len(value) > self.lim.max_str:
-            raise ProgramStopped(f"string longer than {self.lim.max_str} characters", node)
+        if isinstance(value, str):
+            if len(value) > self.lim.max_str:
+                raise ProgramStopped(f"string longer than {self.lim.max_str} characters", node)
+            self._charge(len(value) // 100, node)
         if isinstance(value, list | tuple | dict):
             if len(value) > self.lim.max_list:
                 raise ProgramStopped(f"list longer than {self.lim.max_list} items", node)
-            if self._weight(value) > self.lim.max_weight:
+            before = self._touched
+            weight, _ = self._measure(value, node, 0)
+            if weight > self.lim.max_weight:
                 raise ProgramStopped(f"nested value larger than {self.lim.max_weight} parts", node)
+            self._charge(self._touched - before, node)
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) > self.lim.max_int:
             raise ProgramStopped(f"integer beyond {self.lim.max_int}", node)
         if isinstance(value, float) and (value != value or abs(value) == float("inf")):
@@ -145,11 +212,19 @@ class Interpreter:
 
     # ----- entry points -----
     async def run(self, checked: Checked) -> Any:
-        """Run a logic program's ``execute_command`` or a narrative program's statements."""
+        """Run a logic program's ``execute_command`` or a narrative program's statements.
+
+        Raises :class:`ProgramStopped` and no other exception (cancellation aside)."""
         try:
             return await self._run(checked)
+        except ProgramStopped:
+            raise
         except (RecursionError, MemoryError) as exc:
             raise ProgramStopped(f"values nested or grown past the interpreter's limits ({type(exc).__name__})") from None
+        except Exception as exc:  # whatever an operation raised ends this program, not the run
+            if self.api.is_run_failure(exc):
+                raise
+            raise ProgramStopped(_exc_text(exc)) from None
 
     async def _run(self, checked: Checked) -> Any:
         self.started = self.clock()
@@ -182,6 +257,16 @@ class Interpreter:
             await self._stmt(s)
 
     async def _stmt(self, s: ast.stmt) -> None:
+        try:
+            await self._stmt_node(s)
+        except _PASS_THROUGH:
+            raise
+        except Exception as exc:  # an operation's own error, at this statement's line
+            if self.api.is_run_failure(exc):
+                raise
+            raise ProgramStopped(_exc_text(exc), s) from None
+
+    async def _stmt_node(self, s: ast.stmt) -> None:
         self._tick(s)
         if isinstance(s, ast.Expr):
             self.env["_"] = await self._eval(s.value)
@@ -243,6 +328,16 @@ class Interpreter:
 
     # ----- expressions -----
     async def _eval(self, e: ast.expr) -> Any:
+        try:
+            return await self._eval_node(e)
+        except _PASS_THROUGH:
+            raise
+        except Exception as exc:  # the innermost node that raised names the line and column
+            if self.api.is_run_failure(exc):
+                raise
+            raise ProgramStopped(_exc_text(exc), e) from None
+
+    async def _eval_node(self, e: ast.expr) -> Any:
         self._tick(e)
         if isinstance(e, ast.Constant):
             return e.value
@@ -261,7 +356,7 @@ class Interpreter:
                 out[key] = await self._eval(v)
             return self._sized(out, e)
         if isinstance(e, ast.JoinedStr):
-            parts = []
+            parts, total = [], 0
             for v in e.values:
                 if isinstance(v, ast.Constant):
                     parts.append(str(v.value))
@@ -269,8 +364,10 @@ class Interpreter:
                     assert isinstance(v, ast.FormattedValue)
                     val = await self._eval(v.value)
                     parts.append(self._format(val, v))
-                self._sized("".join(parts), e)
-            return "".join(parts)
+                total += len(parts[-1])
+                if total > self.lim.max_str:
+                    raise ProgramStopped(f"string longer than {self.lim.max_str} characters", e)
+            return self._sized("".join(parts), e)
         if isinstance(e, ast.BinOp):
             return self._binop(type(e.op), await self._eval(e.left), await self._eval(e.right), e)
         if isinstance(e, ast.UnaryOp):
@@ -294,6 +391,7 @@ class Interpreter:
             for op, comp in zip(e.ops, e.comparators, strict=True):
                 right = await self._eval(comp)
                 try:
+                    self._charge(self._cost(left, e) + self._cost(right, e), e)
                     ok = _CMPOPS[type(op)](left, right)
                 except TypeError as exc:
                     raise ProgramStopped(f"cannot compare: {exc}", e) from None
@@ -311,7 +409,11 @@ class Interpreter:
                 st = await self._eval(e.slice.step) if e.slice.step else None
                 if not isinstance(base, list | tuple | str):
                     raise ProgramStopped("slicing needs a list or a string", e)
-                return base[slice(lo, hi, st)]
+                if any(x is not None and not isinstance(x, int) for x in (lo, hi, st)):
+                    raise ProgramStopped("slice bounds and step must be whole numbers", e)
+                if st == 0:
+                    raise ProgramStopped("slice step cannot be zero", e)
+                return self._sized(base[slice(lo, hi, st)], e)
             key = await self._eval(e.slice)
             try:
                 return base[key]
@@ -326,17 +428,28 @@ class Interpreter:
     def _format(self, val: Any, v: ast.FormattedValue) -> str:
         if not isinstance(val, (*_PLAIN, list, dict, tuple)):
             raise ProgramStopped("only plain values can be formatted", v)
+        self._check_int(val, v)
         if v.conversion == ord("r"):
             return repr(val)
         if v.format_spec is not None:
             spec = "".join(str(c.value) for c in v.format_spec.values if isinstance(c, ast.Constant))
             if len(spec) > 10 or not all(ch in "0123456789.<>^+-fdegs%," for ch in spec):
                 raise ProgramStopped("format spec not allowed", v)
+            if any(int(n) > _MAX_FORMAT_FIELD for n in re.findall(r"[0-9]+", spec)):
+                raise ProgramStopped(f"format width or precision beyond {_MAX_FORMAT_FIELD}", v)
             try:
                 return format(val, spec)
             except (ValueError, TypeError) as exc:
                 raise ProgramStopped(f"bad format spec: {exc}", v) from None
         return str(val)
+
+    def _check_int(self, val: Any, node: ast.AST) -> None:
+        """Refuse, before any conversion to text, an integer the program could not have made
+        (Python's own int→str digit limit would raise, and without it the conversion is
+        quadratic in one C call)."""
+        if isinstance(val, int) and not isinstance(val, bool) and (
+                abs(val) > self.lim.max_int or val.bit_length() > _MAX_TEXT_INT_BITS):
+            raise ProgramStopped(f"integer beyond {self.lim.max_int} or too long to write as text", node)
 
     def _binop(self, op: type, a: Any, b: Any, node: ast.AST) -> Any:
         if op is ast.Mult and (isinstance(a, str | list | tuple) or isinstance(b, str | list | tuple)):
@@ -392,27 +505,50 @@ class Interpreter:
             raise ProgramStopped(f"{name} takes no keyword arguments here", e)
         try:
             if name == "range":
-                r = range(*[int(a) for a in args])
+                if not all(isinstance(a, int) for a in args):
+                    raise ProgramStopped("range() takes whole numbers", e)
+                r = range(*args)
                 if len(r) > self.lim.max_range:
                     raise ProgramStopped(f"range longer than {self.lim.max_range}", e)
-                return list(r)
+                return self._sized(list(r), e)
+            if name in ("enumerate", "sorted", "list", "sum", "min", "max") and args:
+                # these walk (and most copy) their argument in C: size it, and charge it, first
+                self._charge(self._cost(args[0], e), e)
+                if name in ("enumerate", "sorted", "list") and isinstance(args[0], str | dict) and \
+                        len(args[0]) > self.lim.max_list:
+                    raise ProgramStopped(f"{name}() would make a list longer than {self.lim.max_list} items", e)
             if name == "enumerate":
+                if len(args) != 1 or not isinstance(args[0], list | tuple | str | dict):
+                    raise ProgramStopped("enumerate() takes one list", e)
                 return self._sized([[i, v] for i, v in enumerate(args[0])], e)
             if name == "sorted":
                 if set(kwargs) - {"reverse"}:
                     raise ProgramStopped("sorted takes only reverse=", e)
-                return sorted(args[0], reverse=bool(kwargs.get("reverse", False)))
+                return self._sized(sorted(args[0], reverse=bool(kwargs.get("reverse", False))), e)
             if name == "list":
                 return self._sized(list(args[0]) if args else [], e)
-            if name == "str" and args and not isinstance(args[0], (*_PLAIN, list, dict, tuple)):
-                raise ProgramStopped("str() of this value is not allowed", e)
+            if name == "sum" and not (1 <= len(args) <= 2 and isinstance(args[0], list | tuple)
+                                      and all(_is_number(x) for x in [*args[0], *args[1:]])):
+                raise ProgramStopped("sum() adds a list of numbers", e)
+            if name == "round":
+                nd = kwargs.get("ndigits", args[1] if len(args) > 1 else None)
+                if set(kwargs) - {"ndigits"} or len(args) + len(kwargs) > 2:
+                    raise ProgramStopped("round takes a number and ndigits only", e)
+                if nd is not None and not (isinstance(nd, int) and abs(nd) <= _MAX_NDIGITS):
+                    raise ProgramStopped(f"round() ndigits must be a whole number within ±{_MAX_NDIGITS}", e)
+            if name == "int" and args and isinstance(args[0], str) and len(args[0]) > _MAX_INT_TEXT:
+                raise ProgramStopped(f"int() of text longer than {_MAX_INT_TEXT} characters", e)
+            if name == "str" and args:
+                if not isinstance(args[0], (*_PLAIN, list, dict, tuple)):
+                    raise ProgramStopped("str() of this value is not allowed", e)
+                self._check_int(args[0], e)
             fn: Callable[..., Any] = {"len": len, "str": str, "int": int, "float": float, "min": min, "max": max,
                                       "abs": abs, "round": round, "sum": sum, "bool": bool}[name]
             return self._sized(fn(*args, **kwargs), e)
         except ProgramStopped:
             raise
         except (TypeError, ValueError, KeyError, OverflowError) as exc:
-            raise ProgramStopped(f"{name}(): {exc}", e) from None
+            raise ProgramStopped(f"{name}(): {_short(exc)}", e) from None
 
 
 class _Video:
@@ -451,6 +587,23 @@ async def _call_with(fn: Callable[..., Awaitable[Any]], names: tuple[str, ...], 
     if missing:
         raise TypeError(f"missing argument(s) {', '.join(missing)}")
     return await fn(*[values[n] for n in names])
+
+
+_PASS_THROUGH = (ProgramStopped, _Return, _Break, _Continue, RecursionError, MemoryError)
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, int | float)
+
+
+def _short(exc: BaseException, limit: int = 300) -> str:
+    text = str(exc)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _exc_text(exc: BaseException) -> str:
+    """An operation's own exception, as a stop reason (bounded: a message may quote a huge value)."""
+    return f"{type(exc).__name__}: {_short(exc)}"
 
 
 def entry_name() -> str:

@@ -28,7 +28,14 @@ from pydantic import BaseModel, Field
 
 import prompts
 from media.evidence import EvidenceConfig, build_evidence
-from murgat.citations import check_durations, format_group, make_citation, normalise_modality, parse_time
+from murgat.citations import (
+    check_durations,
+    format_group,
+    make_citation,
+    normalise_modality,
+    parse_citations,
+    parse_time,
+)
 from murgat.judges.base import Judge
 from murgat.judges.parsing import parse_json_answer
 from murgat.judges.types import JudgeRequest, TextPart
@@ -116,6 +123,31 @@ def _seconds(v: Any) -> float | None:
     return None
 
 
+def _string_times(text: str, mod: str) -> list[Citation]:
+    """Times a planner wrote as text ("00:01-00:03", "0:04", "1.5s to 3s", "audio 0:01-0:03"),
+    read by the citation grammar murgat reads every response with, so a description cites
+    exactly the segments the planner named. Only the times are taken: the modality is
+    ``describe``'s own."""
+    t = " ".join(text.split())
+    if not t or len(t) > 400 or any(ch in t for ch in "()[]"):
+        return []
+    for group in (f"({t})", f"({mod} {t})"):  # labelled by the planner, or not
+        cites = [c for c in parse_citations(group) if c.valid]
+        if cites:
+            return cites
+    return []
+
+
+def is_run_failure(exc: BaseException) -> bool:
+    """A failure of the whole run, not of one item's program: a replay cassette miss (exit 3,
+    never an error record), results that cannot be written (exit 5), or Ray's own errors
+    (a lost worker or service is the scale-out layer's to restart and resubmit)."""
+    from murgat.jsonl import ResultsWriteError
+    from murgat.judges.replay import ReplayMiss
+
+    return isinstance(exc, ReplayMiss | ResultsWriteError) or type(exc).__module__.split(".")[0] == "ray"
+
+
 def _norm_words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9']+", text.lower())
 
@@ -134,6 +166,30 @@ class ExecutorApi(Api):
     records: list[OpRecord] = field(default_factory=list)
     descriptions: list[Description] = field(default_factory=list)
     conclusions: list[tuple[str, str]] = field(default_factory=list)  # (raw text, text with citations)
+    _text_loaded: bool = False
+
+    def is_run_failure(self, exc: BaseException) -> bool:
+        return is_run_failure(exc)
+
+    async def _text_channels(self) -> None:
+        """Transcript, sound classes and screen text, once per item, before the first evidence
+        is built, when a judge of this run reads evidence as text (as ``murgat score`` does).
+
+        Why before: evidence is built once per segment and kept, and ``describe`` builds it
+        for the executor before the checker asks. Built without the transcript, a
+        text-reading checker (``--judge embedded``) was told "no speech is heard" in segments
+        full of speech, unless a transcript ``find`` had happened to load it first."""
+        if self._text_loaded:
+            return
+        self._text_loaded = True
+        cfg = self.ctx.config
+        need = (cfg.evidence_text or cfg.evidence.text or self.executor.needs_evidence_text
+                or (self.checker is not None and self.checker.needs_evidence_text))
+        if self.settings.asr_model is not None:
+            cfg = cfg.model_copy(update={"asr_model": self.settings.asr_model})
+        from murgat.pipeline.runner import _text_channels
+
+        await _text_channels(self.ctx, cfg, bool(need))
 
     # ----- helpers -----
     def _duration(self, modality: str) -> float | None:
@@ -166,6 +222,7 @@ class ExecutorApi(Api):
             elif backend == "ocr":
                 found = await asyncio.to_thread(self._find_ocr, str(query))
             else:
+                await self._text_channels()
                 found = await self._find_model(str(query), mod, rec)
             merged = merge_ranges(found, self._duration(mod))[:_MAX_RANGES]
             result = [TimeRange(a, b, mod, backend) for a, b in merged]
@@ -271,12 +328,10 @@ class ExecutorApi(Api):
             if isinstance(r, TimeRange):
                 spans.append((r.start, r.end))
             elif isinstance(r, str):
-                m = re.fullmatch(r"\s*([0-9:.]+)\s*(?:-|–|to)\s*([0-9:.]+)\s*", r)
-                if m:
-                    a, b = _seconds(m.group(1)), _seconds(m.group(2))
-                    if a is not None and b is not None:
-                        spans.append((a, b))
-                elif (a := _seconds(r)) is not None:
+                named = _string_times(r, mod)
+                spans += [(c.start, c.end) for c in named if not c.point]
+                points += [c.start for c in named if c.point]
+                if not named and (a := _seconds(r)) is not None:  # plain seconds ("4", "4.5")
                     points.append(a)
             elif isinstance(r, list | tuple) and len(r) == 2:
                 a, b = _seconds(r[0]), _seconds(r[1])
@@ -310,6 +365,7 @@ class ExecutorApi(Api):
             rec.error = "no valid time range to describe (nothing found, or outside the media)"
             return ""
         idx = list(range(len(cites)))
+        await self._text_channels()
         ev = await asyncio.to_thread(self.ctx.evidence_for, cites, idx)
         ev_parts = evidence_parts(ev, self.ctx.config.evidence_text or self.executor.needs_evidence_text)
         labels = [s.label for s in ev.segments]
@@ -425,5 +481,5 @@ def cite_sentences(text: str, citations: list[Citation]) -> str:
     return " ".join(out)
 
 
-__all__ = ["Description", "EvidenceConfig", "ExecutorApi", "OpRecord", "ProgramSettings", "cite_sentences",
+__all__ = ["Description", "EvidenceConfig", "ExecutorApi", "OpRecord", "ProgramSettings", "cite_sentences", "is_run_failure",
            "merge_ranges", "restore_citations"]

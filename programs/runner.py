@@ -8,8 +8,11 @@ the conclusion with ``[n]`` markers turned into citations, then ``Answer: X``) a
 
 Failure policy: a planner answer with no program, a syntax error or a refused program is a
 recorded planning error (``--replan N`` shows the planner the refusal and lets it try
-again); a program that breaks a budget while running is stopped and recorded, and what it
-described so far is kept; a missing media file is an error record. Nothing crashes a run.
+again); a program that breaks a budget, or whose operation raises, is stopped and recorded
+(reason, line and column), and what it described so far is kept; a missing media file is
+an error record; anything else that goes wrong for one item is that item's
+``internal_error`` record. Nothing one item does reaches another item or ends the run, and
+a trace is always writable (lone surrogates escaped, deep nesting cut).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from murgat.schema import Item
 from murgat.text import extract_option
 from programs.extract import NoProgram, extract_logic, extract_narrative
 from programs.interpreter import Interpreter, ProgramStopped
-from programs.ops import ExecutorApi, OpRecord, ProgramSettings, cite_sentences
+from programs.ops import ExecutorApi, OpRecord, ProgramSettings, cite_sentences, is_run_failure
 from programs.safety import Checked, Limits, ProgramRefused, parse_program
 
 VARIANTS: tuple[str, ...] = ("logic-declarative", "logic-imperative", "narrative-declarative", "narrative-imperative")
@@ -54,7 +57,7 @@ class ItemTrace(BaseModel):
 
     id: str
     variant: str
-    status: str = "ok"  # ok | planning_error | program_stopped | media_error | no_answer
+    status: str = "ok"  # ok | planning_error | program_stopped | media_error | no_answer | internal_error
     plan_attempts: list[PlanAttempt] = Field(default_factory=list)
     program: str | None = None
     program_kind: str | None = None
@@ -62,6 +65,7 @@ class ItemTrace(BaseModel):
     ops: list[OpRecord] = Field(default_factory=list)
     returned: Any = None
     error: str | None = None
+    stopped_at: dict[str, int] | None = Field(default=None, description="line and column where the program stopped")
     interpreter_steps: int = 0
     op_calls: int = 0
     judge_calls: int = 0
@@ -103,7 +107,8 @@ async def plan(judges: Judges, pool: CallPool, item: Item, variant: str, cfg: Sc
             rec.error = f"planner failed: {out.error}"
             return None  # a provider failure is not the planner's fault: no replan
         try:
-            code = extract_logic(out.text or "") if kind == "logic" else extract_narrative(out.text or "")
+            extract = extract_logic if kind == "logic" else extract_narrative
+            code = extract(out.text or "", limits.max_answer_chars)
             rec.program = code
             checked = parse_program(code, limits, mode=kind)
         except (NoProgram, ProgramRefused) as exc:
@@ -140,12 +145,29 @@ def assemble(api: ExecutorApi, returned: Any, n_options: int) -> tuple[str, str 
 async def run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, settings: ProgramSettings,
                    limits: Limits, replan: int, *, media_root: str | Path | None, input_path: str | Path | None,
                    allow_outside_root: bool = False) -> tuple[dict[str, Any], ItemTrace]:
-    """One item under one variant → (``score`` input record, trace)."""
+    """One item under one variant → (``score`` input record, trace); never raises for the item's sake."""
     t0 = time.monotonic()
     trace = ItemTrace(id=item.id, variant=variant)
     record: dict[str, Any] = {"id": item.id, "media": item.media, "question": item.question, "options": item.options,
                               "gold": item.gold, "question_type": item.question_type, "response": "",
                               "program_variant": variant}
+    try:
+        return await _run_item(item, variant, judges, cfg, settings, limits, replan, t0, trace, record,
+                               media_root=media_root, input_path=input_path, allow_outside_root=allow_outside_root)
+    except Exception as exc:  # one item's failure is its own record, never another item's loss
+        if is_run_failure(exc):
+            raise
+        reason = f"{type(exc).__name__}: {str(exc)[:500]}"
+        trace.status, trace.error = "internal_error", reason
+        record["generation_error"] = f"internal_error: {reason}"
+        record["program_status"] = "internal_error"
+        return _finish(record, trace, t0)
+
+
+async def _run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, settings: ProgramSettings,
+                    limits: Limits, replan: int, t0: float, trace: ItemTrace, record: dict[str, Any], *,
+                    media_root: str | Path | None, input_path: str | Path | None,
+                    allow_outside_root: bool) -> tuple[dict[str, Any], ItemTrace]:
     pool = CallPool()
     try:
         media = resolve_media(item, media_root, input_path, allow_outside_root=allow_outside_root)
@@ -175,6 +197,8 @@ async def run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, s
             f"<{type(returned).__name__}>")
     except ProgramStopped as exc:
         trace.status, trace.error = "program_stopped", str(exc)
+        if exc.line is not None:
+            trace.stopped_at = {"line": exc.line, "column": exc.col if exc.col is not None else 0}
     except TimeoutError:
         trace.status, trace.error = "program_stopped", f"ran longer than {limits.max_seconds:g} s"
     trace.interpreter_seconds = time.monotonic() - ti
@@ -200,7 +224,41 @@ def _count(trace: ItemTrace, ctx: ItemContext) -> None:
     trace.cache_hits = sum(1 for c in ctx.calls if c.cached)
 
 
+#: how deeply a trace or record value may nest when written (pydantic refuses ~255 levels)
+TRACE_MAX_DEPTH = 24
+
+
+def writable(value: Any, depth: int = 0) -> Any:
+    """``value`` as plain JSON that can always be written: lone surrogates (a program's
+    ``"\\ud800"``, a model's broken text) become their ``\\udXXX`` escape text, values nested
+    deeper than :data:`TRACE_MAX_DEPTH` are cut to a marker, and anything else becomes its
+    ``str``. Why: one unwritable trace (``model_dump_json`` raising) used to end the whole run."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if depth >= TRACE_MAX_DEPTH:
+        return f"<{type(value).__name__} nested deeper than {TRACE_MAX_DEPTH} levels, not kept>"
+    if isinstance(value, dict):
+        return {writable(str(k) if not isinstance(k, str) else k): writable(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [writable(v, depth + 1) for v in value]
+    return writable(str(value))
+
+
 def _finish(record: dict[str, Any], trace: ItemTrace, t0: float) -> tuple[dict[str, Any], ItemTrace]:
     trace.seconds = time.monotonic() - t0
     record["program_calls"] = trace.judge_calls
-    return record, trace
+    safe_record = writable(record)
+    try:
+        safe_trace = ItemTrace.model_validate(writable(trace.model_dump(mode="python")))
+        safe_trace.model_dump_json()
+    except Exception as exc:  # the last resort: the stop is recorded instead of the full trace
+        safe_trace = ItemTrace(id=writable(trace.id), variant=trace.variant, status="internal_error",
+                               error=writable(f"the trace could not be written: {type(exc).__name__}: {str(exc)[:300]}"),
+                               seconds=trace.seconds, judge_calls=trace.judge_calls)
+    return safe_record, safe_trace

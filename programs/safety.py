@@ -47,7 +47,16 @@ _ALLOWED = (
 
 @dataclass
 class Limits:
-    """Budgets for one program (all enforced, statically or while interpreting)."""
+    """Budgets for one program (all enforced, statically or while interpreting).
+
+    ``max_steps`` counts work, not nodes: one step per node evaluated, plus one per container
+    part a step makes or walks (a thousand-item list costs a thousand) and one per 100
+    characters of string it makes. ``max_value_depth`` caps how deeply values nest (so that
+    printing, comparing or writing one to the trace cannot overflow a stack);
+    ``max_memo`` bounds the interpreter's memo of measured values (memory, whatever the
+    program does). ``max_answer_chars`` is checked on the planner's whole answer before
+    the program is looked for in it.
+    """
 
     max_chars: int = 20_000
     max_nodes: int = 3_000
@@ -61,6 +70,9 @@ class Limits:
     max_int: int = 10**12
     max_range: int = 1_000
     max_weight: int = 20_000
+    max_value_depth: int = 32
+    max_memo: int = 4_096
+    max_answer_chars: int = 200_000
 
 
 class ProgramRefused(ValueError):
