@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
 from media.timefmt import fmt_time
 from murgat.boxes import KEYWORD_UNITS, Box, BoxConvention, BoxError, make_box
-from murgat.schema import Citation
+from murgat.schema import Citation, Sentence
 
 VISUAL_WORDS = frozenset(
     {"visual", "visuals", "video", "vision", "frame", "frames", "image", "images", "picture"}
@@ -295,6 +295,27 @@ def find_groups(text: str, boxes: BoxConvention | None = None) -> list[CitationG
         if g is not None:
             groups.append(g)
     return groups
+
+
+def apply_box_convention(sentences: Sequence[Sentence], text: str, boxes: BoxConvention) -> list[Sentence]:
+    """``sentences`` (split from ``text``) with their boxes read under ``boxes``.
+
+    The split reads boxes with the default convention; which brackets are groups does not
+    depend on the convention, so each group is swapped for its re-read twin by span.
+    """
+    if "box" not in text.lower():
+        return list(sentences)
+    by_span = {g.span: g for g in find_groups(text, boxes)}
+    out = []
+    for s in sentences:
+        cites: list[Citation] = []
+        seen: set[tuple[int, int]] = set()
+        for c in s.citations:
+            if c.group_span not in seen:
+                seen.add(c.group_span)
+                cites.extend(by_span[c.group_span].citations)
+        out.append(s.model_copy(update={"citations": cites}))
+    return out
 
 
 def parse_citations(text: str, boxes: BoxConvention | None = None) -> list[Citation]:

@@ -147,7 +147,7 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
     text, fallback = pre.reasoning, None
     if judges.decontextualize is not None:
         text, fallback = await decontextualize(pool, judges.decontextualize, pre.reasoning, cfg, ctx)
-    sents = sentences_of(text, ctx.durations, cfg.end_tolerance_s)
+    sents = sentences_of(text, ctx.durations, cfg.end_tolerance_s, cfg.boxes.with_native(info.width, info.height))
     results = [SentenceResult(sentence=s, decontextualized=text if judges.decontextualize and fallback is None else None,
                               decontext_fallback=fallback) for s in sents]
     def context(i: int) -> str:

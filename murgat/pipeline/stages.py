@@ -16,8 +16,18 @@ from typing import TYPE_CHECKING, Any
 
 import prompts
 from media.errors import MediaError
-from media.evidence import Evidence, EvidenceConfig, EvidenceSegment, SegmentPlan, build_evidence, plan_segments
-from murgat.citations import check_durations, find_groups, parse_citations, strip_citations
+from media.evidence import (
+    CROP_MARGIN,
+    CROP_SIDE,
+    Evidence,
+    EvidenceConfig,
+    EvidenceSegment,
+    SegmentPlan,
+    build_evidence,
+    plan_segments,
+)
+from murgat.boxes import BoxConvention
+from murgat.citations import apply_box_convention, check_durations, find_groups, parse_citations, strip_citations
 from murgat.judges.base import Judge
 from murgat.judges.parsing import parse_json_answer, parse_verdict
 from murgat.judges.types import (
@@ -157,13 +167,24 @@ class ItemContext:
         if self._digest is None:
             self._digest = file_digest(self.media)
         blob = {"file": self._digest, "evidence": self._evidence_json(),
-                "segments": [[p.modality, p.cited_start, p.cited_end, p.start, p.end] for p in plans],
+                "segments": [_plan_key(p) for p in plans],
                 "text": self._text_id if with_text else None}
         return hashlib.sha256(_json.dumps(blob, sort_keys=True, default=str).encode()).hexdigest()
 
 
+def _plan_key(p: SegmentPlan) -> list[Any]:
+    """A segment's part of the evidence recipe. A boxed segment adds its boxes and the crop
+    settings (the judge is shown different pictures); a box-less one keys exactly as before
+    boxes existed, so existing response caches keep answering."""
+    key: list[Any] = [p.modality, p.cited_start, p.cited_end, p.start, p.end]
+    if p.boxes:
+        key.append({"boxes": [list(r) for r in p.boxes], "crop": [CROP_MARGIN, CROP_SIDE]})
+    return key
+
+
 def _ckey(c: Citation) -> tuple[Any, ...]:
-    return (c.modality, c.start, c.end, c.point, c.valid, c.reason)
+    base = (c.modality, c.start, c.end, c.point, c.valid, c.reason)
+    return (*base, tuple(b.coords() for b in c.boxes)) if c.boxes else base
 
 
 def _record(stage: str, out: JudgeOutput, verdict: Verdict | None, evidence: list[int] | None = None) -> JudgeCall:
@@ -310,10 +331,13 @@ def evidence_parts(ev: Evidence, with_text: bool) -> list[Part]:
         if not s.available:
             parts.append(TextPart(f"{header} no evidence: {s.reason}"))
             continue
-        parts.append(TextPart(header))
+        if s.modality == "visual" and s.boxes:
+            parts.extend(_boxed_parts(s, header))
+        else:
+            parts.append(TextPart(header))
         if s.modality == "audio" and s.audio is not None:
             parts.append(AudioPart(samples=s.audio, sr=s.sr, start=s.start, end=s.end, label=s.label))
-        elif s.modality == "visual":
+        elif s.modality == "visual" and not s.boxes:
             if len(s.frames) == 1 and s.cited_start == s.cited_end:
                 f: Frame = s.frames[0]
                 parts.append(ImagePart(image=f.image, time=f.time, label=s.label))
@@ -331,6 +355,24 @@ def evidence_parts(ev: Evidence, with_text: bool) -> list[Part]:
                 parts.append(EvidenceTextPart(label=s.label, modality=s.modality, source="sound_events",
                                               text=f"{heard}{loud}", scores=dict(s.sound_events),
                                               loudness_db=s.loudness_db))
+    return parts
+
+
+def _boxed_parts(s: EvidenceSegment, header: str) -> list[Part]:
+    """A boxed visual citation: each frame whole with its boxes drawn, then each box enlarged.
+
+    The citation names a region, so the judge must find the claim there: the drawn frame
+    gives the context, the crop the detail a frame-sized image loses.
+    """
+    n = len(s.boxes)
+    what = "the box" if n == 1 else f"any of the {n} boxes"
+    parts: list[Part] = [TextPart(f"{header} the citation points at a region: the claim must be visible inside {what}. "
+                                  "Each frame is shown whole with the region outlined in red, then the region enlarged.")]
+    for k, f in enumerate(s.frames):
+        parts.append(ImagePart(image=f.image, time=f.time, label=f"{s.label} (whole frame, box outlined)"))
+        for j, crop in enumerate(s.crops[k * n:(k + 1) * n]):
+            name = "box" if n == 1 else f"box {j + 1}"
+            parts.append(ImagePart(image=crop.image, time=crop.time, label=f"{s.label} ({name} enlarged)"))
     return parts
 
 
@@ -416,8 +458,11 @@ async def entail_fact(
     return fv, fs
 
 
-def sentences_of(text: str, durations: dict[str, float | None], tolerance_s: float) -> list[Sentence]:
-    """Split and check citations against the media's stream durations."""
+def sentences_of(text: str, durations: dict[str, float | None], tolerance_s: float,
+                 boxes: BoxConvention | None = None) -> list[Sentence]:
+    """Split, read boxes with the run's convention (``boxes``, native frame filled in) and check
+    citations against the media's stream durations."""
+    sents = apply_box_convention(split_sentences(text), text, boxes) if boxes is not None else split_sentences(text)
     return [s.model_copy(update={"citations": check_durations(s.citations, durations, tolerance_s)})
-            for s in split_sentences(text)]
+            for s in sents]
 

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from murgat.boxes import BoxConvention
 from murgat.citations import (
     check_durations,
     find_groups,
@@ -19,7 +20,6 @@ from murgat.citations import (
     parse_time,
     strip_citations,
 )
-from murgat.boxes import BoxConvention
 from murgat.schema import Citation
 
 # (text, expected [(modality, start, end, valid)] ; [] means "not a citation")
