@@ -110,10 +110,11 @@ def test_boxed_point_gives_drawn_frame_and_enlarged_crop(friday: Path) -> None:
     edge = frame.image[125:165, 161]
     assert (edge[:, 0].astype(int) - edge[:, 1].astype(int)).min() > 100
     assert not np.array_equal(frame.image, native)
-    # the crop: the box plus a 15 % margin (x 150..234, y 113..175 px), enlarged to 512 px wide
+    # the crop: box x 160..224, y 120..168 plus a 15 % margin (9.6 and 7.2 px) = x 150..234, y 112..176
+    # (edges rounded outwards), enlarged to 512 px wide
     assert max(crop.image.shape[:2]) == CROP_SIDE
-    assert crop.image.shape[0] == pytest.approx(CROP_SIDE * (175 - 113) / (234 - 150), abs=2)
-    region = native[113:175, 150:234].astype(float)
+    assert crop.image.shape[0] == pytest.approx(CROP_SIDE * (176 - 112) / (234 - 150), abs=2)
+    region = native[112:176, 150:234].astype(float)
     assert abs(crop.image.astype(float).mean() - region.mean()) < 3
 
 
