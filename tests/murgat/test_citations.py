@@ -287,3 +287,23 @@ def test_overlong_group_reaches_validate(tmp_path: Path) -> None:
     src.write_text(json.dumps({"id": "a", "response": f"People talk (audio, {times})."}) + "\n")
     (report,) = validate_file(src)
     assert not report.ok and "at most 400" in report.problems[0].reason
+
+
+def test_citations_command_shows_boxes(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from murgat.cli import main
+
+    text = "A hat (visual, 0:02, box 100,300,500,600; audio, 0:01). A cat (visual, 0:03, boxpx 0,0,64,48)."
+    assert main(["citations", text, "--json", "--box-units", "1000", "--box-order", "yxyx",
+                 "--box-frame-size", "640x480"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    hat, audio = doc["sentences"][0]["citations"]
+    assert hat["valid"] and hat["boxes"] == [{"x1": 0.3, "y1": 0.1, "x2": 0.6, "y2": 0.5,
+                                              "raw": "box 100,300,500,600"}]
+    assert "boxes" not in audio  # box-less citations print as before
+    (cat,) = doc["sentences"][1]["citations"]
+    # --box-order applies to every box: y1,x1,y2,x2 = 0,0,64,48 pixels of 640x480
+    assert cat["boxes"][0]["raw"] == "boxpx 0,0,64,48"
+    assert (cat["boxes"][0]["x2"], cat["boxes"][0]["y2"]) == (pytest.approx(48 / 640), pytest.approx(64 / 480))
+    assert main(["citations", text, "--box-frame-size", "640"]) == 2

@@ -74,7 +74,7 @@ def test_run_convention_reads_boxes_and_facts_keep_them(friday: Path) -> None:
     (c,) = sent.citations
     assert c.valid and c.boxes[0].coords() == (0.3, 0.1, 0.6, 0.5)
     # the decomposer copies the citation; the fact gets the sentence's (convention-read) box
-    facts, notes = attach_citations(sent, ["A hat is worn (visual, 0:02, box 100, 300, 500, 600)."], 0)
+    facts, _notes = attach_citations(sent, ["A hat is worn (visual, 0:02, box 100, 300, 500, 600)."], 0)
     assert facts[0].citations == [c] and not facts[0].dropped_citations
     # pixels: the native frame by default, --box-frame-size when the model saw a resized frame
     (s2,) = sentences_of("A hat (visual, 0:02, boxpx 64,48,320,240).", info.durations(), 1.0,
