@@ -89,3 +89,39 @@ def test_default_box_options_keep_old_fingerprints() -> None:
     cfg = _cfg()
     assert "boxes" not in cfg.scoring_fingerprint()
     assert _cfg(boxes=BoxConvention(units="1000")).scoring_fingerprint()["boxes"]["units"] == "1000"
+
+
+def test_score_counts_wrong_boxes_without_changing_scores(tmp_path: Path, example_media: Path) -> None:
+    """`murgat score` end to end (replay judge): the fact is entailed with the box shown, by the
+    whole frame, but not by the box alone — one wrong box in summary.json, recall still 1."""
+    from murgat.cli import main
+
+    hat = "A woman wears a hat."
+    cites = "(visual, 0:02, box1000=300,100,600,500)"
+    label = "visual 0:02 box 0.300,0.100,0.600,0.500"
+    lines = [
+        {"match": {"task": "verify", "inputs": {"sentence": hat}}, "output": {"text": "yes"}},
+        {"match": {"task": "decompose", "inputs": {"sentence": f"{hat[:-1]} {cites}."}},
+         "output": {"text": json.dumps({"facts": [f"{hat[:-1]} {cites}."]})}},
+        {"match": {"task": "entail", "inputs": {"fact": hat, "evidence": [label]}}, "output": {"text": "Yes."}},
+        {"match": {"task": "entail", "inputs": {"fact": hat, "evidence": ["visual 0:02"]}}, "output": {"text": "yes"}},
+        {"match": {"task": "entail", "inputs": {"fact": hat, "evidence": [f"{label} (box enlarged only)"]}},
+         "output": {"text": "No."}},
+    ]
+    cas = tmp_path / "cassette.jsonl"
+    cas.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(json.dumps({"id": "hat", "media": "friday.mp4", "response": f"{hat[:-1]} {cites}."}) + "\n")
+    out = tmp_path / "run"
+    assert main(["score", str(inp), "--media-root", str(example_media), "--judge", f"replay:{cas}", "--out", str(out),
+                 "--quiet", "--json"]) == 0
+    rec = json.loads((out / "results.jsonl").read_text().splitlines()[0])
+    assert rec["scores"]["recall"] == 1.0 and rec["scores"]["precision"] == 1.0
+    fv = rec["sentences"][0]["verdicts"][0]
+    assert [c["stage"] for c in fv["calls"]] == ["entail", "box_full", "box_crop"]
+    assert rec["meta"]["box_check"] == {"facts": 1, "full_yes": 1, "crop_yes": 0, "wrong_box": 1, "undetermined": 0}
+    assert rec["sentences"][0]["sentence"]["citations"][0]["boxes"][0]["raw"] == "box1000=300,100,600,500"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["extra"]["box_check"] == {"facts": 1, "full_yes": 1, "crop_yes": 0, "wrong_box": 1,
+                                             "undetermined": 0, "items": 1, "wrong_box_rate": 1.0}
+    assert summary["sent"] == 1 + 1 + 3
