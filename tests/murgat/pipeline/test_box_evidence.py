@@ -125,3 +125,17 @@ def test_score_counts_wrong_boxes_without_changing_scores(tmp_path: Path, exampl
     assert summary["extra"]["box_check"] == {"facts": 1, "full_yes": 1, "crop_yes": 0, "wrong_box": 1,
                                              "undetermined": 0, "items": 1, "wrong_box_rate": 1.0}
     assert summary["sent"] == 1 + 1 + 3
+
+
+def test_score_box_options_reach_the_config(tmp_path: Path, capsys) -> None:
+    from murgat.cli import build_parser, main
+    from murgat.pipeline.cli import _build_config
+
+    args = build_parser().parse_args(["score", "in.jsonl", "--judge", "embedded", "--out", str(tmp_path / "o"),
+                                      "--box-units", "px", "--box-order", "yxyx", "--box-frame-size", "320x240"])
+    assert _build_config(args).boxes == BoxConvention(units="px", order="yxyx", frame_size=(320, 240))
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(json.dumps({"id": "a", "media": "friday.mp4", "response": "x"}) + "\n")
+    assert main(["score", str(inp), "--judge", "embedded", "--out", str(tmp_path / "o"),
+                 "--box-frame-size", "320"]) == 2
+    assert "WIDTHxHEIGHT" in capsys.readouterr().err
