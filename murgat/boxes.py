@@ -137,7 +137,7 @@ def box_from_1000(x1: float, y1: float, x2: float, y2: float, raw: str = "") -> 
     if any(v > 1000 for v in vals):
         raise BoxError("a box1000 value is above 1000")
     if x2 <= x1 or y2 <= y1:
-        _checked(x1, y1, x2, y2, raw)
+        _checked(x1, y1, x2, y2, raw)  # raises, naming the numbers as they were written
     return _checked(x1 / 1000, y1 / 1000, x2 / 1000, y2 / 1000, raw)
 
 
@@ -150,7 +150,7 @@ def box_from_px(x1: float, y1: float, x2: float, y2: float, width: int, height: 
     if x1 > width or x2 > width or y1 > height or y2 > height:
         raise BoxError(f"pixels past the {width}x{height} frame")
     if x2 <= x1 or y2 <= y1:
-        _checked(x1, y1, x2, y2, raw)
+        _checked(x1, y1, x2, y2, raw)  # raises, naming the numbers as they were written
     return _checked(x1 / width, y1 / height, x2 / width, y2 / height, raw)
 
 
