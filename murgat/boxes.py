@@ -154,8 +154,9 @@ def box_from_px(x1: float, y1: float, x2: float, y2: float, width: int, height: 
     return _checked(x1 / width, y1 / height, x2 / width, y2 / height, raw)
 
 
-def make_box(values: Sequence[float], units: BoxUnits = "norm", order: BoxOrder = "xyxy",
-             frame_size: tuple[int, int] | None = None, raw: str = "") -> Box:
+def make_box(
+    values: Sequence[float], units: BoxUnits = "norm", order: BoxOrder = "xyxy", frame_size: tuple[int, int] | None = None, raw: str = ""
+) -> Box:
     """A :class:`Box` from four written numbers, or :class:`BoxError` saying what is wrong.
 
     ``frame_size`` is ``(width, height)`` and is needed only for ``px``.
@@ -198,7 +199,8 @@ class BoxConvention(BaseModel):
     units: BoxUnits = Field(default="norm", description="what a bare 'box' means: norm (0-1), 1000 (0-1000), px")
     order: BoxOrder = Field(default="xyxy", description="number order of every box: xyxy, or yxyx (Gemini)")
     frame_size: tuple[int, int] | None = Field(
-        default=None, description="(width, height) the pixel boxes refer to; None: the media's native frame")
+        default=None, description="(width, height) the pixel boxes refer to; None: the media's native frame"
+    )
 
     def is_default(self) -> bool:
         return self == BoxConvention()
