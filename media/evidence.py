@@ -10,6 +10,9 @@ Rules (DESIGN.md, "Evidence"):
 * ``pad_s`` widens every segment (clamped to the stream);
 * several citations → all segments, each labelled with modality and time, in time order;
 * an invalid citation → a segment marked unavailable with the reason, never an empty clip;
+* a ``visual`` citation with boxes → its frames with the boxes drawn, each followed by a
+  crop of every box (``CROP_MARGIN`` around it, enlarged to ``CROP_SIDE``), always as frames
+  (a clip cannot show a box);
 * optional text channel: ASR words / OCR lines inside the segment.
 
 Media is decoded once per file (shared readers, one decoded audio track) and sliced.
@@ -42,6 +45,27 @@ class CitationLike(Protocol):
     point: bool
     valid: bool
     reason: str | None
+    # boxes: normalised regions (objects with x1, y1, x2, y2), visual only; empty for most
+
+
+#: a crop shows the box widened by this fraction of its own size on each side
+CROP_MARGIN = 0.15
+#: longer side of a crop, in pixels (small regions are enlarged to it, large ones reduced)
+CROP_SIDE = 512
+
+Region = tuple[float, float, float, float]
+
+
+def regions_of(c: Any) -> tuple[Region, ...]:
+    """The normalised ``(x1, y1, x2, y2)`` boxes of a visual citation (none for audio)."""
+    if c.modality != "visual":
+        return ()
+    return tuple((float(b.x1), float(b.y1), float(b.x2), float(b.y2)) for b in (getattr(c, "boxes", None) or ()))
+
+
+def regions_label(regions: Sequence[Region]) -> str:
+    """`` box 0.100,0.200,0.550,0.800`` per region (what a judge and a cache key see)."""
+    return "".join(" box " + ",".join(f"{v:.3f}" for v in r) for r in regions)
 
 
 class EvidenceConfig(BaseModel):
@@ -81,12 +105,16 @@ class EvidenceSegment:
     #: patch probability, classes at 0.01 or more, at most 20) and its loudest patch (dBFS)
     sound_events: dict[str, float] | None = None
     loudness_db: float | None = None
+    #: a boxed visual citation: its regions; ``frames`` then carry them drawn, and ``crops``
+    #: hold, per frame, one enlarged crop per region (frame-major order)
+    boxes: tuple[Region, ...] = ()
+    crops: list[Frame] = field(default_factory=list)
 
     @property
     def label(self) -> str:
         from media.timefmt import fmt_range
 
-        return f"{self.modality} {fmt_range(self.cited_start, self.cited_end)}"
+        return f"{self.modality} {fmt_range(self.cited_start, self.cited_end)}{regions_label(self.boxes)}"
 
 
 @dataclass
@@ -149,12 +177,13 @@ class SegmentPlan:
     end: float
     available: bool
     reason: str | None
+    boxes: tuple[Region, ...] = ()
 
     @property
     def label(self) -> str:
         from media.timefmt import fmt_range
 
-        return f"{self.modality} {fmt_range(self.cited_start, self.cited_end)}"
+        return f"{self.modality} {fmt_range(self.cited_start, self.cited_end)}{regions_label(self.boxes)}"
 
 
 def plan_segments(path: str | Path, citations: Sequence[CitationLike], config: EvidenceConfig | None = None,
@@ -172,9 +201,9 @@ def plan_segments(path: str | Path, citations: Sequence[CitationLike], config: E
         c = citations[i]
         try:
             a, b = _check(c, info, cfg)
-            out.append(SegmentPlan(i, str(c.modality), c.start, c.end, a, b, True, None))
+            out.append(SegmentPlan(i, str(c.modality), c.start, c.end, a, b, True, None, regions_of(c)))
         except MediaError as exc:
-            out.append(SegmentPlan(i, str(c.modality), c.start, c.end, 0.0, 0.0, False, exc.reason))
+            out.append(SegmentPlan(i, str(c.modality), c.start, c.end, 0.0, 0.0, False, exc.reason, regions_of(c)))
     out.sort(key=lambda s: (s.start if s.available else float("inf"), s.modality, s.citation_index))
     return out
 
@@ -225,7 +254,8 @@ def build_evidence(
     segs: list[EvidenceSegment] = []
     for i in chosen:
         c = citations[i]
-        seg = EvidenceSegment(citation_index=i, modality=str(c.modality), cited_start=c.start, cited_end=c.end)
+        seg = EvidenceSegment(citation_index=i, modality=str(c.modality), cited_start=c.start, cited_end=c.end,
+                              boxes=regions_of(c))
         try:
             seg.start, seg.end = _check(c, info, cfg)
             if c.modality == "visual":
@@ -251,14 +281,14 @@ def build_evidence(
 
 def _prefetch_frames(info: ProbeResult, citations: Sequence[CitationLike], cfg: EvidenceConfig) -> None:
     """Decode every frame these citations need in one sorted pass."""
-    if not info.has_video or cfg.visual_as == "clip":
+    if not info.has_video:
         return
     from media.frames import open_video
 
     wanted: list[int] = []
     vf = None
     for c in citations:
-        if c.modality != "visual":
+        if c.modality != "visual" or (cfg.visual_as == "clip" and not regions_of(c)):
             continue
         try:
             start, end = _check(c, info, cfg)
@@ -274,10 +304,10 @@ def _prefetch_frames(info: ProbeResult, citations: Sequence[CitationLike], cfg: 
 
 
 def _fill_visual(seg: EvidenceSegment, info: ProbeResult, cfg: EvidenceConfig, point: bool) -> None:
-    from media.frames import Frame, open_video, resize_max_side
+    from media.frames import Frame, crop_region, draw_regions, open_video, resize_max_side
 
     vf = open_video(info.path)
-    if cfg.visual_as == "clip" and seg.end > seg.start:
+    if cfg.visual_as == "clip" and seg.end > seg.start and not seg.boxes:
         from media.clips import video_clip
 
         seg.clip_path, _ = video_clip(info.path, seg.start, seg.end)
@@ -286,6 +316,13 @@ def _fill_visual(seg: EvidenceSegment, info: ProbeResult, cfg: EvidenceConfig, p
         frames = vf.frames_at([seg.start])
     else:
         frames = vf.frames_in(seg.start, seg.end, cfg.fps, cfg.max_frames)
+    if seg.boxes:
+        # crops come from the native frame (the detail a judge needs), before any downscaling
+        regions = list(seg.boxes)
+        seg.crops = [Frame(f.index, f.time, crop_region(f.image, r, CROP_MARGIN, CROP_SIDE)) for f in frames for r in regions]
+        seg.frames = [Frame(f.index, f.time, draw_regions(resize_max_side(f.image, cfg.max_side), regions))
+                      for f in frames]
+        return
     seg.frames = [Frame(f.index, f.time, resize_max_side(f.image, cfg.max_side)) for f in frames]
 
 
@@ -308,6 +345,7 @@ def describe(ev: Evidence) -> list[dict[str, Any]]:
             "label": s.label, "citation_index": s.citation_index, "modality": s.modality,
             "start": round(s.start, 3), "end": round(s.end, 3), "available": s.available, "reason": s.reason,
             "frames": [round(f.time, 3) for f in s.frames],
+            **({"boxes": [list(r) for r in s.boxes], "crops": len(s.crops)} if s.boxes else {}),
             "audio_samples": None if s.audio is None else len(s.audio),
             "clip": str(s.clip_path) if s.clip_path else None,
             "transcript": s.transcript, "screen_text": s.screen_text,

@@ -6,20 +6,28 @@ entry has the shape ``[label] [,:] time[-time][, time…]``; anything else in br
 ``(e.g., a red car)``, ``(Option B)``, ``(2019)`` — is ordinary prose and is left alone.
 
 Problems are data, not exceptions: a group that *looks* like a citation but cannot be
-used (unknown modality, end before start, ``0:75``) yields a :class:`Citation` with
-``valid=False`` and a ``reason``. Only valid citations supply evidence when scoring.
+used (unknown modality, end before start, ``0:75``, a time past a week, a group longer than
+:data:`MAX_GROUP_CHARS`) yields a :class:`Citation` with ``valid=False`` and a ``reason``.
+Only valid citations supply evidence when scoring.
+
+A visual entry may end with regions of the frame: ``(visual, 0:12, box 0.10,0.20,0.55,0.80)``,
+``box1000=…`` (0-1000) or ``boxpx …`` (pixels); several boxes mean "any of them". They are
+read with a :class:`~murgat.boxes.BoxConvention` (the run's ``--box-units/--box-order/
+--box-frame-size``) and stored normalised (:mod:`murgat.boxes`); a box that cannot be read
+makes the citation invalid with the reason.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
 from media.timefmt import fmt_time
-from murgat.schema import Citation
+from murgat.boxes import KEYWORD_UNITS, Box, BoxConvention, BoxError, make_box
+from murgat.schema import Citation, Sentence
 
 VISUAL_WORDS = frozenset(
     {"visual", "visuals", "video", "vision", "frame", "frames", "image", "images", "picture"}
@@ -30,20 +38,35 @@ AUDIO_WORDS = frozenset(
 
 # Times are ASCII digits only: Python's \d also matches Arabic-Indic, full-width and other
 # Unicode digits, which models do not use for timestamps and int() would silently accept.
-_NUM_TIME = r"[0-9]{1,3}(?::[0-9]{1,2}){1,2}(?:\.[0-9]+)?"
+# The leading field is unbounded so that ``99999:59:59`` is read (and refused as past a week)
+# rather than left as prose; parse_time refuses tokens over 32 characters.
+_NUM_TIME = r"[0-9]+(?::[0-9]{1,2}){1,2}(?:\.[0-9]+)?"
 _SEC_TIME = r"[0-9]+(?:\.[0-9]+)?\s?(?:s|sec|secs|seconds)\b"
 #: longer than any media murgat is meant for (a week); larger values are typos or attacks
 MAX_TIME_S = 7 * 24 * 3600.0
 _TIME = rf"(?:{_NUM_TIME}|{_SEC_TIME})"
 _DASH = r"\s*(?:-|–|—|‒|−|~|to|until|through)\s*"
 _SPEC = rf"{_TIME}(?:{_DASH}{_TIME})?"
+_BOX_KW = r"\bbox(?:1000|px)?\b"
 _ENTRY_RE = re.compile(
     rf"^\s*(?P<label>[A-Za-z][A-Za-z ]*?(?:\s*(?:&|/|\+|,|\band\b)\s*[A-Za-z][A-Za-z ]*?)*)?"
-    rf"\s*[,:]?\s*(?:at\s+)?(?P<times>{_SPEC}(?:\s*(?:,|and|&)\s*{_SPEC})*)\s*\.?\s*$",
+    rf"\s*[,:]?\s*(?:at\s+)?(?P<times>{_SPEC}(?:\s*(?:,|and|&)\s*{_SPEC})*)"
+    rf"(?:\s*,?\s*(?P<boxes>{_BOX_KW}[^;]*?))?\s*\.?\s*$",
     re.IGNORECASE,
 )
+#: longest group content read as citations; a longer group that starts like one is an
+#: invalid citation (never silently prose, never parsed at unbounded cost)
+MAX_GROUP_CHARS = 400
+#: most boxes one citation may carry (each becomes two images for a judge)
+MAX_BOXES = 8
+_BOX_SPLIT_RE = re.compile(rf"\s*(?:,|\bor\b|\band\b)?\s*(?={_BOX_KW})", re.IGNORECASE)
+_BOX_SPEC_RE = re.compile(r"^(?P<kw>box(?:1000|px)?)\s*[=:]?\s*(?P<nums>.*?)\s*$", re.IGNORECASE | re.DOTALL)
+_BOX_NUM_RE = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+_HEAD_RE = re.compile(
+    rf"^\s*(?:(?P<label>[A-Za-z]+(?:\s[A-Za-z]+)?)\s*[,:]?\s*)?(?:at\s+)?{_TIME}", re.IGNORECASE)
 _SPEC_RE = re.compile(rf"(?P<a>{_TIME})(?:{_DASH}(?P<b>{_TIME}))?", re.IGNORECASE)
-_GROUP_RE = re.compile(r"\((?P<p>[^()\[\]\n]{1,400})\)|\[(?P<b>[^()\[\]\n]{1,400})\]")
+# Unbounded but linear: the content class excludes every bracket, so a scan stops at the next one.
+_GROUP_RE = re.compile(r"\((?P<p>[^()\[\]\n]+)\)|\[(?P<b>[^()\[\]\n]+)\]")
 _FILLERS = frozenset({"at", "around", "from", "approx", "approximately", "about", "time", "timestamp"})
 _LABEL_SPLIT_RE = re.compile(r"\s*(?:&|/|\+|,|\band\b)\s*", re.IGNORECASE)
 
@@ -91,6 +114,8 @@ def parse_time(token: str) -> tuple[float, str | None]:
         elif secs >= 60:
             problem = f"seconds field {secs} >= 60 in '{token.strip()}'"
         value = float(hours * 3600 + minutes * 60 + secs + frac)
+    if problem is None and value > MAX_TIME_S:
+        return 0.0, f"time '{token.strip()}' is past a week, beyond any media length"
     return value, problem
 
 
@@ -113,7 +138,56 @@ def _split_entries(content: str, offset: int) -> list[tuple[str, int]]:
     return out
 
 
-def _parse_group(content: str, content_offset: int, group_span: tuple[int, int]) -> CitationGroup | None:
+def _box_specs(text: str) -> list[tuple[str, str, list[str]]]:
+    """``(raw spec, keyword, number tokens)`` for each box written in an entry's box tail."""
+    out = []
+    for piece in _BOX_SPLIT_RE.split(text):
+        piece = piece.strip()
+        if not piece:
+            continue
+        m = _BOX_SPEC_RE.match(piece)
+        if m is None:  # cannot happen after the split; kept as a readable failure
+            out.append((piece, "box", [piece]))
+            continue
+        toks = [t for t in re.split(r"\s*,\s*|\s+", m.group("nums")) if t]
+        out.append((piece, m.group("kw").lower(), toks))
+    return out
+
+
+def box_specs_key(raw_entry: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The boxes of an entry as written (keyword and numbers), independent of the run's reading."""
+    m = _ENTRY_RE.match(raw_entry)
+    if m is None or not m.group("boxes"):
+        return ()
+    key = []
+    for _, kw, toks in _box_specs(m.group("boxes")):
+        nums = tuple(str(float(t)) if _BOX_NUM_RE.fullmatch(t) else t.lower() for t in toks)
+        key.append((kw, nums))
+    return tuple(key)
+
+
+def read_boxes(text: str, convention: BoxConvention | None = None) -> tuple[list[Box], str | None]:
+    """The boxes of an entry's box tail, normalised, or a reason why they cannot be used."""
+    conv = convention or BoxConvention()
+    specs = _box_specs(text)
+    if len(specs) > MAX_BOXES:
+        return [], f"{len(specs)} boxes (at most {MAX_BOXES} per citation)"
+    boxes: list[Box] = []
+    for raw, kw, toks in specs:
+        bad = [t for t in toks if not _BOX_NUM_RE.fullmatch(t)]
+        if bad or len(toks) != 4:
+            what = f"'{bad[0][:20]}' is not a number" if bad else f"{len(toks)} numbers"
+            return [], f"box '{raw[:60]}' is not four numbers ({what})"
+        units = KEYWORD_UNITS[kw] or conv.units
+        try:
+            boxes.append(make_box([float(t) for t in toks], units, conv.order, conv.frame_size, raw=raw))
+        except BoxError as exc:
+            return [], f"box '{raw[:60]}': {exc.reason}"
+    return boxes, None
+
+
+def _parse_group(content: str, content_offset: int, group_span: tuple[int, int],
+                 convention: BoxConvention | None = None) -> CitationGroup | None:
     entries = _split_entries(content, content_offset)
     matches = []
     for text, off in entries:
@@ -142,6 +216,10 @@ def _parse_group(content: str, content_offset: int, group_span: tuple[int, int])
         words = [w for w in _LABEL_SPLIT_RE.split(label) if w and w.lower() not in _FILLERS]
         labels = words if label else previous_labels
         previous_labels = labels
+        boxes: list[Box] = []
+        box_problem = None
+        if m.group("boxes"):
+            boxes, box_problem = read_boxes(m.group("boxes"), convention)
         for spec in _SPEC_RE.finditer(m.group("times")):
             a, b = spec.group("a"), spec.group("b")
             start, p1 = parse_time(a)
@@ -162,6 +240,11 @@ def _parse_group(content: str, content_offset: int, group_span: tuple[int, int])
                     reasons.insert(0, f"unknown modality '{lab}'")
                 if not problems and end < start:
                     reasons.append(f"end {format_time(end)} is before start {format_time(start)}")
+                if m.group("boxes"):
+                    if mod == "audio":
+                        reasons.append("a box on audio (only visual citations can name a region)")
+                    elif box_problem:
+                        reasons.append(box_problem)
                 citations.append(
                     Citation(
                         modality=mod or lab.lower(),
@@ -173,26 +256,71 @@ def _parse_group(content: str, content_offset: int, group_span: tuple[int, int])
                         group_span=group_span,
                         valid=not reasons,
                         reason="; ".join(reasons) or None,
+                        boxes=boxes if mod == "visual" and not reasons else [],
                     )
                 )
     return CitationGroup(span=group_span, citations=tuple(citations))
 
 
-def find_groups(text: str) -> list[CitationGroup]:
-    """All citation groups in ``text``, in order of appearance."""
+def _overlong_group(content: str, content_offset: int, group_span: tuple[int, int]) -> CitationGroup | None:
+    """A group too long to read: one invalid citation when it starts like one, else prose."""
+    m = _HEAD_RE.match(content[:80])
+    if m is None:
+        return None
+    label = (m.group("label") or "").strip()
+    if label and normalise_modality(label) is None and label.lower() not in _FILLERS:
+        return None
+    lead = len(content) - len(content.lstrip())
+    raw = content.strip()
+    return CitationGroup(span=group_span, citations=(Citation(
+        modality=normalise_modality(label) if label else None, raw=raw[:60] + "…",
+        span=(content_offset + lead, content_offset + lead + len(raw)), group_span=group_span, valid=False,
+        reason=f"citation group of {len(content):,} characters (at most {MAX_GROUP_CHARS} are read)"),))
+
+
+def find_groups(text: str, boxes: BoxConvention | None = None) -> list[CitationGroup]:
+    """All citation groups in ``text``, in order of appearance (``boxes``: how to read boxes).
+
+    Which brackets are groups does not depend on ``boxes``, only what their boxes mean.
+    """
     groups: list[CitationGroup] = []
     for m in _GROUP_RE.finditer(text):
         key = "p" if m.group("p") is not None else "b"
         content = m.group(key)
-        g = _parse_group(content, m.start(key), (m.start(), m.end()))
+        span = (m.start(), m.end())
+        if len(content) > MAX_GROUP_CHARS:
+            g = _overlong_group(content, m.start(key), span)
+        else:
+            g = _parse_group(content, m.start(key), span, boxes)
         if g is not None:
             groups.append(g)
     return groups
 
 
-def parse_citations(text: str) -> list[Citation]:
+def apply_box_convention(sentences: Sequence[Sentence], text: str, boxes: BoxConvention) -> list[Sentence]:
+    """``sentences`` (split from ``text``) with their boxes read under ``boxes``.
+
+    The split reads boxes with the default convention; which brackets are groups does not
+    depend on the convention, so each group is swapped for its re-read twin by span.
+    """
+    if "box" not in text.lower():
+        return list(sentences)
+    by_span = {g.span: g for g in find_groups(text, boxes)}
+    out = []
+    for s in sentences:
+        cites: list[Citation] = []
+        seen: set[tuple[int, int]] = set()
+        for c in s.citations:
+            if c.group_span not in seen:
+                seen.add(c.group_span)
+                cites.extend(by_span[c.group_span].citations)
+        out.append(s.model_copy(update={"citations": cites}))
+    return out
+
+
+def parse_citations(text: str, boxes: BoxConvention | None = None) -> list[Citation]:
     """Every citation in ``text``, flattened across groups, in written order."""
-    return [c for g in find_groups(text) for c in g.citations]
+    return [c for g in find_groups(text, boxes) for c in g.citations]
 
 
 @functools.lru_cache(maxsize=16384)
@@ -227,9 +355,10 @@ def format_citation(c: Citation) -> str:
     if c.start is None:
         raise ValueError("cannot format a citation without a time")
     mod = c.modality or "unknown"
+    boxes = "".join(f", {b.label()}" for b in c.boxes)
     if c.point or c.end is None or c.end == c.start:
-        return f"{mod}, {format_time(c.start)}"
-    return f"{mod}, {format_time(c.start)}-{format_time(c.end)}"
+        return f"{mod}, {format_time(c.start)}{boxes}"
+    return f"{mod}, {format_time(c.start)}-{format_time(c.end)}{boxes}"
 
 
 def format_group(citations: Iterable[Citation]) -> str:

@@ -28,8 +28,17 @@ def _cmd_citations(args: argparse.Namespace) -> int:
     text = args.text
     if text == "-":
         text = sys.stdin.read()
+    from murgat.boxes import BoxConvention, BoxError, parse_frame_size
+    from murgat.citations import apply_box_convention
+
+    try:
+        frame = parse_frame_size(args.box_frame_size) if args.box_frame_size else None
+    except BoxError as exc:
+        print(f"error: --box-frame-size: {exc.reason}", file=sys.stderr)
+        return 2
     pre = preprocess(text)
-    sents = split_sentences(pre.reasoning)
+    conv = BoxConvention(units=args.box_units, order=args.box_order, frame_size=frame)
+    sents = apply_box_convention(split_sentences(pre.reasoning), pre.reasoning, conv)
     doc = {
         "sentences": [
             {
@@ -37,7 +46,8 @@ def _cmd_citations(args: argparse.Namespace) -> int:
                 "text": s.text,
                 "citations": [
                     {"modality": c.modality, "start": c.start, "end": c.end, "valid": c.valid,
-                     "reason": c.reason, "raw": c.raw}
+                     "reason": c.reason, "raw": c.raw,
+                     **({"boxes": [b.model_dump() for b in c.boxes]} if c.boxes else {})}  # as in records
                     for c in s.citations
                 ],
             }
@@ -56,7 +66,9 @@ def _cmd_citations(args: argparse.Namespace) -> int:
 
     # cells are plain Text: "[audio, 00:01:02.5]" is a citation, not rich markup
     table = Table(title="sentences and citations", show_lines=True)
-    for col in ("#", "sentence", "modality", "start", "end", "valid", "reason"):
+    boxed = any("boxes" in c for s in doc["sentences"] for c in s["citations"])
+    for col in ("#", "sentence", "modality", "start", "end", *(["boxes (x1,y1,x2,y2 of 0-1)"] if boxed else []),
+                "valid", "reason"):
         table.add_column(col)
     for s in doc["sentences"]:
         cites = s["citations"] or [None]
@@ -66,9 +78,11 @@ def _cmd_citations(args: argparse.Namespace) -> int:
                 Text(s["text"]) if j == 0 else "",
                 *(
                     [Text(str(c["modality"])), f"{c['start']:g}" if c["start"] is not None else "",
-                     f"{c['end']:g}" if c["end"] is not None else "", "yes" if c["valid"] else "NO",
-                     Text(c["reason"] or "")]
-                    if c else ["", "", "", "", ""]
+                     f"{c['end']:g}" if c["end"] is not None else "",
+                     *([Text("\n".join(",".join(f"{b[k]:.3f}" for k in ("x1", "y1", "x2", "y2"))
+                                       for b in c.get("boxes", [])))] if boxed else []),
+                     "yes" if c["valid"] else "NO", Text(c["reason"] or "")]
+                    if c else [""] * (6 if boxed else 5)
                 ),
             )
     console().print(table)
@@ -218,6 +232,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("citations", help="show the sentences of TEXT and their parsed citations")
     p.add_argument("text", help="response text, or - for stdin")
     p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument("--box-units", choices=["norm", "1000", "px"], default="norm",
+                   help="what a bare 'box' means: 0-1 fractions, 0-1000, or pixels (as score's option)")
+    p.add_argument("--box-order", choices=["xyxy", "yxyx"], default="xyxy", help="number order of boxes")
+    p.add_argument("--box-frame-size", default=None, metavar="WxH", help="frame that pixel boxes refer to")
     p.set_defaults(func=_cmd_citations)
 
     p = sub.add_parser("validate", help="check a response file's citations against its media (no judge)")

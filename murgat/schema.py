@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+
+from murgat.boxes import Box
 
 Modality = Literal["visual", "audio"]
 """The two evidence channels a citation may point at."""
@@ -48,10 +50,30 @@ class Citation(_Model):
     group_span: tuple[int, int] = Field(description="character span of the whole bracketed group")
     valid: bool = True
     reason: str | None = None
+    boxes: list[Box] = Field(
+        default_factory=list,
+        description="regions of the frame (visual only; several = any of them); omitted from records when empty")
 
-    def key(self) -> tuple[str | None, float | None, float | None]:
-        """Identity used to compare citation sets (the raw spelling does not matter)."""
-        return (self.modality, self.start, self.end)
+    @model_serializer(mode="wrap")
+    def _omit_empty_boxes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A citation without boxes is written exactly as before boxes existed, so older run
+        # folders resume, compare and digest unchanged.
+        data = handler(self)
+        if not self.boxes and isinstance(data, dict):
+            data.pop("boxes", None)
+        return data
+
+    def key(self) -> tuple[Any, ...]:
+        """Identity used to compare citation sets (the raw spelling does not matter).
+
+        Boxes count by their numbers as written (not by the run's reading of them), so a
+        fact's re-parsed citation matches its sentence's under any ``--box-units``.
+        """
+        if "box" not in self.raw.lower():
+            return (self.modality, self.start, self.end)
+        from murgat.citations import box_specs_key
+
+        return (self.modality, self.start, self.end, box_specs_key(self.raw))
 
 
 class Sentence(_Model):

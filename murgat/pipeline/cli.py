@@ -97,6 +97,11 @@ def _build_config(args: argparse.Namespace) -> Any:
                          backoff_max_s=args.backoff_max, max_retry_time_s=args.max_retry_time)
     ev = EvidenceConfig(pad_s=args.pad, fps=args.fps, max_frames=args.max_frames, visual_as=args.visual_as,
                         audio_point_pad_s=args.audio_point_pad, end_tolerance_s=args.end_tolerance)
+    from murgat.boxes import BoxConvention, parse_frame_size
+
+    frame = getattr(args, "box_frame_size", None)
+    boxes = BoxConvention(units=getattr(args, "box_units", "norm"), order=getattr(args, "box_order", "xyxy"),
+                          frame_size=parse_frame_size(frame) if frame else None)
     used = [f"verify_{args.verify_variant}", "decompose_sentence", "decompose_response", "decompose_single_pass",
             f"entail_{args.entail_variant}", f"entail_{args.entail_variant}_question", "decontextualize"]
     return ScoreConfig(
@@ -105,7 +110,7 @@ def _build_config(args: argparse.Namespace) -> Any:
         verify_variant=args.verify_variant, decompose_variant=args.decompose_variant, entail_variant=args.entail_variant,
         precision_mode=args.precision_mode, empty_policy=args.empty_policy, evidence=ev, evidence_text=args.evidence_text,
         asr_model=args.asr_model, ocr_fps=args.ocr_fps, sound_events=getattr(args, "sound_events", True),
-        end_tolerance_s=args.end_tolerance, generate=gen,
+        end_tolerance_s=args.end_tolerance, generate=gen, boxes=boxes,
         bootstrap_resamples=args.bootstrap, seed=args.seed, cluster_by_video=args.cluster_by_video,
         attributed_threshold=args.attributed_threshold, decompose_context_sentences=args.decompose_context,
         decompose_context_chars=args.decompose_context_chars, max_response_chars=args.max_response_chars,
@@ -468,6 +473,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--visual-as", choices=["frames", "clip"], default="frames")
     p.add_argument("--audio-point-pad", type=float, default=1.0)
     p.add_argument("--end-tolerance", type=float, default=1.0)
+    p.add_argument("--box-units", choices=["norm", "1000", "px"], default="norm",
+                   help="what a bare 'box' in a citation means: 0-1 fractions, 0-1000, or pixels")
+    p.add_argument("--box-order", choices=["xyxy", "yxyx"], default="xyxy",
+                   help="number order of boxes (Gemini writes y first: yxyx)")
+    p.add_argument("--box-frame-size", default=None, metavar="WxH",
+                   help="frame the model saw when pixel boxes refer to a resized frame (default: the native frame)")
     p.add_argument("--evidence-text", action="store_true", help="also send ASR/OCR text of each segment")
     p.add_argument("--asr-model", default=None)
     p.add_argument("--ocr-fps", type=float, default=1.0)

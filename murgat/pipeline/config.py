@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from media.evidence import EvidenceConfig
+from murgat.boxes import BoxConvention
 from murgat.judges.types import GenerateConfig
 
 #: judge options that change how answers are fetched or billed, never what they are
@@ -45,6 +46,8 @@ class ScoreConfig(BaseModel):
     sound_events: bool = Field(default=True, description="with evidence text: also list the AudioSet classes a sound "
                                "tagger (YAMNet) hears in each cited audio segment")
     end_tolerance_s: float = Field(default=1.0, description="citations may end this far past the stream (then clipped)")
+    boxes: BoxConvention = Field(default_factory=BoxConvention,
+                                 description="how boxes in citations are read (--box-units/--box-order/--box-frame-size)")
     generate: GenerateConfig = Field(default_factory=GenerateConfig)
     bootstrap_resamples: int = 2000
     seed: int = 0
@@ -58,6 +61,8 @@ class ScoreConfig(BaseModel):
         d = self.model_dump(exclude={"versions", "bootstrap_resamples", "seed", "cluster_by_video",
                                      "attributed_threshold", "max_response_chars"})
         d["generate"] = self.generate.cache_fields()
+        if self.boxes.is_default():
+            d.pop("boxes")  # runs from before box options existed resume with the same fingerprint
         for k in ("judge_verify", "judge_decompose", "judge_entail", "judge_decontextualize"):
             if d.get(k):
                 d[k]["options"] = {o: v for o, v in d[k]["options"].items() if o not in TRANSPORT_OPTIONS}

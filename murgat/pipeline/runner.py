@@ -24,10 +24,13 @@ from murgat.metric import FactScore, ResponseFigures, score_response, summarize_
 from murgat.pipeline.config import ScoreConfig
 from murgat.pipeline.rundir import RunDir
 from murgat.pipeline.stages import (
+    BOX_CHECK_STAGES,
     CallPool,
     ItemContext,
     Judges,
     attach_citations,
+    box_check_counts,
+    box_check_summary,
     decompose,
     decompose_response,
     decontextualize,
@@ -115,7 +118,7 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
     text, fallback = pre.reasoning, None
     if judges.decontextualize is not None:
         text, fallback = await decontextualize(pool, judges.decontextualize, pre.reasoning, cfg, ctx)
-    sents = sentences_of(text, ctx.durations, cfg.end_tolerance_s)
+    sents = sentences_of(text, ctx.durations, cfg.end_tolerance_s, cfg.boxes.with_native(info.width, info.height))
     results = [SentenceResult(sentence=s, decontextualized=text if judges.decontextualize and fallback is None else None,
                               decontext_fallback=fallback) for s in sents]
     def context(i: int) -> str:
@@ -206,9 +209,12 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
             causes[sr.verify_verdict] = causes.get(sr.verify_verdict, 0) + 1
         for fv in sr.verdicts:
             for call in fv.calls:
-                if call.verdict in ("unknown", "unparseable", "error"):
+                if call.verdict in ("unknown", "unparseable", "error") and call.stage not in BOX_CHECK_STAGES:
                     causes[call.verdict] = causes.get(call.verdict, 0) + 1
     rr.undetermined_causes = dict(sorted(causes.items()))
+    box = box_check_counts([fv for sr in results for fv in sr.verdicts])
+    if box:
+        rr.meta["box_check"] = box
     rr.n_judge_errors = sum(1 for c in ctx.calls if c.error and not c.blocked) + sum(
         1 for sr in results for fv in sr.verdicts for call in fv.calls
         if call.verdict == "error" and (call.error or "").startswith("evidence"))
@@ -292,5 +298,8 @@ def summarize_run(
         attributed_threshold=cfg.attributed_threshold,
     )
     summary.extra.update(extra or {})
+    box = [r.meta["box_check"] for r in results if r.error is None and r.meta.get("box_check")]
+    if box:
+        summary.extra["box_check"] = box_check_summary(box)
     rundir.write_summary(summary)
     return summary

@@ -12,12 +12,22 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import prompts
 from media.errors import MediaError
-from media.evidence import Evidence, EvidenceConfig, EvidenceSegment, SegmentPlan, build_evidence, plan_segments
-from murgat.citations import check_durations, find_groups, parse_citations, strip_citations
+from media.evidence import (
+    CROP_MARGIN,
+    CROP_SIDE,
+    Evidence,
+    EvidenceConfig,
+    EvidenceSegment,
+    SegmentPlan,
+    build_evidence,
+    plan_segments,
+)
+from murgat.boxes import BoxConvention
+from murgat.citations import apply_box_convention, check_durations, find_groups, parse_citations, strip_citations
 from murgat.judges.base import Judge
 from murgat.judges.parsing import parse_json_answer, parse_verdict
 from murgat.judges.types import (
@@ -139,7 +149,7 @@ class ItemContext:
             self._info = probe(self.media)
         return plan_segments(self.media, citations, self.config.evidence, indices, info=self._info)
 
-    def evidence_hint(self, plans: Sequence[SegmentPlan], with_text: bool) -> str:
+    def evidence_hint(self, plans: Sequence[SegmentPlan], with_text: bool, view: str | None = None) -> str:
         """The recipe of the evidence parts (see ``murgat.judges.cache``): stands for them in cache keys."""
         import hashlib
         import json as _json
@@ -157,13 +167,26 @@ class ItemContext:
         if self._digest is None:
             self._digest = file_digest(self.media)
         blob = {"file": self._digest, "evidence": self._evidence_json(),
-                "segments": [[p.modality, p.cited_start, p.cited_end, p.start, p.end] for p in plans],
+                "segments": [_plan_key(p) for p in plans],
                 "text": self._text_id if with_text else None}
+        if view is not None:  # another rendering of the same segments (e.g. boxes cropped only)
+            blob["view"] = view
         return hashlib.sha256(_json.dumps(blob, sort_keys=True, default=str).encode()).hexdigest()
 
 
+def _plan_key(p: SegmentPlan) -> list[Any]:
+    """A segment's part of the evidence recipe. A boxed segment adds its boxes and the crop
+    settings (the judge is shown different pictures); a box-less one keys exactly as before
+    boxes existed, so existing response caches keep answering."""
+    key: list[Any] = [p.modality, p.cited_start, p.cited_end, p.start, p.end]
+    if p.boxes:
+        key.append({"boxes": [list(r) for r in p.boxes], "crop": [CROP_MARGIN, CROP_SIDE]})
+    return key
+
+
 def _ckey(c: Citation) -> tuple[Any, ...]:
-    return (c.modality, c.start, c.end, c.point, c.valid, c.reason)
+    base = (c.modality, c.start, c.end, c.point, c.valid, c.reason)
+    return (*base, tuple(b.coords() for b in c.boxes)) if c.boxes else base
 
 
 def _record(stage: str, out: JudgeOutput, verdict: Verdict | None, evidence: list[int] | None = None) -> JudgeCall:
@@ -302,18 +325,22 @@ async def decompose_response(pool: CallPool, judge: Judge, sents: list[Sentence]
 # ----- entailment -----
 
 
-def evidence_parts(ev: Evidence, with_text: bool) -> list[Part]:
-    """Labelled parts for a judge: one header per segment, then its one-modality content."""
+def evidence_parts(ev: Evidence, with_text: bool, box_view: Literal["both", "crop"] = "both") -> list[Part]:
+    """Labelled parts for a judge: one header per segment, then its one-modality content
+    (``box_view="crop"``: a boxed segment shows its enlarged boxes only)."""
     parts: list[Part] = []
     for s in ev.segments:
         header = f"[{s.label}]"
         if not s.available:
             parts.append(TextPart(f"{header} no evidence: {s.reason}"))
             continue
-        parts.append(TextPart(header))
+        if s.modality == "visual" and s.boxes:
+            parts.extend(_boxed_parts(s, header, crop_only=box_view == "crop"))
+        else:
+            parts.append(TextPart(header))
         if s.modality == "audio" and s.audio is not None:
             parts.append(AudioPart(samples=s.audio, sr=s.sr, start=s.start, end=s.end, label=s.label))
-        elif s.modality == "visual":
+        elif s.modality == "visual" and not s.boxes:
             if len(s.frames) == 1 and s.cited_start == s.cited_end:
                 f: Frame = s.frames[0]
                 parts.append(ImagePart(image=f.image, time=f.time, label=s.label))
@@ -334,6 +361,30 @@ def evidence_parts(ev: Evidence, with_text: bool) -> list[Part]:
     return parts
 
 
+def _boxed_parts(s: EvidenceSegment, header: str, crop_only: bool = False) -> list[Part]:
+    """A boxed visual citation: each frame whole with its boxes drawn, then each box enlarged.
+
+    The citation names a region, so the judge must find the claim there: the drawn frame
+    gives the context, the crop the detail a frame-sized image loses. ``crop_only`` leaves
+    the whole frames out (the wrong-box check asks what the region alone shows).
+    """
+    n = len(s.boxes)
+    what = "the box" if n == 1 else f"any of the {n} boxes"
+    if crop_only:
+        intro = f"{header} the cited region{'s' if n > 1 else ''} of the frame, enlarged."
+    else:
+        intro = (f"{header} the citation points at a region: the claim must be visible inside {what}. "
+                 "Each frame is shown whole with the region outlined in red, then the region enlarged.")
+    parts: list[Part] = [TextPart(intro)]
+    for k, f in enumerate(s.frames):
+        if not crop_only:
+            parts.append(ImagePart(image=f.image, time=f.time, label=f"{s.label} (whole frame, box outlined)"))
+        for j, crop in enumerate(s.crops[k * n:(k + 1) * n]):
+            name = "box" if n == 1 else f"box {j + 1}"
+            parts.append(ImagePart(image=crop.image, time=crop.time, label=f"{s.label} ({name} enlarged)"))
+    return parts
+
+
 class _EvidenceBroken(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -341,48 +392,53 @@ class _EvidenceBroken(Exception):
 
 
 async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset: frozenset[int], cfg: ScoreConfig,
-                         ctx: ItemContext) -> tuple[Verdict, JudgeCall]:
+                         ctx: ItemContext, *, box_view: Literal["both", "crop"] = "both",
+                         stage: str = "entail") -> tuple[Verdict, JudgeCall]:
     """One entailment question. The cache key comes from the evidence's recipe (probe only);
-    frames and samples are decoded only when the answer is not cached."""
+    frames and samples are decoded only when the answer is not cached.
+
+    ``box_view="crop"`` shows boxed segments as their enlarged boxes only (the wrong-box check);
+    ``stage`` names the question in the record."""
     idx = sorted(subset)
     try:
         plans = ctx.plan(fact.citations, idx)  # probe-only arithmetic: a thread hop would cost more
     except MediaError as exc:
-        return "error", JudgeCall(stage="entail", evidence=idx, verdict="error", error=f"evidence: {exc}")
+        return "error", JudgeCall(stage=stage, evidence=idx, verdict="error", error=f"evidence: {exc}")
     broken = [p for p in plans if not p.available]
     if broken:
         # Only valid citations reach here, so a missing segment is a media failure, not a "no".
         reason = "; ".join(f"{p.label}: {p.reason}" for p in broken)
-        return "error", JudgeCall(stage="entail", evidence=idx, verdict="error", error=f"evidence unavailable: {reason}")
+        return "error", JudgeCall(stage=stage, evidence=idx, verdict="error", error=f"evidence unavailable: {reason}")
     variant = cfg.entail_variant
     with_text = cfg.evidence_text or judge.needs_evidence_text
     claim = strip_citations(fact.text)
     head = TextPart(prompts.render(f"entail_{variant}", fact=claim))
     tail = TextPart(prompts.render(f"entail_{variant}_question"))
-    labels = [p.label for p in plans]
+    crop = box_view == "crop"
+    labels = [f"{p.label} (box enlarged only)" if crop and p.boxes else p.label for p in plans]
     common = {"schema": ENTAIL_SCHEMA if variant == "json" else None, "config": cfg.generate, "task": "entail",
               "inputs": {"fact": claim, "evidence": labels}}
-    hint = ctx.evidence_hint(plans, with_text)
+    hint = ctx.evidence_hint(plans, with_text, view="crop" if crop else None)
 
     async def materialize() -> JudgeRequest:
         ev = await asyncio.to_thread(ctx.evidence_for, fact.citations, idx)
         bad = [s for s in ev.segments if not s.available]
         if bad:
             raise _EvidenceBroken("; ".join(f"{s.label}: {s.reason}" for s in bad))
-        return JudgeRequest(parts=[head, *evidence_parts(ev, with_text), tail], key_hint=hint, **common)
+        return JudgeRequest(parts=[head, *evidence_parts(ev, with_text, box_view), tail], key_hint=hint, **common)
 
     req = JudgeRequest(parts=[head, tail], key_hint=hint, **common)
     try:
         out = await pool.ask(judge, req, materialize)
     except _EvidenceBroken as exc:
-        return "error", JudgeCall(stage="entail", evidence=idx, verdict="error", error=f"evidence unavailable: {exc.reason}")
+        return "error", JudgeCall(stage=stage, evidence=idx, verdict="error", error=f"evidence unavailable: {exc.reason}")
     except MediaError as exc:
-        return "error", JudgeCall(stage="entail", evidence=idx, verdict="error", error=f"evidence: {exc}")
+        return "error", JudgeCall(stage=stage, evidence=idx, verdict="error", error=f"evidence: {exc}")
     ctx.calls.append(out)
     if out.error:
-        return "error", _record("entail", out, "error", idx)
+        return "error", _record(stage, out, "error", idx)
     verdict, problem = parse_verdict(out.text)
-    call = _record("entail", out, verdict, idx)
+    call = _record(stage, out, verdict, idx)
     if problem and verdict == "unparseable":
         call.error = problem
     return verdict, call
@@ -391,18 +447,27 @@ async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset:
 async def entail_fact(
     pool: CallPool, judge: Judge, fact: AtomicFact, cfg: ScoreConfig, ctx: ItemContext
 ) -> tuple[FactVerdict, FactScore]:
-    """Ask only what the precision mode needs (joint first), then score the fact."""
+    """Ask only what the precision mode needs (joint first), then score the fact.
+
+    A fact citing boxes also gets the wrong-box check (:func:`box_check`), asked alongside;
+    its calls are recorded after the scoring ones and never change the scores."""
     valid = [c.valid for c in fact.citations]
     verdicts: dict[frozenset[int], Verdict] = {}
     calls: list[JudgeCall] = []
-    while True:
-        need = next_queries(valid, verdicts, cfg.precision_mode)
-        if not need:
-            break
-        answers = await asyncio.gather(*(ask_entailment(pool, judge, fact, s, cfg, ctx) for s in need))
-        for s, (v, call) in zip(need, answers, strict=True):
-            verdicts[s] = v
-            calls.append(call)
+    check = asyncio.ensure_future(box_check(pool, judge, fact, cfg, ctx)) if _boxed(fact) else None
+    try:
+        while True:
+            need = next_queries(valid, verdicts, cfg.precision_mode)
+            if not need:
+                break
+            answers = await asyncio.gather(*(ask_entailment(pool, judge, fact, s, cfg, ctx) for s in need))
+            for s, (v, call) in zip(need, answers, strict=True):
+                verdicts[s] = v
+                calls.append(call)
+    except BaseException:
+        if check is not None:
+            check.cancel()
+        raise
     fs = score_fact(valid, verdicts, cfg.precision_mode)
     vidx = [i for i, ok in enumerate(valid) if ok]
     joint = frozenset(vidx)
@@ -413,11 +478,67 @@ async def entail_fact(
         leave_one_out={i: verdicts[joint - {i}] for i in vidx if len(vidx) > 1 and (joint - {i}) in verdicts},
         precise=fs.precise, recall=fs.recall, precision=fs.precision, status=fs.status, reason=fs.reason, calls=calls,
     )
+    if check is not None:
+        fv.calls.extend(await check)
     return fv, fs
 
 
-def sentences_of(text: str, durations: dict[str, float | None], tolerance_s: float) -> list[Sentence]:
-    """Split and check citations against the media's stream durations."""
+#: record stages of the wrong-box check: whole frames without boxes, then the boxes alone
+BOX_CHECK_STAGES = ("box_full", "box_crop")
+
+
+def _boxed(fact: AtomicFact) -> bool:
+    return any(c.valid and c.boxes for c in fact.citations)
+
+
+async def box_check(pool: CallPool, judge: Judge, fact: AtomicFact, cfg: ScoreConfig, ctx: ItemContext
+                    ) -> list[JudgeCall]:
+    """Is the fact entailed by the whole frames (boxes ignored) and by the boxes alone?
+
+    Two questions over all valid citations: ``box_full`` is exactly the box-free question
+    (same recipe, so it shares cache entries with box-free citations of the same moments),
+    ``box_crop`` shows each boxed segment as its enlarged boxes only. "Wrong box" = full yes
+    and crop no: the model saw the right moment but pointed at the wrong place.
+    """
+    idx = frozenset(i for i, c in enumerate(fact.citations) if c.valid)
+    plain = fact.model_copy(update={"citations": [c.model_copy(update={"boxes": []}) for c in fact.citations]})
+    (_, full), (_, crop) = await asyncio.gather(
+        ask_entailment(pool, judge, plain, idx, cfg, ctx, stage=BOX_CHECK_STAGES[0]),
+        ask_entailment(pool, judge, fact, idx, cfg, ctx, box_view="crop", stage=BOX_CHECK_STAGES[1]))
+    return [full, crop]
+
+
+def box_check_counts(verdicts: Sequence[FactVerdict]) -> dict[str, int]:
+    """Per-item tallies of the wrong-box check (empty when no fact cited a box)."""
+    out = {"facts": 0, "full_yes": 0, "crop_yes": 0, "wrong_box": 0, "undetermined": 0}
+    for fv in verdicts:
+        got = {c.stage: c.verdict for c in fv.calls if c.stage in BOX_CHECK_STAGES}
+        if not got:
+            continue
+        full, crop = got.get("box_full"), got.get("box_crop")
+        out["facts"] += 1
+        out["full_yes"] += full == "yes"
+        out["crop_yes"] += crop == "yes"
+        if full not in ("yes", "no") or crop not in ("yes", "no"):
+            out["undetermined"] += 1
+        elif full == "yes" and crop == "no":
+            out["wrong_box"] += 1
+    return out if out["facts"] else {}
+
+
+def box_check_summary(per_item: Sequence[dict[str, int]]) -> dict[str, Any]:
+    """Run totals of the wrong-box check; ``wrong_box_rate`` = wrong boxes / facts decided on both."""
+    total = {k: sum(int(d.get(k, 0)) for d in per_item) for k in ("facts", "full_yes", "crop_yes", "wrong_box",
+                                                                   "undetermined")}
+    decided = total["facts"] - total["undetermined"]
+    return {**total, "items": len(per_item), "wrong_box_rate": total["wrong_box"] / decided if decided else None}
+
+
+def sentences_of(text: str, durations: dict[str, float | None], tolerance_s: float,
+                 boxes: BoxConvention | None = None) -> list[Sentence]:
+    """Split, read boxes with the run's convention (``boxes``, native frame filled in) and check
+    citations against the media's stream durations."""
+    sents = apply_box_convention(split_sentences(text), text, boxes) if boxes is not None else split_sentences(text)
     return [s.model_copy(update={"citations": check_durations(s.citations, durations, tolerance_s)})
-            for s in split_sentences(text)]
+            for s in sents]
 

@@ -79,3 +79,63 @@ def test_clip_mode_writes_picture_only_file(friday: Path) -> None:
     info = probe(s.clip_path)
     assert info.has_video and not info.has_audio
     assert info.video_duration == pytest.approx(2.0, abs=0.1)
+
+
+# Box citations: the whole frame with the box drawn, and the box enlarged (README, "Box citations")
+
+
+def _boxed(text: str, path: Path):
+    from murgat.boxes import BoxConvention
+
+    info = probe(path)
+    return check_durations(parse_citations(text, BoxConvention().with_native(info.width, info.height)), info.durations())
+
+
+def test_boxed_point_gives_drawn_frame_and_enlarged_crop(friday: Path) -> None:
+    import numpy as np
+
+    from media.evidence import CROP_SIDE
+    from media.frames import open_video
+
+    # friday.mp4 is 640x480; a 64x48 box at (0.25, 0.25)
+    ev = build_evidence(friday, _boxed("(visual, 0:02, box 0.25,0.25,0.35,0.35)", friday))
+    (s,) = ev.segments
+    assert s.label == "visual 0:02 box 0.250,0.250,0.350,0.350"
+    assert s.boxes == ((0.25, 0.25, 0.35, 0.35),)
+    (frame,) = s.frames
+    (crop,) = s.crops
+    native = open_video(friday).frames_at([2.0])[0].image
+    assert frame.image.shape == native.shape
+    # the outline is red where the box's left edge runs; the untouched frame is grey there
+    edge = frame.image[125:165, 161]
+    assert (edge[:, 0].astype(int) - edge[:, 1].astype(int)).min() > 100
+    assert not np.array_equal(frame.image, native)
+    # the crop: box x 160..224, y 120..168 plus a 15 % margin (9.6 and 7.2 px) = x 150..234, y 112..176
+    # (edges rounded outwards), enlarged to 512 px wide
+    assert max(crop.image.shape[:2]) == CROP_SIDE
+    assert crop.image.shape[0] == pytest.approx(CROP_SIDE * (176 - 112) / (234 - 150), abs=2)
+    region = native[112:176, 150:234].astype(float)
+    assert abs(crop.image.astype(float).mean() - region.mean()) < 3
+
+
+def test_boxed_range_keeps_frames_even_in_clip_mode(friday: Path) -> None:
+    cfg = EvidenceConfig(visual_as="clip", fps=1, max_frames=3)
+    ev = build_evidence(friday, _boxed("(visual, 0:01-0:03, box1000=100,100,900,900 or box 0.1,0.1,0.2,0.2)", friday),
+                        cfg)
+    (s,) = ev.segments
+    assert s.clip_path is None and len(s.frames) == 3
+    assert len(s.crops) == 3 * 2  # one crop per box per frame
+    assert [c.time for c in s.crops] == [f.time for f in s.frames for _ in range(2)]
+
+
+def test_plan_carries_boxes_and_box_free_plans_are_unchanged(friday: Path) -> None:
+    from media.evidence import plan_segments
+
+    plain, boxed = plan_segments(friday, _boxed("(visual, 0:01; visual, 0:01, boxpx 0,0,320,240)", friday))
+    assert plain.boxes == () and plain.label == "visual 0:01"
+    assert boxed.boxes == ((0.0, 0.0, 0.5, 0.5),) and boxed.label.endswith("box 0.000,0.000,0.500,0.500")
+
+
+def test_pixel_box_past_the_native_frame_is_invalid(friday: Path) -> None:
+    (c,) = _boxed("(visual, 0:01, boxpx 0,0,700,240)", friday)
+    assert not c.valid and "pixels past the 640x480 frame" in (c.reason or "")

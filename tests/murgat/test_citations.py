@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from murgat.boxes import BoxConvention
 from murgat.citations import (
     check_durations,
     find_groups,
@@ -17,6 +20,7 @@ from murgat.citations import (
     parse_time,
     strip_citations,
 )
+from murgat.schema import Citation
 
 # (text, expected [(modality, start, end, valid)] ; [] means "not a citation")
 TABLE: list[tuple[str, list[tuple[str | None, float, float, bool]]]] = [
@@ -182,3 +186,124 @@ def test_absurd_numbers_are_invalid_citations_not_crashes() -> None:
 def test_non_ascii_digits_are_not_times(text: str) -> None:
     """Decision (README, Citations): timestamps are ASCII digits; other digits make prose, not a citation."""
     assert parse_citations(text) == []
+
+
+# Box citations (README, "Box citations")
+
+
+def _one(text: str, conv: BoxConvention | None = None) -> Citation:
+    (c,) = [c for c in parse_citations(text, conv) if c.modality == "visual"]
+    return c
+
+
+def test_box_spellings_are_stored_normalised_with_their_text() -> None:
+    c = _one("A rabbit (visual, 0:12, box 0.10,0.20,0.55,0.80).")
+    assert c.valid and [b.coords() for b in c.boxes] == [pytest.approx((0.1, 0.2, 0.55, 0.8))]
+    assert c.boxes[0].raw == "box 0.10,0.20,0.55,0.80"
+    cites = parse_citations("A rabbit (visual, 0:12-0:14, box1000=100,200,550,800; audio, 0:12-0:14).")
+    assert [(c.modality, c.valid, len(c.boxes)) for c in cites] == [("visual", True, 1), ("audio", True, 0)]
+    assert cites[0].boxes[0].coords() == pytest.approx((0.1, 0.2, 0.55, 0.8))
+    two = _one("(visual, 0:03, box 0.1,0.1,0.2,0.2 or box1000 500,500,900,900)")
+    assert [b.coords() for b in two.boxes] == [pytest.approx((0.1, 0.1, 0.2, 0.2)), pytest.approx((0.5, 0.5, 0.9, 0.9))]
+    # the grammar still reads a box-less entry exactly as before
+    assert parse_citations("(visual, 0:12)")[0].boxes == []
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("(audio, 0:12, box 0.1,0.2,0.3,0.4)", "a box on audio"),
+    ("(visual, 0:12, box 0.1,0.2,0.3)", "not four numbers"),
+    ("(visual, 0:12, box of cereal)", "not four numbers"),
+    ("(visual, 0:12, box 0.5,0.2,0.3,0.4)", "x2 (0.3) is not greater than x1 (0.5)"),
+    ("(visual, 0:12, box 0.1,0.5,0.3,0.4)", "y2 (0.4) is not greater than y1 (0.5)"),
+    ("(visual, 0:12, box 100,200,550,800)", "looks like 0-1000: write box1000".replace("looks", "look")),
+    ("(visual, 0:12, boxpx 10,20,300,400)", "needs the frame size"),
+])
+def test_unusable_boxes_are_invalid_citations_with_a_reason(text: str, words: str) -> None:
+    (c,) = parse_citations(text)
+    assert not c.valid and words in (c.reason or "") and c.boxes == []
+
+
+def test_run_conventions_read_bare_boxes() -> None:
+    c = _one("(visual, 0:12, box 200,100,800,550)", BoxConvention(units="1000", order="yxyx"))
+    assert c.valid and c.boxes[0].coords() == pytest.approx((0.1, 0.2, 0.55, 0.8))
+    c = _one("(visual, 0:12, boxpx 64,96,352,384)", BoxConvention(frame_size=(640, 480)))
+    assert c.valid and c.boxes[0].coords() == pytest.approx((0.1, 0.2, 0.55, 0.8))
+    c = _one("(visual, 0:12, boxpx 64,96,352,500)", BoxConvention(frame_size=(640, 480)))
+    assert not c.valid and "pixels past the 640x480 frame" in (c.reason or "")
+    # an explicit keyword wins over the run's units
+    c = _one("(visual, 0:12, box1000=100,200,550,800)", BoxConvention(units="px", frame_size=(640, 480)))
+    assert c.boxes[0].coords() == pytest.approx((0.1, 0.2, 0.55, 0.8))
+
+
+def test_box_is_part_of_the_citation_key_but_not_the_run_reading() -> None:
+    plain, boxed = parse_citations("(visual, 0:12; visual, 0:12, box 0.1,0.2,0.3,0.4)")
+    assert plain.key() != boxed.key()
+    assert plain.key() == ("visual", 12.0, 12.0)  # unchanged for box-less citations
+    again = _one("(visual, 0:12, box 0.10, 0.20, 0.30, 0.40)", BoxConvention(units="1000"))
+    assert again.key() == boxed.key()
+
+
+def test_boxed_citation_formats_and_parses_back() -> None:
+    c = _one("(visual, 0:12-0:14, box1000=100,200,550,800)")
+    text = format_group([c])
+    assert text == "(visual, 0:12-0:14, box 0.100,0.200,0.550,0.800)"
+    (back,) = parse_citations(text)
+    assert back.boxes[0].coords() == pytest.approx(c.boxes[0].coords())
+
+
+# Issue 22: the grammar and README agree (times past a week, groups over 400 characters).
+
+
+@pytest.mark.parametrize("text", ["(audio, 999:59:59)", "(audio, 99999:59:59)", "(visual, 168:00:01)"])
+def test_times_past_a_week_are_invalid_not_valid_or_prose(text: str) -> None:
+    (c,) = parse_citations(text)
+    assert not c.valid and "past a week" in (c.reason or "")
+
+
+def test_a_week_itself_is_still_a_time() -> None:
+    (c,) = parse_citations("(audio, 168:00:00)")
+    assert c.valid and c.start == 7 * 24 * 3600
+
+
+def test_overlong_group_is_an_invalid_citation_not_prose() -> None:
+    times = ", ".join(f"0:{i % 60:02d}" for i in range(100))
+    text = f"People talk (audio, {times})."
+    assert len(text) > 400
+    (c,) = parse_citations(text)
+    assert not c.valid and c.modality == "audio" and "at most 400" in (c.reason or "")
+    assert strip_citations(text) == "People talk."
+    # long prose in brackets stays prose
+    prose = "(" + "a very long aside about the scene " * 20 + ")"
+    assert parse_citations(prose) == []
+
+
+def test_overlong_group_reaches_validate(tmp_path: Path) -> None:
+    import json
+
+    from murgat.validate import validate_file
+
+    times = ", ".join(f"0:{i % 60:02d}" for i in range(100))
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "a", "response": f"People talk (audio, {times})."}) + "\n")
+    (report,) = validate_file(src)
+    assert not report.ok and "at most 400" in report.problems[0].reason
+
+
+def test_citations_command_shows_boxes(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from murgat.cli import main
+
+    text = "A hat (visual, 0:02, box 100,300,500,600; audio, 0:01). A cat (visual, 0:03, boxpx 0,0,64,48)."
+    assert main(["citations", text, "--json", "--box-units", "1000", "--box-order", "yxyx",
+                 "--box-frame-size", "640x480"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    hat, audio = doc["sentences"][0]["citations"]
+    assert hat["valid"] and hat["boxes"] == [{"x1": 0.3, "y1": 0.1, "x2": 0.6, "y2": 0.5,
+                                              "raw": "box 100,300,500,600"}]
+    assert "boxes" not in audio  # box-less citations print as before
+    (cat,) = doc["sentences"][1]["citations"]
+    # --box-order applies to every box: y1,x1,y2,x2 = 0,0,64,48 pixels of 640x480
+    assert cat["boxes"][0]["raw"] == "boxpx 0,0,64,48"
+    assert (cat["boxes"][0]["x2"], cat["boxes"][0]["y2"]) == (pytest.approx(48 / 640), pytest.approx(64 / 480))
+    assert main(["citations", text, "--box-frame-size", "640"]) == 2

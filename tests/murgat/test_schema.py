@@ -47,3 +47,33 @@ def test_item_keeps_extra_fields() -> None:
 def test_citation_round_trip() -> None:
     for c in parse_citations("(visual, 0:75; smell, 0:01; audio, 0:01-0:02)"):
         assert type(c).model_validate_json(c.model_dump_json()) == c
+
+
+def test_citations_without_boxes_serialise_byte_identically_to_before_boxes() -> None:
+    """Old run folders resume and compare unchanged: these strings are what the code wrote
+    before ``Citation.boxes`` existed (checked against that commit)."""
+    from murgat.text import split_sentences
+
+    before = [
+        '{"index":0,"text":"He waves (visual, 0:12; audio, 0:12-0:14).","span":[0,42],"citations":[{"modality":'
+        '"visual","start":12.0,"end":12.0,"point":true,"raw":"visual, 0:12","span":[10,22],"group_span":[9,41],'
+        '"valid":true,"reason":null},{"modality":"audio","start":12.0,"end":14.0,"point":false,"raw":"audio, '
+        '0:12-0:14","span":[24,40],"group_span":[9,41],"valid":true,"reason":null}]}',
+        '{"index":1,"text":"Nothing (sound, 0:75).","span":[43,65],"citations":[{"modality":"audio","start":75.0,'
+        '"end":75.0,"point":true,"raw":"sound, 0:75","span":[52,63],"group_span":[51,64],"valid":false,'
+        '"reason":"seconds field 75 >= 60 in \'0:75\'"}]}',
+    ]
+    sents = split_sentences("He waves (visual, 0:12; audio, 0:12-0:14). Nothing (sound, 0:75).")
+    assert [s.model_dump_json() for s in sents] == before
+    assert "boxes" not in sents[0].citations[0].model_dump()
+    # and a record written before boxes reads back to the same bytes
+    assert [type(s).model_validate_json(b).model_dump_json() for s, b in zip(sents, before, strict=True)] == before
+
+
+def test_boxes_round_trip_in_records() -> None:
+    from murgat.citations import parse_citations
+
+    (c,) = parse_citations("(visual, 0:12, box1000=100,200,550,800)")
+    text = c.model_dump_json()
+    assert '"boxes":[{"x1":0.1,"y1":0.2,"x2":0.55,"y2":0.8,"raw":"box1000=100,200,550,800"}]' in text
+    assert type(c).model_validate_json(text) == c
