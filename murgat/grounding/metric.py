@@ -181,7 +181,7 @@ def written_resolution(raw: str, seconds: float) -> float:
     from murgat.citations import parse_time
 
     for tok in _TIME_TOKEN.findall(raw):
-        value, problem = parse_time(tok)
+        value, problem = parse_time(tok) if ":" in tok else (float(tok), None)  # "12s" is read as 12
         if problem is None and abs(value - seconds) < 1e-6:
             return 10.0 ** -len(tok.split(".", 1)[1]) if "." in tok else 1.0
     return 1.0
