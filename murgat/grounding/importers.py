@@ -31,7 +31,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from murgat.grounding.gold import GoldAnswer, GoldBox, GoldEvidence, GoldFormatError, GoldItem
+from murgat.grounding.gold import GoldBox, GoldEvidence, GoldFormatError, GoldItem
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
