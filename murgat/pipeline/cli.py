@@ -409,6 +409,10 @@ async def _run_with_progress(items, cfg, judges, rundir, args, con, built):  # t
 
 
 def _cmd_summarize(args: argparse.Namespace) -> int:
+    from murgat.grounding.compare import is_ground_run, summarize_ground_runs
+
+    if args.runs and is_ground_run(args.runs[0]):
+        return summarize_ground_runs(args)
     from murgat.console import console
     from murgat.pipeline.report import compare, comparison_table, summary_table
     from murgat.pipeline.rundir import RunDir

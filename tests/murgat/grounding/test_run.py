@@ -240,3 +240,24 @@ def test_cli_import_and_ground_json(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "murgat", "ground", str(tmp_path / "r.jsonl"), "--gold",
                           str(tmp_path / "none.jsonl")], capture_output=True, text=True, env=env)
     assert bad.returncode == 2 and "no such gold file" in bad.stderr
+
+
+def test_summarize_pairs_two_ground_runs(tmp_path: Path, capsys) -> None:
+    from murgat.cli import main
+
+    write_gold([_gold(id="q1"), _gold(id="q2")], tmp_path / "g.jsonl")
+    a = [{"id": "q1", "response": "x (visual, 0:10-0:20).\nAnswer: B"}, {"id": "q2", "response": "y (visual, 0:10-0:15).\nAnswer: B"}]
+    b = [{"id": "q1", "response": "x (visual, 0:10-0:15).\nAnswer: B"}, {"id": "q2", "response": "y.\nAnswer: A"}]
+    for name, rows in (("a", a), ("b", b)):
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        ground(tmp_path / f"{name}.jsonl", tmp_path / "g.jsonl", tmp_path / name)
+    assert main(["summarize", str(tmp_path / "a"), str(tmp_path / "b"), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    [d] = doc["differences"]
+    # IoP is paired over q1 only (b cites nothing for q2): 100 -> 100; IoU 100 -> 50
+    assert d["nextgqa_iop"]["n"] == 1 and d["nextgqa_iop"]["value"] == pytest.approx(0.0)
+    assert d["nextgqa_iou"]["value"] == pytest.approx(-50.0)
+    # set-level IoG over both: a = (1 + .5)/2, b = (.5 + 0)/2
+    assert d["iog"]["n"] == 2 and d["iog"]["value"] == pytest.approx(-0.5)
+    assert d["correct"]["value"] == pytest.approx(-0.5)
+    assert set(doc["runs"]) == {str(tmp_path / "a"), str(tmp_path / "b")}
