@@ -420,3 +420,27 @@ def ground(responses: str | Path, gold: str | Path | dict[str, GoldItem], out: s
         _write(o / "results.jsonl", "".join(r.model_dump_json() + "\n" for r in records))
         _write(o / "summary.json", summary.model_dump_json(indent=2))
     return GroundResult(summary=summary, records=records)
+
+
+def ground_score_run(args: Any, run: Path) -> dict[str, Any]:
+    """The ``murgat score … --gold GOLD`` hook: ground the scored input into ``RUN/grounding``.
+
+    Uses the score run just written for MURGAT-S (``SAA_cite``) and its facts (per-fact
+    overlap), and the score command's bootstrap settings. Returns what goes into the score
+    summary's ``extra``: ``{"grounding": summary}``, or ``{"grounding_error": reason}`` when
+    the gold cannot be used (the scores are kept either way).
+    """
+    import sys
+
+    from murgat.grounding.gold import GoldFormatError
+    from murgat.inputs import InputError
+
+    s = GroundSettings(attributed_threshold=args.attributed_threshold, cluster_by_video=args.cluster_by_video,
+                       n_resamples=args.bootstrap, seed=args.seed, end_tolerance_s=args.end_tolerance,
+                       score_run=str(run))
+    try:
+        res = ground(args.input, args.gold, run / "grounding", s)
+    except (GoldFormatError, InputError, FileNotFoundError) as exc:
+        print(f"error: grounding against --gold not computed: {exc}", file=sys.stderr)
+        return {"grounding_error": str(exc)}
+    return {"grounding": res.summary.model_dump()}

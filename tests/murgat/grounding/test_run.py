@@ -261,3 +261,32 @@ def test_summarize_pairs_two_ground_runs(tmp_path: Path, capsys) -> None:
     assert d["iog"]["n"] == 2 and d["iog"]["value"] == pytest.approx(-0.5)
     assert d["correct"]["value"] == pytest.approx(-0.5)
     assert set(doc["runs"]) == {str(tmp_path / "a"), str(tmp_path / "b")}
+
+
+def test_score_with_gold_adds_the_grounding_figures(tmp_path: Path, example_media: Path, capsys) -> None:
+    from murgat.cli import main
+
+    inp = tmp_path / "r.jsonl"
+    inp.write_text(json.dumps({"id": "f1", "media": "friday.mp4", "options": ["a", "b", "c"],
+                               "response": "She talks (audio, 0:01-0:02). A woman is shown (visual, 0:00-0:02).\nAnswer: B"}) + "\n")
+    gold = GoldItem(id="f1", video="friday", duration=10.0, answer={"text": "b", "choices": ["a", "b", "c"], "index": 1},
+                    evidence=[{"modality": "visual", "start": 0.0, "end": 4.0}])
+    write_gold([gold], tmp_path / "g.jsonl")
+    assert main(["score", str(inp), "--media-root", str(example_media), "--judge", "embedded", "--out",
+                 str(tmp_path / "run"), "--gold", str(tmp_path / "g.jsonl"), "--quiet", "--json"]) == 0
+    capsys.readouterr()
+    g = json.loads((tmp_path / "run" / "summary.json").read_text())["extra"]["grounding"]
+    # hull 0-2 against 0-4: IoP 100, IoU 50; the answer is right
+    assert g["nextgqa"]["n"] == 1 and g["nextgqa"]["miop"]["value"] == 100.0 and g["nextgqa"]["miou"]["value"] == 50.0
+    assert g["answers"]["accuracy"]["value"] == 1.0
+    [rec] = [json.loads(x) for x in (tmp_path / "run" / "grounding" / "results.jsonl").read_text().splitlines()]
+    assert rec["murgat_s"] is not None and rec["saa_cite"] is not None  # MURGAT-S read from the score run
+    # the facts come from the score run: the audio one never meets the visual gold, the visual one is half of it
+    assert [(c["unit"], c["iop"], c["iog"]) for c in rec["claims"]] == [("fact", 0.0, 0.0), ("fact", 1.0, 0.5)]
+    # a gold file that cannot be read leaves the scores and says why
+    (tmp_path / "bad.jsonl").write_text("{not json\n")
+    assert main(["score", str(inp), "--media-root", str(example_media), "--judge", "embedded", "--out",
+                 str(tmp_path / "run"), "--gold", str(tmp_path / "bad.jsonl"), "--quiet", "--json"]) == 0
+    assert "grounding against --gold not computed" in capsys.readouterr().err
+    extra = json.loads((tmp_path / "run" / "summary.json").read_text())["extra"]
+    assert "line 1" in extra["grounding_error"] and "grounding" not in extra
