@@ -183,9 +183,13 @@ def _correct(item: Item, gold: GoldItem, pre: Any, score: Any) -> tuple[bool | N
     from murgat.pipeline.runner import gold_letter
 
     if gold.answer is not None and gold.answer.index is not None:
-        opts = item.options or gold.answer.choices
-        letter = gold_letter(item.model_copy(update={"gold": _LETTERS[gold.answer.index], "options": opts}))
-        return pre.option == letter, "option rule"
+        # the letter is read in the options the model saw: the response's own when it lists them
+        # (the gold text found there), else the gold's choices
+        text = gold.answer.text or ""
+        own = item.options and any(o.strip().lower() == text.strip().lower() for o in item.options)
+        probe = item.model_copy(update={"gold": text, "options": item.options} if own else
+                                {"gold": _LETTERS[gold.answer.index], "options": gold.answer.choices})
+        return pre.option == gold_letter(probe), "option rule"
     if item.gold and item.options and gold_letter(item) is not None:
         return pre.option == gold_letter(item), "option rule"
     extra = item.model_extra or {}

@@ -290,3 +290,13 @@ def test_score_with_gold_adds_the_grounding_figures(tmp_path: Path, example_medi
     assert "grounding against --gold not computed" in capsys.readouterr().err
     extra = json.loads((tmp_path / "run" / "summary.json").read_text())["extra"]
     assert "line 1" in extra["grounding_error"] and "grounding" not in extra
+
+
+def test_the_answer_letter_is_read_in_the_options_the_model_saw() -> None:
+    # the gold is "dog" (index 1); this response listed the options in another order
+    gold = _gold(answer={"text": "dog", "choices": ["cat", "dog", "cow"], "index": 1})
+    item = Item(id="q", options=["dog", "cow", "cat"], response="x (visual, 0:12).\nAnswer: A")
+    assert ground_response(item, gold, GroundSettings()).correct is True
+    plain = Item(id="q", response="x (visual, 0:12).\nAnswer: A")
+    assert ground_response(plain, gold, GroundSettings()).correct is False
+    assert ground_response(plain.model_copy(update={"response": "x.\nAnswer: B"}), gold, GroundSettings()).correct
