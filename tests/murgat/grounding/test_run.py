@@ -300,3 +300,18 @@ def test_the_answer_letter_is_read_in_the_options_the_model_saw() -> None:
     plain = Item(id="q", response="x (visual, 0:12).\nAnswer: A")
     assert ground_response(plain, gold, GroundSettings()).correct is False
     assert ground_response(plain.model_copy(update={"response": "x.\nAnswer: B"}), gold, GroundSettings()).correct
+
+
+def test_rextime_and_answer_figures_of_a_run() -> None:
+    from murgat.grounding.run import GroundRecord, summarize_ground
+
+    recs = [GroundRecord(id="a", rextime_iou=0.8, correct=True), GroundRecord(id="b", rextime_iou=0.4, correct=True),
+            GroundRecord(id="c", rextime_iou=0.0, correct=False), GroundRecord(id="d", rextime_iou=0.6, correct=None)]
+    s = summarize_ground(recs, {}, GroundSettings(n_resamples=200))
+    rx = s.rextime
+    assert rx["n"] == 4 and rx["miou"]["value"] == pytest.approx(100 * 1.8 / 4)
+    assert rx["r1@0.3"]["value"] == 75.0 and rx["r1@0.5"]["value"] == 50.0 and rx["r1@0.7"]["value"] == 25.0
+    # answer right AND IoU >= t, over the three graded responses
+    assert rx["acc&iou@0.3"]["value"] == pytest.approx(200 / 3) and rx["acc&iou@0.5"]["value"] == pytest.approx(100 / 3)
+    assert s.answers["accuracy"]["value"] == pytest.approx(2 / 3) and s.answers["n_answer_unknown"] == 1
+    assert s.nextgqa["n"] == 0 and s.nextgqa["n_without_visual_citation"] == 4
