@@ -106,7 +106,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--recall-threshold", type=float, default=0.6, help="evidence recall needed for SAA")
     p.add_argument("--score-run", default=None,
                    help="a murgat score run folder of the same responses: MURGAT-S for SAA_cite, facts for per-fact overlap")
-    p.add_argument("--end-tolerance", type=float, default=1.0)
+    p.add_argument("--end-tolerance", type=float, default=1.0,
+                   help="citations may end this many seconds past the gold duration and stay valid")
     p.add_argument("--cluster-by-video", action="store_true")
     p.add_argument("--bootstrap", type=int, default=2000)
     p.add_argument("--seed", type=int, default=0)
