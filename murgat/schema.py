@@ -8,6 +8,7 @@ object that was scored. The models hold data only; the logic lives in ``citation
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
@@ -69,11 +70,15 @@ class Citation(_Model):
         Boxes count by their numbers as written (not by the run's reading of them), so a
         fact's re-parsed citation matches its sentence's under any ``--box-units``.
         """
-        if "box" not in self.raw.lower():
+        low = self.raw.lower()
+        if "box" not in low:
             return (self.modality, self.start, self.end)
-        from murgat.citations import box_specs_key
-
-        return (self.modality, self.start, self.end, box_specs_key(self.raw))
+        # the box tail as written: its keywords and numbers (normalised as floats), nothing else;
+        # read here rather than by the citation parser, which imports this module
+        tail = low[low.index("box"):]
+        tokens = tuple(str(float(t)) if t[0] in "+-.0123456789" else t
+                       for t in re.findall(r"box(?:1000|px)?|[-+]?(?:\d+\.?\d*|\.\d+)", tail))
+        return (self.modality, self.start, self.end, tokens)
 
 
 class Sentence(_Model):

@@ -308,6 +308,10 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
         from murgat.scaleout.driver import report_extra
 
         extra["ray"] = report_extra(ray_report)
+    if getattr(args, "gold", None):
+        from murgat.grounding.run import ground_score_run
+
+        extra.update(ground_score_run(args, rundir.path))
     order = [i.id for i in items]
     results = rundir.latest_results(slim=True, want=ids, order=order)  # summaries need no per-sentence detail
     summary = summarize_run(rundir, cfg, ids, extra, results)
@@ -410,6 +414,10 @@ async def _run_with_progress(items, cfg, judges, rundir, args, con, built, todo=
 
 
 def _cmd_summarize(args: argparse.Namespace) -> int:
+    from murgat.grounding.compare import is_ground_run, summarize_ground_runs
+
+    if args.runs and is_ground_run(args.runs[0]):
+        return summarize_ground_runs(args)
     from murgat.console import console
     from murgat.engine.folder import read_kind
     from murgat.pipeline.report import compare, comparison_table, summary_table
@@ -501,6 +509,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cluster-by-video", action="store_true")
     p.add_argument("--attributed-threshold", type=float, default=0.5)
+    p.add_argument("--gold", default=None,
+                   help="gold evidence JSONL (murgat gold import): add the grounding figures of 'murgat ground' to the summary")
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--ids", default=None, help="comma-separated ids to score")
     p.add_argument("--dry-run", action="store_true", help="count calls and estimate cost; nothing is sent")

@@ -1,0 +1,114 @@
+"""``murgat gold import {nextgqa,citevqa,rextime}`` and ``murgat ground``: parse options, call the API, print."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    from murgat.grounding.gold import GoldFormatError, write_gold
+    from murgat.grounding.importers import import_citevqa, import_nextgqa, import_rextime, iter_summary
+
+    try:
+        if args.dataset == "nextgqa":
+            items = import_nextgqa(args.gsub, args.qa, args.map)
+        elif args.dataset == "citevqa":
+            items = import_citevqa(args.items)
+        else:
+            items = import_rextime(args.items)
+    except GoldFormatError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    n = write_gold(items, args.out)
+    for line in iter_summary(items):
+        print(line, file=sys.stderr)
+    print(f"wrote {n} gold items to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _fmt(iv: Any, pct: bool) -> str:
+    if not isinstance(iv, dict) or iv.get("value") is None:
+        return "-"
+    f = "{:.1f}" if pct else "{:.3f}"
+    return f"{f.format(iv['value'])} [{f.format(iv['ci_low'])}, {f.format(iv['ci_high'])}] n={iv['n']}"
+
+
+def _cmd_ground(args: argparse.Namespace) -> int:
+    from murgat.grounding.gold import GoldFormatError
+    from murgat.grounding.run import GroundSettings, ground
+    from murgat.inputs import InputError
+    from murgat.pipeline.rundir import NotWritable
+
+    settings = GroundSettings(
+        citevqa_compat=args.citevqa_compat, attributed_threshold=args.attributed_threshold,
+        recall_threshold=args.recall_threshold, end_tolerance_s=args.end_tolerance,
+        cluster_by_video=args.cluster_by_video, n_resamples=args.bootstrap, seed=args.seed, score_run=args.score_run)
+    try:
+        result = ground(args.responses, args.gold, args.out, settings)
+    except (GoldFormatError, InputError, NotWritable, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    doc = result.summary.model_dump()
+    if args.json:
+        print(json.dumps(doc, ensure_ascii=False))
+        return 0
+    from rich.table import Table
+
+    from murgat.console import console
+
+    table = Table(title=f"grounding of {args.responses} against {args.gold}")
+    for col in ("family", "figure", "value [95% CI]"):
+        table.add_column(col)
+    for family, pct in (("nextgqa", True), ("rextime", True), ("overlap", False), ("evidence", False),
+                        ("boxes", False), ("answers", False)):
+        for k, v in doc[family].items():
+            if isinstance(v, dict) or v is None:
+                table.add_row(family, k, _fmt(v, pct))
+            else:
+                table.add_row(family, k, str(v))
+    con = console()
+    con.print(table)
+    con.print(f"{doc['n_responses']} responses ({doc['n_errors']} errors); {doc['n_gold_without_response']} gold "
+              f"questions without a response" + (f"; wrote {args.out}" if args.out else ""))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("gold", help="gold evidence files: import a dataset's official annotations")
+    gsub = p.add_subparsers(dest="gold_command", metavar="ACTION", required=True)
+    imp = gsub.add_parser("import", help="convert official annotation files to murgat's gold JSONL")
+    ds = imp.add_subparsers(dest="dataset", metavar="DATASET", required=True)
+    q = ds.add_parser("nextgqa", help="NExT-GQA: gsub_*.json spans + the QA csv")
+    q.add_argument("--gsub", required=True, help="gsub_{val,test}.json (time spans in seconds)")
+    q.add_argument("--qa", required=True, help="{val,test}.csv (questions, options a0-a4, answer text)")
+    q.add_argument("--map", default=None, help="map_vid_vidorID.json: video id -> VidOR path (optional)")
+    q.add_argument("--out", required=True, help="gold JSONL to write")
+    q.set_defaults(func=_cmd_import)
+    for name, helptext in (("citevqa", "CiteVQA: answers with inline <bbox page=.. x1=..> tags (0-1000)"),
+                           ("rextime", "ReXTime: relevant_windows and ans")):
+        q = ds.add_parser(name, help=helptext)
+        q.add_argument("--items", required=True, help="the dataset's JSON list or JSONL of items")
+        q.add_argument("--out", required=True, help="gold JSONL to write")
+        q.set_defaults(func=_cmd_import)
+
+    p = sub.add_parser("ground", help="grounding figures of cited responses against gold evidence (no media, no judge)")
+    p.add_argument("responses", help="response file (murgat JSONL or the authors' JSON list)")
+    p.add_argument("--gold", required=True, help="gold JSONL (murgat gold import …)")
+    p.add_argument("--out", default=None, help="run folder for config.json, results.jsonl, summary.json")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--citevqa-compat", action="store_true",
+                   help="evidence precision as CiteVQA's released scorer: gold items matched / citations")
+    p.add_argument("--attributed-threshold", type=float, default=0.5,
+                   help="MURGAT-S that makes a right answer count as attributed in SAA_cite")
+    p.add_argument("--recall-threshold", type=float, default=0.6, help="evidence recall needed for SAA")
+    p.add_argument("--score-run", default=None,
+                   help="a murgat score run folder of the same responses: MURGAT-S for SAA_cite, facts for per-fact overlap")
+    p.add_argument("--end-tolerance", type=float, default=1.0,
+                   help="citations may end this many seconds past the gold duration and stay valid")
+    p.add_argument("--cluster-by-video", action="store_true")
+    p.add_argument("--bootstrap", type=int, default=2000)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_cmd_ground)

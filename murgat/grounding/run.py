@@ -1,0 +1,448 @@
+"""``murgat ground``: responses + gold evidence → grounding figures with bootstrap CIs.
+
+Reads a response file (any format :mod:`murgat.inputs` reads) and a gold JSONL
+(:mod:`murgat.grounding.gold`), parses each response's citations with murgat's citation
+grammar (and CiteVQA-style ``<bbox page=…>`` tags), and scores them with the pure
+functions of :mod:`murgat.grounding.metric`. No media and no judge: durations come from
+the gold file. Answer correctness is the score command's rule (option letter of the
+response against the gold option); free-form answers take a grade the response record
+carries (``correct``, or a 0–5 judge ``answer_score``, right at ≥ 4). MURGAT-S for
+``SAA_cite`` comes from a score run folder or a ``murgat_s`` field of the record.
+
+A run folder holds ``config.json`` (``kind: ground``), ``results.jsonl`` (one
+:class:`GroundRecord` per response) and ``summary.json`` (:class:`GroundSummary`), each
+written whole and renamed into place: the figures take seconds, so a rerun recomputes
+instead of resuming.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from murgat.grounding import metric as gm
+from murgat.grounding.gold import GoldItem, load_gold
+from murgat.schema import Citation, Interval, Item
+
+
+class GroundSettings(BaseModel):
+    """Options of ``murgat ground`` (one field per option)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    citevqa_compat: bool = Field(default=False, description="evidence precision as CiteVQA's released scorer counts it "
+                                                            "(gold items matched / citations)")
+    attributed_threshold: float = Field(default=0.5, description="MURGAT-S needed for SAA_cite")
+    recall_threshold: float = Field(default=0.6, description="evidence recall needed for SAA (CiteVQA's 0.6)")
+    time_iou_threshold: float = Field(default=0.5, description="time IoU for a citation to hit a gold item")
+    box_iou_threshold: float = Field(default=0.5, description="box IoU for a citation to hit a gold item")
+    end_tolerance_s: float = Field(default=1.0, description="citations may end this far past the gold duration")
+    cluster_by_video: bool = Field(default=False, description="bootstrap resamples whole videos")
+    n_resamples: int = Field(default=2000, description="bootstrap resamples")
+    seed: int = Field(default=0, description="bootstrap seed")
+    score_run: str | None = Field(default=None, description="a murgat score run folder: MURGAT-S per item and facts")
+
+
+class ClaimOverlap(BaseModel):
+    """Set-level overlap of one cited fact (or sentence) with the gold time."""
+
+    unit: Literal["fact", "sentence"]
+    index: int
+    iop: float
+    iog: float
+    iou: float
+
+
+class GroundRecord(BaseModel):
+    """One line of ``results.jsonl``: a response's grounding against its gold."""
+
+    id: str
+    video: str | None = None
+    error: str | None = None
+    correct: bool | None = None
+    correct_from: str | None = Field(default=None, description="option rule | record grade | answer_score | score run")
+    n_citations: int = 0
+    n_invalid: int = 0
+    n_valid_visual: int = 0
+    predicted_span: tuple[float, float] | None = Field(default=None, description="hull of the valid visual citations")
+    nextgqa_iou: float | None = None
+    nextgqa_iop: float | None = None
+    first_span: tuple[float, float] | None = None
+    rextime_iou: float | None = None
+    iop: float | None = None
+    iog: float | None = None
+    iou: float | None = None
+    claims: list[ClaimOverlap] = Field(default_factory=list)
+    evidence_recall: float | None = None
+    evidence_precision: float | None = None
+    gold_hit: list[bool] = Field(default_factory=list)
+    viou: float | None = None
+    murgat_s: float | None = None
+    saa: bool | None = None
+    saa_cite: bool | None = None
+
+
+class GroundSummary(BaseModel):
+    """``summary.json`` of a ground run; every figure an :class:`~murgat.schema.Interval`."""
+
+    kind: Literal["ground"] = "ground"
+    n_responses: int
+    n_errors: int
+    n_gold: int
+    n_gold_without_response: int
+    nextgqa: dict[str, Any] = Field(default_factory=dict, description="official eval_ground.py figures, in percent")
+    rextime: dict[str, Any] = Field(default_factory=dict, description="ReXTime / E.T.Bench figures, in percent")
+    overlap: dict[str, Any] = Field(default_factory=dict, description="murgat's set-level IoP / IoG / IoU")
+    evidence: dict[str, Any] = Field(default_factory=dict, description="CiteVQA-style evidence recall / precision")
+    boxes: dict[str, Any] = Field(default_factory=dict, description="vIoU of boxes over time")
+    answers: dict[str, Any] = Field(default_factory=dict, description="accuracy, SAA and SAA_cite")
+    settings: dict[str, Any] = Field(default_factory=dict)
+
+
+class GroundResult(BaseModel):
+    summary: GroundSummary
+    records: list[GroundRecord]
+
+
+# ---------------------------------------------------------------- per response
+
+
+def _gold_time(gold: GoldItem) -> dict[str, list[gm.Span]]:
+    out: dict[str, list[gm.Span]] = {}
+    for e in gold.evidence:
+        if e.modality != "page" and e.start is not None and e.end is not None:
+            out.setdefault(e.modality, []).append((e.start, e.end))
+    return out
+
+
+def _cited_span(c: Citation, duration: float | None) -> gm.Span:
+    """The time a valid citation covers, a point widened by its written resolution."""
+    assert c.start is not None and c.end is not None
+    if c.start == c.end:
+        return gm.widen_point(c.start, gm.written_resolution(c.raw, c.start), duration)
+    return (c.start, c.end)
+
+
+def _boxes_of(c: Citation) -> tuple[tuple[float | None, gm.Box], ...]:
+    return tuple((None, (b.x1, b.y1, b.x2, b.y2)) for b in (getattr(c, "boxes", None) or []))
+
+
+def _units(cites: Sequence[Citation], pages: Sequence[Any], n_bad_pages: int, duration: float | None) -> list[gm.Unit]:
+    units: list[gm.Unit] = []
+    for c in cites:
+        if c.valid and c.modality in ("visual", "audio") and c.start is not None and c.end is not None:
+            units.append(gm.Unit(c.modality, span=_cited_span(c, duration), boxes=_boxes_of(c)))
+        else:
+            units.append(gm.Unit("invalid"))
+    for p in pages:
+        units.append(gm.Unit("page", page=p.page, doc=p.doc, boxes=tuple((b.t, b.xyxy()) for b in p.boxes)))
+    units.extend(gm.Unit("invalid") for _ in range(n_bad_pages))
+    return units
+
+
+def _gold_units(gold: GoldItem) -> list[gm.Unit]:
+    return [gm.Unit(e.modality, span=None if e.modality == "page" else (e.start or 0.0, e.end or 0.0),
+                    page=e.page, doc=e.doc, boxes=tuple((b.t, b.xyxy()) for b in e.boxes),
+                    crucial=e.role == "crucial") for e in gold.evidence]
+
+
+def _cited_time(cites: Sequence[Citation], duration: float | None) -> dict[str, list[gm.Span]]:
+    out: dict[str, list[gm.Span]] = {}
+    for c in cites:
+        if c.valid and c.modality in ("visual", "audio") and c.start is not None and c.end is not None:
+            out.setdefault(c.modality, []).append(_cited_span(c, duration))
+    return out
+
+
+def _viou(gold: GoldItem, visual: Sequence[Citation]) -> float | None:
+    tubes = [e for e in gold.evidence if e.modality == "visual" and any(b.t is not None for b in e.boxes)]
+    if not tubes:
+        return None
+    predicted = [(_cited_span(c, gold.duration), [b for _, b in _boxes_of(c)]) for c in visual if _boxes_of(c)]
+    values = []
+    for e in tubes:
+        pairs = sorted((b.t, b.xyxy()) for b in e.boxes if b.t is not None)
+        if gold.fps:
+            step = 1.0 / gold.fps
+        else:
+            gaps = [b[0] - a[0] for a, b in itertools.pairwise(pairs) if b[0] > a[0]]
+            step = min(gaps) if gaps else 1.0
+        values.append(gm.viou(pairs, (e.start or 0.0, e.end or 0.0), predicted, step) if predicted else 0.0)
+    return max(values) if gold.need == "any" else sum(values) / len(values)
+
+
+def _correct(item: Item, gold: GoldItem, pre: Any, score: Any) -> tuple[bool | None, str | None]:
+    from murgat.answers import LETTERS, gold_option, is_correct
+
+    if gold.answer is not None and gold.answer.index is not None:
+        # the letter is read in the options the model saw: the response's own when it lists them
+        # (the gold text found there), else the gold's choices
+        text = gold.answer.text or ""
+        own = item.options and any(o.strip().lower() == text.strip().lower() for o in item.options)
+        if own:
+            return is_correct(pre.option, text, item.options), "option rule"
+        return is_correct(pre.option, LETTERS[gold.answer.index], gold.answer.choices), "option rule"
+    if item.gold and item.options and gold_option(item.gold, item.options) is not None:
+        return is_correct(pre.option, item.gold, item.options), "option rule"
+    extra = item.model_extra or {}
+    if isinstance(extra.get("correct"), bool):
+        return extra["correct"], "record grade"
+    grade = extra.get("answer_score")
+    if isinstance(grade, int | float) and not isinstance(grade, bool):
+        return grade >= 4, "answer_score"
+    if score is not None and score.correct is not None:
+        return score.correct, "score run"
+    return None, None
+
+
+def ground_response(item: Item, gold: GoldItem, s: GroundSettings, score: Any = None) -> GroundRecord:
+    """All grounding figures of one response against its gold (see the metric module)."""
+    from murgat.citations import check_durations, parse_citations
+    from murgat.grounding.importers import bbox_tags
+    from murgat.text import preprocess, split_sentences
+
+    rec = GroundRecord(id=item.id, video=gold.video or item.media)
+    n_opt = len(item.options or (gold.answer.choices if gold.answer and gold.answer.choices else []) or []) or 10
+    pre = preprocess(item.response, n_opt)
+    durations: dict[str, float | None] = {"visual": gold.duration, "audio": gold.duration}
+    sents = split_sentences(pre.reasoning)
+    if gold.duration is not None:
+        sents = [x.model_copy(update={"citations": check_durations(x.citations, durations, s.end_tolerance_s)})
+                 for x in sents]
+    answer_cites = parse_citations(pre.answer) if pre.answer else []
+    if gold.duration is not None:
+        answer_cites = check_durations(answer_cites, durations, s.end_tolerance_s)
+    cites = [c for x in sents for c in x.citations] + answer_cites
+    pages, bad_pages, _ = bbox_tags(item.response, item.id, strict=False)
+    rec.n_citations = len(cites) + len(pages) + len(bad_pages)
+    rec.n_invalid = sum(1 for c in cites if not c.valid) + len(bad_pages)
+    visual = [c for c in cites if c.valid and c.modality == "visual" and c.start is not None and c.end is not None]
+    rec.n_valid_visual = len(visual)
+    gold_time = _gold_time(gold)
+    gold_visual = gold_time.get("visual", [])
+
+    # NExT-GQA: hull of the valid visual citations; ReXTime: the first one
+    if visual:
+        rec.predicted_span = gm.hull((c.start, c.end) for c in visual)  # type: ignore[misc]
+        rec.first_span = (visual[0].start, visual[0].end)  # type: ignore[assignment]
+    if gold_visual:
+        if rec.predicted_span is not None:
+            rec.nextgqa_iou, rec.nextgqa_iop = gm.nextgqa_best(gold_visual, rec.predicted_span)
+        rec.rextime_iou = gm.best_iou(gold_visual, rec.first_span) if rec.first_span else 0.0
+
+    # murgat's set-level overlap, per response and per claim
+    if gold_time:
+        ov = gm.set_overlap(_cited_time(cites, gold.duration), gold_time)
+        rec.iop, rec.iog, rec.iou = ov.iop, ov.iog, ov.iou
+        claims: list[tuple[str, int, list[Citation]]]
+        if score is not None and score.sentences:
+            claims = [("fact", f.index, list(f.citations)) for sr in score.sentences for f in sr.facts if f.citations]
+        else:
+            claims = [("sentence", x.index, list(x.citations)) for x in sents if x.citations]
+        for unit, idx, cs in claims:
+            o = gm.set_overlap(_cited_time(cs, gold.duration), gold_time)
+            rec.claims.append(ClaimOverlap(unit=unit, index=idx, iop=o.iop, iog=o.iog, iou=o.iou))  # type: ignore[arg-type]
+
+    # CiteVQA-style evidence recall / precision
+    if gold.evidence:
+        ev = gm.evidence_scores(_units(cites, pages, len(bad_pages), gold.duration), _gold_units(gold), gold.need,
+                                s.citevqa_compat, s.time_iou_threshold, s.box_iou_threshold)
+        rec.evidence_recall, rec.evidence_precision, rec.gold_hit = ev.recall, ev.precision, ev.gold_hit
+    rec.viou = _viou(gold, visual)
+
+    # answers and strict attributed accuracy
+    rec.correct, rec.correct_from = _correct(item, gold, pre, score)
+    extra = item.model_extra or {}
+    if score is not None and score.scores.murgat_s is not None:
+        rec.murgat_s = score.scores.murgat_s
+    elif isinstance(extra.get("murgat_s"), int | float) and not isinstance(extra.get("murgat_s"), bool):
+        rec.murgat_s = float(extra["murgat_s"])
+    if rec.correct is not None and rec.evidence_recall is not None:
+        evidence_ok = rec.evidence_recall >= s.recall_threshold
+        rec.saa = rec.correct and evidence_ok
+        if rec.murgat_s is not None:
+            rec.saa_cite = rec.correct and (evidence_ok or rec.murgat_s >= s.attributed_threshold)
+    return rec
+
+
+# ---------------------------------------------------------------- run level
+
+
+def _ci(rows: Sequence[tuple[float, str]], s: GroundSettings, scale: float = 1.0) -> dict[str, Any]:
+    from murgat.metric import bootstrap_ci
+
+    vals = [v for v, _ in rows]
+    iv = bootstrap_ci(vals, [c for _, c in rows] if s.cluster_by_video else None, s.n_resamples, s.seed)
+    if iv.value is None:
+        return iv.model_dump()
+    return Interval(value=iv.value * scale, ci_low=(iv.ci_low or 0.0) * scale, ci_high=(iv.ci_high or 0.0) * scale,
+                    n=iv.n).model_dump()
+
+
+def summarize_ground(records: Sequence[GroundRecord], gold: dict[str, GoldItem], s: GroundSettings) -> GroundSummary:
+    """Run-level figures with seeded bootstrap CIs (records in id order, so the CIs do not depend on input order)."""
+    records = sorted(records, key=lambda r: r.id)
+    ok = [r for r in records if r.error is None]
+
+    def rows(f: Any, keep: Any = lambda r: True) -> list[tuple[float, str]]:
+        return [(float(f(r)), r.video or r.id) for r in ok if keep(r)]
+
+    with_time = [r for r in ok if r.rextime_iou is not None]  # gold has visual time
+    ng = [r for r in with_time if r.nextgqa_iop is not None]
+    nextgqa: dict[str, Any] = {}
+    if with_time:
+        iop = lambda r: r.nextgqa_iop  # noqa: E731
+        iou = lambda r: r.nextgqa_iou  # noqa: E731
+        has = lambda r: r.nextgqa_iop is not None  # noqa: E731
+        answered = [r for r in ng if r.correct is not None]
+        nextgqa = {
+            "acc_gqa": _ci([(float(r.correct and r.nextgqa_iop >= 0.5), r.video or r.id) for r in answered], s, 100)
+            if answered else None,
+            "miop": _ci(rows(iop, has), s, 100),
+            "iop@0.3": _ci(rows(lambda r: iop(r) >= 0.3, has), s, 100),
+            "iop@0.5": _ci(rows(lambda r: iop(r) >= 0.5, has), s, 100),
+            "miou": _ci(rows(iou, has), s, 100),
+            "iou@0.3": _ci(rows(lambda r: iou(r) >= 0.3, has), s, 100),
+            "iou@0.5": _ci(rows(lambda r: iou(r) >= 0.5, has), s, 100),
+            "n": len(ng),
+            "n_without_visual_citation": len(with_time) - len(ng),
+            "n_answer_unknown": len(ng) - len(answered),
+        }
+    rextime: dict[str, Any] = {}
+    if with_time:
+        in_t = lambda r: r.rextime_iou is not None  # noqa: E731
+        rextime = {f"r1@{t}": _ci(rows(lambda r, t=t: r.rextime_iou >= t, in_t), s, 100) for t in (0.3, 0.5, 0.7)}
+        rextime["miou"] = _ci(rows(lambda r: r.rextime_iou, in_t), s, 100)
+        answered = [r for r in with_time if r.correct is not None]
+        for t in (0.3, 0.5, 0.7):
+            rextime[f"acc&iou@{t}"] = (_ci([(float(r.correct and r.rextime_iou >= t), r.video or r.id)  # type: ignore[operator]
+                                            for r in answered], s, 100) if answered else None)
+        rextime["n"] = len(with_time)
+    overlap: dict[str, Any] = {}
+    timed = [r for r in ok if r.iop is not None]
+    if timed:
+        overlap = {k: _ci(rows(lambda r, k=k: getattr(r, k), lambda r: r.iop is not None), s) for k in ("iop", "iog", "iou")}
+        with_claims = lambda r: bool(r.claims)  # noqa: E731
+        for k in ("iop", "iog", "iou"):
+            overlap[f"claim_{k}"] = _ci(rows(lambda r, k=k: sum(getattr(c, k) for c in r.claims) / len(r.claims),
+                                             with_claims), s)
+        overlap["n"] = len(timed)
+        overlap["n_claims"] = sum(len(r.claims) for r in timed)
+        overlap["claim_unit"] = "fact" if any(c.unit == "fact" for r in timed for c in r.claims) else "sentence"
+    evidence: dict[str, Any] = {}
+    ev = [r for r in ok if r.evidence_recall is not None]
+    if ev:
+        evidence = {
+            "recall": _ci(rows(lambda r: r.evidence_recall, lambda r: r.evidence_recall is not None), s),
+            "precision": _ci(rows(lambda r: r.evidence_precision, lambda r: r.evidence_recall is not None), s),
+            "precision_rule": "citevqa-compat (gold items matched / citations)" if s.citevqa_compat
+            else "citations that hit a gold item / citations",
+            "n": len(ev),
+        }
+    boxes: dict[str, Any] = {}
+    bx = [r for r in ok if r.viou is not None]
+    if bx:
+        has_v = lambda r: r.viou is not None  # noqa: E731
+        boxes = {"m_viou": _ci(rows(lambda r: r.viou, has_v), s),
+                 "viou@0.3": _ci(rows(lambda r: r.viou >= 0.3, has_v), s),
+                 "viou@0.5": _ci(rows(lambda r: r.viou >= 0.5, has_v), s), "n": len(bx)}
+    answers: dict[str, Any] = {}
+    graded = [r for r in ok if r.correct is not None]
+    if graded:
+        answers["accuracy"] = _ci(rows(lambda r: r.correct, lambda r: r.correct is not None), s)
+        sa = [r for r in graded if r.saa is not None]
+        answers["saa"] = _ci(rows(lambda r: r.saa, lambda r: r.saa is not None), s) if sa else None
+        sc = [r for r in graded if r.saa_cite is not None]
+        answers["saa_cite"] = _ci(rows(lambda r: r.saa_cite, lambda r: r.saa_cite is not None), s) if sc else None
+        answers["n"] = len(graded)
+        answers["n_without_murgat_s"] = len(sa) - len(sc)
+        answers["recall_threshold"] = s.recall_threshold
+        answers["attributed_threshold"] = s.attributed_threshold
+    answers["n_answer_unknown"] = len(ok) - len(graded)
+    seen = {r.id for r in records}
+    return GroundSummary(
+        n_responses=len(records), n_errors=len(records) - len(ok), n_gold=len(gold),
+        n_gold_without_response=sum(1 for k in gold if k not in seen),
+        nextgqa=nextgqa, rextime=rextime, overlap=overlap, evidence=evidence, boxes=boxes, answers=answers,
+        settings=s.model_dump() | {"bootstrap": {"n_resamples": s.n_resamples, "seed": s.seed,
+                                                 "clustered_by": "video" if s.cluster_by_video else None}},
+    )
+
+
+def _score_records(folder: str) -> dict[str, Any]:
+    from murgat.pipeline.rundir import RunDir
+
+    p = Path(folder)
+    if not (p / "results.jsonl").is_file():
+        raise FileNotFoundError(f"{p}: not a murgat score run (no results.jsonl)")
+    return {r.id: r for r in RunDir(p, repair=False).latest_results()}
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def ground(responses: str | Path, gold: str | Path | dict[str, GoldItem], out: str | Path | None = None,
+           settings: GroundSettings | None = None) -> GroundResult:
+    """Score ``responses`` against ``gold``; write a run folder to ``out`` when given.
+
+    A response whose id has no gold gets an error record with the reason; the others are
+    scored.
+    """
+    from murgat.inputs import iter_items
+
+    s = settings or GroundSettings()
+    gold_items = gold if isinstance(gold, dict) else load_gold(gold)
+    scores = _score_records(s.score_run) if s.score_run else {}
+    if out is not None:
+        from murgat.pipeline.rundir import check_writable_dir
+
+        check_writable_dir(out, "the output folder")
+    records: list[GroundRecord] = []
+    for item in iter_items(responses):  # a repeated id is refused there, naming the line
+        g = gold_items.get(item.id)
+        if g is None:
+            records.append(GroundRecord(id=item.id, video=item.media, error="no_gold: the gold file has no item with this id"))
+            continue
+        records.append(ground_response(item, g, s, scores.get(item.id)))
+    summary = summarize_ground(records, gold_items, s)
+    if out is not None:
+        o = Path(out)
+        _write(o / "config.json", json.dumps({"kind": "ground", "responses": str(responses),
+                                              "gold": None if isinstance(gold, dict) else str(gold),
+                                              "settings": s.model_dump()}, indent=2))
+        _write(o / "results.jsonl", "".join(r.model_dump_json() + "\n" for r in records))
+        _write(o / "summary.json", summary.model_dump_json(indent=2))
+    return GroundResult(summary=summary, records=records)
+
+
+def ground_score_run(args: Any, run: Path) -> dict[str, Any]:
+    """The ``murgat score … --gold GOLD`` hook: ground the scored input into ``RUN/grounding``.
+
+    Uses the score run just written for MURGAT-S (``SAA_cite``) and its facts (per-fact
+    overlap), and the score command's bootstrap settings. Returns what goes into the score
+    summary's ``extra``: ``{"grounding": summary}``, or ``{"grounding_error": reason}`` when
+    the gold cannot be used (the scores are kept either way).
+    """
+    import sys
+
+    from murgat.grounding.gold import GoldFormatError
+    from murgat.inputs import InputError
+
+    s = GroundSettings(attributed_threshold=args.attributed_threshold, cluster_by_video=args.cluster_by_video,
+                       n_resamples=args.bootstrap, seed=args.seed, end_tolerance_s=args.end_tolerance,
+                       score_run=str(run))
+    try:
+        res = ground(args.input, args.gold, run / "grounding", s)
+    except (GoldFormatError, InputError, FileNotFoundError) as exc:
+        print(f"error: grounding against --gold not computed: {exc}", file=sys.stderr)
+        return {"grounding_error": str(exc)}
+    return {"grounding": res.summary.model_dump()}
