@@ -70,13 +70,17 @@ async def _run(args: argparse.Namespace, items: list[Any], variants: list[str], 
     executor_spec = args.executor or args.planner
     judge_spec = args.judge or executor_spec
     cfg = _score_config(args, judge_spec, jopts)
-    planner = make_judge(args.planner, popts, cache=cache, config=cfg.generate)
-    executor = planner if executor_spec == args.planner and eopts == popts else make_judge(
-        executor_spec, eopts, cache=cache, config=cfg.generate)
-    checker = None
-    if not args.no_check:
-        checker = executor if judge_spec == executor_spec and jopts == eopts else make_judge(
-            judge_spec, jopts, cache=cache, config=cfg.generate)
+    try:
+        planner = make_judge(args.planner, popts, cache=cache, config=cfg.generate)
+        executor = planner if executor_spec == args.planner and eopts == popts else make_judge(
+            executor_spec, eopts, cache=cache, config=cfg.generate)
+        checker = None
+        if not args.no_check:
+            checker = executor if judge_spec == executor_spec and jopts == eopts else make_judge(
+                judge_spec, jopts, cache=cache, config=cfg.generate)
+    except (ValueError, FileNotFoundError, ImportError):
+        cache.discard()  # a bad model spec leaves no cache.sqlite behind
+        raise
     if checker is not None and (checker.needs_evidence_text or args.evidence_text):
         cfg.evidence.text = True
     judges = Judges(planner=planner, executor=executor, checker=checker)

@@ -274,11 +274,42 @@ class RunFolder:
         return ranked + list(by_id.values())
 
     def compact(self, order: Sequence[str] | None = None) -> None:
-        """Rewrite the results stream with one record per id in input order (atomic). For streams
-        people read directly (``generate``'s responses file): retried items leave no old lines."""
-        rows = self.latest_results(order=order)
-        write_atomic(self.results_path, "".join(
-            (dumps(r) if isinstance(r, dict) else r.model_dump_json()) + "\n" for r in rows))
+        """Rewrite the results stream with one line per id (its latest), in input order, atomically:
+        two runs of one input give the same file whatever order items finished in, and retried
+        items leave no old lines. Lines are copied as they are (records are not re-serialised, so
+        they stay byte-identical) by their offsets: memory stays O(number of ids), not file size."""
+        if self.repair:
+            self.load_results(slim=True)  # moves corrupt lines aside and maps id -> latest line
+        self._slim_stamp = (-1, -1)
+        self.load_results(slim=True)
+        if not self.results_path.exists():
+            return
+        latest = dict(self._last_line)  # id -> line number
+        ranked = [i for i in dict.fromkeys(order or []) if i in latest]
+        ranked += [i for i in sorted(latest, key=latest.__getitem__) if i not in set(ranked)]
+        wanted = {latest[i] for i in ranked}
+        offsets: dict[int, tuple[int, int]] = {}
+        with open(self.results_path, "rb") as f:
+            pos, lineno = 0, 0
+            for raw in f:  # numbered as the scan numbers them: every line split at b"\n"
+                lineno += 1
+                if lineno in wanted:
+                    offsets[lineno] = (pos, len(raw.rstrip(b"\r\n")))
+                pos += len(raw)
+            tmp = self.results_path.with_name(self.results_path.name + ".tmp")
+            try:
+                with open(tmp, "wb") as out:
+                    for i in ranked:
+                        start, size = offsets[latest[i]]
+                        f.seek(start)
+                        out.write(f.read(size) + b"\n")
+                    out.flush()
+                    os.fsync(out.fileno())
+                os.replace(tmp, self.results_path)
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+                raise ResultsWriteError(f"cannot write {self.results_path}: {exc.strerror or exc}") from exc
         self._slim_stamp = (-1, -1)
 
     def write_summary(self, summary: Any) -> Path:

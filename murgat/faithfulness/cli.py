@@ -54,6 +54,7 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
             judge = make_judge(args.judge, opts, cache=cache, config=cfg.generate)
         except (ValueError, FileNotFoundError, ImportError) as exc:
             print(f"error: {exc}", file=sys.stderr)
+            cache.discard()
             return 2
         if judge.needs_evidence_text:
             cfg.evidence.text = True
@@ -88,6 +89,7 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
                     raise
                 return code
         ids = {i.id for i in items}
+        rundir.compact([i.id for i in items])  # input order on disk too
         results = rundir.latest_results(want=ids, order=[i.id for i in items])
         doc = summarize_faithfulness(results, args.bootstrap, args.seed)
         doc["this_invocation"] = ray_counts if ray_counts is not None else {

@@ -65,7 +65,12 @@ async def _reflect_all(args: argparse.Namespace, items: list[Any], folder: Any) 
         judges.append(j)
         return j
 
-    task = ReflectTask(build_roles(_settings(args, cfg), judge), cfg, place, mode=args.mode, fps=args.fps, start=start)
+    try:
+        roles = build_roles(_settings(args, cfg), judge)
+    except (ValueError, FileNotFoundError, ImportError):
+        cache.discard()  # a bad model spec leaves no cache.sqlite behind
+        raise
+    task = ReflectTask(roles, cfg, place, mode=args.mode, fps=args.fps, start=start)
     todo = plan(task, items, folder, args.retry_errors).todo
     order = [it.id for it in items]
     try:

@@ -92,7 +92,11 @@ async def _generate(args: argparse.Namespace, effort: str | None, folder: Any, c
         _, _, totals = summed_stats(report)
         return next(iter(totals.values()), None) or JudgeStats()
     cache = ResponseCache(cache_path)
-    judge = make_judge(args.model, parse_options(args.model_option), cache=cache, config=cfg)
+    try:
+        judge = make_judge(args.model, parse_options(args.model_option), cache=cache, config=cfg)
+    except (ValueError, FileNotFoundError, ImportError):
+        cache.discard()
+        raise
     try:
         await generate_all(judge, items, folder, args.mode, cfg, place=_place(args), fps=args.fps,
                            max_frames=args.max_frames, base=base, concurrency=args.concurrency,

@@ -83,6 +83,8 @@ class ResponseCache:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        #: this handle made the database (a run refused before any work removes it again: :meth:`discard`)
+        self.created = not self.path.exists()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self.notices: list[str] = []
@@ -242,11 +244,12 @@ class ResponseCache:
         with self._lock:
             return int(self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
-    def discard(self, remove_files: bool = False) -> None:
-        """Close; with ``remove_files`` also delete the database and its ``-wal``/``-shm`` files
-        (a run refused before any work must not leave a cache it just created behind)."""
+    def discard(self, remove_files: bool | None = None) -> None:
+        """Close; with ``remove_files`` (default: when this handle created it) also delete the database
+        and its ``-wal``/``-shm`` files — a run refused before any work (a bad judge spec) must not
+        leave a cache behind."""
         self.close()
-        if remove_files:
+        if self.created if remove_files is None else remove_files:
             for suffix in ("", "-wal", "-shm"):
                 with contextlib.suppress(OSError):
                     self.path.with_name(self.path.name + suffix).unlink()

@@ -201,7 +201,6 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
     rundir = RunDir(out)
     if args.overwrite and not args.dry_run:
         rundir.reset()
-    cache_existed = cache_path.exists()
     try:
         cache = ResponseCache(cache_path)
     except sqlite3.Error as exc:
@@ -225,7 +224,7 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
                         decontextualize=judge_for(cfg.judge_decontextualize) if cfg.judge_decontextualize else None)
     except (ValueError, FileNotFoundError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        cache.discard(remove_files=not cache_existed)  # a bad --judge leaves no cache.sqlite(-wal/-shm) behind
+        cache.discard()  # a bad --judge leaves no cache.sqlite(-wal/-shm) behind
         return 2
     if judges.entail.needs_evidence_text or cfg.evidence_text:
         cfg.evidence.text = True
@@ -313,6 +312,7 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
 
         extra.update(ground_score_run(args, rundir.path))
     order = [i.id for i in items]
+    rundir.compact(order)  # input order on disk too: two runs of one input give the same file
     results = rundir.latest_results(slim=True, want=ids, order=order)  # summaries need no per-sentence detail
     summary = summarize_run(rundir, cfg, ids, extra, results)
     from murgat.viewer.cli import build_report

@@ -152,3 +152,29 @@ def test_view_and_summarize_dispatch_on_kind(tmp_path: Path, with_kind: bool, ca
     assert json.loads(capsys.readouterr().out)["kind"] == "faithfulness"
     assert main(["summarize", str(run), str(run)]) == 2
     assert "'faithfulness' run" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["faithfulness", "generate", "program", "reflect"])
+def test_a_bad_model_spec_leaves_no_cache_in_any_command(tmp_path: Path, example_media: Path, command: str,
+                                                         capsys) -> None:
+    """Before: a bad judge/model spec left cache.sqlite-wal/-shm behind (checked for score above)."""
+    q = _write(tmp_path / "q.jsonl", [{"id": "a", "media": "friday.mp4", "question": "?", "response": "r"}])
+    spec = "nosuchprovider:m"
+    argv = {"faithfulness": ["faithfulness", str(q), "--judge", spec],
+            "generate": ["generate", str(q), "--model", spec],
+            "program": ["program", str(q), "--planner", spec],
+            "reflect": ["reflect", str(q), "--model", spec, "--detector", "self"]}[command]
+    out = tmp_path / "out"
+    assert main([*argv, "--media-root", str(example_media), "--out", str(out), "--json"]) == 2
+    assert "nosuchprovider" in capsys.readouterr().err
+    assert not list(out.rglob("cache.sqlite*"))
+
+
+def test_view_a_program_folder_says_where_to_look(tmp_path: Path, capsys) -> None:
+    from murgat.engine.folder import RunFolder
+
+    folder = RunFolder(tmp_path / "prog", record=None)
+    folder.check_config({"planner": "x"}, {}, kind="program")
+    folder.write_summary({"variants": {}})
+    assert main(["view", str(tmp_path / "prog")]) == 2
+    assert "'program' run" in capsys.readouterr().err

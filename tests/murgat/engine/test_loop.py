@@ -110,3 +110,13 @@ def test_kind_is_recorded_and_a_folder_of_another_kind_refused(tmp_path: Path) -
     assert read_kind(tmp_path / "run") == "faithfulness"
     with pytest.raises(RunConfigMismatch, match="'faithfulness' run"):
         RunFolder(tmp_path / "run").check_config({"a": 1}, {}, kind="score")
+
+
+def test_compact_keeps_lines_byte_identical_and_blank_lines_do_not_shift(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    lines = ['{"id": "b", "v": 1}', "", '{"id": "a", "v": "\\u2028x"}', '{"id": "b", "v": 2}']
+    (out / "results.jsonl").write_text("\n".join(lines) + "\n")
+    folder = RunFolder(out, record=None)
+    folder.compact(["a", "b"])
+    assert (out / "results.jsonl").read_text().splitlines() == ['{"id": "a", "v": "\\u2028x"}', '{"id": "b", "v": 2}']
