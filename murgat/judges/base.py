@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from murgat.judges.cache import ResponseCache, request_key
-from murgat.judges.parsing import parse_json_answer
+from murgat.judges.parsing import parse_json_answer, parse_verdict
 from murgat.judges.pricing import price_for
 from murgat.judges.types import AudioPart, ImagePart, JudgeOutput, JudgeRequest, TextPart, Usage, VideoPart
 
@@ -64,6 +64,27 @@ def parse_retry_after(value: str | float | None, now: float | None = None) -> fl
 
 
 Materialize = Callable[[], Awaitable[JudgeRequest]]
+
+
+def answer_problem(req: JudgeRequest, out: JudgeOutput) -> str | None:
+    """Why an answer is not worth keeping in the response cache, or ``None`` when it is.
+
+    An empty answer, JSON that does not parse for a schema request, and a ``verdict``
+    request whose answer reads as no label at all are what a struggling server sends (an
+    overloaded vLLM returning ``""``, a proxy's HTML page); caching them would serve the
+    same garbage to every rerun, so ``--retry-errors`` and ``--overwrite`` could never
+    reach the recovered judge. Provider errors and safety blocks are handled apart.
+    """
+    text = out.text
+    if text is None or not text.strip():
+        return "empty answer"
+    if req.schema is not None and out.parse_error:
+        return f"unparseable answer: {out.parse_error}"
+    if req.expects == "verdict":
+        verdict, problem = parse_verdict(text)
+        if verdict == "unparseable":
+            return f"unparseable answer: {problem}"
+    return None
 
 
 class JudgeError(Exception):
@@ -225,7 +246,8 @@ class Judge(ABC):
         key = self.key(req)
         if self.cache is not None:
             hit = self.cache.get(key)
-            if hit is not None:
+            # a bad answer stored by an older version is a miss: the judge is asked again
+            if hit is not None and (hit.error is not None or answer_problem(req, hit) is None):
                 self.stats.cache_hits += 1
                 return hit.model_copy(update={"cached": True})
         if materialize is not None and not self.dry_run:
@@ -241,7 +263,7 @@ class Judge(ABC):
             out = await self._attempts(req)
         if req.schema is not None and out.error is None and not out.blocked:
             out.parsed, out.parse_error = parse_json_answer(out.text)
-        if self.cache is not None and out.error is None and not out.blocked:
+        if self.cache is not None and out.error is None and not out.blocked and answer_problem(req, out) is None:
             self.cache.put(key, self.provider, self.model, out)
         return out
 

@@ -239,5 +239,7 @@ def _lines(f: Any) -> Any:
 
 
 def needs_retry(r: Any) -> bool:
-    """An item ``--retry-errors`` scores again: an error record, or judge errors left it undetermined."""
-    return r.error is not None or getattr(r, "n_judge_errors", 0) > 0
+    """An item ``--retry-errors`` scores again: an error record, or judge errors or unreadable
+    answers (never cached, so a recovered judge is asked again) left something undetermined."""
+    return (r.error is not None or getattr(r, "n_judge_errors", 0) > 0
+            or bool((getattr(r, "undetermined_causes", None) or {}).get("unparseable")))

@@ -201,7 +201,8 @@ async def verify(pool: CallPool, judge: Judge, sent: Sentence, cfg: ScoreConfig,
     variant = cfg.verify_variant
     prompt = prompts.render(f"verify_{variant}", question=ctx.question or "(not given)", sentence=sent.clean_text)
     req = JudgeRequest(parts=[TextPart(prompt)], schema=VERIFY_SCHEMA if variant == "json" else None,
-                       config=cfg.generate, task="verify", inputs={"sentence": sent.clean_text, "question": ctx.question})
+                       config=cfg.generate, task="verify", inputs={"sentence": sent.clean_text, "question": ctx.question},
+                       expects="verdict")
     out = await pool.ask(judge, req)
     ctx.calls.append(out)
     if out.error:
@@ -361,7 +362,7 @@ async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset:
     tail = TextPart(prompts.render(f"entail_{variant}_question"))
     labels = [p.label for p in plans]
     common = {"schema": ENTAIL_SCHEMA if variant == "json" else None, "config": cfg.generate, "task": "entail",
-              "inputs": {"fact": claim, "evidence": labels}}
+              "inputs": {"fact": claim, "evidence": labels}, "expects": "verdict"}
     hint = ctx.evidence_hint(plans, with_text)
 
     async def materialize() -> JudgeRequest:

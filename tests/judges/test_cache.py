@@ -98,3 +98,24 @@ def test_killed_writer_leaves_a_readable_cache(tmp_path: Path) -> None:
     assert n > 10
     assert c.get("k0").text == "x" * 2000
     assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+async def test_unusable_answers_are_never_cached_and_old_ones_are_misses(tmp_path: Path) -> None:
+    """Empty text, JSON that does not parse for a schema request, and a verdict request with no
+    label are returned (and recorded as unparseable) but never stored; such a row written by an
+    older version is a miss, so a recovered judge is asked again."""
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    answers = iter(["", "not json", "the weather is nice", "yes"])
+    j = ScriptedJudge(lambda r: next(answers), cache=cache)
+    plain = JudgeRequest(parts=[TextPart("a")])
+    schema = JudgeRequest(parts=[TextPart("b")], schema={"type": "object"})
+    verdict = JudgeRequest(parts=[TextPart("c")], expects="verdict")
+    assert (await j.generate(plain)).text == ""
+    assert (await j.generate(schema)).parse_error
+    assert (await j.generate(verdict)).text == "the weather is nice"
+    assert len(cache) == 0
+    # a garbage row stored by an older murgat is not served
+    cache.put(j.key(verdict), j.provider, j.model, JudgeOutput(text="the weather is nice"))
+    again = await j.generate(verdict)
+    assert again.text == "yes" and not again.cached and j.stats.calls == 4
+    assert (await j.generate(verdict)).cached  # a usable answer is cached as before
