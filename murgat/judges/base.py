@@ -13,6 +13,7 @@ import asyncio
 import datetime
 import email.utils
 import math
+import os
 import random
 import time
 from abc import ABC, abstractmethod
@@ -176,6 +177,9 @@ class Judge(ABC):
     answer_options: ClassVar[tuple[str, ...]] = ()
     #: True for judges that read ASR/OCR text instead of pixels and samples
     needs_evidence_text: ClassVar[bool] = False
+    #: environment variables that pick the endpoint or the model behind it: the ones set
+    #: enter the cache key, so a run against another server is not served this one's answers
+    endpoint_env: ClassVar[tuple[str, ...]] = ()
     _semaphores: ClassVar[dict[tuple[str, int], asyncio.Semaphore]] = {}
     _limiters: ClassVar[dict[str, _RateLimiter]] = defaultdict(lambda: _RateLimiter(None, None))
 
@@ -197,6 +201,7 @@ class Judge(ABC):
         self.default_config = config or GenerateConfig()
         self.stats = JudgeStats()
         self._sleep = asyncio.sleep
+        self._key_opts: dict[str, Any] | None = None
 
     # ----- provider hooks -----
     @abstractmethod
@@ -218,8 +223,20 @@ class Judge(ABC):
     def name(self) -> str:
         return f"{self.provider}:{self.model}"
 
+    def key_options(self) -> dict[str, Any]:
+        """What besides the request enters the cache key: the answer-changing ``-J`` options
+        and the endpoint-picking environment variables that are set (unset ones are left
+        out, so keys made without them stay valid)."""
+        opts: dict[str, Any] = {k: self.options[k] for k in self.answer_options if k in self.options}
+        env = {k: os.environ[k] for k in self.endpoint_env if os.environ.get(k)}
+        if env:
+            opts["env"] = env
+        return opts
+
     def key(self, req: JudgeRequest) -> str:
-        opts = {k: self.options[k] for k in self.answer_options if k in self.options}
+        if self._key_opts is None:
+            self._key_opts = self.key_options()  # the environment is read once, when the first key is made
+        opts = self._key_opts
         memo = f"{self.provider}\0{self.model}\0{sorted(opts.items())!r}"
         key = req.key_memo.get(memo)
         if key is None:

@@ -141,11 +141,22 @@ class OpenAIJudge(Judge):
     provider = "openai"
     answer_options = ("video", "extra_body", "base_url", "thinking_switch")
 
+    def key_options(self) -> dict[str, Any]:
+        """``$OPENAI_BASE_URL`` picks the server when ``-J base_url`` is not given: it then enters
+        the key exactly as the option would (the same server, the same key either way)."""
+        opts = super().key_options()
+        if self._env_url is not None:
+            urls = sorted(u.strip() for u in self._env_url.split(",") if u.strip())
+            opts["base_url"] = ",".join(urls) if len(urls) > 1 else self._env_url.strip()
+        return opts
+
     def __init__(self, model: str, options: dict[str, Any] | None = None, *, http_client: Any = None, **kw: Any) -> None:
         super().__init__(model, options, **kw)
         if not model:
             raise ValueError("openai: name the served model, e.g. openai:Qwen/Qwen2.5-Omni-7B")
         self.base_url = self.options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or OPENAI_API
+        env_url = None if self.options.get("base_url") else os.environ.get("OPENAI_BASE_URL")
+        self._env_url = env_url if env_url and env_url.strip() else None
         key = self.options.get("api_key") or os.environ.get("OPENAI_API_KEY")
         if not key:
             if self.base_url.rstrip("/") == OPENAI_API and not kw.get("dry_run"):

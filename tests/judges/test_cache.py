@@ -119,3 +119,30 @@ async def test_unusable_answers_are_never_cached_and_old_ones_are_misses(tmp_pat
     again = await j.generate(verdict)
     assert again.text == "yes" and not again.cached and j.stats.calls == 4
     assert (await j.generate(verdict)).cached  # a usable answer is cached as before
+
+
+def test_endpoint_environment_enters_the_key(monkeypatch) -> None:
+    """A second run on another server (picked by ``OPENAI_BASE_URL``, a Gemini base URL or Vertex
+    project, an HF mirror) must not be served the first server's answers; an explicit
+    ``-J base_url`` and the same URL from the environment are one key."""
+    from murgat.judges import make_judge
+
+    def key(spec: str, **opts: str) -> str:
+        return make_judge(spec, {"api_key": "k", **opts}).key(JudgeRequest(parts=[TextPart("q")]))
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    default = key("openai:m")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://a:8000/v1")
+    at_a = key("openai:m")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://b:8000/v1")
+    at_b = key("openai:m")
+    assert len({default, at_a, at_b}) == 3
+    assert at_a == key("openai:m", base_url="http://a:8000/v1")
+    assert key("openai:m", base_url="http://a:8000/v1") == at_a, "an explicit option wins over the environment"
+    for var in ("GOOGLE_GEMINI_BASE_URL", "GOOGLE_CLOUD_PROJECT", "GOOGLE_GENAI_USE_VERTEXAI"):
+        monkeypatch.delenv(var, raising=False)
+    g0 = key("gemini:g")
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", "http://proxy")
+    g1 = key("gemini:g")
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "p2")
+    assert len({g0, g1, key("gemini:g")}) == 3
