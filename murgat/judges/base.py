@@ -16,6 +16,7 @@ import math
 import os
 import random
 import time
+import weakref
 from abc import ABC, abstractmethod
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
@@ -152,6 +153,50 @@ class _RateLimiter:
             await asyncio.sleep(max(0.01, wait))
 
 
+class _Pause:
+    """A provider asked to slow down (HTTP 429 or a ``Retry-After``) is paused for every request.
+
+    The request that met the refusal holds the pause: it waits what the server asked (or its
+    backoff) and then sends again as the one probe, while every other request of that provider
+    waits here instead of sending or sleeping on its own. The probe's answer reopens the
+    provider; a refused probe keeps it paused; a probe that gives up hands the pause back.
+    A server asking for longer than a request may wait (``--backoff-max``, what is left of
+    ``--max-retry-time``) fails that request at once, and requests that start while that wait
+    runs fail without being sent (``refuse_until``).
+    """
+
+    def __init__(self) -> None:
+        self.reopened = asyncio.Event()
+        self.reopened.set()
+        self.holder: object | None = None
+        self.refuse_until = 0.0
+        self.refuse_reason = ""
+
+    def hold(self, who: object) -> None:
+        self.holder = who
+        self.reopened.clear()
+
+    def release(self, who: object) -> None:
+        if self.holder is who:
+            self.holder = None
+            self.reopened.set()
+
+    async def wait_turn(self, who: object) -> None:
+        while self.holder is not None and self.holder is not who:
+            await self.reopened.wait()
+
+
+_PAUSES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, _Pause]] = weakref.WeakKeyDictionary()
+
+
+def _pause_for(scope: str) -> _Pause:
+    """The pause of ``scope`` in the running event loop (per loop: asyncio objects are loop-bound)."""
+    per_loop = _PAUSES.setdefault(asyncio.get_running_loop(), {})
+    if scope not in per_loop:
+        per_loop[scope] = _Pause()
+    return per_loop[scope]
+
+
 def estimate_tokens(req: JudgeRequest) -> int:
     """A rough pre-call token estimate (text/4; Gemini-like media rates) for limits and dry runs."""
     n = 0
@@ -285,6 +330,23 @@ class Judge(ABC):
         return out
 
     async def _attempts(self, req: JudgeRequest) -> JudgeOutput:
+        if self._key_opts is None:
+            self._key_opts = self.key_options()
+        # one pause per server and model (rate limits are per model and account): provider, model, endpoint
+        pause = _pause_for(f"{self.name}|{sorted(self._key_opts.items())!r}")
+        me = object()
+        try:
+            return await self._attempts_paused(req, pause, me)
+        finally:
+            pause.release(me)  # a probe that ends in any way (answer, failure, cancel) reopens the provider
+
+    def _refused(self, req: JudgeRequest, reason: str, started: float) -> JudgeOutput:
+        """A request failed without being sent: the server already asked for a longer wait than it may take."""
+        self.stats.errors += 1
+        return JudgeOutput(error=f"not sent: {reason}", latency_s=time.monotonic() - started, model=self.model,
+                           provider=self.provider)
+
+    async def _attempts_paused(self, req: JudgeRequest, pause: _Pause, me: object) -> JudgeOutput:
         cfg = req.config
         started = time.monotonic()
         deadline = started + cfg.max_retry_time_s
@@ -293,6 +355,16 @@ class Judge(ABC):
         last: JudgeError | None = None
         gave_up = ""
         for attempt in range(cfg.retries + 1):
+            await pause.wait_turn(me)  # another request is waiting out the provider's "slow down"
+            now = time.monotonic()
+            if now < pause.refuse_until:
+                wait = pause.refuse_until - now
+                left = cfg.max_retry_time_s - max(now - started, waited)
+                if wait > cfg.backoff_max_s or wait > left:
+                    if last is None:
+                        return self._refused(req, pause.refuse_reason, started)
+                    gave_up = f"; {pause.refuse_reason}"
+                    break
             try:
                 # an attempt never runs past the request's overall deadline
                 budget = min(cfg.timeout_s, max(0.001, deadline - time.monotonic()))
@@ -305,16 +377,31 @@ class Judge(ABC):
                 last = err
                 if not err.retryable or attempt == cfg.retries:
                     break
-                delay = min(cfg.backoff_max_s, cfg.backoff_base_s * 2**attempt)
-                delay = random.uniform(0, delay)
-                if err.retry_after is not None:
-                    # honour the server's wait, but never past the backoff ceiling
-                    delay = max(delay, min(err.retry_after, cfg.backoff_max_s))
-                # time spent so far: the real clock, or the waits themselves when sleep is simulated
                 spent = max(time.monotonic() - started, waited)
+                throttled = err.status == 429 or err.retry_after is not None
+                asked = err.retry_after
+                if asked is not None and (asked > cfg.backoff_max_s or spent + asked > cfg.max_retry_time_s):
+                    # waiting would pass a limit anyway: fail now, and tell requests starting meanwhile
+                    limit = (f"--backoff-max {cfg.backoff_max_s:g} s" if asked > cfg.backoff_max_s else
+                             f"what is left of --max-retry-time ({max(0.0, cfg.max_retry_time_s - spent):.0f} s)")
+                    reason = f"the server asked to wait {asked:g} s (Retry-After), longer than {limit}"
+                    gave_up = f"; not retried: {reason}"
+                    pause.refuse_until = max(pause.refuse_until, time.monotonic() + asked)
+                    pause.refuse_reason = f"{self.provider} asked to wait {asked:g} s (Retry-After), longer than {limit}"
+                    break
+                delay = random.uniform(0, min(cfg.backoff_max_s, cfg.backoff_base_s * 2**attempt))
+                if asked is not None:
+                    delay = max(delay, asked)
+                if throttled and pause.holder is not None and pause.holder is not me:
+                    # sent before another request paused the provider: wait for its probe, not on our own
+                    retries += 1
+                    self.stats.retries += 1
+                    continue
                 if spent + delay > cfg.max_retry_time_s:
                     gave_up = f"; gave up: retrying would pass --max-retry-time {cfg.max_retry_time_s:g} s"
                     break
+                if throttled:
+                    pause.hold(me)  # this request waits and then probes for everyone
                 retries += 1
                 self.stats.retries += 1
                 waited += delay
@@ -335,9 +422,9 @@ class Judge(ABC):
             )
         self.stats.errors += 1
         self.stats.calls += 1
-        status = f" (HTTP {last.status})" if last and last.status else ""
+        status = f" (HTTP {last.status})" if last and last.status and f"HTTP {last.status}" not in str(last) else ""
         return JudgeOutput(
-            error=f"{last}{status} after {retries + 1} attempt(s){gave_up}" if last else "failed",
+            error=f"{last}{status} after {retries + 1} attempt(s){gave_up}" if last else f"failed{gave_up}",
             latency_s=time.monotonic() - started, model=self.model, provider=self.provider, retries=retries,
         )
 
