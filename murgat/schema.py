@@ -161,6 +161,10 @@ class ResponseResult(_Model):
     undetermined_causes: dict[str, int] = Field(
         default_factory=dict,
         description="why verdicts stayed undecided: 'error' (no answer), 'unknown' (abstention), 'unparseable'")
+    judge_failure: str | None = Field(
+        default=None, description="the first judge failure of this item, with its cause (e.g. connection refused, the "
+        "URL, the HTTP status and the first bytes of the body), or the first unreadable answer; None when every "
+        "request was answered readably")
     video: str | None = None
     answer: str | None = None
     predicted_option: str | None = None

@@ -67,6 +67,18 @@ def parse_retry_after(value: str | float | None, now: float | None = None) -> fl
 
 Materialize = Callable[[], Awaitable[JudgeRequest]]
 
+#: how much of an error body is kept in a failure's cause (enough to tell a proxy's page apart)
+ERROR_BODY_CHARS = 200
+
+
+def body_excerpt(content: bytes | str | None, limit: int = ERROR_BODY_CHARS) -> str:
+    """The first bytes of an HTTP error body, whitespace folded, as text for an error message."""
+    if not content:
+        return "(empty body)"
+    text = content.decode("utf-8", "replace") if isinstance(content, bytes | bytearray) else str(content)
+    text = " ".join(text.split())
+    return repr(text[:limit] + ("…" if len(text) > limit else ""))
+
 
 def answer_problem(req: JudgeRequest, out: JudgeOutput) -> str | None:
     """Why an answer is not worth keeping in the response cache, or ``None`` when it is.

@@ -233,5 +233,5 @@ class GeminiJudge(Judge):
         import httpx
 
         if isinstance(exc, httpx.TimeoutException | httpx.TransportError | asyncio.TimeoutError | TimeoutError):
-            return JudgeError(f"gemini: {type(exc).__name__}", retryable=True)
+            return JudgeError(f"gemini: {type(exc).__name__}{': ' + str(exc) if str(exc) else ''}", retryable=True)
         return super().classify(exc)

@@ -143,9 +143,12 @@ def failure_line(results: list[Any], max_undetermined: float | None) -> str | No
     limit_hit = (len(undet) == n) if max_undetermined is None else share > max_undetermined
     if undet and limit_hit:
         judge_errors = sum(r.n_judge_errors for r in undet)
+        unreadable = sum((r.undetermined_causes or {}).get("unparseable", 0) for r in undet)
         lim = "every item" if max_undetermined is None else f"--max-undetermined {max_undetermined:g}"
+        cause = next((f"; first cause: {r.judge_failure}" for r in undet if getattr(r, "judge_failure", None)), "")
         return (f"FAILED: {len(undet)} of {n} item(s) undetermined ({share:.0%}; limit: {lim}); "
-                f"{judge_errors} judge request(s) got no answer — fix the judge, then rerun with --retry-errors")
+                f"{judge_errors} judge request(s) got no answer, {unreadable} answer(s) could not be read — fix the "
+                f"judge, then rerun with --retry-errors{cause}")
     return None
 
 

@@ -24,6 +24,7 @@ from murgat.metric import FactScore, ResponseFigures, score_response, summarize_
 from murgat.pipeline.config import ScoreConfig
 from murgat.pipeline.rundir import RunDir
 from murgat.pipeline.stages import (
+    first_judge_failure,
     CallPool,
     ItemContext,
     Judges,
@@ -241,6 +242,7 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
                 if call.verdict in ("unknown", "unparseable", "error"):
                     causes[call.verdict] = causes.get(call.verdict, 0) + 1
     rr.undetermined_causes = dict(sorted(causes.items()))
+    rr.judge_failure = first_judge_failure(ctx.calls, results)
     rr.n_judge_errors = sum(1 for c in ctx.calls if c.error and not c.blocked) + sum(
         1 for sr in results for fv in sr.verdicts for call in fv.calls
         if call.verdict == "error" and (call.error or "").startswith("evidence"))

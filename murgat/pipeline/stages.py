@@ -166,6 +166,30 @@ def _ckey(c: Citation) -> tuple[Any, ...]:
     return (c.modality, c.start, c.end, c.point, c.valid, c.reason)
 
 
+def first_judge_failure(calls: Sequence[JudgeOutput], results: Sequence[Any]) -> str | None:
+    """Why an item's judging fell short, in one line: the first request that got no answer (its
+    error carries the cause: connection refused, URL, HTTP status, the body's first bytes), else
+    the first answer that could not be read. Shown in the record and the run's last stderr line."""
+    for out in calls:
+        if out.error and not out.blocked:
+            return _clip(out.error, 500)
+    for sr in results:
+        if sr.verify_verdict == "unparseable":
+            return _clip(f"unparseable verify answer: {parse_verdict(sr.verify_raw)[1]}", 500)
+        for fv in sr.verdicts:
+            for call in fv.calls:
+                if call.verdict == "unparseable":
+                    return _clip(f"unparseable {call.stage} answer: {call.error}", 500)
+        for note in sr.notes:
+            if note.startswith("decomposition unusable"):
+                return _clip(note, 500)
+    return None
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _record(stage: str, out: JudgeOutput, verdict: Verdict | None, evidence: list[int] | None = None) -> JudgeCall:
     return JudgeCall(stage=stage, evidence=evidence or [], verdict=verdict, raw=out.text, error=out.error or out.parse_error,
                      cached=out.cached)

@@ -48,3 +48,59 @@ def test_empty_or_garbage_answers_are_not_cached_and_retry_errors_asks_again(tmp
         assert len(server.requests) > n_before, "the recovered judge must be asked again"
         res = RunDir(out).latest_results()
         assert len(res) == 2 and all(r.case == "scored" and r.scores.murgat_s == 1.0 for r in res)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_judge_names_the_cause_in_the_record_and_the_last_stderr_line(tmp_path, example_media, capsys,
+                                                                                    monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    url = f"http://127.0.0.1:{_free_port()}/v1"  # nothing listens there
+    assert _score(_inputs(tmp_path, 1), tmp_path / "run", example_media, "--retries", "0", "-J", f"base_url={url}") == 1
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "got no answer" in last and "connection refused" in last.lower() and url in last
+    (rec,) = RunDir(tmp_path / "run").latest_results()
+    assert rec.judge_failure and "connection refused" in rec.judge_failure.lower() and url in rec.judge_failure
+
+
+def test_http_error_with_a_non_json_body_shows_status_and_first_bytes(tmp_path, example_media, capsys,
+                                                                      monkeypatch) -> None:
+    """A proxy in front of the judge answers ``502`` with an HTML page (a recorded shape of such
+    answers, served over a local socket)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    page = b"<html><head><title>502 Bad Gateway</title></head><body>nginx upstream down</body></html>" + b" " * 5000
+
+    class Proxy(BaseHTTPRequestHandler):
+        def log_message(self, *a) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            self.send_response(502)
+            self.send_header("content-type", "text/html")
+            self.send_header("content-length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        assert _score(_inputs(tmp_path, 1), tmp_path / "run", example_media, "--retries", "0",
+                      "-J", f"base_url={url}") == 1
+    finally:
+        server.shutdown()
+        server.server_close()
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "HTTP 502" in last and "502 Bad Gateway" in last and url in last
+    (rec,) = RunDir(tmp_path / "run").latest_results()
+    assert "nginx upstream down" in rec.judge_failure and len(rec.judge_failure) <= 500
