@@ -24,7 +24,7 @@ from murgat.metric import FactScore, ResponseFigures, score_response, summarize_
 from murgat.pipeline.config import ScoreConfig
 from murgat.pipeline.rundir import RunDir
 from murgat.pipeline.stages import (
-    first_judge_failure,
+    OVER_LIMIT,
     CallPool,
     ItemContext,
     Judges,
@@ -33,6 +33,7 @@ from murgat.pipeline.stages import (
     decompose_response,
     decontextualize,
     entail_fact,
+    first_judge_failure,
     sentences_of,
     verify,
 )
@@ -238,6 +239,8 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
         if sr.verify_verdict in ("unknown", "unparseable", "error"):
             causes[sr.verify_verdict] = causes.get(sr.verify_verdict, 0) + 1
         for fv in sr.verdicts:
+            if fv.reason and fv.reason.startswith(OVER_LIMIT):
+                causes["over_limit"] = causes.get("over_limit", 0) + 1
             for call in fv.calls:
                 if call.verdict in ("unknown", "unparseable", "error"):
                     causes[call.verdict] = causes.get(call.verdict, 0) + 1

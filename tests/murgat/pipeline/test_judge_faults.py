@@ -104,3 +104,45 @@ def test_http_error_with_a_non_json_body_shows_status_and_first_bytes(tmp_path, 
     assert "HTTP 502" in last and "502 Bad Gateway" in last and url in last
     (rec,) = RunDir(tmp_path / "run").latest_results()
     assert "nginx upstream down" in rec.judge_failure and len(rec.judge_failure) <= 500
+
+
+ANSWER_ALL = [
+    {"match": {"task": "verify"}, "output": {"text": "yes"}},
+    {"match": {"task": "decompose"}, "output": {"text": json.dumps({"facts": ["The woman speaks."]})}},
+    {"match": {"task": "entail"}, "output": {"text": "yes"}},
+]
+
+
+def _replay_score(tmp: Path, media: Path, response: str, *extra: str, rows: list | None = None) -> tuple[int, object]:
+    cas = tmp / "cassette.jsonl"
+    cas.write_text("".join(json.dumps(r) + "\n" for r in rows or ANSWER_ALL))
+    inp = tmp / "in.jsonl"
+    inp.write_text(json.dumps({"id": "a", "media": "friday.mp4", "response": response}) + "\n")
+    code = main(["score", str(inp), "--media-root", str(media), "--judge", f"replay:{cas}", "--out", str(tmp / "run"),
+                 "--quiet", "--json", *extra])
+    (rec,) = RunDir(tmp / "run").latest_results()
+    return code, rec
+
+
+def test_a_fact_with_more_citations_than_the_cap_is_undetermined_without_a_call(tmp_path, example_media) -> None:
+    """Before: 40 distinct citations on one fact made 1 + 40 + … entailment calls, each carrying the
+    evidence (10,000 made 10,003 calls and an 834 MB request)."""
+    cites = " ".join(f"(audio, 0:0{k // 10}.{k % 10}0)" for k in range(40))  # 40 groups: a group over 400 characters is prose
+    rows = [ANSWER_ALL[0], {"match": {"task": "decompose"}, "output": {"text": json.dumps({"facts": [f"She speaks {cites}."]})}}]
+    _, rec = _replay_score(tmp_path, example_media, f"The woman speaks {cites}.", "--max-citations-per-fact", "16", rows=rows)
+    (fv,) = rec.sentences[0].verdicts
+    assert fv.status == "undetermined" and "--max-citations-per-fact 16" in fv.reason and "40 segments" in fv.reason
+    assert not fv.calls and rec.judge_calls == 2  # verify + decompose only
+    assert rec.undetermined_causes == {"over_limit": 1} and rec.case == "undetermined"
+
+
+def test_a_fact_whose_evidence_is_longer_than_the_cap_is_undetermined(tmp_path, example_media) -> None:
+    _, rec = _replay_score(tmp_path, example_media, "The woman speaks (audio, 0:00-0:04).", "--max-evidence-s", "2")
+    (fv,) = rec.sentences[0].verdicts
+    assert fv.status == "undetermined" and "--max-evidence-s 2" in fv.reason and not fv.calls
+
+
+def test_within_the_caps_a_fact_is_judged_as_before(tmp_path, example_media) -> None:
+    _, rec = _replay_score(tmp_path, example_media, "The woman speaks (audio, 0:01; audio, 0:02).")
+    (fv,) = rec.sentences[0].verdicts
+    assert fv.status == "judged" and fv.calls and rec.scores.murgat_s == 1.0
