@@ -19,6 +19,7 @@ from typing import Any
 from media.errors import MediaError
 from media.probe import probe
 from murgat.inputs import MediaOutsideRoot, resolve_media
+from murgat.judges.parsing import shared_answer_note
 from murgat.judges.replay import ReplayMiss
 from murgat.metric import FactScore, ResponseFigures, score_response, summarize_results
 from murgat.pipeline.config import ScoreConfig
@@ -191,8 +192,10 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
         Vc = [sr for sr in results if sr.verifiable and sr.sentence.citations]
         if Vc:
             by_idx, raw, problem = await decompose_response(pool, judges.decompose, [sr.sentence for sr in Vc], cfg, ctx)
-            outs = [(by_idx.get(sr.sentence.index), raw,
-                     problem or (None if sr.sentence.index in by_idx else "sentence missing in answer")) for sr in Vc]
+            # the one answer is kept once, on the first sentence; the others point to it
+            outs = [(by_idx.get(sr.sentence.index), raw if k == 0 else shared_answer_note("sentence", Vc[0].sentence.index),
+                     problem or (None if sr.sentence.index in by_idx else "sentence missing in answer"))
+                    for k, sr in enumerate(Vc)]
             done = await asyncio.gather(*(facts_of(sr, o) for sr, o in zip(Vc, outs, strict=True)))
             per_sentence = {sr.sentence.index: d for sr, d in zip(Vc, done, strict=True)}
     else:

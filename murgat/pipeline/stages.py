@@ -19,7 +19,7 @@ from media.errors import MediaError
 from media.evidence import Evidence, EvidenceConfig, EvidenceSegment, SegmentPlan, build_evidence, plan_segments
 from murgat.citations import check_durations, find_groups, parse_citations, strip_citations
 from murgat.judges.base import Judge
-from murgat.judges.parsing import parse_json_answer, parse_verdict
+from murgat.judges.parsing import clip_answer, parse_json_answer, parse_verdict
 from murgat.judges.types import (
     AudioPart,
     EvidenceTextPart,
@@ -191,7 +191,8 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _record(stage: str, out: JudgeOutput, verdict: Verdict | None, evidence: list[int] | None = None) -> JudgeCall:
-    return JudgeCall(stage=stage, evidence=evidence or [], verdict=verdict, raw=out.text, error=out.error or out.parse_error,
+    return JudgeCall(stage=stage, evidence=evidence or [], verdict=verdict, raw=clip_answer(out.text),
+                     error=out.error or out.parse_error,
                      cached=out.cached)
 
 
@@ -230,9 +231,9 @@ async def verify(pool: CallPool, judge: Judge, sent: Sentence, cfg: ScoreConfig,
     out = await pool.ask(judge, req)
     ctx.calls.append(out)
     if out.error:
-        return "error", out.text
+        return "error", clip_answer(out.text)
     verdict, _ = parse_verdict(out.text)
-    return verdict, out.text
+    return verdict, clip_answer(out.text)
 
 
 # ----- decomposition -----
@@ -297,12 +298,12 @@ async def decompose(pool: CallPool, judge: Judge, sent: Sentence, context: str, 
     out = await pool.ask(judge, req)
     ctx.calls.append(out)
     if out.error:
-        return None, out.text, out.error
+        return None, clip_answer(out.text), out.error
     value = out.parsed if out.parsed is not None else parse_json_answer(out.text)[0]
     facts = value.get("facts") if isinstance(value, dict) else value if isinstance(value, list) else None
     if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
-        return None, out.text, out.parse_error or "answer has no list of fact strings"
-    return facts, out.text, None
+        return None, clip_answer(out.text), out.parse_error or "answer has no list of fact strings"
+    return facts, clip_answer(out.text), None
 
 
 async def decompose_response(pool: CallPool, judge: Judge, sents: list[Sentence], cfg: ScoreConfig,
@@ -314,16 +315,16 @@ async def decompose_response(pool: CallPool, judge: Judge, sents: list[Sentence]
     out = await pool.ask(judge, req)
     ctx.calls.append(out)
     if out.error:
-        return {}, out.text, out.error
+        return {}, clip_answer(out.text), out.error
     value, problem = parse_json_answer(out.text)
     result: dict[int, list[str]] = {}
     rows = value.get("sentences") if isinstance(value, dict) else None
     if not isinstance(rows, list):
-        return {}, out.text, problem or "answer has no 'sentences' list"
+        return {}, clip_answer(out.text), problem or "answer has no 'sentences' list"
     for row in rows:
         if isinstance(row, dict) and isinstance(row.get("facts"), list):
             result[int(row.get("index", -1))] = [str(f) for f in row["facts"]]
-    return result, out.text, None
+    return result, clip_answer(out.text), None
 
 
 # ----- entailment -----

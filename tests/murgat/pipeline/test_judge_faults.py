@@ -146,3 +146,46 @@ def test_within_the_caps_a_fact_is_judged_as_before(tmp_path, example_media) -> 
     _, rec = _replay_score(tmp_path, example_media, "The woman speaks (audio, 0:01; audio, 0:02).")
     (fv,) = rec.sentences[0].verdicts
     assert fv.status == "judged" and fv.calls and rec.scores.murgat_s == 1.0
+
+
+def test_a_huge_judge_answer_is_kept_once_and_clipped(tmp_path, example_media, capsys) -> None:
+    """A 2 MB reason (a judge stuck in a loop) became MBs of results per item, copied into every
+    sentence of a response-level decomposition; records now keep it once, cut to
+    ``MAX_KEPT_ANSWER_CHARS`` with its start and its end (where the label is)."""
+    from murgat.judges.parsing import MAX_KEPT_ANSWER_CHARS
+
+    ramble = "I keep thinking. " * 120_000  # ~2 MB
+    facts = {"sentences": [{"index": i, "facts": ["The woman speaks (audio, 0:01)."]} for i in range(3)],
+             "note": ramble}
+    rows = [{"match": {"task": "verify"}, "output": {"text": ramble + "\nLabel: yes"}},
+            {"match": {"task": "decompose_response"}, "output": {"text": json.dumps(facts)}},
+            {"match": {"task": "entail"}, "output": {"text": ramble + "\nLabel: yes"}}]
+    code, rec = _replay_score(tmp_path, example_media, " ".join(["The woman speaks (audio, 0:01)."] * 3),
+                              "--decompose-variant", "response", rows=rows)
+    assert code == 0 and rec.scores.murgat_s == 1.0  # the label at the end was still read
+    size = (tmp_path / "run" / "results.jsonl").stat().st_size
+    assert size < 12 * MAX_KEPT_ANSWER_CHARS, size  # before: > 20 MB
+    first, *others = rec.sentences
+    assert len(first.decompose_raw) <= MAX_KEPT_ANSWER_CHARS + 100 and "characters cut" in first.decompose_raw
+    assert all(o.decompose_raw == "(one answer for all; kept on sentence 0)" for o in others)
+    assert first.verify_raw.rstrip().endswith("Label: yes")
+
+
+def test_a_huge_chain_answer_is_kept_once_in_faithfulness_records(tmp_path, example_media) -> None:
+    from murgat.faithfulness.records import FaithResult
+    from murgat.judges.parsing import MAX_KEPT_ANSWER_CHARS
+
+    steps = ["A woman talks on a phone (visual, 0:01).", "She asks a question (audio, 0:01-0:03).", "So it is B."]
+    answer = json.dumps({"steps": [{"index": i, "type": "reasoning", "reason": "x" * 500_000} for i in range(3)]})
+    rows = [{"match": {"task": "faith_describe"}, "output": {"text": "A woman on a phone."}},
+            {"match": {"task": "faith_chain"}, "output": {"text": answer}}]
+    cas = tmp_path / "judge.jsonl"
+    cas.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    inp = tmp_path / "chains.jsonl"
+    inp.write_text(json.dumps({"id": "c", "media": "friday.mp4", "response": " ".join(steps) + "\nAnswer: B"}) + "\n")
+    assert main(["faithfulness", str(inp), "--media-root", str(example_media), "--judge", f"replay:{cas}",
+                 "--out", str(tmp_path / "f"), "--granularity", "chain", "--quiet", "--json"]) in (0, 1)
+    (line,) = (tmp_path / "f" / "results.jsonl").read_text().splitlines()
+    rec = FaithResult.model_validate_json(line)
+    assert len(line) < 4 * MAX_KEPT_ANSWER_CHARS  # before: the 1.5 MB answer three times
+    assert "characters cut" in rec.steps[0].raw and all(s.raw.startswith("(one answer for all") for s in rec.steps[1:])
