@@ -234,6 +234,10 @@ class Judge(ABC):
     answer_options: ClassVar[tuple[str, ...]] = ()
     #: True for judges that read ASR/OCR text instead of pixels and samples
     needs_evidence_text: ClassVar[bool] = False
+    #: the request tasks (``JudgeRequest.task``) this judge can answer; ``None``: any, because it
+    #: reads the rendered prompt. A rule-based judge names the few it implements, so a command
+    #: that needs another is refused before any work instead of labelling everything unreadable.
+    tasks: ClassVar[frozenset[str] | None] = None
     #: environment variables that pick the endpoint or the model behind it: the ones set
     #: enter the cache key, so a run against another server is not served this one's answers
     endpoint_env: ClassVar[tuple[str, ...]] = ()
@@ -279,6 +283,16 @@ class Judge(ABC):
     @property
     def name(self) -> str:
         return f"{self.provider}:{self.model}"
+
+    def refusal(self, *tasks: str) -> str | None:
+        """Why this judge cannot serve a command that asks ``tasks``, or ``None`` when it can."""
+        if self.tasks is None:
+            return None
+        missing = [t for t in tasks if t not in self.tasks]
+        if not missing:
+            return None
+        return (f"judge {self.name} cannot answer {', '.join(missing)} requests (it answers only "
+                f"{', '.join(sorted(self.tasks))}); choose a model judge")
 
     def key_options(self) -> dict[str, Any]:
         """What besides the request enters the cache key: the answer-changing ``-J`` options

@@ -189,3 +189,25 @@ def test_a_huge_chain_answer_is_kept_once_in_faithfulness_records(tmp_path, exam
     rec = FaithResult.model_validate_json(line)
     assert len(line) < 4 * MAX_KEPT_ANSWER_CHARS  # before: the 1.5 MB answer three times
     assert "characters cut" in rec.steps[0].raw and all(s.raw.startswith("(one answer for all") for s in rec.steps[1:])
+
+
+def test_faithfulness_refuses_a_judge_that_cannot_label_steps_before_any_work(tmp_path, example_media, capsys) -> None:
+    """Before: ``--judge embedded`` ran, labelled every step unparseable and blamed the judge's
+    availability ("0 judge request(s) got no answer")."""
+    inp = tmp_path / "chains.jsonl"
+    inp.write_text(json.dumps({"id": "c", "media": "friday.mp4", "response": "A woman talks (audio, 0:01).\nAnswer: B"})
+                   + "\n")
+    out = tmp_path / "f"
+    code = main(["faithfulness", str(inp), "--media-root", str(example_media), "--judge", "embedded", "--out", str(out),
+                 "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and "embedded" in err and "faith_chain" in err
+    assert not (out / "results.jsonl").exists()
+
+
+def test_judge_capabilities_are_declared() -> None:
+    from murgat.judges import make_judge
+
+    assert make_judge("embedded").refusal("entail", "verify") is None
+    assert "faith_step" in (make_judge("embedded").refusal("faith_step") or "")
+    assert make_judge("openai:m", {"api_key": "k"}).refusal("faith_step") is None
