@@ -211,3 +211,15 @@ def test_judge_capabilities_are_declared() -> None:
     assert make_judge("embedded").refusal("entail", "verify") is None
     assert "faith_step" in (make_judge("embedded").refusal("faith_step") or "")
     assert make_judge("openai:m", {"api_key": "k"}).refusal("faith_step") is None
+
+
+def test_faithfulness_with_an_unreachable_judge_names_the_cause(tmp_path, example_media, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    url = f"http://127.0.0.1:{_free_port()}/v1"
+    inp = tmp_path / "chains.jsonl"
+    inp.write_text(json.dumps({"id": "c", "media": "friday.mp4", "response": "A woman talks (audio, 0:01).\nAnswer: B"})
+                   + "\n")
+    code = main(["faithfulness", str(inp), "--media-root", str(example_media), "--judge", "openai:m", "-J",
+                 f"base_url={url}", "--retries", "0", "--variant", "vanilla", "--out", str(tmp_path / "f"), "--quiet"])
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert code == 1 and "connection refused" in last.lower() and url in last
