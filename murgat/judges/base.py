@@ -401,7 +401,7 @@ class Judge(ABC):
             except Exception as exc:
                 err = self.classify(exc)
                 last = err
-                if not err.retryable or attempt == cfg.retries:
+                if not err.retryable:
                     break
                 spent = max(time.monotonic() - started, waited)
                 throttled = err.status == 429 or err.retry_after is not None
@@ -414,6 +414,8 @@ class Judge(ABC):
                     gave_up = f"; not retried: {reason}"
                     pause.refuse_until = max(pause.refuse_until, time.monotonic() + asked)
                     pause.refuse_reason = f"{self.provider} asked to wait {asked:g} s (Retry-After), longer than {limit}"
+                    break
+                if attempt == cfg.retries:
                     break
                 delay = random.uniform(0, min(cfg.backoff_max_s, cfg.backoff_base_s * 2**attempt))
                 if asked is not None:
