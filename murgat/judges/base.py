@@ -335,7 +335,7 @@ class Judge(ABC):
         if self.cache is not None:
             hit = self.cache.get(key)
             # a bad answer stored by an older version is a miss: the judge is asked again
-            if hit is not None and (hit.error is not None or answer_problem(req, hit) is None):
+            if hit is not None and answer_problem(req, hit) is None:
                 self.stats.cache_hits += 1
                 return hit.model_copy(update={"cached": True})
         if materialize is not None and not self.dry_run:
@@ -383,6 +383,12 @@ class Judge(ABC):
         for attempt in range(cfg.retries + 1):
             await pause.wait_turn(me)  # another request is waiting out the provider's "slow down"
             now = time.monotonic()
+            if now >= deadline:
+                reason = f"the provider stayed paused past --max-retry-time {cfg.max_retry_time_s:g} s"
+                if last is None:
+                    return self._refused(req, reason, started)
+                gave_up = f"; gave up: {reason}"
+                break
             if now < pause.refuse_until:
                 wait = pause.refuse_until - now
                 left = cfg.max_retry_time_s - max(now - started, waited)
