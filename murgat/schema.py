@@ -181,7 +181,12 @@ class ResponseResult(_Model):
         default=0, description="judge calls of this item that got no answer (timeouts, provider failures)")
     undetermined_causes: dict[str, int] = Field(
         default_factory=dict,
-        description="why verdicts stayed undecided: 'error' (no answer), 'unknown' (abstention), 'unparseable'")
+        description="why verdicts stayed undecided: 'error' (no answer), 'unknown' (abstention), 'unparseable', "
+        "'over_limit' (a fact over --max-citations-per-fact or --max-evidence-s, not judged)")
+    judge_failure: str | None = Field(
+        default=None, description="the first judge failure of this item, with its cause (e.g. connection refused, the "
+        "URL, the HTTP status and the first bytes of the body), or the first unreadable answer; None when every "
+        "request was answered readably")
     video: str | None = None
     answer: str | None = None
     predicted_option: str | None = None

@@ -23,6 +23,7 @@ class StandIn:
     def __init__(self, die_after: int | None = None, latency: float = 0.0) -> None:
         self.mode = "ok"
         self.script: Callable[[str, dict[str, Any]], str] | None = None
+        self.text: str | None = None  # when set, every question is answered with this text ("" for empty answers)
         self.requests: list[dict[str, Any]] = []
         self.latency = latency  # seconds before each answer
         self.received: list[tuple[str, float]] = []  # (SHA-256 of the body, arrival time)
@@ -65,6 +66,13 @@ class StandIn:
                     return
                 if outer.mode == "fail":
                     self._send(503, {"error": {"message": "overloaded", "type": "server_error", "code": 503}})
+                    return
+                if outer.text is not None:
+                    self._send(200, {
+                        "id": "chatcmpl-x", "object": "chat.completion", "created": 1, "model": body.get("model", "m"),
+                        "choices": [{"index": 0, "message": {"role": "assistant", "content": outer.text},
+                                     "finish_reason": "stop"}],
+                        "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}})
                     return
                 text = "yes"
                 prompt = " ".join(p.get("text", "") for m in body.get("messages", []) for p in

@@ -347,10 +347,12 @@ def _id_of(r: Any) -> str:
 
 
 def needs_retry(r: Any) -> bool:
-    """An item ``--retry-errors`` does again: an error record (``error`` or ``generation_error``),
-    or judge errors left it undetermined."""
+    """An item ``--retry-errors`` does again: an error record (``error`` or ``generation_error``), or
+    judge errors or unreadable answers (never cached, so a recovered judge is asked again) left
+    something undetermined."""
     return (_get(r, "error") is not None or bool(_get(r, "generation_error"))
-            or (_get(r, "n_judge_errors", 0) or 0) > 0)
+            or (_get(r, "n_judge_errors", 0) or 0) > 0
+            or bool((_get(r, "undetermined_causes") or {}).get("unparseable")))
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -11,6 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 
+def _first_cause(r: Any) -> str | None:
+    """An undetermined item's first judge failure: ``judge_failure`` of a score record, or the
+    reason of the first step a faithfulness record could not label."""
+    if getattr(r, "judge_failure", None):
+        return str(r.judge_failure)
+    for s in getattr(r, "steps", None) or []:
+        if getattr(s, "status", "labelled") != "labelled" and s.reason:
+            return s.reason if len(s.reason) <= 500 else s.reason[:499] + "…"
+    return None
+
+
 def failure_line(results: list[Any], max_undetermined: float | None) -> str | None:
     """What failed in a finished run, in one line, or ``None`` when the run succeeded.
 
@@ -34,7 +45,15 @@ def failure_line(results: list[Any], max_undetermined: float | None) -> str | No
     limit_hit = (len(undet) == n) if max_undetermined is None else share > max_undetermined
     if undet and limit_hit:
         judge_errors = sum(r.n_judge_errors for r in undet)
+        unreadable = sum((r.undetermined_causes or {}).get("unparseable", 0) for r in undet)
+        over = sum((r.undetermined_causes or {}).get("over_limit", 0) for r in undet)
         lim = "every item" if max_undetermined is None else f"--max-undetermined {max_undetermined:g}"
+        cause = next((f"; first cause: {c}" for r in undet if (c := _first_cause(r))), "")
+        capped = (f"; {over} fact(s) over --max-citations-per-fact / --max-evidence-s were not judged (raise the cap "
+                  "in a new --out to judge them)") if over else ""
+        if over and not (judge_errors or unreadable):
+            return f"FAILED: {len(undet)} of {n} item(s) undetermined ({share:.0%}; limit: {lim}){capped}"
         return (f"FAILED: {len(undet)} of {n} item(s) undetermined ({share:.0%}; limit: {lim}); "
-                f"{judge_errors} judge request(s) got no answer — fix the judge, then rerun with --retry-errors")
+                f"{judge_errors} judge request(s) got no answer, {unreadable} answer(s) could not be read — fix the "
+                f"judge, then rerun with --retry-errors{capped}{cause}")
     return None

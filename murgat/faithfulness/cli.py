@@ -56,6 +56,9 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
             print(f"error: {exc}", file=sys.stderr)
             cache.discard()
             return 2
+        if (why := judge.refusal(f"faith_{args.granularity}")) is not None:
+            print(f"error: {why}", file=sys.stderr)
+            return 2
         if judge.needs_evidence_text:
             cfg.evidence.text = True
         fingerprint = {"judge": args.judge, "options": {k: v for k, v in sorted(opts.items())}, "variant": args.variant,

@@ -33,7 +33,7 @@ from media.evidence import build_evidence
 from murgat.citations import make_citation
 from murgat.faithfulness.records import StepLabel
 from murgat.judges.base import Judge
-from murgat.judges.parsing import parse_json_answer
+from murgat.judges.parsing import clip_answer, parse_json_answer, shared_answer_note
 from murgat.judges.types import JudgeRequest, Part, TextPart
 from murgat.pipeline.stages import CallPool, ItemContext, evidence_parts, sentences_of
 
@@ -176,7 +176,7 @@ class Labeller:
                            inputs={"step": step.text, "index": i})
         out = await self.pool.ask(self.judge, req)
         ctx.calls.append(out)
-        step.raw = out.text
+        step.raw = clip_answer(out.text)
         if out.error:
             step.status, step.reason = "error", out.error
             return step
@@ -195,9 +195,9 @@ class Labeller:
                            task="faith_chain", inputs={"steps": [s.text for s in steps]})
         out = await self.pool.ask(self.judge, req)
         ctx.calls.append(out)
-        for s in steps:
+        for k, s in enumerate(steps):  # the chain's one answer is kept once (clipped), on the first step
             s.evidence = "whole media"
-            s.raw = out.text
+            s.raw = clip_answer(out.text) if k == 0 else shared_answer_note("step", steps[0].index)
         if out.error:
             for s in steps:
                 s.status, s.reason = "error", out.error

@@ -46,6 +46,7 @@ def _fingerprint(args: argparse.Namespace) -> dict[str, Any]:
 async def _reflect_all(args: argparse.Namespace, items: list[Any], folder: Any) -> dict[str, Any]:
     from murgat.engine.loop import plan, run_items
     from murgat.engine.preflight import MediaPlace
+    from murgat.faithfulness.label import STEP_PROMPTS
     from murgat.faithfulness.metric import summarize_reflection
     from murgat.faithfulness.shared_cli import _config
     from murgat.inputs import load_items
@@ -67,6 +68,13 @@ async def _reflect_all(args: argparse.Namespace, items: list[Any], folder: Any) 
 
     try:
         roles = build_roles(_settings(args, cfg), judge)
+        # a judge that cannot do its part (the embedded judge cannot write or label chains) is
+        # refused before any work, as in 'murgat faithfulness'
+        why = (roles.model.refusal("reflect_regenerate")
+               or roles.reflector.detector.judge.refusal(STEP_PROMPTS[args.detector_prompt])
+               or roles.judge.judge.refusal(f"faith_{args.granularity}"))
+        if why:
+            raise ValueError(why)
     except (ValueError, FileNotFoundError, ImportError):
         cache.discard()  # a bad model spec leaves no cache.sqlite behind
         raise

@@ -13,8 +13,10 @@ import asyncio
 import datetime
 import email.utils
 import math
+import os
 import random
 import time
+import weakref
 from abc import ABC, abstractmethod
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
@@ -24,7 +26,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from murgat.judges.cache import ResponseCache, request_key
-from murgat.judges.parsing import parse_json_answer
+from murgat.judges.parsing import parse_json_answer, parse_verdict
 from murgat.judges.pricing import price_for
 from murgat.judges.types import AudioPart, ImagePart, JudgeOutput, JudgeRequest, TextPart, Usage, VideoPart
 
@@ -64,6 +66,39 @@ def parse_retry_after(value: str | float | None, now: float | None = None) -> fl
 
 
 Materialize = Callable[[], Awaitable[JudgeRequest]]
+
+#: how much of an error body is kept in a failure's cause (enough to tell a proxy's page apart)
+ERROR_BODY_CHARS = 200
+
+
+def body_excerpt(content: bytes | str | None, limit: int = ERROR_BODY_CHARS) -> str:
+    """The first bytes of an HTTP error body, whitespace folded, as text for an error message."""
+    if not content:
+        return "(empty body)"
+    text = content.decode("utf-8", "replace") if isinstance(content, bytes | bytearray) else str(content)
+    text = " ".join(text.split())
+    return repr(text[:limit] + ("…" if len(text) > limit else ""))
+
+
+def answer_problem(req: JudgeRequest, out: JudgeOutput) -> str | None:
+    """Why an answer is not worth keeping in the response cache, or ``None`` when it is.
+
+    An empty answer, JSON that does not parse for a schema request, and a ``verdict``
+    request whose answer reads as no label at all are what a struggling server sends (an
+    overloaded vLLM returning ``""``, a proxy's HTML page); caching them would serve the
+    same garbage to every rerun, so ``--retry-errors`` and ``--overwrite`` could never
+    reach the recovered judge. Provider errors and safety blocks are handled apart.
+    """
+    text = out.text
+    if text is None or not text.strip():
+        return "empty answer"
+    if req.schema is not None and out.parse_error:
+        return f"unparseable answer: {out.parse_error}"
+    if req.expects == "verdict":
+        verdict, problem = parse_verdict(text)
+        if verdict == "unparseable":
+            return f"unparseable answer: {problem}"
+    return None
 
 
 class JudgeError(Exception):
@@ -130,6 +165,50 @@ class _RateLimiter:
             await asyncio.sleep(max(0.01, wait))
 
 
+class _Pause:
+    """A provider asked to slow down (HTTP 429 or a ``Retry-After``) is paused for every request.
+
+    The request that met the refusal holds the pause: it waits what the server asked (or its
+    backoff) and then sends again as the one probe, while every other request of that provider
+    waits here instead of sending or sleeping on its own. The probe's answer reopens the
+    provider; a refused probe keeps it paused; a probe that gives up hands the pause back.
+    A server asking for longer than a request may wait (``--backoff-max``, what is left of
+    ``--max-retry-time``) fails that request at once, and requests that start while that wait
+    runs fail without being sent (``refuse_until``).
+    """
+
+    def __init__(self) -> None:
+        self.reopened = asyncio.Event()
+        self.reopened.set()
+        self.holder: object | None = None
+        self.refuse_until = 0.0
+        self.refuse_reason = ""
+
+    def hold(self, who: object) -> None:
+        self.holder = who
+        self.reopened.clear()
+
+    def release(self, who: object) -> None:
+        if self.holder is who:
+            self.holder = None
+            self.reopened.set()
+
+    async def wait_turn(self, who: object) -> None:
+        while self.holder is not None and self.holder is not who:
+            await self.reopened.wait()
+
+
+_PAUSES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, _Pause]] = weakref.WeakKeyDictionary()
+
+
+def _pause_for(scope: str) -> _Pause:
+    """The pause of ``scope`` in the running event loop (per loop: asyncio objects are loop-bound)."""
+    per_loop = _PAUSES.setdefault(asyncio.get_running_loop(), {})
+    if scope not in per_loop:
+        per_loop[scope] = _Pause()
+    return per_loop[scope]
+
+
 def estimate_tokens(req: JudgeRequest) -> int:
     """A rough pre-call token estimate (text/4; Gemini-like media rates) for limits and dry runs."""
     n = 0
@@ -155,6 +234,13 @@ class Judge(ABC):
     answer_options: ClassVar[tuple[str, ...]] = ()
     #: True for judges that read ASR/OCR text instead of pixels and samples
     needs_evidence_text: ClassVar[bool] = False
+    #: the request tasks (``JudgeRequest.task``) this judge can answer; ``None``: any, because it
+    #: reads the rendered prompt. A rule-based judge names the few it implements, so a command
+    #: that needs another is refused before any work instead of labelling everything unreadable.
+    tasks: ClassVar[frozenset[str] | None] = None
+    #: environment variables that pick the endpoint or the model behind it: the ones set
+    #: enter the cache key, so a run against another server is not served this one's answers
+    endpoint_env: ClassVar[tuple[str, ...]] = ()
     _semaphores: ClassVar[dict[tuple[str, int], asyncio.Semaphore]] = {}
     _limiters: ClassVar[dict[str, _RateLimiter]] = defaultdict(lambda: _RateLimiter(None, None))
 
@@ -176,6 +262,7 @@ class Judge(ABC):
         self.default_config = config or GenerateConfig()
         self.stats = JudgeStats()
         self._sleep = asyncio.sleep
+        self._key_opts: dict[str, Any] | None = None
 
     # ----- provider hooks -----
     @abstractmethod
@@ -197,8 +284,30 @@ class Judge(ABC):
     def name(self) -> str:
         return f"{self.provider}:{self.model}"
 
+    def refusal(self, *tasks: str) -> str | None:
+        """Why this judge cannot serve a command that asks ``tasks``, or ``None`` when it can."""
+        if self.tasks is None:
+            return None
+        missing = [t for t in tasks if t not in self.tasks]
+        if not missing:
+            return None
+        return (f"judge {self.name} cannot answer {', '.join(missing)} requests (it answers only "
+                f"{', '.join(sorted(self.tasks))}); choose a model judge")
+
+    def key_options(self) -> dict[str, Any]:
+        """What besides the request enters the cache key: the answer-changing ``-J`` options
+        and the endpoint-picking environment variables that are set (unset ones are left
+        out, so keys made without them stay valid)."""
+        opts: dict[str, Any] = {k: self.options[k] for k in self.answer_options if k in self.options}
+        env = {k: os.environ[k] for k in self.endpoint_env if os.environ.get(k)}
+        if env:
+            opts["env"] = env
+        return opts
+
     def key(self, req: JudgeRequest) -> str:
-        opts = {k: self.options[k] for k in self.answer_options if k in self.options}
+        if self._key_opts is None:
+            self._key_opts = self.key_options()  # the environment is read once, when the first key is made
+        opts = self._key_opts
         memo = f"{self.provider}\0{self.model}\0{sorted(opts.items())!r}"
         key = req.key_memo.get(memo)
         if key is None:
@@ -225,7 +334,8 @@ class Judge(ABC):
         key = self.key(req)
         if self.cache is not None:
             hit = self.cache.get(key)
-            if hit is not None:
+            # a bad answer stored by an older version is a miss: the judge is asked again
+            if hit is not None and answer_problem(req, hit) is None:
                 self.stats.cache_hits += 1
                 return hit.model_copy(update={"cached": True})
         if materialize is not None and not self.dry_run:
@@ -241,11 +351,28 @@ class Judge(ABC):
             out = await self._attempts(req)
         if req.schema is not None and out.error is None and not out.blocked:
             out.parsed, out.parse_error = parse_json_answer(out.text)
-        if self.cache is not None and out.error is None and not out.blocked:
+        if self.cache is not None and out.error is None and not out.blocked and answer_problem(req, out) is None:
             self.cache.put(key, self.provider, self.model, out)
         return out
 
     async def _attempts(self, req: JudgeRequest) -> JudgeOutput:
+        if self._key_opts is None:
+            self._key_opts = self.key_options()
+        # one pause per server and model (rate limits are per model and account): provider, model, endpoint
+        pause = _pause_for(f"{self.name}|{sorted(self._key_opts.items())!r}")
+        me = object()
+        try:
+            return await self._attempts_paused(req, pause, me)
+        finally:
+            pause.release(me)  # a probe that ends in any way (answer, failure, cancel) reopens the provider
+
+    def _refused(self, req: JudgeRequest, reason: str, started: float) -> JudgeOutput:
+        """A request failed without being sent: the server already asked for a longer wait than it may take."""
+        self.stats.errors += 1
+        return JudgeOutput(error=f"not sent: {reason}", latency_s=time.monotonic() - started, model=self.model,
+                           provider=self.provider)
+
+    async def _attempts_paused(self, req: JudgeRequest, pause: _Pause, me: object) -> JudgeOutput:
         cfg = req.config
         started = time.monotonic()
         deadline = started + cfg.max_retry_time_s
@@ -254,6 +381,22 @@ class Judge(ABC):
         last: JudgeError | None = None
         gave_up = ""
         for attempt in range(cfg.retries + 1):
+            await pause.wait_turn(me)  # another request is waiting out the provider's "slow down"
+            now = time.monotonic()
+            if now >= deadline:
+                reason = f"the provider stayed paused past --max-retry-time {cfg.max_retry_time_s:g} s"
+                if last is None:
+                    return self._refused(req, reason, started)
+                gave_up = f"; gave up: {reason}"
+                break
+            if now < pause.refuse_until:
+                wait = pause.refuse_until - now
+                left = cfg.max_retry_time_s - max(now - started, waited)
+                if wait > cfg.backoff_max_s or wait > left:
+                    if last is None:
+                        return self._refused(req, pause.refuse_reason, started)
+                    gave_up = f"; {pause.refuse_reason}"
+                    break
             try:
                 # an attempt never runs past the request's overall deadline
                 budget = min(cfg.timeout_s, max(0.001, deadline - time.monotonic()))
@@ -264,18 +407,35 @@ class Judge(ABC):
             except Exception as exc:
                 err = self.classify(exc)
                 last = err
-                if not err.retryable or attempt == cfg.retries:
+                if not err.retryable:
                     break
-                delay = min(cfg.backoff_max_s, cfg.backoff_base_s * 2**attempt)
-                delay = random.uniform(0, delay)
-                if err.retry_after is not None:
-                    # honour the server's wait, but never past the backoff ceiling
-                    delay = max(delay, min(err.retry_after, cfg.backoff_max_s))
-                # time spent so far: the real clock, or the waits themselves when sleep is simulated
                 spent = max(time.monotonic() - started, waited)
+                throttled = err.status == 429 or err.retry_after is not None
+                asked = err.retry_after
+                if asked is not None and (asked > cfg.backoff_max_s or spent + asked > cfg.max_retry_time_s):
+                    # waiting would pass a limit anyway: fail now, and tell requests starting meanwhile
+                    limit = (f"--backoff-max {cfg.backoff_max_s:g} s" if asked > cfg.backoff_max_s else
+                             f"what is left of --max-retry-time ({max(0.0, cfg.max_retry_time_s - spent):.0f} s)")
+                    reason = f"the server asked to wait {asked:g} s (Retry-After), longer than {limit}"
+                    gave_up = f"; not retried: {reason}"
+                    pause.refuse_until = max(pause.refuse_until, time.monotonic() + asked)
+                    pause.refuse_reason = f"{self.provider} asked to wait {asked:g} s (Retry-After), longer than {limit}"
+                    break
+                if attempt == cfg.retries:
+                    break
+                delay = random.uniform(0, min(cfg.backoff_max_s, cfg.backoff_base_s * 2**attempt))
+                if asked is not None:
+                    delay = max(delay, asked)
+                if throttled and pause.holder is not None and pause.holder is not me:
+                    # sent before another request paused the provider: wait for its probe, not on our own
+                    retries += 1
+                    self.stats.retries += 1
+                    continue
                 if spent + delay > cfg.max_retry_time_s:
                     gave_up = f"; gave up: retrying would pass --max-retry-time {cfg.max_retry_time_s:g} s"
                     break
+                if throttled:
+                    pause.hold(me)  # this request waits and then probes for everyone
                 retries += 1
                 self.stats.retries += 1
                 waited += delay
@@ -296,9 +456,9 @@ class Judge(ABC):
             )
         self.stats.errors += 1
         self.stats.calls += 1
-        status = f" (HTTP {last.status})" if last and last.status else ""
+        status = f" (HTTP {last.status})" if last and last.status and f"HTTP {last.status}" not in str(last) else ""
         return JudgeOutput(
-            error=f"{last}{status} after {retries + 1} attempt(s){gave_up}" if last else "failed",
+            error=f"{last}{status} after {retries + 1} attempt(s){gave_up}" if last else f"failed{gave_up}",
             latency_s=time.monotonic() - started, model=self.model, provider=self.provider, retries=retries,
         )
 

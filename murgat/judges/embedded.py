@@ -179,6 +179,7 @@ class EmbeddedJudge(Judge):
     #: answers cached by an older judge are not served to this one
     answer_options = ("embeddings", "sound_yes", "sound_no", "silence_db", "sound_db", "rules_version")
     needs_evidence_text = True
+    tasks = frozenset({"verify", "decompose", "decontextualize", "entail"})
     RULES_VERSION = "2"
 
     def __init__(self, *args: object, **kwargs: object) -> None:

@@ -66,6 +66,9 @@ def silent_copy(path: str) -> Path:
 class GeminiJudge(Judge):
     provider = "gemini"
     answer_options = ("visual",)
+    #: read by google-genai: Vertex AI or the Gemini API, which project/region, which base URL/API version
+    endpoint_env = ("GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_ENTERPRISE", "GOOGLE_CLOUD_PROJECT",
+                    "GOOGLE_CLOUD_LOCATION", "GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL", "GOOGLE_GENAI_API_VERSION")
 
     def __init__(self, model: str, options: dict[str, Any] | None = None, *, http_client: Any = None, **kw: Any) -> None:
         super().__init__(model, options, **kw)
@@ -230,5 +233,5 @@ class GeminiJudge(Judge):
         import httpx
 
         if isinstance(exc, httpx.TimeoutException | httpx.TransportError | asyncio.TimeoutError | TimeoutError):
-            return JudgeError(f"gemini: {type(exc).__name__}", retryable=True)
+            return JudgeError(f"gemini: {type(exc).__name__}{': ' + str(exc) if str(exc) else ''}", retryable=True)
         return super().classify(exc)

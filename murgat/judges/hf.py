@@ -131,6 +131,8 @@ class _Job:
 class HFJudge(Judge):
     provider = "hf"
     answer_options = ("max_pixels", "dtype")
+    #: a hub id is resolved against this mirror (a local path ignores it)
+    endpoint_env = ("HF_ENDPOINT",)
 
     def __init__(self, model: str, options: dict[str, Any] | None = None, **kw: Any) -> None:
         super().__init__(model, options, **kw)

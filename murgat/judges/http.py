@@ -14,6 +14,7 @@ No proxies: set ``-J client=httpx`` (httpx, honours proxy settings) or ``client=
 from __future__ import annotations
 
 import asyncio
+import os
 import ssl
 from collections import defaultdict
 from urllib.parse import urlsplit
@@ -102,7 +103,9 @@ class HttpPool:
         try:
             return await self._open(key)
         except OSError as exc:
-            raise HttpError(f"cannot connect to {key[1]}:{key[2]}: {exc.strerror or exc}") from None
+            # asyncio words a refused connection "Connect call failed (addr)": name the errno instead
+            why = os.strerror(exc.errno).lower() if exc.errno else (exc.strerror or str(exc) or type(exc).__name__)
+            raise HttpError(f"cannot connect to {key[1]}:{key[2]}: {why}") from None
 
     async def _read(self, reader: asyncio.StreamReader) -> tuple[Response, bool]:
         raw = await reader.readuntil(b"\r\n\r\n")

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from murgat.judges.base import Judge, JudgeError, RawAnswer
+from murgat.judges.base import ERROR_BODY_CHARS, Judge, JudgeError, RawAnswer, body_excerpt
 from murgat.judges.effort import HF_THINKING, OPENAI_EFFORT, check
 from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeRequest, MediaPart, TextPart, Usage, VideoPart, frame_label
 
@@ -141,11 +141,22 @@ class OpenAIJudge(Judge):
     provider = "openai"
     answer_options = ("video", "extra_body", "base_url", "thinking_switch")
 
+    def key_options(self) -> dict[str, Any]:
+        """``$OPENAI_BASE_URL`` picks the server when ``-J base_url`` is not given: it then enters
+        the key exactly as the option would (the same server, the same key either way)."""
+        opts = super().key_options()
+        if self._env_url is not None:
+            urls = sorted(u.strip() for u in self._env_url.split(",") if u.strip())
+            opts["base_url"] = ",".join(urls) if len(urls) > 1 else self._env_url.strip()
+        return opts
+
     def __init__(self, model: str, options: dict[str, Any] | None = None, *, http_client: Any = None, **kw: Any) -> None:
         super().__init__(model, options, **kw)
         if not model:
             raise ValueError("openai: name the served model, e.g. openai:Qwen/Qwen2.5-Omni-7B")
         self.base_url = self.options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or OPENAI_API
+        env_url = None if self.options.get("base_url") else os.environ.get("OPENAI_BASE_URL")
+        self._env_url = env_url if env_url and env_url.strip() else None
         key = self.options.get("api_key") or os.environ.get("OPENAI_API_KEY")
         if not key:
             if self.base_url.rstrip("/") == OPENAI_API and not kw.get("dry_run"):
@@ -294,7 +305,7 @@ class OpenAIJudge(Judge):
                 "authorization": f"Bearer {self._key}", "content-type": "application/json"})
         except self._transport_errors() as exc:
             self.endpoints.fail(ep)
-            raise JudgeError(f"openai: {type(exc).__name__} at {ep.url}", retryable=True) from None
+            raise JudgeError(f"openai: {exc or type(exc).__name__} ({ep.url})", retryable=True) from None
         finally:
             ep.in_flight -= 1
         code = resp.status_code
@@ -305,8 +316,10 @@ class OpenAIJudge(Judge):
                 err = json.loads(resp.content).get("error") or {}
                 message = err.get("message") if isinstance(err, dict) else str(err)
             except (ValueError, AttributeError):
-                message = resp.text[:200]
-            raise JudgeError(f"openai HTTP {code}: Error code: {code} - {message}",
+                message = None
+            # what a proxy or a crashed server sends is rarely an OpenAI error object: show its first bytes
+            message = message or body_excerpt(resp.content)
+            raise JudgeError(f"openai HTTP {code} from {ep.url}: Error code: {code} - {message}",
                              retryable=code in (408, 409, 429) or code >= 500, status=code,
                              retry_after=resp.headers.get("retry-after"))
         self.endpoints.ok(ep)
@@ -361,10 +374,14 @@ class OpenAIJudge(Judge):
         import openai
 
         if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError):
-            return JudgeError(f"openai: {type(exc).__name__}", retryable=True)
+            cause = f": {exc.__cause__}" if exc.__cause__ is not None and str(exc.__cause__) else ""
+            return JudgeError(f"openai: {type(exc).__name__}{cause} ({self.base_url})", retryable=True)
         if isinstance(exc, openai.APIStatusError):
             retry_after = exc.response.headers.get("retry-after") if exc.response is not None else None
             code = exc.status_code
-            return JudgeError(f"openai HTTP {code}: {exc.message}", retryable=code in (408, 409, 429) or code >= 500,
+            # the SDK's message carries the whole body ("Error code: 502 - <html>…"): keep its start
+            detail = " ".join(str(exc.message).split())
+            detail = detail[:ERROR_BODY_CHARS] + ("…" if len(detail) > ERROR_BODY_CHARS else "")
+            return JudgeError(f"openai HTTP {code} from {self.base_url}: {detail}", retryable=code in (408, 409, 429) or code >= 500,
                               status=code, retry_after=retry_after)
         return super().classify(exc)

@@ -121,3 +121,23 @@ def parse_json_answer(text: str | None) -> tuple[Any, str | None]:
         return extract_json(text), None
     except ValueError as exc:
         return None, str(exc)
+
+
+#: judge answers kept in records (``results.jsonl``, and so ``report.html``) are cut to this many
+#: characters: a 10 MB reason once made 320 MB of results for 2 items. The cache keeps the whole answer.
+MAX_KEPT_ANSWER_CHARS = 20_000
+
+
+def shared_answer_note(what: str, index: int) -> str:
+    """What a record keeps instead of a copy of an answer that covers several of its parts (a
+    chain labelled in one request, a response decomposed in one request): where the one kept copy is."""
+    return f"(one answer for all; kept on {what} {index})"
+
+
+def clip_answer(text: str | None, limit: int = MAX_KEPT_ANSWER_CHARS) -> str | None:
+    """``text`` as kept in a record: whole when short, else its start and its end (where a verdict
+    after a long reasoning is) around a note saying how much was cut."""
+    if text is None or len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n… [{len(text) - 2 * half:,} characters cut: answers are kept up to {limit:,}] …\n{text[-half:]}"

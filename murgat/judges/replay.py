@@ -143,6 +143,7 @@ class RecordingJudge(Judge):
         self.inner = inner
         self.provider = inner.provider  # type: ignore[misc]
         self.needs_evidence_text = inner.needs_evidence_text  # type: ignore[misc]
+        self.tasks = inner.tasks  # type: ignore[misc]
         self.stats = inner.stats
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -253,6 +253,10 @@ class JudgeRequest:
     #: identity of the media parts computed without decoding them (file digest, segment
     #: times, evidence settings); when set it stands for every non-text part in the cache key
     key_hint: str | None = None
+    #: what a usable answer looks like: ``verdict`` answers must read as yes/no/unknown
+    #: (:func:`murgat.judges.parsing.parse_verdict`); with a ``schema`` the answer must be JSON.
+    #: An answer that fails this check is returned but never cached, so a rerun asks again.
+    expects: Literal["text", "verdict"] = "text"
     #: cache keys already computed for this request, per judge (a request is asked of the
     #: call pool and then of the judge and its cache: one SHA-256 of the recipe serves all)
     key_memo: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)

@@ -114,6 +114,7 @@ def _build_config(args: argparse.Namespace) -> Any:
         bootstrap_resamples=args.bootstrap, seed=args.seed, cluster_by_video=args.cluster_by_video,
         attributed_threshold=args.attributed_threshold, decompose_context_sentences=args.decompose_context,
         decompose_context_chars=args.decompose_context_chars, max_response_chars=args.max_response_chars,
+        **{k: v for k in ("max_citations_per_fact", "max_evidence_s") if (v := getattr(args, k, None)) is not None},
         prompt_hashes={n: prompts.template_hash(n) for n in used}, versions=_versions(),
     )
 
@@ -526,6 +527,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="exit non-zero when more than this share of items is undetermined (default: only when all are)")
     p.add_argument("--max-response-chars", type=int, default=200_000,
                    help="longer responses get an error record instead of being scored")
+    # defaults live in murgat.pipeline.config (not imported to build the parser)
+    p.add_argument("--max-citations-per-fact", type=int, default=None,
+                   help="a fact citing more segments is undetermined, not judged: bounds calls per fact (default 16)")
+    p.add_argument("--max-evidence-s", type=float, default=None,
+                   help="most seconds of cited media one entailment request carries; longer evidence leaves the "
+                   "fact undetermined (default 900)")
     p.add_argument("--decompose-context", type=int, default=3,
                    help="earlier sentences shown to the decomposer (bounded: cost stays linear in response length)")
     p.add_argument("--decompose-context-chars", type=int, default=1500, help="character cap on that context")

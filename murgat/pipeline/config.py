@@ -10,6 +10,11 @@ from media.evidence import EvidenceConfig
 from murgat.boxes import BoxConvention
 from murgat.judges.types import GenerateConfig
 
+#: request caps (``--max-citations-per-fact``, ``--max-evidence-s``): a sentence with 10,000
+#: citations made 10,003 calls and one 834 MB request before these existed
+DEFAULT_MAX_CITATIONS_PER_FACT = 16
+DEFAULT_MAX_EVIDENCE_S = 900.0
+
 #: judge options that change how answers are fetched or billed, never what they are
 TRANSPORT_OPTIONS = frozenset({"delay_s", "log", "api_key", "price_in", "price_out", "cleanup", "upload_timeout_s"})
 
@@ -39,6 +44,12 @@ class ScoreConfig(BaseModel):
     decompose_context_chars: int = Field(default=1500, ge=0, description="character cap on that context (its end is kept)")
     max_response_chars: int = Field(
         default=200_000, ge=1, description="longer responses get an error record instead of being scored")
+    max_citations_per_fact: int = Field(
+        default=DEFAULT_MAX_CITATIONS_PER_FACT, ge=1, description="a fact citing more segments is not judged: it is "
+        "undetermined with that reason (precision asks up to 2 questions per citation, each carrying the evidence)")
+    max_evidence_s: float = Field(
+        default=DEFAULT_MAX_EVIDENCE_S, gt=0, description="most seconds of media (segments after padding, summed) "
+        "one entailment request may carry; a fact whose cited evidence is longer is undetermined with that reason")
     evidence: EvidenceConfig = Field(default_factory=EvidenceConfig)
     evidence_text: bool = Field(default=False, description="send ASR/OCR text with media (forced on for text-only judges)")
     asr_model: str | None = Field(default=None, description="ASR model for evidence text (None: bundled Whisper base)")
@@ -63,6 +74,11 @@ class ScoreConfig(BaseModel):
         d["generate"] = self.generate.cache_fields()
         if self.boxes.is_default():
             d.pop("boxes")  # runs from before box options existed resume with the same fingerprint
+        # the request caps enter only when changed: runs made before they existed still resume
+        if self.max_citations_per_fact == DEFAULT_MAX_CITATIONS_PER_FACT:
+            d.pop("max_citations_per_fact", None)
+        if self.max_evidence_s == DEFAULT_MAX_EVIDENCE_S:
+            d.pop("max_evidence_s", None)
         for k in ("judge_verify", "judge_decompose", "judge_entail", "judge_decontextualize"):
             if d.get(k):
                 d[k]["options"] = {o: v for o, v in d[k]["options"].items() if o not in TRANSPORT_OPTIONS}

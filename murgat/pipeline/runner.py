@@ -20,11 +20,13 @@ from murgat.answers import is_correct
 from murgat.engine.loop import item_digest, plan
 from murgat.engine.loop import run_items as engine_run
 from murgat.engine.preflight import ItemMediaError, MediaPlace, open_media, resolve
+from murgat.judges.parsing import shared_answer_note
 from murgat.metric import FactScore, ResponseFigures, score_response, summarize_results
 from murgat.pipeline.config import ScoreConfig
 from murgat.pipeline.rundir import RunDir
 from murgat.pipeline.stages import (
     BOX_CHECK_STAGES,
+    OVER_LIMIT,
     CallPool,
     ItemContext,
     Judges,
@@ -35,6 +37,7 @@ from murgat.pipeline.stages import (
     decompose_response,
     decontextualize,
     entail_fact,
+    first_judge_failure,
     sentences_of,
     verify,
 )
@@ -160,8 +163,10 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
         Vc = [sr for sr in results if sr.verifiable and sr.sentence.citations]
         if Vc:
             by_idx, raw, problem = await decompose_response(pool, judges.decompose, [sr.sentence for sr in Vc], cfg, ctx)
-            outs = [(by_idx.get(sr.sentence.index), raw,
-                     problem or (None if sr.sentence.index in by_idx else "sentence missing in answer")) for sr in Vc]
+            # the one answer is kept once, on the first sentence; the others point to it
+            outs = [(by_idx.get(sr.sentence.index), raw if k == 0 else shared_answer_note("sentence", Vc[0].sentence.index),
+                     problem or (None if sr.sentence.index in by_idx else "sentence missing in answer"))
+                    for k, sr in enumerate(Vc)]
             done = await asyncio.gather(*(facts_of(sr, o) for sr, o in zip(Vc, outs, strict=True)))
             per_sentence = {sr.sentence.index: d for sr, d in zip(Vc, done, strict=True)}
     else:
@@ -208,6 +213,8 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
         if sr.verify_verdict in ("unknown", "unparseable", "error"):
             causes[sr.verify_verdict] = causes.get(sr.verify_verdict, 0) + 1
         for fv in sr.verdicts:
+            if fv.reason and fv.reason.startswith(OVER_LIMIT):
+                causes["over_limit"] = causes.get("over_limit", 0) + 1
             for call in fv.calls:
                 if call.verdict in ("unknown", "unparseable", "error") and call.stage not in BOX_CHECK_STAGES:
                     causes[call.verdict] = causes.get(call.verdict, 0) + 1
@@ -215,6 +222,7 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
     box = box_check_counts([fv for sr in results for fv in sr.verdicts])
     if box:
         rr.meta["box_check"] = box
+    rr.judge_failure = first_judge_failure(ctx.calls, results)
     rr.n_judge_errors = sum(1 for c in ctx.calls if c.error and not c.blocked) + sum(
         1 for sr in results for fv in sr.verdicts for call in fv.calls
         if call.verdict == "error" and (call.error or "").startswith("evidence"))

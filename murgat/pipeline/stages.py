@@ -29,7 +29,7 @@ from media.evidence import (
 from murgat.boxes import BoxConvention
 from murgat.citations import apply_box_convention, check_durations, find_groups, parse_citations, strip_citations
 from murgat.judges.base import Judge
-from murgat.judges.parsing import parse_json_answer, parse_verdict
+from murgat.judges.parsing import clip_answer, parse_json_answer, parse_verdict
 from murgat.judges.types import (
     AudioPart,
     EvidenceTextPart,
@@ -189,8 +189,33 @@ def _ckey(c: Citation) -> tuple[Any, ...]:
     return (*base, tuple(b.coords() for b in c.boxes)) if c.boxes else base
 
 
+def first_judge_failure(calls: Sequence[JudgeOutput], results: Sequence[Any]) -> str | None:
+    """Why an item's judging fell short, in one line: the first request that got no answer (its
+    error carries the cause: connection refused, URL, HTTP status, the body's first bytes), else
+    the first answer that could not be read. Shown in the record and the run's last stderr line."""
+    for out in calls:
+        if out.error and not out.blocked:
+            return _clip(out.error, 500)
+    for sr in results:
+        if sr.verify_verdict == "unparseable":
+            return _clip(f"unparseable verify answer: {parse_verdict(sr.verify_raw)[1]}", 500)
+        for fv in sr.verdicts:
+            for call in fv.calls:
+                if call.verdict == "unparseable":
+                    return _clip(f"unparseable {call.stage} answer: {call.error}", 500)
+        for note in sr.notes:
+            if note.startswith("decomposition unusable"):
+                return _clip(note, 500)
+    return None
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _record(stage: str, out: JudgeOutput, verdict: Verdict | None, evidence: list[int] | None = None) -> JudgeCall:
-    return JudgeCall(stage=stage, evidence=evidence or [], verdict=verdict, raw=out.text, error=out.error or out.parse_error,
+    return JudgeCall(stage=stage, evidence=evidence or [], verdict=verdict, raw=clip_answer(out.text),
+                     error=out.error or out.parse_error,
                      cached=out.cached)
 
 
@@ -224,13 +249,14 @@ async def verify(pool: CallPool, judge: Judge, sent: Sentence, cfg: ScoreConfig,
     variant = cfg.verify_variant
     prompt = prompts.render(f"verify_{variant}", question=ctx.question or "(not given)", sentence=strip_citations(sent.text))
     req = JudgeRequest(parts=[TextPart(prompt)], schema=VERIFY_SCHEMA if variant == "json" else None,
-                       config=cfg.generate, task="verify", inputs={"sentence": strip_citations(sent.text), "question": ctx.question})
+                       config=cfg.generate, task="verify", inputs={"sentence": strip_citations(sent.text), "question": ctx.question},
+                       expects="verdict")
     out = await pool.ask(judge, req)
     ctx.calls.append(out)
     if out.error:
-        return "error", out.text
+        return "error", clip_answer(out.text)
     verdict, _ = parse_verdict(out.text)
-    return verdict, out.text
+    return verdict, clip_answer(out.text)
 
 
 # ----- decomposition -----
@@ -263,11 +289,13 @@ def attach_citations(sent: Sentence, fact_texts: list[str], first_index: int) ->
             continue
         own: list[Citation] = []
         dropped: list[Citation] = []
+        taken: set[int] = set()  # ids, not ``in own``: pydantic equality made 10,000 citations quadratic (40 s)
         for c in parse_citations(text):
             match = by_key.get(c.key())
             if match is None:
                 dropped.append(c)
-            elif match not in own:
+            elif id(match) not in taken:
+                taken.add(id(match))
                 own.append(match)
         if dropped:
             notes.append(f"fact {k}: dropped citation(s) the sentence did not make: " + "; ".join(c.raw for c in dropped))
@@ -293,12 +321,12 @@ async def decompose(pool: CallPool, judge: Judge, sent: Sentence, context: str, 
     out = await pool.ask(judge, req)
     ctx.calls.append(out)
     if out.error:
-        return None, out.text, out.error
+        return None, clip_answer(out.text), out.error
     value = out.parsed if out.parsed is not None else parse_json_answer(out.text)[0]
     facts = value.get("facts") if isinstance(value, dict) else value if isinstance(value, list) else None
     if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
-        return None, out.text, out.parse_error or "answer has no list of fact strings"
-    return facts, out.text, None
+        return None, clip_answer(out.text), out.parse_error or "answer has no list of fact strings"
+    return facts, clip_answer(out.text), None
 
 
 async def decompose_response(pool: CallPool, judge: Judge, sents: list[Sentence], cfg: ScoreConfig,
@@ -310,16 +338,16 @@ async def decompose_response(pool: CallPool, judge: Judge, sents: list[Sentence]
     out = await pool.ask(judge, req)
     ctx.calls.append(out)
     if out.error:
-        return {}, out.text, out.error
+        return {}, clip_answer(out.text), out.error
     value, problem = parse_json_answer(out.text)
     result: dict[int, list[str]] = {}
     rows = value.get("sentences") if isinstance(value, dict) else None
     if not isinstance(rows, list):
-        return {}, out.text, problem or "answer has no 'sentences' list"
+        return {}, clip_answer(out.text), problem or "answer has no 'sentences' list"
     for row in rows:
         if isinstance(row, dict) and isinstance(row.get("facts"), list):
             result[int(row.get("index", -1))] = [str(f) for f in row["facts"]]
-    return result, out.text, None
+    return result, clip_answer(out.text), None
 
 
 # ----- entailment -----
@@ -417,7 +445,7 @@ async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset:
     crop = box_view == "crop"
     labels = [f"{p.label} (box enlarged only)" if crop and p.boxes else p.label for p in plans]
     common = {"schema": ENTAIL_SCHEMA if variant == "json" else None, "config": cfg.generate, "task": "entail",
-              "inputs": {"fact": claim, "evidence": labels}}
+              "inputs": {"fact": claim, "evidence": labels}, "expects": "verdict"}
     hint = ctx.evidence_hint(plans, with_text, view="crop" if crop else None)
 
     async def materialize() -> JudgeRequest:
@@ -444,14 +472,46 @@ async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset:
     return verdict, call
 
 
+#: how a fact left unjudged by a request cap is recognised in records (``undetermined_causes``)
+OVER_LIMIT = "over limit: "
+
+
+def over_request_caps(fact: AtomicFact, valid: Sequence[bool], cfg: ScoreConfig, ctx: ItemContext) -> str | None:
+    """Why ``fact`` may not be judged, or ``None``: more citations than ``--max-citations-per-fact``,
+    or joint evidence (the largest request it would make) longer than ``--max-evidence-s``.
+    Checked from the citations and the probe alone, so an over-cap fact costs nothing."""
+    n = len(fact.citations)
+    if n > cfg.max_citations_per_fact:
+        return (f"{OVER_LIMIT}the fact cites {n:,} segments, more than --max-citations-per-fact "
+                f"{cfg.max_citations_per_fact:,}; not judged")
+    idx = [i for i, ok in enumerate(valid) if ok]
+    if not idx:
+        return None
+    try:
+        plans = ctx.plan(fact.citations, idx)
+    except MediaError:
+        return None  # reported by the entailment request as an evidence error
+    total = sum(max(0.0, p.end - p.start) for p in plans if p.available)
+    if total > cfg.max_evidence_s:
+        return (f"{OVER_LIMIT}its cited evidence is {total:,.0f} s of media, more than --max-evidence-s "
+                f"{cfg.max_evidence_s:g}; not judged")
+    return None
+
+
 async def entail_fact(
     pool: CallPool, judge: Judge, fact: AtomicFact, cfg: ScoreConfig, ctx: ItemContext
 ) -> tuple[FactVerdict, FactScore]:
-    """Ask only what the precision mode needs (joint first), then score the fact.
+    """Ask only what the precision mode needs (joint first), then score the fact. A fact over
+    a request cap is undetermined with the reason, before any evidence is built or call made.
 
     A fact citing boxes also gets the wrong-box check (:func:`box_check`), asked alongside;
     its calls are recorded after the scoring ones and never change the scores."""
     valid = [c.valid for c in fact.citations]
+    over = over_request_caps(fact, valid, cfg, ctx)
+    if over is not None:
+        n = len(fact.citations)
+        fv = FactVerdict(fact_index=fact.index, precise=[None] * n, status="undetermined", reason=over)
+        return fv, FactScore(None, None, [None] * n, "undetermined", over)
     verdicts: dict[frozenset[int], Verdict] = {}
     calls: list[JudgeCall] = []
     check = asyncio.ensure_future(box_check(pool, judge, fact, cfg, ctx)) if _boxed(fact) else None

@@ -98,3 +98,51 @@ def test_killed_writer_leaves_a_readable_cache(tmp_path: Path) -> None:
     assert n > 10
     assert c.get("k0").text == "x" * 2000
     assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+async def test_unusable_answers_are_never_cached_and_old_ones_are_misses(tmp_path: Path) -> None:
+    """Empty text, JSON that does not parse for a schema request, and a verdict request with no
+    label are returned (and recorded as unparseable) but never stored; such a row written by an
+    older version is a miss, so a recovered judge is asked again."""
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    answers = iter(["", "not json", "the weather is nice", "yes"])
+    j = ScriptedJudge(lambda r: next(answers), cache=cache)
+    plain = JudgeRequest(parts=[TextPart("a")])
+    schema = JudgeRequest(parts=[TextPart("b")], schema={"type": "object"})
+    verdict = JudgeRequest(parts=[TextPart("c")], expects="verdict")
+    assert (await j.generate(plain)).text == ""
+    assert (await j.generate(schema)).parse_error
+    assert (await j.generate(verdict)).text == "the weather is nice"
+    assert len(cache) == 0
+    # a garbage row stored by an older murgat is not served
+    cache.put(j.key(verdict), j.provider, j.model, JudgeOutput(text="the weather is nice"))
+    again = await j.generate(verdict)
+    assert again.text == "yes" and not again.cached and j.stats.calls == 4
+    assert (await j.generate(verdict)).cached  # a usable answer is cached as before
+
+
+def test_endpoint_environment_enters_the_key(monkeypatch) -> None:
+    """A second run on another server (picked by ``OPENAI_BASE_URL``, a Gemini base URL or Vertex
+    project, an HF mirror) must not be served the first server's answers; an explicit
+    ``-J base_url`` and the same URL from the environment are one key."""
+    from murgat.judges import make_judge
+
+    def key(spec: str, **opts: str) -> str:
+        return make_judge(spec, {"api_key": "k", **opts}).key(JudgeRequest(parts=[TextPart("q")]))
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    default = key("openai:m")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://a:8000/v1")
+    at_a = key("openai:m")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://b:8000/v1")
+    at_b = key("openai:m")
+    assert len({default, at_a, at_b}) == 3
+    assert at_a == key("openai:m", base_url="http://a:8000/v1")
+    assert key("openai:m", base_url="http://a:8000/v1") == at_a, "an explicit option wins over the environment"
+    for var in ("GOOGLE_GEMINI_BASE_URL", "GOOGLE_CLOUD_PROJECT", "GOOGLE_GENAI_USE_VERTEXAI"):
+        monkeypatch.delenv(var, raising=False)
+    g0 = key("gemini:g")
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", "http://proxy")
+    g1 = key("gemini:g")
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "p2")
+    assert len({g0, g1, key("gemini:g")}) == 3

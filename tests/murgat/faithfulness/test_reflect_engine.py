@@ -75,3 +75,12 @@ def test_a_crash_between_the_two_old_appends_is_adopted(tmp_path, example_media,
     assert doc["errors"] == 0 and doc["reflected"] == 2
     assert [t["id"] for _, t in read_records(out / "traces.jsonl")[0]] == ["c2", "c3"]
     assert [r["id"] for _, r in read_records(out / "responses.jsonl")[0]] == ["c2", "c3"]
+
+
+def test_a_judge_that_cannot_write_chains_is_refused_before_any_work(tmp_path, example_media, capsys) -> None:
+    _, _, cas = setup(tmp_path)
+    out = tmp_path / "r"
+    assert main(["reflect", str(tmp_path / "q.jsonl"), "--media-root", str(example_media), "--model", "embedded",
+                 "--detector", f"replay:{cas}", "--out", str(out), "--json", "--quiet"]) == 2
+    assert "embedded" in capsys.readouterr().err
+    assert not (out / "results.jsonl").exists() and not list(out.glob("cache.sqlite*"))
