@@ -177,11 +177,12 @@ COMMON_HELP: dict[str, str] = {
 }
 
 
-#: counts every command checks the same way: the smallest value that makes sense (argparse exits 2 below it)
+#: counts declared by a single command (the shared ones are checked by their settings fields in
+#: murgat.engine.options): the smallest value that makes sense; argparse exits 2 below it
 COUNT_MINIMUM: dict[str, int] = {
-    "--limit": 0, "--concurrency": 1, "--item-concurrency": 1, "--ray-group-size": 1, "--ray-task-retries": 0,
-    "--ray-cpus": 1, "--retries": 0, "--bootstrap": 1, "--max-frames": 1, "--k": 1, "--max-response-chars": 1,
-    "--decompose-context": 0, "--decompose-context-chars": 0, "--replan": 0,
+    "--ray-group-size": 1, "--ray-task-retries": 0, "--ray-cpus": 1, "--bootstrap": 1, "--max-frames": 1, "--k": 1,
+    "--max-response-chars": 1, "--decompose-context": 0, "--decompose-context-chars": 0, "--replan": 0,
+    "--max-steps": 1, "--max-regenerations": 0, "--check-retries": 0, "--max-ops": 1, "--max-citations-per-fact": 1,
 }
 
 

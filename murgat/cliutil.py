@@ -55,14 +55,9 @@ def failure_code(exc: BaseException, where: str = "") -> int | None:
 
 
 def add_model_options(p: Any, *, max_tokens: int = 2048, timeout: float = 300.0, item_concurrency: int = 8) -> None:
-    """The generation options every model-calling command takes (help texts come from COMMON_HELP)."""
-    from murgat.judges.effort import arg_type
+    """The request options of a command whose model writes reasoning (the role defaults of
+    :mod:`murgat.engine.options`: longer answers and timeouts than a judge's yes/no)."""
+    from murgat.engine import options
 
-    p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument("--max-tokens", type=int, default=max_tokens)
-    p.add_argument("--effort", default=None, type=arg_type)
-    p.add_argument("--timeout", type=float, default=timeout)
-    p.add_argument("--retries", type=int, default=5)
-    p.add_argument("--max-retry-time", type=float, default=600.0)
-    p.add_argument("--concurrency", type=int, default=8, help="model requests in flight per provider")
-    p.add_argument("--item-concurrency", type=int, default=item_concurrency)
+    options.add(p, options.Requests, defaults={"max_tokens": max_tokens, "timeout": timeout})
+    options.add(p, options.Folder, only=("item_concurrency",), defaults={"item_concurrency": item_concurrency})

@@ -40,14 +40,12 @@ def _variants(spec: str) -> list[str]:
 
 def _score_config(args: argparse.Namespace, judge_spec: str, opts: dict[str, str]) -> Any:
     from media.evidence import EvidenceConfig
-    from murgat.judges.types import GenerateConfig
+    from murgat.engine.options import Requests, build
     from murgat.pipeline.config import JudgeSpec, ScoreConfig
 
     js = JudgeSpec(spec=judge_spec, options=opts)
     # every request of the run (planner, executor, checker) is sent with these settings
-    gen = GenerateConfig(temperature=args.temperature, max_tokens=args.max_tokens, concurrency=args.concurrency,
-                         reasoning_effort=args.effort, timeout_s=args.timeout, retries=args.retries,
-                         max_retry_time_s=args.max_retry_time)
+    gen = build(Requests, args).generate_config()
     return ScoreConfig(judge_verify=js, judge_decompose=js, judge_entail=js, generate=gen,
                        evidence=EvidenceConfig(fps=args.fps, max_frames=args.max_frames), evidence_text=args.evidence_text)
 
@@ -347,7 +345,9 @@ def _print_variants(doc: dict[str, Any], con: Any) -> None:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("program", help="plan-then-execute answers (find / describe / synthesize), grounded by construction")
     p.add_argument("data", help="murgat JSONL/CSV, videommmu:PATH, nextgqa:PATH or hf:PATH (questions + media)")
-    p.add_argument("--media-root", default=None, help="folder the media names are resolved in")
+    from murgat.engine import options
+
+    options.add(p, options.Place)
     p.add_argument("--variant", default="all",
                    help="logic-declarative, logic-imperative, narrative-declarative, narrative-imperative (comma list) or all")
     p.add_argument("--planner", required=True, help="provider:model that writes the programs")
@@ -368,16 +368,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--evidence-text", action="store_true", help="also send ASR/OCR text with the media")
     p.add_argument("--asr-model", default=None)
     add_model_options(p, item_concurrency=4)
-    p.add_argument("--limit", type=int, default=None)
-    p.add_argument("--ids", default=None)
-    p.add_argument("--out", required=True)
-    p.add_argument("--retry-errors", action="store_true", help="run again items whose record is an error")
-    p.add_argument("--overwrite", action="store_true")
-    p.add_argument("--allow-media-outside-root", action="store_true")
+    options.add(p, options.Selection)
+    options.add(p, options.Folder, only=("out", "retry_errors", "overwrite", "print_json", "quiet"), required=("out",))
     p.add_argument("--score", action="store_true", help="score each variant with murgat score and compare them")
     p.add_argument("--baseline", default=None, help="with --score: a `murgat generate --mode cite` file to compare against")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--quiet", action="store_true")
     from murgat.scaleout import add_executor_options
 
     add_executor_options(p, executor_flag=False)  # its --executor names the executing model

@@ -194,14 +194,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("input", help="murgat JSONL or the authors' JSON list (responses with reasoning chains)")
     p.add_argument("--judge", required=True, help="provider:model of the labelling judge")
     p.add_argument("-J", "--judge-option", action="append", default=[], metavar="KEY=VALUE")
-    p.add_argument("--out", required=True, help="run folder (resumed when it exists)")
-    p.add_argument("--cache", default=None, help="response cache (default: OUT/cache.sqlite)")
-    p.add_argument("--retry-errors", action="store_true", help="label again items with errors or judge failures")
+    from murgat.engine import options
+
+    options.add(p, options.Folder, only=("out", "cache", "retry_errors", "overwrite", "max_undetermined"),
+                required=("out",))
     from murgat.scaleout import add_executor_options
 
     add_executor_options(p)
-    p.add_argument("--overwrite", action="store_true")
-    p.add_argument("--max-undetermined", type=float, default=None,
-                   help="exit non-zero when more than this share of items is undetermined (default: only when all are)")
     _common(p)
     p.set_defaults(func=_cmd_faithfulness)

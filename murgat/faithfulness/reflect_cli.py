@@ -244,10 +244,9 @@ def register_reflect(sub: argparse._SubParsersAction, common: Any) -> None:  # t
     p.add_argument("--from", dest="from_", default=None, metavar="RESPONSES",
                    help="start from these responses instead of generating chains")
     p.add_argument("--mode", choices=["base", "cite"], default="base", help="chains with or without citations")
-    p.add_argument("--out", required=True, help="run folder (resumed when it exists)")
-    p.add_argument("--cache", default=None, help="response cache (default: OUT/cache.sqlite)")
-    p.add_argument("--retry-errors", action="store_true", help="reflect again items whose record is an error")
-    p.add_argument("--overwrite", action="store_true")
+    from murgat.engine import options
+
+    options.add(p, options.Folder, only=("out", "cache", "retry_errors", "overwrite"), required=("out",))
     common(p, segmentation=False)
     from murgat.scaleout import add_executor_options
 

@@ -11,7 +11,11 @@ from murgat.cliutil import add_model_options
 
 def _common(p: argparse.ArgumentParser, *, segmentation: bool = True) -> None:
     """``segmentation=False``: reflect always walks murgat's sentences (its steps are regenerated one by one)."""
-    p.add_argument("--media-root", default=None, help="folder the media names are resolved in")
+    from murgat.engine import options
+
+    options.add(p, options.Place)
+    options.add(p, options.Selection)
+    options.add(p, options.Folder, only=("print_json", "quiet"))
     p.add_argument("--variant", choices=["vanilla", "grounding", "grounding+rationale"], default="grounding",
                    help="labelling prompt: grounding = the judge first describes the media (cached per media)")
     p.add_argument("--granularity", choices=["chain", "step"], default="chain",
@@ -25,22 +29,15 @@ def _common(p: argparse.ArgumentParser, *, segmentation: bool = True) -> None:
     add_model_options(p)
     p.add_argument("--bootstrap", type=int, default=2000)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--limit", type=int, default=None)
-    p.add_argument("--ids", default=None)
-    p.add_argument("--allow-media-outside-root", action="store_true")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--quiet", action="store_true")
 
 
 def _config(args: argparse.Namespace, judge_spec: str, opts: dict[str, str]) -> Any:
     from media.evidence import EvidenceConfig
-    from murgat.judges.types import GenerateConfig
+    from murgat.engine.options import Requests, build
     from murgat.pipeline.config import JudgeSpec, ScoreConfig
 
     js = JudgeSpec(spec=judge_spec, options=opts)
-    gen = GenerateConfig(temperature=args.temperature, max_tokens=args.max_tokens, concurrency=args.concurrency,
-                         reasoning_effort=args.effort, timeout_s=args.timeout, retries=args.retries,
-                         max_retry_time_s=args.max_retry_time)
+    gen = build(Requests, args).generate_config()
     return ScoreConfig(judge_verify=js, judge_decompose=js, judge_entail=js, generate=gen, evidence_text=args.evidence_text,
                        evidence=EvidenceConfig(fps=args.fps, max_frames=args.max_frames))
 

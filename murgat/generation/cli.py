@@ -9,8 +9,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from murgat.judges.effort import arg_type as _effort
-
 
 def _load(args: argparse.Namespace) -> Any:
     from murgat.cliutil import select_items
@@ -39,11 +37,9 @@ def _place(args: argparse.Namespace) -> Any:
 
 
 def _gen_config(args: argparse.Namespace, effort: str | None) -> Any:
-    from murgat.judges.types import GenerateConfig
+    from murgat.engine.options import Requests, build
 
-    return GenerateConfig(temperature=args.temperature, max_tokens=args.max_tokens, reasoning_effort=effort,
-                          concurrency=args.concurrency, timeout_s=args.timeout, retries=args.retries,
-                          backoff_max_s=args.backoff_max, max_retry_time_s=args.max_retry_time)
+    return build(Requests, args).generate_config(effort)
 
 
 def _fingerprint(args: argparse.Namespace, effort: str | None) -> dict[str, Any]:
@@ -245,32 +241,26 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("-M", "--model-option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--mode", choices=["base", "cite", "posthoc"], default="cite")
     p.add_argument("--base", default=None, help="posthoc: the base-mode responses file to annotate")
-    p.add_argument("--media-root", default=None)
+    from murgat.engine import options
+
+    options.add(p, options.Place)
     p.add_argument("--fps", type=float, default=1.0, help="frame rate for providers that take frames")
     p.add_argument("--max-frames", type=int, default=64)
-    p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument("--max-tokens", type=int, default=4096)
-    p.add_argument("--timeout", type=float, default=300.0)
-    p.add_argument("--retries", type=int, default=5)
-    p.add_argument("--concurrency", type=int, default=8)
-    p.add_argument("--limit", type=int, default=None)
-    p.add_argument("--ids", default=None)
-    p.add_argument("--retry-errors", action="store_true", help="generate again for ids whose record is an error")
-    p.add_argument("--backoff-max", type=float, default=60.0, help="longest wait between retries; caps Retry-After")
-    p.add_argument("--max-retry-time", type=float, default=600.0, help="most seconds one request may take with retries")
-    p.add_argument("--allow-media-outside-root", action="store_true",
-                   help="read media wherever the data names it (default: only inside --media-root)")
-    p.add_argument("--json", action="store_true")
+    # the model writes whole reasoning chains: longer answers and timeouts than a judge (role defaults)
+    options.add(p, options.Requests, skip=("effort",), defaults={"max_tokens": 4096, "timeout": 300.0})
+    options.add(p, options.Selection)
+    options.add(p, options.Folder, only=("retry_errors", "print_json"))
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("generate", help="generate (cited) answers with an omni/vision model")
     _common(p)
-    p.add_argument("--effort", default=None, type=_effort, help="none|minimal|low|medium|high|dynamic (mapped per provider)")
-    p.add_argument("--out", required=True, help="run folder (responses in OUT/responses.jsonl); a FILE.jsonl writes "
-                   "the responses there and the rest of the run folder to FILE.run/; rerun resumes")
-    p.add_argument("--cache", default=None, help="response cache (default: the run folder's cache.sqlite)")
-    p.add_argument("--overwrite", action="store_true")
+    from murgat.engine import options
+
+    options.add(p, options.Requests, only=("effort",))
+    # responses go to OUT/responses.jsonl; a FILE.jsonl --out (earlier versions) keeps its folder in FILE.run/
+    options.add(p, options.Folder, only=("out",), required=("out",))
+    options.add(p, options.Folder, only=("cache", "overwrite"))
     from murgat.scaleout import add_executor_options
 
     add_executor_options(p)
@@ -281,5 +271,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--efforts", default="minimal,low,medium,high")
     p.add_argument("--judge", required=True, help="judge for scoring, as for murgat score")
     p.add_argument("-J", "--judge-option", action="append", default=[], metavar="KEY=VALUE")
-    p.add_argument("--out", required=True, help="sweep folder")
+    from murgat.engine import options
+
+    options.add(p, options.Folder, only=("out",), required=("out",))
     p.set_defaults(func=_cmd_sweep)

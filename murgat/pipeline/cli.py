@@ -12,7 +12,6 @@ from typing import Any
 
 from murgat import __version__
 from murgat.engine.outcome import failure_line
-from murgat.judges.effort import arg_type as _effort
 
 
 class DryRunJudge:
@@ -84,7 +83,6 @@ def _build_config(args: argparse.Namespace) -> Any:
     import prompts
     from media.evidence import EvidenceConfig
     from murgat.judges import parse_options
-    from murgat.judges.types import GenerateConfig
     from murgat.pipeline.config import JudgeSpec, ScoreConfig
 
     opts = parse_options(args.judge_option)
@@ -92,9 +90,9 @@ def _build_config(args: argparse.Namespace) -> Any:
     def spec(s: str | None) -> JudgeSpec:
         return JudgeSpec(spec=s or args.judge, options=opts)
 
-    gen = GenerateConfig(temperature=args.temperature, max_tokens=args.max_tokens, concurrency=args.concurrency,
-                         reasoning_effort=args.effort, timeout_s=args.timeout, retries=args.retries, rpm=args.rpm, tpm=args.tpm,
-                         backoff_max_s=args.backoff_max, max_retry_time_s=args.max_retry_time)
+    from murgat.engine.options import Requests, build
+
+    gen = build(Requests, args).generate_config()
     ev = EvidenceConfig(pad_s=args.pad, fps=args.fps, max_frames=args.max_frames, visual_as=args.visual_as,
                         audio_point_pad_s=args.audio_point_pad, end_tolerance_s=args.end_tolerance)
     from murgat.boxes import BoxConvention, parse_frame_size
@@ -151,9 +149,6 @@ def _cmd_score(args: argparse.Namespace) -> int:
         items = [i for i in items if i.id in set(wanted)]
     if args.limit is not None:
         items = items[: args.limit]
-    if args.max_undetermined is not None and not 0 <= args.max_undetermined <= 1:
-        print("error: --max-undetermined is a share between 0 and 1", file=sys.stderr)
-        return 2
     try:
         cfg = _build_config(args)
     except ValueError as exc:
@@ -461,7 +456,9 @@ def _cmd_summarize(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("score", help="score responses with MURGAT-S")
     p.add_argument("input", help="murgat JSONL or the authors' JSON list")
-    p.add_argument("--media-root", default=None)
+    from murgat.engine import options
+
+    options.add(p, options.Place)
     p.add_argument("--judge", required=True, help="provider[:model] for every stage, e.g. gemini:gemini-2.5-flash, embedded")
     p.add_argument("--judge-verify", default=None)
     p.add_argument("--judge-decompose", default=None)
@@ -469,8 +466,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--judge-decontextualize", default=None, help="enables decontextualization with this judge")
     p.add_argument("--decontextualize", action="store_true", help="decontextualize with --judge before splitting")
     p.add_argument("-J", "--judge-option", action="append", default=[], metavar="KEY=VALUE")
-    p.add_argument("--out", required=True, help="run folder (resumed when it exists)")
-    p.add_argument("--cache", default=None, help="response cache file shared between runs (default: OUT/cache.sqlite)")
+    options.add(p, options.Folder, only=("out", "cache"), required=("out",))
     p.add_argument("--verify-variant", choices=["simple", "cot", "json"], default="simple")
     p.add_argument("--decompose-variant", choices=["sentence", "response", "single-pass"], default="sentence")
     p.add_argument("--entail-variant", choices=["simple", "json"], default="simple")
@@ -493,38 +489,23 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--ocr-fps", type=float, default=1.0)
     p.add_argument("--no-sound-events", dest="sound_events", action="store_false",
                    help="with evidence text, do not tag sound events (music, engines, silence…) in cited audio")
-    p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument("--max-tokens", type=int, default=1024)
-    p.add_argument("--effort", default=None, type=_effort, help="reasoning effort for the judges")
-    p.add_argument("--timeout", type=float, default=120.0)
-    p.add_argument("--retries", type=int, default=5)
-    p.add_argument("--backoff-max", type=float, default=60.0,
-                   help="longest wait between retries in seconds; also caps a server's Retry-After")
-    p.add_argument("--max-retry-time", type=float, default=600.0,
-                   help="most seconds one judge request may spend on attempts and waits before it is an error")
-    p.add_argument("--concurrency", type=int, default=8, help="judge requests in flight per provider")
-    p.add_argument("--item-concurrency", type=int, default=None)
-    p.add_argument("--rpm", type=float, default=None)
-    p.add_argument("--tpm", type=float, default=None)
+    options.add(p, options.Requests)  # the judge role's defaults (yes/no answers)
+    # None: as many items as judge requests in flight (at least 4)
+    options.add(p, options.Folder, only=("item_concurrency",), defaults={"item_concurrency": None})
     p.add_argument("--bootstrap", type=int, default=2000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cluster-by-video", action="store_true")
     p.add_argument("--attributed-threshold", type=float, default=0.5)
     p.add_argument("--gold", default=None,
                    help="gold evidence JSONL (murgat gold import): add the grounding figures of 'murgat ground' to the summary")
-    p.add_argument("--limit", type=int, default=None)
-    p.add_argument("--ids", default=None, help="comma-separated ids to score")
+    options.add(p, options.Selection)
     p.add_argument("--dry-run", action="store_true", help="count calls and estimate cost; nothing is sent")
     p.add_argument("--record", default=None, help="append every judge exchange to this JSONL cassette")
-    p.add_argument("--retry-errors", action="store_true", help="re-score items whose record is an error")
+    options.add(p, options.Folder, only=("retry_errors",))
     from murgat.scaleout import add_executor_options
 
     add_executor_options(p)
-    p.add_argument("--overwrite", action="store_true", help="discard earlier results in --out")
-    p.add_argument("--allow-media-outside-root", action="store_true",
-                   help="read media wherever the input names it (default: only inside --media-root)")
-    p.add_argument("--max-undetermined", type=float, default=None,
-                   help="exit non-zero when more than this share of items is undetermined (default: only when all are)")
+    options.add(p, options.Folder, only=("overwrite", "max_undetermined"))
     p.add_argument("--max-response-chars", type=int, default=200_000,
                    help="longer responses get an error record instead of being scored")
     # defaults live in murgat.pipeline.config (not imported to build the parser)
@@ -536,10 +517,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--decompose-context", type=int, default=3,
                    help="earlier sentences shown to the decomposer (bounded: cost stays linear in response length)")
     p.add_argument("--decompose-context-chars", type=int, default=1500, help="character cap on that context")
-    p.add_argument("--json", action="store_true", help="print summary.json instead of tables")
+    options.add(p, options.Folder, only=("print_json",))
     p.add_argument("--copy-media", action="store_true", help="copy media next to report.html (portable run folder)")
     p.add_argument("--save-evidence", action="store_true", help="save cited frames/audio for report.html")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    options.add(p, options.Folder, only=("quiet",))
     p.set_defaults(func=_cmd_score)
 
     p = sub.add_parser("summarize", help="compare runs side by side with paired bootstrap CIs")
