@@ -37,9 +37,10 @@ from murgat.citations import (
     parse_time,
 )
 from murgat.judges.base import Judge
+from murgat.judges.evidence import evidence_parts
 from murgat.judges.parsing import parse_json_answer
 from murgat.judges.types import JudgeRequest, TextPart
-from murgat.pipeline.stages import CallPool, ItemContext, ask_entailment, evidence_parts
+from murgat.pipeline.stages import CallPool, ItemContext, ask_entailment
 from murgat.schema import AtomicFact, Citation
 from murgat.text import split_sentences, strip_thinking
 from programs.interpreter import Api, TimeRange

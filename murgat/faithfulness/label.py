@@ -33,9 +33,10 @@ from media.evidence import build_evidence
 from murgat.citations import make_citation
 from murgat.faithfulness.records import StepLabel
 from murgat.judges.base import Judge
+from murgat.judges.evidence import evidence_parts
 from murgat.judges.parsing import clip_answer, parse_json_answer, shared_answer_note
 from murgat.judges.types import JudgeRequest, Part, TextPart
-from murgat.pipeline.stages import CallPool, ItemContext, evidence_parts, sentences_of
+from murgat.pipeline.stages import CallPool, ItemContext, sentences_of
 
 Variant = Literal["vanilla", "grounding", "grounding+rationale"]
 VARIANTS: tuple[str, ...] = ("vanilla", "grounding", "grounding+rationale")

@@ -29,16 +29,12 @@ from media.evidence import (
 from murgat.boxes import BoxConvention
 from murgat.citations import apply_box_convention, check_durations, find_groups, parse_citations, strip_citations
 from murgat.judges.base import Judge
+from murgat.judges.evidence import evidence_parts
 from murgat.judges.parsing import clip_answer, parse_json_answer, parse_verdict
 from murgat.judges.types import (
-    AudioPart,
-    EvidenceTextPart,
-    ImagePart,
     JudgeOutput,
     JudgeRequest,
-    Part,
     TextPart,
-    VideoPart,
 )
 from murgat.metric import FactScore, next_queries, score_fact
 from murgat.pipeline.config import ScoreConfig
@@ -46,7 +42,7 @@ from murgat.schema import AtomicFact, Citation, FactVerdict, JudgeCall, Sentence
 from murgat.text import split_sentences
 
 if TYPE_CHECKING:
-    from media.frames import Frame
+    pass
 
 VERIFY_SCHEMA = {
     "type": "object",
@@ -351,66 +347,6 @@ async def decompose_response(pool: CallPool, judge: Judge, sents: list[Sentence]
 
 
 # ----- entailment -----
-
-
-def evidence_parts(ev: Evidence, with_text: bool, box_view: Literal["both", "crop"] = "both") -> list[Part]:
-    """Labelled parts for a judge: one header per segment, then its one-modality content
-    (``box_view="crop"``: a boxed segment shows its enlarged boxes only)."""
-    parts: list[Part] = []
-    for s in ev.segments:
-        header = f"[{s.label}]"
-        if not s.available:
-            parts.append(TextPart(f"{header} no evidence: {s.reason}"))
-            continue
-        if s.modality == "visual" and s.boxes:
-            parts.extend(_boxed_parts(s, header, crop_only=box_view == "crop"))
-        else:
-            parts.append(TextPart(header))
-        if s.modality == "audio" and s.audio is not None:
-            parts.append(AudioPart(samples=s.audio, sr=s.sr, start=s.start, end=s.end, label=s.label))
-        elif s.modality == "visual" and not s.boxes:
-            if len(s.frames) == 1 and s.cited_start == s.cited_end:
-                f: Frame = s.frames[0]
-                parts.append(ImagePart(image=f.image, time=f.time, label=s.label))
-            else:
-                parts.append(VideoPart(source=ev.media_path, start=s.start, end=s.end, fps=ev.config.fps,
-                                       frames=list(s.frames), label=s.label))
-        if with_text:
-            if s.transcript is not None:
-                parts.append(EvidenceTextPart(label=s.label, modality=s.modality, source="transcript", text=s.transcript))
-            if s.screen_text is not None:
-                parts.append(EvidenceTextPart(label=s.label, modality=s.modality, source="screen_text", text=s.screen_text))
-            if s.sound_events is not None:
-                heard = ", ".join(f"{k} {v:.2f}" for k, v in s.sound_events.items()) or "no class at 0.01 or more"
-                loud = f"; loudest {s.loudness_db:.0f} dBFS" if s.loudness_db is not None else ""
-                parts.append(EvidenceTextPart(label=s.label, modality=s.modality, source="sound_events",
-                                              text=f"{heard}{loud}", scores=dict(s.sound_events),
-                                              loudness_db=s.loudness_db))
-    return parts
-
-
-def _boxed_parts(s: EvidenceSegment, header: str, crop_only: bool = False) -> list[Part]:
-    """A boxed visual citation: each frame whole with its boxes drawn, then each box enlarged.
-
-    The citation names a region, so the judge must find the claim there: the drawn frame
-    gives the context, the crop the detail a frame-sized image loses. ``crop_only`` leaves
-    the whole frames out (the wrong-box check asks what the region alone shows).
-    """
-    n = len(s.boxes)
-    what = "the box" if n == 1 else f"any of the {n} boxes"
-    if crop_only:
-        intro = f"{header} the cited region{'s' if n > 1 else ''} of the frame, enlarged."
-    else:
-        intro = (f"{header} the citation points at a region: the claim must be visible inside {what}. "
-                 "Each frame is shown whole with the region outlined in red, then the region enlarged.")
-    parts: list[Part] = [TextPart(intro)]
-    for k, f in enumerate(s.frames):
-        if not crop_only:
-            parts.append(ImagePart(image=f.image, time=f.time, label=f"{s.label} (whole frame, box outlined)"))
-        for j, crop in enumerate(s.crops[k * n:(k + 1) * n]):
-            name = "box" if n == 1 else f"box {j + 1}"
-            parts.append(ImagePart(image=crop.image, time=crop.time, label=f"{s.label} ({name} enlarged)"))
-    return parts
 
 
 class _EvidenceBroken(Exception):
