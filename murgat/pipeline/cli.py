@@ -318,7 +318,8 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
     order = [i.id for i in items]
     from murgat.viewer.cli import build_report
 
-    build_report([rundir.path], rundir.path / "report.html", copy_media=args.copy_media, with_evidence=args.save_evidence)
+    build_report([rundir.path], rundir.path / "report.html", copy_media=args.copy_media, with_evidence=args.save_evidence,
+                 allow_outside_root=args.allow_media_outside_root)
     if args.json:
         print(summary.model_dump_json(indent=2))
     else:
