@@ -209,6 +209,7 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
     import sqlite3
 
     from murgat.cliutil import failure_code
+    from murgat.jsonl import ResultsWriteError
     from murgat.judges import make_judge
     from murgat.judges.cache import ResponseCache
     from murgat.pipeline.rundir import RunConfigMismatch, RunDir
@@ -261,6 +262,8 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
         except RunConfigMismatch as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
+        except ResultsWriteError as exc:  # config.json: the disk filled up since the writable probe
+            return failure_code(exc) or 5
     ids = {i.id for i in items}
     n_err_kept, n_undet_kept = _earlier_failures(rundir, ids)
     if (n_err_kept or n_undet_kept) and not args.retry_errors:

@@ -10,6 +10,7 @@ already in the file. One process at a time holds the folder (:class:`~murgat.run
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -21,7 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from murgat.jsonl import BadLine, append_lines, cut_torn_tail, loads_line, quarantine_lines
+from murgat.jsonl import BadLine, ResultsWriteError, append_lines, cut_torn_tail, loads_line, quarantine_lines
 from murgat.schema import ResponseResult, RunSummary
 
 
@@ -33,14 +34,29 @@ class NotWritable(RuntimeError):
     """An output location cannot be written; raised before any work starts."""
 
 
+PROBE_BYTES = 64 * 1024  # about what a run writes before its first result: lock, config.json, an empty cache
+
+
 def check_writable_dir(path: str | os.PathLike[str], what: str) -> None:
-    """Create ``path`` if needed and prove a file can be written in it, or raise :class:`NotWritable`."""
+    """Create ``path`` if needed and prove ``PROBE_BYTES`` can be written in it, or raise :class:`NotWritable`.
+
+    An empty file is not proof: a full disk still has inodes, so it passes and the run then
+    fails on its first real write. Random bytes, because a compressing file system stores
+    zeros in no space at all; written to the end, because a nearly full disk writes short."""
     p = Path(path)
     try:
         p.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".write-test-", dir=p)
-        os.close(fd)
-        os.unlink(tmp)
+        try:
+            left = memoryview(os.urandom(PROBE_BYTES))
+            while left:
+                n = os.write(fd, left)
+                if n <= 0:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                left = left[n:]
+        finally:
+            os.close(fd)
+            os.unlink(tmp)
     except OSError as exc:
         reason = "read-only file system" if exc.errno == errno.EROFS else (exc.strerror or str(exc))
         raise NotWritable(f"cannot write to {what} {p}: {reason}") from None
@@ -169,9 +185,14 @@ class RunDir:
                     "use a new --out folder, or --overwrite to start again"
                 )
         tmp = cfg.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps({"fingerprint": fingerprint, "config": canonical_json(full)}, indent=2,
-                                  sort_keys=True, ensure_ascii=False))
-        os.replace(tmp, cfg)
+        try:
+            tmp.write_text(json.dumps({"fingerprint": fingerprint, "config": canonical_json(full)}, indent=2,
+                                      sort_keys=True, ensure_ascii=False))
+            os.replace(tmp, cfg)
+        except OSError as exc:  # disk full since the probe: the run's "results could not be written" exit
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            raise ResultsWriteError(exc.errno, f"cannot write {cfg}: {exc.strerror or exc}") from exc
 
     def load_results(self, slim: bool = False, want: set[str] | None = None) -> list[Any]:
         if not (slim and want is None):
