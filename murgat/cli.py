@@ -273,8 +273,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ImportError:
             print("error: --run-on ray needs Ray: pip install 'murgat[ray]'", file=sys.stderr)
             return 2
+    from murgat.jsonl import ResultsWriteError
+
     try:
         return int(args.func(args) or 0)
+    except ResultsWriteError as exc:  # any write of a run folder (summary.json, config.json, …) after the run began
+        from murgat.cliutil import failure_code
+
+        return failure_code(exc) or 5
     except KeyboardInterrupt:
         # every record already written is durable (appended and fsync'd): say so instead of a traceback
         print("\ninterrupted: what was written is kept; run the same command again to resume", file=sys.stderr)

@@ -51,14 +51,29 @@ class NotWritable(RuntimeError):
     """An output location cannot be written; raised before any work starts."""
 
 
+PROBE_BYTES = 64 * 1024  # about what a run writes before its first result: lock, config.json, an empty cache
+
+
 def check_writable_dir(path: str | os.PathLike[str], what: str) -> None:
-    """Create ``path`` if needed and prove a file can be written in it, or raise :class:`NotWritable`."""
+    """Create ``path`` if needed and prove ``PROBE_BYTES`` can be written in it, or raise :class:`NotWritable`.
+
+    An empty file is not proof: a full disk still has inodes, so it passes and the run then
+    fails on its first real write. Random bytes, because a compressing file system stores
+    zeros in no space at all; written to the end, because a nearly full disk writes short."""
     p = Path(path)
     try:
         p.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".write-test-", dir=p)
-        os.close(fd)
-        os.unlink(tmp)
+        try:
+            left = memoryview(os.urandom(PROBE_BYTES))
+            while left:
+                n = os.write(fd, left)
+                if n <= 0:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                left = left[n:]
+        finally:
+            os.close(fd)
+            os.unlink(tmp)
     except OSError as exc:
         reason = "read-only file system" if exc.errno == errno.EROFS else (exc.strerror or str(exc))
         raise NotWritable(f"cannot write to {what} {p}: {reason}") from None

@@ -20,6 +20,7 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
     from murgat.faithfulness.records import FaithResult
     from murgat.faithfulness.runner import failure_line
     from murgat.inputs import InputError, load_items
+    from murgat.jsonl import ResultsWriteError
     from murgat.judges import make_judge, parse_options
     from murgat.judges.cache import ResponseCache
     from murgat.pipeline.rundir import RunConfigMismatch, RunDir
@@ -69,6 +70,8 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
         except RunConfigMismatch as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
+        except ResultsWriteError as exc:  # config.json: the disk filled up since the writable probe
+            return failure_code(exc) or 5
         pool = CallPool()
         labeller = Labeller(judge=judge, pool=pool, variant=args.variant, granularity=args.granularity,
                             max_frames=args.max_frames)

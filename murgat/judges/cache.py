@@ -47,6 +47,11 @@ from murgat.judges.types import JudgeOutput, JudgeRequest, TextPart
 
 SCHEMA_VERSION = 2
 
+# SQLite primary result codes that say the file could not be written or reached, not that it is
+# damaged: FULL (disk full), IOERR, READONLY, CANTOPEN, PERM, BUSY, LOCKED, NOMEM. A database that
+# fails with one of these is left where it is (moving it aside would throw away good answers).
+_NOT_CORRUPTION = {13, 10, 8, 14, 3, 5, 6, 7}
+
 
 def request_key(provider: str, model: str, req: JudgeRequest, options: dict[str, Any] | None = None) -> str:
     parts: list[Any] = []
@@ -100,13 +105,13 @@ class ResponseCache:
         self._version = 0
         self._checked = 0.0
         self._stale = False
-        ref = weakref.ref(self)
-        atexit.register(lambda: (c := ref()) is not None and c.close())  # queued answers are never lost on exit
         try:
             self._conn = self._open()
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "unable to open" in str(exc):
                 raise
+            if ((getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF) in _NOT_CORRUPTION:
+                raise  # disk full, I/O error, read-only...: not corruption (the caller says it cannot open the cache)
             aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
             os.replace(self.path, aside)
             for suffix in ("-wal", "-shm"):
@@ -115,6 +120,9 @@ class ResponseCache:
                     os.replace(side, aside.with_name(aside.name + suffix))
             self.notices.append(f"{self.path}: not a usable SQLite cache ({exc}); moved to {aside.name}, starting empty")
             self._conn = self._open()
+        # registered once there is a connection: a cache that failed to open has nothing to close at exit
+        ref = weakref.ref(self)
+        atexit.register(lambda: (c := ref()) is not None and c.close())  # queued answers are never lost on exit
         self._load_keys()
 
     def _load_keys(self) -> None:

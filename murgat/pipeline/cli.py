@@ -187,6 +187,7 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
     import sqlite3
 
     from murgat.cliutil import failure_code
+    from murgat.jsonl import ResultsWriteError
     from murgat.judges import make_judge
     from murgat.judges.cache import ResponseCache
     from murgat.pipeline.rundir import RunConfigMismatch, RunDir
@@ -240,6 +241,8 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
         except RunConfigMismatch as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
+        except ResultsWriteError as exc:  # config.json: the disk filled up since the writable probe
+            return failure_code(exc) or 5
     ids = {i.id for i in items}
     from murgat.engine.loop import plan
     from murgat.engine.preflight import MediaPlace
@@ -313,7 +316,8 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
     summary = summarize_run(rundir, cfg, ids, extra, results)
     from murgat.viewer.cli import build_report
 
-    build_report([rundir.path], rundir.path / "report.html", copy_media=args.copy_media, with_evidence=args.save_evidence)
+    build_report([rundir.path], rundir.path / "report.html", copy_media=args.copy_media, with_evidence=args.save_evidence,
+                 allow_outside_root=args.allow_media_outside_root)
     if args.json:
         print(summary.model_dump_json(indent=2))
     else:

@@ -34,23 +34,41 @@ def _iv(iv: Any) -> dict[str, Any] | None:
 
 
 def _media_ref(media: str | None, media_root: Path | None, report_dir: Path, copy: bool,
-               copied: dict[str, str]) -> str | None:
-    """A path to the item's media relative to the report (copied next to it with ``copy``)."""
+               copied: dict[str, str], *, input_path: str | Path | None = None, allow_outside_root: bool = False,
+               refused: list[str] | None = None) -> str | None:
+    """A path to the item's media relative to the report (copied next to it with ``copy``).
+
+    A copy goes into a folder meant to be shared, so it passes the same media-root check as
+    scoring (:func:`murgat.inputs.resolve_media`): media that scoring would refuse (``/etc/passwd``,
+    ``../x``, a symlink out of the root) are not copied and the item shows no media; ``refused``
+    collects why. A plain link copies nothing and stays as it was."""
     if not media:
         return None
+    if copy:
+        from murgat.inputs import MediaOutsideRoot, resolve_media
+        from murgat.schema import Item
+
+        try:
+            found = resolve_media(Item(id="-", media=media), media_root, input_path,
+                                  allow_outside_root=allow_outside_root)
+        except MediaOutsideRoot as exc:
+            if refused is not None:
+                refused.append(f"not copied: {exc}")
+            return None
+        if found is None:
+            return None
+        if str(found) not in copied:
+            dest = report_dir / "media" / found.name
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            if not dest.exists():
+                shutil.copy2(found, dest)
+            copied[str(found)] = f"media/{found.name}"
+        return copied[str(found)]
     cands = [Path(media)] if Path(media).is_absolute() else []
     if media_root is not None:
         cands.append(media_root / media)
     for c in cands:
         if c.is_file():
-            if copy:
-                if str(c) not in copied:
-                    dest = report_dir / "media" / c.name
-                    dest.parent.mkdir(parents=True, exist_ok=True)
-                    if not dest.exists():
-                        shutil.copy2(c, dest)
-                    copied[str(c)] = f"media/{c.name}"
-                return copied[str(c)]
             return os.path.relpath(c.resolve(), report_dir.resolve())
     return None
 
@@ -98,9 +116,12 @@ def item_doc(r: ResponseResult, media_ref: str | None, evidence: dict[str, str])
 
 def run_doc(name: str, summary: RunSummary, results: Iterable[ResponseResult], *, report_dir: Path,
             media_root: Path | None, copy_media: bool, config: dict[str, Any] | None = None,
-            evidence: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
+            evidence: dict[str, dict[str, str]] | None = None, input_path: str | Path | None = None,
+            allow_outside_root: bool = False, refused: list[str] | None = None) -> dict[str, Any]:
     copied: dict[str, str] = {}
-    items = [item_doc(r, _media_ref(r.video, media_root, report_dir, copy_media, copied), (evidence or {}).get(r.id, {}))
+    items = [item_doc(r, _media_ref(r.video, media_root, report_dir, copy_media, copied, input_path=input_path,
+                                    allow_outside_root=allow_outside_root, refused=refused),
+                      (evidence or {}).get(r.id, {}))
              for r in results]
     now = summary.extra.get("this_invocation") or {}
     return {
@@ -118,13 +139,17 @@ def run_doc(name: str, summary: RunSummary, results: Iterable[ResponseResult], *
 
 def write_viewer(path: Path, runs: list[dict[str, Any]], comparison: dict[str, Any] | None = None,
                  title: str = "murgat report", kind: str = "score") -> Path:
-    """Write the page: the template with the data embedded (``</`` escaped so no data can end the script).
+    """Write the page: the template with the data embedded, every ``<`` written as ``\\u003c``.
+
+    Inside a ``<script>`` element the HTML parser reacts to ``</script``, ``<!--`` and ``<script``
+    (``<!--<script>`` makes it swallow the rest of the page); with no ``<`` left in the data it
+    has nothing to react to, and ``JSON.parse`` reads ``\\u003c`` back as ``<``.
 
     ``kind`` ``score`` shows MURGAT-S runs; ``faithfulness``, ``reflect`` and ``program`` show
     items made of titled blocks of steps (see :func:`steps_item`)."""
     data = json.dumps({"title": title, "kind": kind, "runs": runs, "comparison": comparison}, ensure_ascii=False,
                       default=str)
-    data = data.replace("</", "<\\/")
+    data = data.replace("<", "\\u003c")  # JSON has no "<" outside strings, so this only re-spells text
     page = TEMPLATE.read_text(encoding="utf-8")
     page = page.replace("__TITLE__", html.escape(title)).replace("__DATA__", data)
     path.write_text(page, encoding="utf-8")

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,14 +14,25 @@ from typing import Any
 MAX_ITEMS = 3000  # items shown in full detail; larger runs say so on the page
 
 
-def save_evidence(run: Path, results: list[Any], media_root: Path | None) -> dict[str, dict[str, str]]:
+def folder_name(text: str, key: str | None = None) -> str:
+    """A file name for ``text`` that is readable, bounded and collision-free: up to 40 of its
+    characters (others than letters, digits, ``-`` and ``_`` become ``_``) and 12 hex digits of
+    the SHA-256 of ``key`` (default ``text``). ``p/q`` and ``p_q`` differ; a 300-character id fits
+    a file system's 255-byte name limit."""
+    prefix = "".join(ch if (ch.isascii() and ch.isalnum()) or ch in "-_" else "_" for ch in text[:40])
+    return f"{prefix}-{hashlib.sha256((text if key is None else key).encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
+
+
+def save_evidence(run: Path, results: list[Any], media_root: Path | None, input_path: str | None = None,
+                  allow_outside_root: bool = False) -> dict[str, dict[str, str]]:
     """What the judge was sent, per cited segment: the middle frame (JPEG) of a visual segment,
-    the audio of an audio segment (WAV), saved under ``RUN/evidence/`` for the viewer."""
+    the audio of an audio segment (WAV), saved under ``RUN/evidence/<item>/`` for the viewer
+    (paths returned relative to ``RUN``). Media are found as scoring found them, root check included."""
     from media.audio import wav_bytes
     from media.errors import MediaError
     from media.evidence import EvidenceConfig, build_evidence
     from media.frames import encode_image
-    from murgat.inputs import resolve_media
+    from murgat.inputs import MediaOutsideRoot, resolve_media
     from murgat.schema import Item
 
     cfg_path = run / "config.json"
@@ -31,8 +45,9 @@ def save_evidence(run: Path, results: list[Any], media_root: Path | None) -> dic
         if r.error or not r.video:
             continue
         try:
-            media = resolve_media(Item(id=r.id, media=r.video), media_root, None, allow_outside_root=True)
-        except ValueError:
+            media = resolve_media(Item(id=r.id, media=r.video), media_root, input_path,
+                                  allow_outside_root=allow_outside_root)
+        except (MediaOutsideRoot, ValueError):
             media = None
         if media is None:
             continue
@@ -43,7 +58,7 @@ def save_evidence(run: Path, results: list[Any], media_root: Path | None) -> dic
             ev = build_evidence(media, list(cites.values()), ev_cfg)
         except MediaError:
             continue
-        folder = run / "evidence" / "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in r.id)
+        folder = run / "evidence" / folder_name(r.id)
         folder.mkdir(parents=True, exist_ok=True)
         got: dict[str, str] = {}
         for seg, c in zip(sorted(ev.segments, key=lambda s: s.citation_index), cites.values(), strict=True):
@@ -60,12 +75,39 @@ def save_evidence(run: Path, results: list[Any], media_root: Path | None) -> dic
     return out
 
 
+def place_evidence(run: Path, evidence: dict[str, dict[str, str]], report_dir: Path,
+                   copy: bool) -> dict[str, dict[str, str]]:
+    """Evidence paths (relative to ``run``) as the report at ``report_dir`` must name them: as they
+    are when the report is in the run folder; else copied to ``report_dir/evidence/<run>/`` with
+    ``copy`` (the folder is portable, like ``--copy-media``), or linked by relative path."""
+    if report_dir.resolve() == run.resolve():
+        return evidence
+    base = Path("evidence") / folder_name(run.name, str(run.resolve()))
+    placed: dict[str, dict[str, str]] = {}
+    for item, refs in evidence.items():
+        placed[item] = {}
+        for key, ref in refs.items():
+            if copy:
+                dest = report_dir / base / Path(ref).relative_to("evidence")
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(run / ref, dest)
+                placed[item][key] = dest.relative_to(report_dir).as_posix()
+            else:
+                placed[item][key] = Path(os.path.relpath((run / ref).resolve(), report_dir.resolve())).as_posix()
+    return placed
+
+
 def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media_root: str | None = None,
-                 with_evidence: bool = False) -> Path:
+                 with_evidence: bool = False, allow_outside_root: bool = False) -> Path:
+    """Write the page for one or two runs. ``--copy-media`` and ``--save-evidence`` find media as
+    scoring did (``--media-root``, else the input's folder) and refuse what scoring refused;
+    each refusal is one ``warning:`` line on stderr."""
     from murgat.pipeline.rundir import RunDir
     from murgat.viewer import comparison_doc, run_doc, write_viewer
 
     docs, all_results = [], []
+    refused: list[str] = []
+    out.parent.mkdir(parents=True, exist_ok=True)  # --out may name a folder that does not exist yet
     for run in runs:
         rd = RunDir(run, repair=False)
         summary = rd.summary()
@@ -78,18 +120,25 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
         order = {r.id: k for k, r in enumerate(slim[:MAX_ITEMS])}
         # full records stream from the file one at a time (3,000 of them held at once doubled the
         # peak memory of a 10,000-item run); only the page's item dicts are kept
-        evidence = save_evidence(run, list(rd.iter_latest(set(order))), root) if with_evidence else None
+        input_path = cfg.get("input")  # scoring's media root when it had no --media-root
+        evidence = None
+        if with_evidence:
+            evidence = place_evidence(run, save_evidence(run, list(rd.iter_latest(set(order))), root, input_path,
+                                                         allow_outside_root), out.parent, copy_media)
         results = slim
         settings = {k: cfg.get(k) for k in ("judge_entail", "judge_verify", "precision_mode", "empty_policy", "evidence",
                                              "verify_variant", "decompose_variant", "entail_variant") if k in cfg}
         doc = run_doc(run.name, summary, rd.iter_latest(set(order)), report_dir=out.parent, media_root=root,
-                      copy_media=copy_media, config=settings, evidence=evidence)
+                      copy_media=copy_media, config=settings, evidence=evidence, input_path=input_path,
+                      allow_outside_root=allow_outside_root, refused=refused)
         doc["items"].sort(key=lambda d: order.get(d["id"], len(order)))
         if len(results) > MAX_ITEMS:
             doc["notes"] = (doc.get("notes") or "") + f" The page shows the first {MAX_ITEMS} of {len(results)} items."
         docs.append(doc)
     comparison = comparison_doc(all_results[0], all_results[1], (docs[0]["name"], docs[1]["name"])) if len(docs) == 2 else None
     title = "murgat — " + (" vs ".join(d["name"] for d in docs))
+    for why in dict.fromkeys(refused):
+        print(f"warning: {why}", file=sys.stderr)
     return write_viewer(out, docs, comparison, title)
 
 
@@ -142,7 +191,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
         return 2
     out = Path(args.out) if args.out else runs[0] / ("report.html" if len(runs) == 1 else "compare.html")
     path = build_report(runs, out, copy_media=args.copy_media, media_root=args.media_root,
-                        with_evidence=args.save_evidence)
+                        with_evidence=args.save_evidence, allow_outside_root=args.allow_media_outside_root)
     print(f"wrote {path}")
     return 0
 
@@ -156,4 +205,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--copy-media", action="store_true", help="copy the media next to the report so the folder is portable")
     p.add_argument("--save-evidence", action="store_true",
                    help="save each cited segment's frame (JPEG) or sound (WAV) under RUN/evidence/ and show it")
+    p.add_argument("--allow-media-outside-root", action="store_true",
+                   help="copy media and evidence wherever the run names them (default: only inside --media-root, "
+                        "as scoring)")
     p.set_defaults(func=_cmd_view)

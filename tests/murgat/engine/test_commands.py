@@ -178,3 +178,23 @@ def test_view_a_program_folder_says_where_to_look(tmp_path: Path, capsys) -> Non
     folder.write_summary({"variants": {}})
     assert main(["view", str(tmp_path / "prog")]) == 2
     assert "'program' run" in capsys.readouterr().err
+
+
+def test_a_summary_that_cannot_be_written_exits_5_with_one_line(tmp_path: Path, example_media: Path, monkeypatch,
+                                                                capsys) -> None:
+    import builtins
+
+    from murgat.engine import folder as folder_mod
+
+    def full_for_summary(file, mode="r", *a, **k):
+        if Path(file).name == "summary.json.tmp" and "w" in mode:
+            raise OSError(28, "No space left on device")
+        return builtins.open(file, mode, *a, **k)
+
+    monkeypatch.setattr(folder_mod, "open", full_for_summary, raising=False)
+    cas = _write(tmp_path / "c.jsonl", CASSETTE)
+    inp = _write(tmp_path / "in.jsonl", [{"id": "a", "media": "friday.mp4", "response": "She speaks (audio, 0:01)."}])
+    assert main(["score", str(inp), "--media-root", str(example_media), "--judge", f"replay:{cas}", "--out",
+                 str(tmp_path / "run"), "--quiet", "--json"]) == 5
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "summary.json" in err and (tmp_path / "run" / "results.jsonl").exists()

@@ -189,3 +189,26 @@ def test_faithfulness_reflect_and_program_pages(tmp_path, example_media, browser
     assert main(["program", str(data), "--media-root", str(media), "--variant", "all", "--planner",
                  f"replay:{program_cassette(tmp_path)}", "--out", str(tmp_path / "prog"), "--quiet"]) == 0
     _step_page(browser, tmp_path / "prog" / "report.html", tmp_path, "viewer_program.png", 4)
+
+
+def test_comment_and_script_openers_in_text_do_not_blank_the_page(tmp_path, example_media, browser) -> None:
+    """``<!--<script>`` in any text put the HTML parser in a state where the data block's own
+    ``</script>`` no longer ends it, and the page's script was swallowed: an empty page."""
+    hostile = "She says <!--<script>alert(1)</script> <!-- --> </script (audio, 0:01-0:03)."
+    rows = [{"match": {"task": "verify"}, "output": {"text": "yes <!--<script>"}},
+            {"match": {"task": "decompose"}, "output": {"text": json.dumps({"facts": ["<!--<script> she says"]})}},
+            {"match": {"task": "entail"}, "output": {"text": "yes"}}]
+    cas = tmp_path / "hostile.jsonl"
+    cas.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(json.dumps({"id": "h<!--<script>", "media": "friday.mp4", "question": "<!--<script>?",
+                               "response": hostile}) + "\n")
+    out = tmp_path / "run"
+    assert main(["score", str(inp), "--media-root", str(example_media), "--judge", f"replay:{cas}", "--out", str(out),
+                 "--quiet"]) == 0
+    page, errors, _ = _open(browser, out / "report.html", tmp_path)  # waits for the item list to be drawn
+    assert page.inner_text("#count") == "1"
+    page.click(".item-row")
+    assert "<!--<script>alert(1)</script>" in page.inner_text("#item")  # shown as text, not parsed
+    assert not errors, errors
+    page.close()
