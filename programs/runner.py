@@ -144,8 +144,11 @@ def assemble(api: ExecutorApi, returned: Any, n_options: int) -> tuple[str, str 
 
 async def run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, settings: ProgramSettings,
                    limits: Limits, replan: int, *, media_root: str | Path | None, input_path: str | Path | None,
-                   allow_outside_root: bool = False) -> tuple[dict[str, Any], ItemTrace]:
-    """One item under one variant → (``score`` input record, trace); never raises for the item's sake."""
+                   allow_outside_root: bool = False, pool: CallPool | None = None) -> tuple[dict[str, Any], ItemTrace]:
+    """One item under one variant → (``score`` input record, trace); never raises for the item's sake.
+
+    ``pool``: the run's call pool, shared by the items in flight, so two items asking the same
+    question at once (the same plan, the same description) send it once."""
     t0 = time.monotonic()
     trace = ItemTrace(id=item.id, variant=variant)
     record: dict[str, Any] = {"id": item.id, "media": item.media, "question": item.question, "options": item.options,
@@ -153,7 +156,8 @@ async def run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, s
                               "program_variant": variant}
     try:
         return await _run_item(item, variant, judges, cfg, settings, limits, replan, t0, trace, record,
-                               media_root=media_root, input_path=input_path, allow_outside_root=allow_outside_root)
+                               media_root=media_root, input_path=input_path, allow_outside_root=allow_outside_root,
+                               pool=pool)
     except Exception as exc:  # one item's failure is its own record, never another item's loss
         if is_run_failure(exc):
             raise
@@ -167,8 +171,8 @@ async def run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, s
 async def _run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, settings: ProgramSettings,
                     limits: Limits, replan: int, t0: float, trace: ItemTrace, record: dict[str, Any], *,
                     media_root: str | Path | None, input_path: str | Path | None,
-                    allow_outside_root: bool) -> tuple[dict[str, Any], ItemTrace]:
-    pool = CallPool()
+                    allow_outside_root: bool, pool: CallPool | None) -> tuple[dict[str, Any], ItemTrace]:
+    pool = pool if pool is not None else CallPool()
     try:
         media = resolve_media(item, media_root, input_path, allow_outside_root=allow_outside_root)
         if media is None:

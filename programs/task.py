@@ -31,7 +31,7 @@ class ProgramTask:
         assert self.judges is not None
         record, trace = await run_item(item, self.variant, self.judges, self.cfg, self.settings, self.limits, self.replan,
                                        media_root=self.place.media_root, input_path=self.place.input_path,
-                                       allow_outside_root=self.place.allow_outside_root)
+                                       allow_outside_root=self.place.allow_outside_root, pool=self.pool)
         return pair_record(item.id, record, trace.model_dump(mode="json"))
 
     def error_record(self, item: Item, error: str) -> dict[str, Any]:

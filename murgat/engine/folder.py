@@ -301,7 +301,8 @@ class RunFolder:
             return
         latest = dict(self._last_line)  # id -> line number
         ranked = [i for i in dict.fromkeys(order or []) if i in latest]
-        ranked += [i for i in sorted(latest, key=latest.__getitem__) if i not in set(ranked)]
+        first = set(ranked)
+        ranked += [i for i in sorted(latest, key=latest.__getitem__) if i not in first]
         wanted = {latest[i] for i in ranked}
         offsets: dict[int, tuple[int, int]] = {}
         with open(self.results_path, "rb") as f:

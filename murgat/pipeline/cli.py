@@ -157,6 +157,12 @@ def _cmd_score(args: argparse.Namespace) -> int:
     from murgat.engine.preflight import BadMediaRoot, check_media_root
     from murgat.pipeline.rundir import NotWritable, check_writable_dir
 
+    if args.record and getattr(args, "run_on", "local") == "ray":
+        # the exchanges happen in Ray workers, which would each need the cassette file: refused, not silently empty
+        print("error: --record works with --run-on local only (record the exchanges locally, then replay them on Ray)",
+              file=sys.stderr)
+        return 2
+
     try:
         check_media_root(args.media_root)
     except BadMediaRoot as exc:

@@ -45,10 +45,17 @@ def init_ray(address: str | None, num_cpus: int | None = None) -> bool:
 
     kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING,
                           "configure_logging": True}
-    if address:
-        ray.init(address=address, **kw)
-    else:
-        ray.init(num_cpus=num_cpus or os.cpu_count() or 1, **kw)
+    try:
+        if address:
+            ray.init(address=address, **kw)
+        else:
+            ray.init(num_cpus=num_cpus or os.cpu_count() or 1, **kw)
+    except Exception as exc:  # unreachable, refused, token-protected, no client extra: one line, exit 2
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+        where = f"--ray-address {address}" if address else "a local Ray instance"
+        hint = " (ray:// addresses need the client extra: pip install 'ray[client]')" if (
+            address and address.startswith("ray://") and "client" in str(exc).lower()) else ""
+        raise RayUnavailable(f"cannot start or join {where}: {type(exc).__name__}: {first}{hint}") from None
     return True
 
 
@@ -223,7 +230,8 @@ def run_command(args: Any, cache_path: Path, todo: list[Any], task: Callable[...
     import ray
 
     try:
-        cache, limits = services or services_for(cache_path)
+        # resolved here: the services may run where this process's working folder means nothing
+        cache, limits = services or services_for(Path(cache_path).resolve())
         groups = group_items(todo, args.ray_group_size)
         cpus = int(ray.cluster_resources().get("CPU", 1))
         task_cpus = 1.0

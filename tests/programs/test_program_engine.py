@@ -88,3 +88,15 @@ def test_executor_ray_is_a_model_name_with_a_hint(tmp_path: Path, example_media:
     code = main(["program", str(_data(tmp_path)), "--media-root", str(example_media), "--planner", "embedded",
                  "--executor", "ray", "--out", str(tmp_path / "p"), "--quiet"])
     assert code == 2 and "--run-on ray" in capsys.readouterr().err
+
+
+def test_identical_concurrent_requests_are_sent_once(tmp_path: Path, example_media: Path, capsys) -> None:
+    """Before: program --item-concurrency 2 sent identical concurrent requests twice (a pool per item)."""
+    row = json.loads(_data(tmp_path).read_text())
+    q = tmp_path / "twins.jsonl"
+    q.write_text(json.dumps(row) + "\n" + json.dumps({**row, "id": "twin"}) + "\n")
+    with StandIn(latency=0.5) as server:
+        main(["program", str(q), "--media-root", str(example_media), "--variant", "logic-declarative", "--planner",
+              "openai:m", "-P", f"base_url={server.base_url}", "--item-concurrency", "2", "--out", str(tmp_path / "p"),
+              "--quiet", "--json"])
+        assert len(server.requests) == 1
