@@ -485,7 +485,9 @@ class EmbeddedJudge(Judge):
             elif loud is not None and loud >= loud_db and silent < 0.1:
                 verdict, why = "no", f"the audio reaches {loud:.0f} dBFS (Silence {silent:.2f})"
             else:
-                return f"Label: unknown\nReason: between silence and sound in {labels} ({loud} dBFS, Silence {silent:.2f})."
+                level = "loudness unknown" if loud is None else f"loudest {loud:.0f} dBFS"
+                return (f"Label: unknown\nReason: between silence and sound in {labels} ({level}, Silence {silent:.2f}; "
+                        f"silent at ≤ {quiet_db:.0f} dBFS, sound at ≥ {loud_db:.0f} dBFS).")
             if not claims_silence:
                 verdict = "no" if verdict == "yes" else "yes"
             return f"Label: {verdict}\nReason: {why} in {labels}."
@@ -507,8 +509,10 @@ class EmbeddedJudge(Judge):
         elif bound <= n:
             verdict = "no"
         else:
-            return (f"Label: unknown\nReason: {shown} at {p:.2f} (or below {floor:.2f}) in {labels}: between the "
-                    f"'no' ({n}) and 'yes' ({y}) thresholds.")
+            heard_at = f"heard at {p:.2f}" if any(c in scores for c in classes) else \
+                f"not among the classes heard (below {floor:.2f})"
+            return (f"Label: unknown\nReason: {shown} {heard_at} in {labels}: between the thresholds for absent "
+                    f"(≤ {n:.2f}) and present (≥ {y:.2f}).")
         level = f"{p:.2f}" if any(c in scores for c in classes) else f"below {floor:.2f} (not among the classes heard)"
         if verdict == "yes" and claim.speech_presence and (claim.speakers or claim.manner):
             extra = f"{claim.speakers} speakers" if claim.speakers else " ".join(claim.manner)
