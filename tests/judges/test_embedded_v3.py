@@ -53,7 +53,7 @@ def test_a_direct_quote_must_be_heard(sim) -> None:  # type: ignore[no-untyped-d
 
 
 def test_speech_that_says_something_else_is_a_no(sim) -> None:  # type: ignore[no-untyped-def]
-    sim(0.1)
+    sim(0.05)
     label, reason = ask("The speaker says the lord of the universe is in (audio, 0:04-0:06).",
                         "Somebody must have stolen the crown jewels.")
     assert label == "no" and "something else" in reason
