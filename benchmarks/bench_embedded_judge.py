@@ -158,7 +158,7 @@ def choose_meaning_thresholds(claims: list[dict[str, Any]], sound: dict[str, flo
     dev = [c for c in claims if is_dev(c) and c["type"] not in ("visual_only", "sound")]
     best: tuple[Any, ...] | None = None
     for y in (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8):
-        for n in (0.1, 0.15, 0.2, 0.25, 0.3):
+        for n in (0.1, 0.15, 0.2, 0.25, 0.3, 0.35):
             opts = {**{k: str(v) for k, v in sound.items()}, "meaning_yes": str(y), "meaning_no": str(n)}
             m = metrics([(c["label"], v["verdict"]) for c, v in zip(dev, run_judge(dev, opts), strict=True)])
             key = (m.get("balanced_accuracy") or 0, -(m["true_said_no"] or 0), -(m["abstention_rate"] or 0), y - n)

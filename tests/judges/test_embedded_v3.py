@@ -60,6 +60,8 @@ def test_speech_that_says_something_else_is_a_no(sim) -> None:  # type: ignore[n
     sim(0.4)  # between the thresholds: no decision from meaning
     assert ask("The speaker says the lord of the universe is in (audio, 0:04-0:06).",
                "Somebody must have stolen the crown jewels.")[0] == "unknown"
+    sim(0.05)  # one missing word (a name ASR may not have caught) is no evidence of other speech
+    assert ask("The speaker says Hildy (audio, 0:00-0:01).", "Come on, tell me")[0] == "unknown"
 
 
 def test_paraphrase_by_synonym_and_meaning(sim) -> None:  # type: ignore[no-untyped-def]
