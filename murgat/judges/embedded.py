@@ -15,7 +15,8 @@ Entailment, from the evidence text of the cited segments (see :mod:`murgat.judge
   takes its place, aligned by the words around it, or a missing name/number while other
   names/numbers are heard; a negation the evidence does not share (or the reverse); an order
   or a count the ASR word order contradicts; a quote not heard; or speech in the window that
-  says something else (none of the terms heard, MiniLM similarity ≤ ``meaning_no``). A
+  says something else (two or more content terms, none heard, MiniLM similarity ≤
+  ``meaning_no``). A
   report whose words are only not heard is "unknown" — or "yes" by meaning when some terms
   are heard and the similarity is ≥ ``meaning_yes``. "Does not mention X" is "yes" when X is
   not heard. Time phrases, discourse labels and attributions are not claim terms;
