@@ -371,7 +371,8 @@ def _order_and_count(raw: list[str], lower: list[str], cue: int | None) -> tuple
     count: CountCheck | None = None
     n = len(lower)
     # a count from N to M ("counts down from nine to zero", "goes from four down to one")
-    for i in range(n - 2):
+    counting = any(w.startswith("count") for w in lower)  # "counts down", "the countdown goes", "the count"
+    for i in range(n - 2 if counting else 0):
         if lower[i] != "from" or _num(raw[i + 1]) is None:
             continue
         j = i + 2

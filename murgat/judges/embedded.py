@@ -16,9 +16,8 @@ Entailment, from the evidence text of the cited segments (see :mod:`murgat.judge
   names/numbers are heard; a negation the evidence does not share (or the reverse); an order
   or a count the ASR word order contradicts; a quote not heard; or speech in the window that
   says something else (two or more content terms, none heard, MiniLM similarity ≤
-  ``meaning_no``). A
-  report whose words are only not heard is "unknown" — or "yes" by meaning when some terms
-  are heard and the similarity is ≥ ``meaning_yes``. "Does not mention X" is "yes" when X is
+  ``meaning_no``). A report whose words are only not heard is "unknown" — or "yes" by
+  meaning when some terms are heard and the similarity is ≥ ``meaning_yes``. "Does not mention X" is "yes" when X is
   not heard. Time phrases, discourse labels and attributions are not claim terms;
 * **sounds** — claims about music, engines, gunfire, silence, people talking, … are
   mapped to AudioSet classes (a word table, then MiniLM similarity over class names when

@@ -110,6 +110,7 @@ def test_order_and_count_words_are_checks_not_terms() -> None:
     c = analyze("The voice counts down from nine to zero (audio, 0:00-0:19).")
     assert c.count is not None and (c.count.kind, c.count.start, c.count.end, c.count.direction) == (
         "range", "9", "0", "down")
+    assert analyze("The sign changes from 5 to 3 (visual, 0:01).").count is None  # no counting said
     c = analyze("Kennedy says country twice (audio, 0:03-0:10).")
     assert c.count is not None and (c.count.kind, c.count.times, c.count.word) == ("times", 2, "country")
     c = analyze("The voice says three numbers.")
