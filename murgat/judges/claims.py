@@ -140,6 +140,9 @@ class OrderCheck:
     which: str | None = None
     among: str = "word"
     target: str | None = None
+    #: the order word as written ("after", "first"); when the speech itself has it, it is part of
+    #: what is said ("he left after lunch"), not an order between utterances
+    marker: str = ""
 
 
 @dataclass
@@ -270,8 +273,9 @@ def analyze(fact: str) -> Claim:
             addressee = set()  # nothing else is said: the object is what is claimed ("addresses his fellow Americans")
     skip, order, count = _order_and_count(raw, lower, content_cue)
     if order is None and count is None and position and content_cue is not None:
-        order = OrderCheck(which="first" if position.group(1).lower() == "first" else "last",
-                           among="number" if position.group(2).lower() == "number" else "word")
+        which = "first" if position.group(1).lower() == "first" else "last"
+        order = OrderCheck(which=which, among="number" if position.group(2).lower() == "number" else "word",
+                           marker=position.group(1).lower())
     terms: list[Term] = []
     tokens: list[str] = []  # the claim's words in order, negations as "not" (what alignment compares)
     negated = False
@@ -405,10 +409,11 @@ def _order_and_count(raw: list[str], lower: list[str], cue: int | None) -> tuple
         right = [normalize_word(raw[k]) if lower[k] not in NEGATIONS else "not" for k in range(m + 1, n)
                  if lower[k] not in filler]
         if left and right:
-            order = OrderCheck(before=right, after=left) if lower[m] == "after" else OrderCheck(before=left, after=right)
+            order = OrderCheck(before=right, after=left, marker="after") if lower[m] == "after" else \
+                OrderCheck(before=left, after=right, marker=lower[m])
     elif "first" in lower or "last" in lower:
-        order = OrderCheck(which="first" if "first" in lower else "last",
-                           among="number" if {"number", "numbers"} & set(lower) else "word")
+        which = "first" if "first" in lower else "last"
+        order = OrderCheck(which=which, among="number" if {"number", "numbers"} & set(lower) else "word", marker=which)
         skip |= {i for i, w in enumerate(lower) if w in ("number", "numbers", "word", "words")}
     return skip, order, count
 

@@ -383,6 +383,8 @@ class EmbeddedJudge(Judge):
         when a side is not heard (the term accounting decides then)."""
         o = claim.order
         assert o is not None
+        if o.marker and o.marker in toks:
+            return None  # the order word is said: it belongs to what is said ("he left after lunch")
         if o.which:
             seq = [w for w in toks if w.isdigit()] if o.among == "number" else [w for w in toks if w not in STOP]
             if not seq or o.target is None or o.target not in seq:

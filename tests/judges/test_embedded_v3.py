@@ -92,6 +92,8 @@ def test_order_from_word_order() -> None:
     assert label == "no" and "other way round" in reason
     assert ask("The last number the voice says is seven (audio, 0:00-0:05).", heard)[0] == "yes"
     assert ask("The first number the voice says is seven (audio, 0:00-0:05).", heard)[0] == "no"
+    # an order word that is itself said is part of what is said, not an order of utterances
+    assert ask("She says he left after lunch (audio, 0:00-0:05).", "He left after lunch.")[0] == "yes"
     jfk = "ask not what your country can do for you, ask what you can do for your country"
     assert ask("Kennedy first says ask what you can do for your country, then ask not what your country can do for "
                "you (audio, 0:03-0:10).", jfk)[0] == "no"
