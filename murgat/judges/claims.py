@@ -493,8 +493,9 @@ def lemma(w: str) -> str:
 
 
 def _group(w: str) -> int | None:
-    base = _IRREGULAR.get(w, w)
-    return next((i for i, g in enumerate(SYNONYM_GROUPS) if base in g or w in g), None)
+    forms = {w, _IRREGULAR.get(w, w)}
+    forms |= {f for f in (lemma(w),) if len(f) > 2}
+    return next((i for i, g in enumerate(SYNONYM_GROUPS) if forms & g or {lemma(x) for x in g} & forms), None)
 
 
 def match_meaning(term: str, vocab: set[str], singles: set[str] | None = None) -> tuple[str | None, str]:

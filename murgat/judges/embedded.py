@@ -301,6 +301,11 @@ class EmbeddedJudge(Judge):
             detail += " (as " + ", ".join(f"{t.text}≈{h}" for t, h in near) + ")"
         if any(t.role == "addressee" for t, _ in missing):
             detail += "; who is spoken to need not be heard"
+        if subs and claim.negated and "not" not in toks:
+            # "is not in Texas" where "in Maryland" is heard: the other word agrees with the denial
+            what = "; ".join(f"{t.text!r} where {labels} has {', '.join(repr(x) for x in ws)}" for t, ws in subs)
+            return (f"Label: unknown\nReason: the fact denies {what}; that agrees with the evidence but is not "
+                    "what it says.")
         if subs:
             what = "; ".join(f"the fact says {t.text!r} where {labels} has {', '.join(repr(x) for x in ws)}"
                              for t, ws in subs)

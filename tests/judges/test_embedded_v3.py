@@ -67,6 +67,7 @@ def test_speech_that_says_something_else_is_a_no(sim) -> None:  # type: ignore[n
 def test_paraphrase_by_synonym_and_meaning(sim) -> None:  # type: ignore[no-untyped-def]
     sim(0.3)  # the synonym table alone decides these
     assert ask("She says he is in a foul mood (audio, 0:03-0:05).", "Yes, he's in, in a bad humor.")[0] == "yes"
+    assert ask("The reporter says the fire started at noon.", "The fire began at noon.")[0] == "yes"
     assert ask("Kennedy urges people to ask what they can do for their nation (audio, 0:08-0:10).",
                "ask what you can do for your country")[0] == "yes"
     sim(0.87)
@@ -83,6 +84,10 @@ def test_a_paraphrase_that_swaps_a_word_is_still_no(sim) -> None:  # type: ignor
                         "ask what you can do for your country")
     assert label == "no" and "city" in reason
     assert ask("She says he is not in a good humor (audio, 0:03-0:05).", "Yes, he's in, in a bad humor.")[0] == "yes"
+    # a denial of another word agrees with the evidence but is not what it says; with the same negation heard, a
+    # swapped word is still a "no"
+    assert ask("The narrator says the telescope is not in Texas.", "the telescope is in Maryland")[0] == "unknown"
+    assert ask("He says ask not what your city can do for you.", "ask not what your country can do for you")[0] == "no"
 
 
 def test_order_from_word_order() -> None:
