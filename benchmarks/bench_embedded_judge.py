@@ -8,12 +8,17 @@ balanced accuracy on the answered claims, Cohen's κ, and the share of false cla
 credited ("yes") — for substituted claims the goal is 0.
 
 The sound thresholds (``sound_yes``, ``sound_no``) are chosen on the odd-numbered claims only
-and reported on the even-numbered ones (held out) as well as on all.
+and reported on the even-numbered ones (held out) as well as on all. The meaning thresholds
+of rules v3 (``meaning_yes``, ``meaning_no``: MiniLM similarity of a reported clause to what
+is heard) are chosen on the development half — the v3 claims marked ``"v3": "dev"`` and the
+odd-numbered older claims — and reported per kind on the v3 hold-out half (claims nobody read
+while writing the v3 rules) as well as on all. Also reported: the share of true claims
+answered "no" (``true_said_no``) — a wrong "no" is as bad as a wrong "yes".
 
 Run: ``python benchmarks/bench_embedded_judge.py [--before]``; ``--before`` runs the judge of
-the commit named by ``--before-ref`` (default: c1d2918, the last commit with the v1 judge) from
-a temporary git worktree with the ASR setting it used (int8), for the before/after table.
-Writes ``benchmarks/results/embedded_judge.json``.
+the commit named by ``--before-ref`` (default: b5ff0d2, the last commit with the v2 judge; the
+v1 judge is c1d2918 and runs with the ASR setting it used, int8) from a temporary git worktree,
+for the before/after table. Writes ``benchmarks/results/embedded_judge.json``.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 V1_JUDGE_COMMIT = "c1d2918"
+V2_JUDGE_COMMIT = "b5ff0d2"
 CLAIMS = ROOT / "tests" / "data" / "embedded_claims" / "claims.jsonl"
 MEDIA = (ROOT.parent / "shared" / "data" / "real" / "media") if (ROOT.parent / "shared").exists() else \
     Path(os.environ.get("MURGAT_REAL_MEDIA", "../shared/data/real/media"))
@@ -94,9 +100,12 @@ def metrics(rows: list[tuple[bool, str]]) -> dict[str, Any]:
     n = len(rows)
     decided = [(lab, v == "yes") for lab, v in rows if v in ("yes", "no")]
     false_n = sum(1 for lab, _ in rows if not lab)
+    true_n = n - false_n
     credited = sum(1 for lab, v in rows if not lab and v == "yes")
+    refused = sum(1 for lab, v in rows if lab and v == "no")
     out: dict[str, Any] = {"n": n, "abstention_rate": round(1 - len(decided) / n, 3) if n else None,
-                           "false_credited": round(credited / false_n, 3) if false_n else None}
+                           "false_credited": round(credited / false_n, 3) if false_n else None,
+                           "true_said_no": round(refused / true_n, 3) if true_n else None}
     if decided:
         agg = binary_agreement([p for _, p in decided], [g for g, _ in decided])
         out.update({"answered": len(decided), "accuracy": _r(agg["accuracy"]),
@@ -137,6 +146,28 @@ def choose_sound_thresholds(claims: list[dict[str, Any]]) -> dict[str, float]:
     return {"sound_yes": best[1], "sound_no": best[2]}
 
 
+def is_dev(c: dict[str, Any]) -> bool:
+    """The development half for the meaning thresholds: v3 "dev" claims and odd-numbered older ones."""
+    return c.get("v3") == "dev" or ("v3" not in c and int(c["id"][1:]) % 2 == 1)
+
+
+def choose_meaning_thresholds(claims: list[dict[str, Any]], sound: dict[str, float]) -> dict[str, float]:
+    """Grid search on the development half (:func:`is_dev`), non-visual claims: the most
+    balanced accuracy, then the fewest true claims answered "no", then the fewest abstentions,
+    then the widest gap between the thresholds."""
+    dev = [c for c in claims if is_dev(c) and c["type"] not in ("visual_only", "sound")]
+    best: tuple[Any, ...] | None = None
+    for y in (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8):
+        for n in (0.1, 0.15, 0.2, 0.25, 0.3, 0.35):
+            opts = {**{k: str(v) for k, v in sound.items()}, "meaning_yes": str(y), "meaning_no": str(n)}
+            m = metrics([(c["label"], v["verdict"]) for c, v in zip(dev, run_judge(dev, opts), strict=True)])
+            key = (m.get("balanced_accuracy") or 0, -(m["true_said_no"] or 0), -(m["abstention_rate"] or 0), y - n)
+            if best is None or key > best[0]:
+                best = (key, y, n)
+    assert best is not None
+    return {"meaning_yes": best[1], "meaning_no": best[2]}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--before", action="store_true", help="also measure the judge of --before-ref")
@@ -150,19 +181,32 @@ def main() -> None:
     res: dict[str, Any] = {"claims": len(claims)}
     chosen = choose_sound_thresholds(claims)
     res["sound_thresholds_chosen_on_odd_ids"] = chosen
-    after = run_judge(claims, {k: str(v) for k, v in chosen.items()})
-    held = {c["id"] for c in claims if int(c["id"][1:]) % 2 == 0}
+    meaning = choose_meaning_thresholds(claims, chosen)
+    res["meaning_thresholds_chosen_on_dev_half"] = meaning
+    after = run_judge(claims, {k: str(v) for k, v in {**chosen, **meaning}.items()})
+    held = {c["id"] for c in claims if int(c["id"][1:]) % 2 == 0 and "v3" not in c}
     fresh = {c["id"] for c in claims if c.get("fresh")}
-    res["after"] = {"all_claims": table(claims, after), "held_out_even_ids": table(claims, after, held),
-                    "written_after_rules_frozen": table(claims, after, fresh)}
+    v3_hold = {c["id"] for c in claims if c.get("v3") == "holdout"}
+    v3_dev = {c["id"] for c in claims if c.get("v3") == "dev"}
+    old = {c["id"] for c in claims if "v3" not in c}
+
+    def tables(verdicts: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"all_claims": table(claims, verdicts), "older_claims": table(claims, verdicts, old),
+                "held_out_even_ids": table(claims, verdicts, held),
+                "written_after_rules_frozen": table(claims, verdicts, fresh),
+                "v3_holdout": table(claims, verdicts, v3_hold), "v3_dev": table(claims, verdicts, v3_dev)}
+
+    res["after"] = tables(after)
     if a.before:
-        ref = a.before_ref or V1_JUDGE_COMMIT
+        ref = a.before_ref or V2_JUDGE_COMMIT
         with tempfile.TemporaryDirectory() as d:
             wt = Path(d) / "before"
             subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(wt), ref], check=True,
                            capture_output=True)
             try:
-                env = {**os.environ, "PYTHONPATH": str(wt), "MURGAT_ASR_COMPUTE": "int8"}
+                env = {**os.environ, "PYTHONPATH": str(wt)}
+                if ref == V1_JUDGE_COMMIT:
+                    env["MURGAT_ASR_COMPUTE"] = "int8"  # the v1 judge's ASR setting
                 cp = subprocess.run([sys.executable, str(HERE / "bench_embedded_judge.py"), "--child"], cwd=wt,
                                     capture_output=True, text=True, env=env)
                 if cp.returncode != 0:
@@ -171,8 +215,7 @@ def main() -> None:
             finally:
                 subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(wt)], capture_output=True)
         res["before_ref"] = ref
-        res["before"] = {"all_claims": table(claims, before), "held_out_even_ids": table(claims, before, held),
-                         "written_after_rules_frozen": table(claims, before, fresh)}
+        res["before"] = tables(before)
     res["verdicts"] = after
     (HERE / "results").mkdir(exist_ok=True)
     (HERE / "results" / "embedded_judge.json").write_text(json.dumps(res, indent=2))
@@ -180,14 +223,15 @@ def main() -> None:
 
 
 def print_table(res: dict[str, Any]) -> None:
-    cols = ("n", "abstention_rate", "accuracy", "balanced_accuracy", "kappa", "false_credited")
-    for when in ("before", "after"):
-        if when not in res:
-            continue
-        print(f"\n{when} (all {res['claims']} claims)")
-        print(f"{'type':24s}" + "".join(f"{c:>19s}" for c in cols))
-        for k, m in res[when]["all_claims"].items():
-            print(f"{k:24s}" + "".join(f"{'' if m.get(c) is None else m.get(c):>19}" for c in cols))
+    cols = ("n", "abstention_rate", "accuracy", "balanced_accuracy", "kappa", "false_credited", "true_said_no")
+    for part in ("older_claims", "v3_holdout"):
+        for when in ("before", "after"):
+            if when not in res:
+                continue
+            print(f"\n{when}: {part}")
+            print(f"{'type':24s}" + "".join(f"{c:>18s}" for c in cols))
+            for k, m in res[when][part].items():
+                print(f"{k:24s}" + "".join(f"{'' if m.get(c) is None else m.get(c):>18}" for c in cols))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,11 @@ dry-run estimates. They are simple on purpose and labelled as rules wherever the
 they are not research-grade judgements.
 
 * verifiability: a sentence is verifiable unless it reads as an inference, a hedge, an
-  answer statement, a heading or a question;
+  answer statement, a heading or a question. Interpretation and evaluation are the
+  writer's judgements ("this suggests", "it seems", "must have"); a plain report of what
+  someone says or does ("She says somebody must have stolen the jewels", "Kennedy urges his
+  listeners to ask …") is a statement about the media, whatever the reported words are —
+  only the words before the reporting verb are read for hedges and interpretation;
 * decomposition: one fact per clause, where clauses end at inline citation groups; each
   fact carries the groups inside its clause (an end-dumped group therefore goes to the
   whole sentence when the sentence has no inline group).
@@ -15,6 +19,13 @@ import re
 
 from murgat.citations import find_groups, strip_citations
 
+#: a label that opens a line of reasoning, not part of what is claimed (the embedded judge's claim
+#: reader strips it too: murgat.judges.claims)
+DISCOURSE_LABEL = re.compile(
+    r"^\s*(?:(?:step|point|observation|evidence|reason|fact|claim)\s*\d+|reasoning|rationale|answer|final answer|"
+    r"observation|evidence|analysis|thought|thinking|conclusion|summary|note|explanation|description|perception|"
+    r"\d+|[a-z])\s*[:.)\]-]\s+", re.IGNORECASE)
+
 _INFERENCE = re.compile(
     r"^\s*(?:so|therefore|thus|hence|overall|in conclusion|in summary|this (?:means|suggests|implies|indicates)|"
     r"it (?:seems|appears)|based on|given (?:this|that|these)|by (?:doing|taking|using|following)|one can (?:infer|see|tell))\b",
@@ -23,7 +34,7 @@ _INFERENCE = re.compile(
 _HEDGE = re.compile(
     r"\b(?:probably|likely|possibly|perhaps|might|may be|maybe|seems? to|i think|i believe|presumably|"
     r"the (?:correct |final )?answer|option [a-j]\b|choice [a-j]\b|could|would|it is (?:difficult|hard|impossible) to|"
-    r"(?:can|cannot|can't) be (?:seen|determined|inferred|said)|needs? to|should|ought to)",
+    r"(?:can|cannot|can't) be (?:seen|determined|inferred|said)|needs? to|should|ought to|must (?:have|be)\b)",
     re.IGNORECASE,
 )
 #: an explanatory participle or relative clause that interprets rather than reports
@@ -44,9 +55,29 @@ _INTERPRETIVE = re.compile(
 )
 
 
+#: a speaker, then a reporting verb: what follows is what is reported, not the writer's judgement
+_SPEAKER = re.compile(
+    r"^\s*(?:(?i:the|a|an|one|another|one of the)\s+)?(?:[a-z]+\s+){0,2}?(?:(?i:he|she|they|i|we|someone|somebody)|"
+    r"narrator|narration|speaker|speakers|voice|voices|man|woman|boy|girl|person|people|host|presenter|reporter|"
+    r"announcer|commentator|caller|operator|character|crowd|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?:\s+himself|\s+herself)?"
+    r"\s+(?:also\s+|then\s+|again\s+)?(?:says|said|tells|told|asks|asked|mentions|mentioned|states|stated|replies|"
+    r"replied|answers|answered|explains|explained|announces|announced|declares|declared|urges|urged|adds|added|"
+    r"remarks|remarked|reports|reported|notes|noted|describes|described|warns|warned|reminds|reminded|addresses|"
+    r"addressed|introduces|introduced|counts|counted|calls out|exclaims|exclaimed|whispers|shouts|repeats|repeated|"
+    r"recalls|recalled|insists|insisted|claims|claimed|promises|promised)\b")
+
+
 def rule_verifiable(sentence: str) -> tuple[bool, str]:
     """``(verifiable, reason)`` by the rules in the module docstring."""
     text = strip_citations(sentence).strip()
+    report = _SPEAKER.match(text)
+    if report and not _INFERENCE.search(text) and not text.endswith(("?", ":")):
+        head = text[:report.end()]
+        # a trailing participle clause (", showcasing …") is the writer's again
+        tail_clauses = re.split(r"[,;]\s*", text[report.end():])[1:]
+        if not (_HEDGE.search(head) or _INTERPRETIVE.search(head)
+                or any(_INTERPRETIVE_START.search(c) for c in tail_clauses)):
+            return True, "rule: a plain report of what someone says or does (what is reported is judged by entailment)"
     words = re.findall(r"[A-Za-z0-9']+", text)
     if not words:
         return False, "rule: no words"
@@ -72,7 +103,6 @@ def rule_verifiable(sentence: str) -> tuple[bool, str]:
 
 def rule_decompose(sentence: str) -> list[str]:
     """Facts of ``sentence``, each written with the citation groups it inherits."""
-    from murgat.judges.claims import DISCOURSE_LABEL
 
     label = DISCOURSE_LABEL.match(sentence)
     if label and len(sentence) - label.end() >= 3:

@@ -30,8 +30,8 @@ def check_claim(fact: str, media: str | Path, judge: Any, *, asr_model: str | No
     from media.evidence import EvidenceConfig, build_evidence
     from media.probe import probe
     from murgat.citations import parse_citations, strip_citations
+    from murgat.judges.evidence import evidence_parts
     from murgat.judges.parsing import parse_verdict
-    from murgat.pipeline.stages import evidence_parts
 
     info = probe(media)
     cites = [c for c in parse_citations(fact) if c.valid]

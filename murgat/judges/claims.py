@@ -9,6 +9,18 @@ claim terms, and are removed before anything is looked for in the evidence:
 * discourse labels at the start ("Reasoning:", "Step 2:", "Answer:");
 * attributions and speaker descriptions ("the narrator says", "a woman asks", "we hear").
 
+What is *said* is read in three parts (rules v3): the **speaker** before the speech verb
+("Kennedy", "one of the voices") is not a term; an **addressee** after a verb such as
+"tells", "urges" or "addresses" ("his listeners", "the audience") is a term only when the
+sentence says nothing else; the rest is what is claimed to be said. Order words ("first",
+"last", "then", "before", "after") and counts ("twice", "from nine to zero", "three
+numbers") are not terms but checks (:class:`OrderCheck`, :class:`CountCheck`) the judge
+decides from the word order of the transcript. A negation before the speech verb ("does not
+mention", "never says", "nobody says") makes the claim one of *absence*
+(``Claim.says_not``); a negation in what is said is the claim's polarity. Pronouns,
+reflexives ("herself"), adverbs of time and place ("here", "now") and a number word used as
+a determiner ("one of the …") are function words.
+
 Matching a term against heard/read words (:func:`match_term`): exact after normalisation
 (case, plurals, possessives, number words = digits), or a *near miss* that spelling and
 sound both say is the same word (same first letter, and an edit ratio of 0.8 or more, or
@@ -23,6 +35,7 @@ import re
 from dataclasses import dataclass, field
 
 from murgat.citations import strip_citations
+from murgat.rules import DISCOURSE_LABEL
 
 NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -51,18 +64,26 @@ TIME_PHRASES = [re.compile(p, re.IGNORECASE) for p in (
     r"a moment later|then|next|finally|first|subsequently|immediately)\b",
     rf"\b(?:in|throughout|during)\s+(?:the|this|that)\s+(?:cited\s+)?(?:{_MEDIUM}|part|portion|moment|window|span|interval)\b",
 )]
-#: a label that opens a line of reasoning, not part of what is claimed
-DISCOURSE_LABEL = re.compile(
-    r"^\s*(?:(?:step|point|observation|evidence|reason|fact|claim)\s*\d+|reasoning|rationale|answer|final answer|"
-    r"observation|evidence|analysis|thought|thinking|conclusion|summary|note|explanation|description|perception|"
-    r"\d+|[a-z])\s*[:.)\]-]\s+", re.IGNORECASE)
 NEGATIONS = frozenset({"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot"})
 _CONTRACTIONS = {"n't": " not", "'ve": " have", "'re": " are", "'ll": " will", "'d": " would", "'m": " am"}
 STOP = frozenset("""a an the and or but of to in on at for with by from as is are was were be been being this that these
 those it its he she they them his her their him we you your our us i me my there here then than so do does did has have
 had will would can could should shall must just also very into onto over under about up down out what which who whom
 whose when where while if because some any all each both either own same other such only too again once how why
-one ones let lets get gets got s t whether""".split())
+one ones let lets get gets got s t whether himself herself themselves itself myself yourself yourselves ourselves
+here now today again already still ever even""".split())
+#: words that order or count what is said; never terms of a claim about speech (see :class:`OrderCheck`)
+ORDER_WORDS = frozenset("""first last then before after right next finally followed afterwards afterward earlier later
+once twice thrice times time""".split())
+#: verbs whose object is who is spoken to ("tells his listeners to …", "addresses the audience as …")
+ADDRESS_VERBS = frozenset("""tell tells told urge urges urged address addresses addressed remind reminds reminded warn
+warns warned greet greets greeted assure assures assured inform informs informed ask asks asked""".split())
+#: where an addressee ends and what is said begins
+_ADDRESS_END = frozenset("""to that as whether if what how why who where when not never he she it they we i you there
+this these those""".split())
+_DOWN = frozenset({"down", "backwards", "backward", "downward", "downwards"})
+_UP = frozenset({"up", "upward", "upwards", "forward", "forwards"})
+_TIMES = {"once": 1, "twice": 2, "thrice": 3}
 #: how a claim says who says or shows something; never what is claimed
 FRAMING = frozenset("""say says said saying tell tells told telling mention mentions mentioned mentioning state states
 stated stating reply replies replied answer answers answered explain explains explained narrate narrates narrated
@@ -100,6 +121,37 @@ class Term:
     norm: str  # normalised form used for matching
     kind: str  # "number", "name" or "word"
     position: int  # index in the claim's token list
+    #: "said" (what is claimed to be said or shown), or "addressee" (who is spoken to: not
+    #: required to be heard, and not a substitution when another word stands there)
+    role: str = "said"
+
+
+@dataclass
+class OrderCheck:
+    """An order between things said: ``before`` is said before ``after`` (normalised tokens of
+    each side), or ``which`` ("first"/"last") of ``among`` ("number"/"word") is ``target``."""
+
+    before: list[str] = field(default_factory=list)
+    after: list[str] = field(default_factory=list)
+    which: str | None = None
+    among: str = "word"
+    target: str | None = None
+    #: the order word as written ("after", "first"); when the speech itself has it, it is part of
+    #: what is said ("he left after lunch"), not an order between utterances
+    marker: str = ""
+
+
+@dataclass
+class CountCheck:
+    """A count of what is said: ``word`` said ``times`` times, ``times`` numbers said, or a
+    count from ``start`` to ``end`` (``direction`` "down", "up" or None)."""
+
+    kind: str  # "times" | "numbers" | "range"
+    times: int | None = None
+    word: str | None = None
+    start: str | None = None
+    end: str | None = None
+    direction: str | None = None
 
 
 @dataclass
@@ -118,6 +170,11 @@ class Claim:
     manner: list[str] = field(default_factory=list)  # words about how or where speech happens
     quoted: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)  # time phrases and labels taken out
+    #: a claim of absence: a negation before the speech verb ("does not mention X", "nobody says X")
+    says_not: bool = False
+    said: str = ""  # what is claimed to be said, as written (after the speech verb), for similarity
+    order: OrderCheck | None = None
+    count: CountCheck | None = None
 
 
 def normalize_word(w: str) -> str:
@@ -162,6 +219,8 @@ def analyze(fact: str) -> Claim:
             break
         removed.append(m.group(0).strip())
         text = text[m.end():]
+    # "the first/last number …" before the time phrases take "first"/"last" away
+    position = re.search(r"\b(first|last|final)\s+(number|word|name|thing)s?\b", text, re.IGNORECASE)
     quoted = re.findall(r"[\"“”]([^\"“”]+)[\"“”]", text)
     outside = re.sub(r"[\"“”][^\"“”]+[\"“”]", " ", text)
     # time phrases go everywhere before the speech verb; after it (in what is said: "says the
@@ -194,18 +253,39 @@ def analyze(fact: str) -> Claim:
     if cue is None and manner_cue is not None:
         about = next((i for i in range(manner_cue + 1, len(lower)) if lower[i] in ("about", "of")), None)
         cue = about
+    # the speaker before a speech verb is who speaks, not what is said ("Kennedy says …",
+    # "one of the voices says …"); only when it reads as a speaker, so "The telescope in the
+    # cleanroom is named Webb" keeps its subject
+    speaker_words = FRAMING | PERSONS | {"he", "she", "they", "i", "we", "it", "nobody", "no", "one", "none"}
+    drop_subject = content_cue is not None and any(
+        w in speaker_words or (raw[i][:1].isupper() and w not in STOP) for i, w in enumerate(lower[:content_cue]))
+    addressee: set[int] = set()
+    if content_cue is not None and lower[content_cue] in ADDRESS_VERBS:
+        j = content_cue + 1
+        while j < len(lower) and lower[j] not in _ADDRESS_END and lower[j] not in NEGATIONS:
+            addressee.add(j)
+            j += 1
+        if j >= len(lower):
+            addressee = set()  # nothing else is said: the object is what is claimed ("addresses his fellow Americans")
+    skip, order, count = _order_and_count(raw, lower, content_cue)
+    if order is None and count is None and position and content_cue is not None:
+        which = "first" if position.group(1).lower() == "first" else "last"
+        order = OrderCheck(which=which, among="number" if position.group(2).lower() == "number" else "word",
+                           marker=position.group(1).lower())
     terms: list[Term] = []
     tokens: list[str] = []  # the claim's words in order, negations as "not" (what alignment compares)
     negated = False
+    neg_at: list[int] = []
     speakers = None
     manner: list[str] = []
     said_tokens: list[tuple[str, str, int]] = []
 
-    def push(w: str) -> str | None:
+    def push(w: str, at: int = -1) -> str | None:
         """Append ``w`` to ``tokens``; its normal form, or ``None`` for a negation."""
         nonlocal negated
         if w.lower() in NEGATIONS:
             negated = True
+            neg_at.append(at)
             tokens.append("not")
             return None
         tokens.append(normalize_word(w))
@@ -213,19 +293,24 @@ def analyze(fact: str) -> Claim:
 
     for i, w in enumerate(raw):
         lw = w.lower()
-        n = push(w)
+        n = push(w, i)
         if n is None:
             continue
         said = cue is not None and i > cue
-        if said and not (not said_tokens and lw in ("that", "whether", "if")):
+        if said and i not in addressee and not (not said_tokens and lw in ("that", "whether", "if")):
             said_tokens.append((w, n, len(tokens) - 1))
         is_number = n.replace(".", "").isdigit()
         before_manner = manner_cue is not None and content_cue is None and i < manner_cue
         after_manner = manner_cue is not None and content_cue is None and i > manner_cue and not said
         if before_manner and (lw in QUANTIFIERS or is_number):
-            count = int(float(n)) if is_number else (2 if lw in ("both", "couple") else None)
-            if count is not None and count >= 2:
-                speakers = count
+            count_ = int(float(n)) if is_number else (2 if lw in ("both", "couple") else None)
+            if count_ is not None and count_ >= 2:
+                speakers = count_
+            continue
+        if drop_subject and content_cue is not None and i < content_cue:
+            continue
+        if i in skip or (content_cue is not None and said and lw in ORDER_WORDS) or (
+                lw == "one" and i + 1 < len(lower) and lower[i + 1] == "of"):
             continue
         if (lw in STOP and not is_number) or (not said and (lw in SPEECH_VERBS or lw in FRAMING or n in FRAMING)) or (
                 len(n) < 2 and not is_number) or (said and lw in PERSONS and i == (cue or 0) + 1):
@@ -234,14 +319,29 @@ def analyze(fact: str) -> Claim:
             manner.append(w)
             continue
         kind = "number" if is_number else ("name" if w[:1].isupper() and i > 0 else "word")
-        terms.append(Term(text=w, norm=n, kind=kind, position=len(tokens) - 1))
+        terms.append(Term(text=w, norm=n, kind=kind, position=len(tokens) - 1,
+                          role="addressee" if i in addressee else "said"))
+    if terms and all(t.role == "addressee" for t in terms):
+        for t in terms:
+            t.role = "said"
     if content_cue is not None and said_tokens and not any(t.position > len(tokens) - len(said_tokens) - 1
-                                                           for t in terms):
+                                                           for t in terms) and order is None and count is None:
         # only function words are said ("says how are you"): then they are the claim
         terms += [Term(text=w, norm=n, kind="word", position=p) for w, n, p in said_tokens]
+    says_not = False
+    if content_cue is not None:
+        # a negation before the speech verb denies that it is said; after it, it is said
+        says_not = any(0 <= k < content_cue for k in neg_at)
+        negated = any(k > content_cue for k in neg_at)
     presence = not quoted and content_cue is None and manner_cue is not None and about is None
-    speech = speech or about is not None
+    speech = speech or about is not None or count is not None
+    if order is not None and order.which and order.target is None:
+        said_terms = [t for t in terms if t.role == "said"]
+        order.target = said_terms[-1].norm if said_terms else None
+    said_text = " ".join(raw[i] for i in range(len(raw)) if content_cue is not None and i > content_cue
+                         and i not in addressee and lower[i] not in ORDER_WORDS)
     for q in quoted:
+        said_text = f"{said_text} {q}".strip()
         for w in tokenize(q):
             lw = w.lower()
             n = push(w)
@@ -252,7 +352,66 @@ def analyze(fact: str) -> Claim:
             kind = "number" if n.isdigit() else ("name" if w[:1].isupper() else "word")
             terms.append(Term(text=w, norm=n, kind=kind, position=len(tokens) - 1))
     return Claim(original=fact, cleaned=cleaned, tokens=tokens, terms=terms, negated=negated, speech=speech,
-                 quoted=quoted, removed=removed, speech_presence=presence, speakers=speakers, manner=manner)
+                 quoted=quoted, removed=removed, speech_presence=presence, speakers=speakers, manner=manner,
+                 says_not=says_not, said=said_text, order=order, count=count)
+
+
+def _num(w: str) -> str | None:
+    n = normalize_word(w)
+    return n if n.isdigit() else None
+
+
+def _order_and_count(raw: list[str], lower: list[str], cue: int | None) -> tuple[set[int], OrderCheck | None,
+                                                                                 CountCheck | None]:
+    """Order and count checks in a claim about speech, and the token indices they use up
+    (not terms). Only what follows the speech verb is read, except "first"/"last" and "from N
+    to M", which may stand anywhere ("The last number the voice says is zero")."""
+    skip: set[int] = set()
+    order: OrderCheck | None = None
+    count: CountCheck | None = None
+    n = len(lower)
+    # a count from N to M ("counts down from nine to zero", "goes from four down to one")
+    counting = any(w.startswith("count") for w in lower)  # "counts down", "the countdown goes", "the count"
+    for i in range(n - 2 if counting else 0):
+        if lower[i] != "from" or _num(raw[i + 1]) is None:
+            continue
+        j = i + 2
+        while j < n and lower[j] in _DOWN | _UP:
+            j += 1
+        if j + 1 < n and lower[j] == "to" and _num(raw[j + 1]) is not None:
+            direction = "down" if set(lower) & (_DOWN | {"countdown"}) else "up" if set(lower) & _UP else None
+            count = CountCheck("range", start=_num(raw[i + 1]), end=_num(raw[j + 1]), direction=direction)
+            return set(range(n)), None, count
+    if cue is None:
+        return skip, None, None
+    said = list(range(cue + 1, n))
+    for i in said:
+        if lower[i] in _TIMES or (lower[i] == "times" and i - 1 > cue and _num(raw[i - 1]) is not None):
+            times = _TIMES.get(lower[i]) or int(_num(raw[i - 1]) or 0)
+            skip |= {i, i - 1} if lower[i] == "times" else {i}
+            word = next((normalize_word(raw[k]) for k in said if k not in skip and lower[k] not in STOP
+                         and lower[k] not in ORDER_WORDS), None)
+            return skip, None, CountCheck("times", times=times, word=word)
+        if lower[i] in ("numbers", "words") and i - 1 > cue and _num(raw[i - 1]) is not None:
+            return {i, i - 1}, None, CountCheck("numbers" if lower[i] == "numbers" else "words",
+                                                 times=int(_num(raw[i - 1]) or 0))
+    markers = [i for i in said if lower[i] in ("before", "after", "then", "followed")]
+    if markers:
+        m = markers[0]
+        filler = ORDER_WORDS | {"say", "says", "said", "saying", "mention", "mentions", "mentioned", "and", "just",
+                                "immediately", "by", "directly", "shortly"}
+        left = [normalize_word(raw[k]) if lower[k] not in NEGATIONS else "not" for k in range(cue + 1, m)
+                if lower[k] not in filler]
+        right = [normalize_word(raw[k]) if lower[k] not in NEGATIONS else "not" for k in range(m + 1, n)
+                 if lower[k] not in filler]
+        if left and right:
+            order = OrderCheck(before=right, after=left, marker="after") if lower[m] == "after" else \
+                OrderCheck(before=left, after=right, marker=lower[m])
+    elif "first" in lower or "last" in lower:
+        which = "first" if "first" in lower else "last"
+        order = OrderCheck(which=which, among="number" if {"number", "numbers"} & set(lower) else "word", marker=which)
+        skip |= {i for i, w in enumerate(lower) if w in ("number", "numbers", "word", "words")}
+    return skip, order, count
 
 
 def phonetic_key(w: str) -> str:
@@ -291,3 +450,75 @@ def match_term(term: str, vocab: set[str], singles: set[str] | None = None) -> t
             if r > best_r:
                 best, best_r = v, r
     return (best, True) if best is not None else (None, False)
+
+
+#: irregular forms, so that "stole", "stolen" and "steals" meet at one lemma
+_IRREGULAR = {"stole": "steal", "stolen": "steal", "took": "take", "taken": "take", "said": "say", "told": "tell",
+              "spoke": "speak", "spoken": "speak", "went": "go", "gone": "go", "gave": "give", "given": "give",
+              "came": "come", "saw": "see", "seen": "see", "made": "make", "found": "find", "began": "begin",
+              "begun": "begin", "ran": "run", "won": "win", "biggest": "big", "bigger": "big", "largest": "large",
+              "larger": "large", "smallest": "small", "smaller": "small", "tiniest": "tiny", "better": "good",
+              "best": "good", "worse": "bad", "worst": "bad", "greatest": "great", "humour": "humor", "centre": "center"}
+#: words that say the same thing in a report of speech (a small table, by lemma; not a thesaurus:
+#: a word swapped for one outside its group is still a substitution)
+SYNONYM_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
+    "humor mood temper spirit", "bad foul grumpy sour terrible awful rotten", "good cheerful happy fine pleasant nice",
+    "large big huge vast", "small little tiny", "world earth globe planet", "country nation", "steal take rob swipe",
+    "someone somebody", "jewel gem", "listener audience crowd people viewer public", "begin start", "go proceed",
+    "recommendation suggestion advice", "okay ok alright", "yes yeah yep", "room chamber",
+    "tell say", "ask inquire enquire", "call shout cry", "count countdown"))
+#: groups that say the opposite of each other (index pairs into SYNONYM_GROUPS)
+ANTONYM_GROUPS = ((1, 2), (3, 4))
+
+
+def lemma(w: str) -> str:
+    """A rough lemma of a normalised word: irregular forms, then -ing/-ed/-e endings off
+    ("placed", "places", "placing" → "plac"); enough to compare two words, not to print."""
+    w = _IRREGULAR.get(w, w)
+    if len(w) > 5 and w.endswith("ing"):
+        w = w[:-3]
+        if len(w) > 2 and w[-1] == w[-2]:
+            w = w[:-1]
+    elif len(w) > 4 and w.endswith("ed"):
+        w = w[:-2]
+        if len(w) > 2 and w[-1] == w[-2]:
+            w = w[:-1]
+    elif len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+def _group(w: str) -> int | None:
+    forms = {w, _IRREGULAR.get(w, w)}
+    forms |= {f for f in (lemma(w),) if len(f) > 2}
+    return next((i for i, g in enumerate(SYNONYM_GROUPS) if forms & g or {lemma(x) for x in g} & forms), None)
+
+
+def match_meaning(term: str, vocab: set[str], singles: set[str] | None = None) -> tuple[str | None, str]:
+    """``(matched word, how)``: :func:`match_term` ("exact"/"near"), then the same lemma
+    ("lemma"), then the same group of :data:`SYNONYM_GROUPS` ("synonym"); ``(None, "")``."""
+    hit, near = match_term(term, vocab, singles)
+    if hit is not None:
+        return hit, "near" if near else "exact"
+    words = vocab if singles is None else singles
+    if term.isdigit():
+        return None, ""
+    lt = lemma(term)
+    for v in sorted(words):
+        if not v.isdigit() and len(v) > 2 and lemma(v) == lt:
+            return v, "lemma"
+    g = _group(term)
+    if g is not None:
+        for v in sorted(words):
+            if _group(v) == g:
+                return v, "synonym"
+    return None, ""
+
+
+def antonym_heard(term: str, words: set[str]) -> str | None:
+    """A heard word that says the opposite of ``term`` ("bad" for "cheerful"), or ``None``."""
+    g = _group(term)
+    if g is None:
+        return None
+    opposite = {b if a == g else a for a, b in ANTONYM_GROUPS if g in (a, b)}
+    return next((v for v in sorted(words) if _group(v) in opposite), None)

@@ -75,3 +75,61 @@ def test_a_time_in_what_is_said_is_kept() -> None:
     assert "10" in [t.norm for t in c.terms] and not c.removed
     c = analyze("The voice says five, around seven seconds in (audio, 0:07-0:09).")
     assert [t.norm for t in c.terms] == ["5"] and c.removed == ["around seven seconds in"]
+
+
+# --- rules v3 (issue #26): who speaks, to whom, order, counts, absence, meaning ---
+
+
+def test_the_speaker_and_function_words_are_not_terms() -> None:
+    assert terms("One of the voices says Houston (audio, 0:00-0:07).") == [("houston", "name")]
+    assert terms("One voice says four (audio, 0:10-0:11).") == [("4", "number")]
+    assert terms("Kennedy himself says ask not what your country can do for you.") == [("ask", "word"),
+                                                                                     ("country", "word")]
+    assert terms("Here, she says he is in a bad humor.") == [("bad", "word"), ("humor", "word")]
+    # a subject that is not a speaker keeps its words
+    assert [t.norm for t in analyze("The telescope in the cleanroom is named Webb.").terms] == [
+        "telescope", "cleanroom", "webb"]
+
+
+def test_who_is_spoken_to_is_an_addressee() -> None:
+    c = analyze("Kennedy urges the audience to ask what they can do for their country.")
+    assert [(t.norm, t.role) for t in c.terms] == [("audience", "addressee"), ("ask", "said"), ("country", "said")]
+    # when nothing else is said, the object is what is claimed
+    c = analyze("Kennedy addresses his fellow Canadians (audio, 0:00-0:02).")
+    assert {t.role for t in c.terms} == {"said"} and "canadian" in [t.norm for t in c.terms]
+
+
+def test_order_and_count_words_are_checks_not_terms() -> None:
+    c = analyze("The voice says eight right after nine (audio, 0:00-0:03).")
+    assert c.order is not None and (c.order.before, c.order.after) == (["9"], ["8"])
+    assert [t.norm for t in c.terms] == ["8", "9"]
+    c = analyze("The narrator mentions Goddard before Greenbelt.")
+    assert c.order is not None and (c.order.before, c.order.after) == (["goddard"], ["greenbelt"])
+    c = analyze("The first number the voice says is zero (audio, 0:16-0:19).")
+    assert c.order is not None and (c.order.which, c.order.among, c.order.target) == ("first", "number", "0")
+    c = analyze("The voice counts down from nine to zero (audio, 0:00-0:19).")
+    assert c.count is not None and (c.count.kind, c.count.start, c.count.end, c.count.direction) == (
+        "range", "9", "0", "down")
+    assert analyze("The sign changes from 5 to 3 (visual, 0:01).").count is None  # no counting said
+    c = analyze("Kennedy says country twice (audio, 0:03-0:10).")
+    assert c.count is not None and (c.count.kind, c.count.times, c.count.word) == ("times", 2, "country")
+    c = analyze("The voice says three numbers.")
+    assert c.count is not None and (c.count.kind, c.count.times) == ("numbers", 3) and not c.terms
+
+
+def test_a_negation_before_the_speech_verb_is_a_claim_of_absence() -> None:
+    c = analyze("The narrator does not mention Houston (audio, 0:08-0:12).")
+    assert c.says_not and not c.negated and [t.norm for t in c.terms] == ["houston"]
+    c = analyze("Kennedy tells Americans not to ask what their country can do for them.")
+    assert c.negated and not c.says_not
+
+
+def test_meaning_matches_by_lemma_and_synonym_table_only() -> None:
+    from murgat.judges.claims import antonym_heard, match_meaning
+
+    assert match_meaning("foul", {"bad", "humor"}) == ("bad", "synonym")
+    assert match_meaning("taken", {"stolen"}) == ("stolen", "synonym")
+    assert match_meaning("steal", {"stole"})[1] == "lemma"  # terms arrive normalised ("steals" → "steal")
+    assert match_meaning("city", {"country"}) == (None, "")  # another word of its kind is not a synonym
+    assert antonym_heard("cheerful", {"he", "bad", "humor"}) == "bad"
+    assert antonym_heard("foul", {"bad"}) is None

@@ -167,6 +167,141 @@ FRESH = [
     ("bigbuckbunny.mp4", "A rabbit yawns on the hill (visual, 0:03).", True, "MANIFEST visual notes", "visual_only"),
 ]
 
+# v3 (issue #26): one-fact claims in other words — written before the v3 rules, from the same
+# independent sources (captions, known texts, countdown bursts, the Whisper-large transcript
+# shipped in annotations/ for apollo11, the RTTM). Each entry is a pair or a small group on one
+# base; whole groups go to one half: "dev" (read while writing the v3 rules) or "holdout"
+# (only measured). Kinds: paraphrase, reported_speech, order, counting, negation, function_word.
+FV = "friday.vtt caption"
+NC = "nasa caption"
+JK = "known text; clause windows from the waveform's pauses"
+CD = "countdown bursts: nine at 0 s, then one number every 2 s down to zero at 18 s"
+AP = "annotations/whisper_timestamped_large_apollo11 segment"
+V3: list[tuple[str, str, list[tuple[str, bool, str]]]] = [
+    # (kind, media, [(claim, label, source), ...]); groups alternate dev / holdout within a kind
+    ("paraphrase", "friday.mp4", [
+        ("She says he is in a foul mood (audio, 0:03-0:05).", True, f"{FV} 4: 'in a bad humor'"),
+        ("She says he is in a cheerful mood (audio, 0:03-0:05).", False, f"{FV} 4: 'in a bad humor'; opposite")]),
+    ("paraphrase", "friday.mp4", [
+        ("The woman says someone must have taken the crown jewels (audio, 0:04-0:06).", True, f"{FV} 5"),
+        ("The woman says someone must have taken the crown paintings (audio, 0:04-0:06).", False,
+         f"{FV} 5; 'jewels' swapped")]),
+    ("paraphrase", "nasa_13013.mp4", [
+        ("The narrator says the telescope sits in one of the biggest cleanrooms on Earth (audio, 0:04-0:08).", True,
+         f"{NC} 2"),
+        ("The narrator says the telescope sits in one of the tiniest cleanrooms on Earth (audio, 0:04-0:08).", False,
+         f"{NC} 2; 'largest' reversed")]),
+    ("paraphrase", "nasa_13013.mp4", [
+        ("The narrator places the Goddard center in Maryland (audio, 0:08-0:12).", True, f"{NC} 3"),
+        ("The narrator places the Goddard center in Virginia (audio, 0:08-0:12).", False, f"{NC} 3; swapped")]),
+    ("paraphrase", "jfk.flac", [
+        ("Kennedy urges people to ask what they can do for their nation (audio, 0:08-0:10).", True, JK),
+        ("Kennedy urges people to ask what they can do for their city (audio, 0:08-0:10).", False, f"{JK}; swapped")]),
+    ("paraphrase", "apollo11.mp3", [
+        ("Houston tells Apollo 11 it has a recommendation for the crew (audio, 0:00-0:07).", True, f"{AP} 1 (0.4-7.0 s)"),
+        ("Houston tells Apollo 12 it has a recommendation for the crew (audio, 0:00-0:07).", False,
+         f"{AP} 1 (0.4-7.0 s); swapped")]),
+    ("reported_speech", "friday.mp4", [
+        ("Someone asks whether the lord of the universe is in (audio, 0:01-0:03).", True, f"{FV} 3"),
+        ("Someone asks whether the lord of the galaxy is in (audio, 0:01-0:03).", False, f"{FV} 3; swapped")]),
+    ("reported_speech", "friday.mp4", [
+        ("Someone answers that he is in a bad humor (audio, 0:03-0:05).", True, f"{FV} 4"),
+        ("Someone answers that the lord of the universe is out (audio, 0:03-0:05).", False, f"{FV} 4: 'he's in'")]),
+    ("reported_speech", "jfk.flac", [
+        ("Kennedy addresses his listeners as fellow Americans (audio, 0:00-0:02).", True, JK),
+        ("Kennedy addresses his listeners as fellow Britons (audio, 0:00-0:02).", False, f"{JK}; swapped")]),
+    ("reported_speech", "nasa_13013.mp4", [
+        ("The narrator introduces the optical and science segment of the Webb (audio, 0:00-0:04).", True, f"{NC} 1"),
+        ("The narrator introduces the propulsion segment of the Webb (audio, 0:00-0:04).", False, f"{NC} 1; swapped")]),
+    ("reported_speech", "jfk.flac", [
+        ("Kennedy urges the audience to ask what they can do for their country (audio, 0:08-0:10).", True, JK),
+        ("Kennedy urges the audience to ask what they can do for their employer (audio, 0:08-0:10).", False,
+         f"{JK}; swapped")]),
+    ("reported_speech", "apollo11.mp3", [
+        ("A voice on the radio tells the other side to go ahead (audio, 0:10-0:12).", True, f"{AP} 2 (10.8-11.2 s)"),
+        ("A voice on the radio tells the other side to stop (audio, 0:10-0:12).", False, f"{AP} 2 (10.8-11.2 s)")]),
+    ("order", "countdown.mp3", [
+        ("The voice says eight right after nine (audio, 0:00-0:03).", True, CD),
+        ("The voice says nine right after eight (audio, 0:00-0:03).", False, f"{CD}; order reversed")]),
+    ("order", "countdown.mp3", [
+        ("The voice says six before five (audio, 0:06-0:09).", True, CD),
+        ("The voice says five before six (audio, 0:06-0:09).", False, f"{CD}; order reversed")]),
+    ("order", "countdown.mp3", [
+        ("The last number the voice says is zero (audio, 0:16-0:19).", True, CD),
+        ("The first number the voice says is zero (audio, 0:16-0:19).", False, f"{CD}; one comes first here")]),
+    ("order", "jfk.flac", [
+        ("Kennedy says fellow Americans first, then ask not what your country can do for you (audio, 0:00-0:07).", True,
+         JK),
+        ("Kennedy first says ask what you can do for your country, then ask not what your country can do for you "
+         "(audio, 0:03-0:10).", False, f"{JK}; order reversed")]),
+    ("order", "nasa_13013.mp4", [
+        ("The narrator mentions Goddard before Greenbelt (audio, 0:08-0:12).", True, f"{NC} 3"),
+        ("The narrator mentions Maryland before Goddard (audio, 0:08-0:12).", False, f"{NC} 3; order reversed")]),
+    ("order", "friday.mp4", [
+        ("The woman mentions the lord of the universe and then says he is in a bad humor (audio, 0:01-0:05).", True,
+         f"{FV} 3-4"),
+        ("The woman says he is in a bad humor and then mentions the lord of the universe (audio, 0:01-0:05).", False,
+         f"{FV} 3-4; order reversed")]),
+    ("counting", "countdown.mp3", [
+        ("The voice counts down from nine to zero (audio, 0:00-0:19).", True, CD),
+        ("The voice counts up from zero to nine (audio, 0:00-0:19).", False, f"{CD}; direction reversed")]),
+    ("counting", "countdown.mp3", [
+        ("The voice counts backwards from five to three (audio, 0:08-0:13).", True, CD),
+        ("The voice counts down from six to two (audio, 0:08-0:13).", False, f"{CD}; five, four, three here")]),
+    ("counting", "countdown.mp3", [
+        ("The voice says three numbers (audio, 0:08-0:13).", True, f"{CD}: five, four, three"),
+        ("The voice says two numbers (audio, 0:08-0:13).", False, f"{CD}: five, four, three")]),
+    ("counting", "jfk.flac", [
+        ("Kennedy says country twice (audio, 0:03-0:10).", True, JK),
+        ("Kennedy says country three times (audio, 0:03-0:10).", False, JK)]),
+    ("counting", "countdown.mp3", [
+        ("The countdown goes from four down to one (audio, 0:10-0:17).", True, CD),
+        ("The count goes up from one to four (audio, 0:10-0:17).", False, f"{CD}; direction reversed")]),
+    ("counting", "jfk.flac", [
+        ("Kennedy says ask twice (audio, 0:03-0:10).", True, JK),
+        ("Kennedy says ask four times (audio, 0:03-0:10).", False, JK)]),
+    ("negation", "jfk.flac", [
+        ("Kennedy tells Americans not to ask what their country can do for them (audio, 0:03-0:07).", True, JK),
+        ("Kennedy tells Americans to ask what their country can do for them (audio, 0:03-0:07).", False,
+         f"{JK}; 'not' dropped")]),
+    ("negation", "nasa_13013.mp4", [
+        ("The narrator does not mention Houston (audio, 0:08-0:12).", True, f"{NC} 3"),
+        ("The narrator does not mention Maryland (audio, 0:08-0:12).", False, f"{NC} 3")]),
+    ("negation", "countdown.mp3", [
+        ("The voice never says ten (audio, 0:00-0:19).", True, CD),
+        ("The voice never says seven (audio, 0:00-0:19).", False, CD)]),
+    ("negation", "flower.webm", [
+        ("No one speaks (audio, 0:00-0:04).", True, "MANIFEST: digital silence"),
+        ("No one speaks in the clip (audio, 0:01-0:04).", True, "MANIFEST: digital silence")]),
+    ("negation", "jfk.flac", [
+        ("Nobody speaks (audio, 0:03-0:07).", False, JK),
+        ("Kennedy does not mention taxes (audio, 0:03-0:07).", True, JK)]),
+    ("negation", "friday.mp4", [
+        ("She says he is not in a good humor (audio, 0:03-0:05).", True, f"{FV} 4: 'in a bad humor'"),
+        ("The speaker says the lord of the universe is not in (audio, 0:03-0:05).", False, f"{FV} 4: 'he's in'")]),
+    ("function_word", "friday.mp4", [
+        ("One speaker says somebody must have stolen the crown jewels (audio, 0:04-0:06).", True, f"{FV} 5"),
+        ("One speaker says somebody must have stolen the crown diamonds (audio, 0:04-0:06).", False,
+         f"{FV} 5; swapped")]),
+    ("function_word", "nasa_13013.mp4", [
+        ("One narrator explains that this is the optical and science segment of the Webb (audio, 0:00-0:04).", True,
+         f"{NC} 1"),
+        ("One narrator explains that this is the optical and science segment of Hubble (audio, 0:00-0:04).", False,
+         f"{NC} 1; swapped")]),
+    ("function_word", "jfk.flac", [
+        ("Kennedy himself says ask not what your country can do for you (audio, 0:03-0:07).", True, JK),
+        ("Kennedy himself says ask not what your state can do for you (audio, 0:03-0:07).", False, f"{JK}; swapped")]),
+    ("function_word", "countdown.mp3", [
+        ("One voice says four (audio, 0:10-0:11).", True, CD),
+        ("One voice says eleven (audio, 0:10-0:11).", False, f"{CD}; swapped")]),
+    ("function_word", "friday.mp4", [
+        ("Here, she says he is in a bad humor (audio, 0:03-0:05).", True, f"{FV} 4"),
+        ("Here, she says he is in a good humor (audio, 0:03-0:05).", False, f"{FV} 4; 'bad' reversed")]),
+    ("function_word", "apollo11.mp3", [
+        ("One of the voices says Houston (audio, 0:00-0:07).", True, f"{AP} 1"),
+        ("One of the voices says Moscow (audio, 0:00-0:07).", False, f"{AP} 1; swapped")]),
+]
+
 
 def main() -> None:
     rows: list[dict] = []
@@ -218,6 +353,13 @@ def main() -> None:
     for media, claim, label, src, kind in FRESH:
         add(kind, media, claim, label, src)
         rows[-1]["fresh"] = True
+    seen: dict[str, int] = {}
+    for kind, media, group in V3:
+        k = seen[kind] = seen.get(kind, -1) + 1
+        split = "dev" if k % 2 == 0 else "holdout"
+        for claim, label, src in group:
+            add(kind, media, claim, label, src)
+            rows[-1]["v3"] = split
     with open(HERE / "claims.jsonl", "w", encoding="utf-8") as f:
         for r in rows:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")

@@ -22,7 +22,7 @@ def test_compact_builds_its_lookups_once(tmp_path: Path, monkeypatch) -> None:
     real_set = builtins.set
 
     class CountingSet(real_set):  # type: ignore[misc,valid-type]
-        def __init__(self, *a):  # noqa: ANN002
+        def __init__(self, *a):
             calls["set"] += 1
             super().__init__(*a)
 

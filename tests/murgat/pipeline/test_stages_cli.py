@@ -57,7 +57,7 @@ def test_unparseable_decomposition_is_an_undetermined_fact(tmp_path: Path, examp
 def _inputs(tmp: Path) -> Path:
     p = tmp / "in.jsonl"
     p.write_text(json.dumps({"id": "a", "media": "friday.mp4",
-                             "response": "She asks a question (audio, 0:01-0:03; visual, 0:02). So yes."}) + "\n")
+                             "response": "She asks whether the lord of the galaxy is in (audio, 0:01-0:03; visual, 0:02). So yes."}) + "\n")
     return p
 
 
