@@ -90,6 +90,9 @@ class CacheService:
             out = JudgeOutput.model_validate_json(out_json)
             if out.error is None and not out.blocked:
                 self.cache.put(key, provider, model, out)
+                # durable before anyone is told: if this actor's process dies, Ray restarts it on the
+                # same SQLite file, and an answer already paid for must be there
+                await asyncio.to_thread(self.cache.flush)
         held = self.claims.pop(key, None)
         self.results[key] = out_json
         if len(self.results) > 10_000:  # waiters read their answer at once; keep the map small
@@ -171,12 +174,20 @@ class LimitService:
 
 
 def start_services(cache_path: Path, window_s: float = 60.0) -> tuple[Any, Any]:
-    """Create both actors on this (the driver's) node."""
+    """Create both actors on this (the driver's) node.
+
+    A service whose process dies (killed, out of memory) is restarted by Ray, and the calls it
+    had in flight are retried on the new one (``max_restarts``/``max_task_retries``): the cache
+    service's state is its SQLite file (every answer is committed before it is announced), the
+    limit service's only a window of counts, so nothing a run paid for is lost or paid again —
+    claims held at the time simply expire and are claimed anew."""
     import ray
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     here = NodeAffinitySchedulingStrategy(node_id=ray.get_runtime_context().get_node_id(), soft=False)
-    cache = ray.remote(CacheService).options(scheduling_strategy=here, max_concurrency=1000,
-                                             num_cpus=0).remote(str(cache_path))
-    limits = ray.remote(LimitService).options(scheduling_strategy=here, max_concurrency=1000, num_cpus=0).remote(window_s)
+    again = {"max_restarts": -1, "max_task_retries": -1}
+    cache = ray.remote(CacheService).options(scheduling_strategy=here, max_concurrency=1000, num_cpus=0,
+                                             **again).remote(str(cache_path))
+    limits = ray.remote(LimitService).options(scheduling_strategy=here, max_concurrency=1000, num_cpus=0,
+                                              **again).remote(window_s)
     return cache, limits

@@ -24,3 +24,35 @@ def test_run_on_ray_without_ray_says_how_to_get_it(tmp_path: Path, example_media
             f"'--out', {str(tmp_path / 'run')!r}, '--run-on', 'ray', '--quiet']))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 2 and "pip install 'murgat[ray]'" in out.stderr
+
+
+def test_an_address_that_cannot_be_joined_is_one_line_exit_2(tmp_path: Path, example_media: Path, monkeypatch,
+                                                             capsys) -> None:
+    """#22: an unreachable or token-protected --ray-address ended in a 36-71 line traceback, exit 1.
+    (ray.init is replaced: joining a real unreachable address waits minutes for its timeouts.)"""
+    import ray
+
+    from murgat.cli import main
+
+    def refuse(*a, **k):  # what ray.init raises for an address with nothing behind it
+        raise ConnectionError("Could not find any running Ray instance. Please specify the one to connect to.")
+
+    monkeypatch.setattr(ray, "init", refuse)
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(json.dumps({"id": "a", "media": "friday.mp4", "response": "Hi (audio, 0:01)."}) + "\n")
+    code = main(["score", str(inp), "--media-root", str(example_media), "--judge", "embedded", "--out",
+                 str(tmp_path / "run"), "--run-on", "ray", "--ray-address", "127.0.0.1:1", "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "cannot start or join --ray-address 127.0.0.1:1" in err[0]
+
+
+def test_record_with_ray_is_refused(tmp_path: Path, example_media: Path, capsys) -> None:
+    """#22: --record cassette.jsonl --run-on ray exited 0 and wrote no cassette."""
+    from murgat.cli import main
+
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(json.dumps({"id": "a", "media": "friday.mp4", "response": "Hi (audio, 0:01)."}) + "\n")
+    code = main(["score", str(inp), "--media-root", str(example_media), "--judge", "embedded", "--out",
+                 str(tmp_path / "run"), "--run-on", "ray", "--record", str(tmp_path / "c.jsonl"), "--quiet"])
+    assert code == 2 and "--record works with --run-on local only" in capsys.readouterr().err

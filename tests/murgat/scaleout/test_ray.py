@@ -143,6 +143,54 @@ def test_a_killed_worker_loses_nothing_and_repeats_no_answered_call(tmp_path, ex
             first[digest] = at
 
 
+def _service_pids(name: str) -> list[int]:
+    pids = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if f"ray::{name}".encode() in (d / "cmdline").read_bytes():
+                    pids.append(int(d.name))
+            except OSError:
+                continue
+    return pids
+
+
+def test_a_killed_cache_service_is_restarted_and_nothing_is_paid_twice(tmp_path, example_media, ray_instance,
+                                                                       monkeypatch) -> None:
+    """#22: killing the process that hosts the cache service turned every item into
+    internal_error: ActorDiedError, and --retry-errors paid again for calls already answered."""
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    inp = _items(tmp_path, 12, ("friday.mp4", "nasa_13013.mp4"))
+    killed: list[float] = []
+    with StandIn(latency=0.25) as server:
+
+        def assassin() -> None:
+            deadline = time.time() + 60
+            while time.time() < deadline and not killed:
+                pids = _service_pids("CacheService")
+                if pids and len(server.received) >= 8:
+                    os.kill(pids[0], signal.SIGKILL)
+                    killed.append(time.time())
+                    return
+                time.sleep(0.05)
+
+        t = threading.Thread(target=assassin, daemon=True)
+        t.start()
+        code = main(["score", str(inp), "--media-root", str(example_media), "--judge", "openai:m", "-J",
+                     f"base_url={server.base_url}", "--out", str(tmp_path / "run"), "--run-on", "ray",
+                     "--ray-group-size", "6", "--concurrency", "4", "--quiet", "--retries", "0"])
+        t.join()
+        assert killed, "the cache service was not found"
+        res = RunDir(tmp_path / "run").latest_results()
+        assert code == 0 and sorted(r.id for r in res) == [f"i{k:03d}" for k in range(12)]
+        assert not [r.error for r in res if r.error]
+        n = len(server.received)
+        assert main(["score", str(inp), "--media-root", str(example_media), "--judge", "openai:m", "-J",
+                     f"base_url={server.base_url}", "--out", str(tmp_path / "run"), "--run-on", "ray",
+                     "--retry-errors", "--quiet"]) == 0
+        assert len(server.received) == n  # nothing to redo, nothing paid again
+
+
 def test_cluster_wide_limits(tmp_path, example_media, ray_instance, monkeypatch) -> None:
     """Two workers, each free to run 8 requests at once: the cluster still keeps --concurrency 2
     and --rpm 4 (per 2-second window here, so the test is quick)."""
