@@ -33,6 +33,20 @@ def _iv(iv: Any) -> dict[str, Any] | None:
     return {"value": _r(d.get("value")), "lo": _r(d.get("ci_low")), "hi": _r(d.get("ci_high")), "n": d.get("n", 0)}
 
 
+def _dump(iv: Any) -> Any:
+    return iv.model_dump() if hasattr(iv, "model_dump") else iv
+
+
+def figure(label: str, value: Any) -> dict[str, Any]:
+    """One headline figure for the page: ``value`` is a number, or an interval as the summaries write
+    it (``value``/``ci_low``/``ci_high``/``n``); the page shows both as ``value [lo, hi]``."""
+    if isinstance(value, dict) and "value" in value:
+        return {"label": label, "value": _iv(value)}
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return {"label": label, "value": {"value": _r(value), "lo": None, "hi": None, "n": None}}
+    return {"label": label, "value": None}
+
+
 def _media_ref(media: str | None, media_root: Path | None, report_dir: Path, copy: bool,
                copied: dict[str, str]) -> str | None:
     """A path to the item's media relative to the report (copied next to it with ``copy``)."""
@@ -107,6 +121,10 @@ def run_doc(name: str, summary: RunSummary, results: Iterable[ResponseResult], *
         "name": name,
         "metrics": {m: _iv(getattr(summary, m)) for m in ("coverage", "precision", "recall", "f1", "murgat_s")},
         "accuracy": _iv(summary.accuracy), "attributed_accuracy": _iv(summary.attributed_accuracy),
+        "attributed_threshold": summary.attributed_threshold,
+        "headline": [figure("MURGAT-S", _dump(summary.murgat_s)), figure("accuracy", _dump(summary.accuracy)),
+                     figure(f"attributed accuracy (correct and MURGAT-S ≥ {summary.attributed_threshold:g})",
+                            _dump(summary.attributed_accuracy))],
         "cases": summary.cases, "n_items": summary.n_items, "n_errors": summary.n_errors,
         "calls": {"requests": summary.judge_calls, "sent": summary.sent, "cache_hits": summary.cache_hits,
                   "deduplicated": summary.deduplicated, "no_answer": summary.n_judge_errors,

@@ -1,4 +1,4 @@
-"""``murgat view RUN [RUN]``: (re)write the viewer for a run, or two runs side by side."""
+"""``murgat view RUN [RUN ...]``: (re)write the viewer for a run, or compare 2..N runs item by item."""
 
 from __future__ import annotations
 
@@ -88,7 +88,9 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
         if len(results) > MAX_ITEMS:
             doc["notes"] = (doc.get("notes") or "") + f" The page shows the first {MAX_ITEMS} of {len(results)} items."
         docs.append(doc)
-    comparison = comparison_doc(all_results[0], all_results[1], (docs[0]["name"], docs[1]["name"])) if len(docs) == 2 else None
+    # every later run against the first: the page's list shows all runs per item, these give the paired CIs
+    comparison = {"pairs": [comparison_doc(all_results[0], all_results[k], (docs[0]["name"], docs[k]["name"]))
+                            for k in range(1, len(docs))]} if len(docs) > 1 else None
     title = "murgat — " + (" vs ".join(d["name"] for d in docs))
     return write_viewer(out, docs, comparison, title)
 
@@ -137,9 +139,6 @@ def _cmd_view(args: argparse.Namespace) -> int:
         if not (r / "summary.json").exists():
             print(f"error: {r} has no summary.json (run murgat score first)", file=sys.stderr)
             return 2
-    if len(runs) > 2:
-        print("error: murgat view shows one run, or two side by side", file=sys.stderr)
-        return 2
     out = Path(args.out) if args.out else runs[0] / ("report.html" if len(runs) == 1 else "compare.html")
     path = build_report(runs, out, copy_media=args.copy_media, media_root=args.media_root,
                         with_evidence=args.save_evidence)
@@ -148,10 +147,10 @@ def _cmd_view(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("view", help="write the offline viewer (report.html) for a run, or two runs side by side",
+    p = sub.add_parser("view", help="write the offline viewer (report.html) for a run, or compare 2..N runs item by item",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("runs", nargs="+", help="one or two murgat score run folders")
-    p.add_argument("--out", default=None, help="HTML file to write (default: RUN/report.html, or RUN/compare.html for two)")
+    p.add_argument("runs", nargs="+", help="one murgat run folder, or 2..N score runs to compare item by item")
+    p.add_argument("--out", default=None, help="HTML file to write (default: RUN/report.html, or FIRST_RUN/compare.html for several)")
     p.add_argument("--media-root", default=None, help="where the media are (default: the one the run was scored with)")
     p.add_argument("--copy-media", action="store_true", help="copy the media next to the report so the folder is portable")
     p.add_argument("--save-evidence", action="store_true",
