@@ -234,11 +234,13 @@ def test_compare_runs_item_by_item(tmp_path, example_media, browser, capsys) -> 
     out = tmp_path / "compare.html"
     assert main(["view", str(a), str(b), str(c), "--out", str(out), "--copy-media"]) == 0
     page, errors, outside = _open(browser, out, tmp_path)
-    # one list, a column per run and the difference (last − first)
+    # one list, a column per run and how far they disagree (spread: max − min over the runs)
     heads = page.locator("#items thead th").all_inner_texts()
-    assert heads[2:] == ["runA", "runB", "runC", "Δ runC − runA"], heads
+    assert heads == ["id", "runA", "runB", "runC", "spread (max − min)"], heads
+    assert page.inner_text(".item-row[data-id='b-wrong'] td:last-child") == "1.000"
     assert "runB − runA" in page.inner_text("#compare") and "runC − runA" in page.inner_text("#compare")
     page.select_option("#sort", "diff-desc")
+    assert page.locator(".item-row").first.get_attribute("data-id") == "b-wrong"
     page.select_option("#sort", "input")
     # the paired table: largest difference first; a row opens the item
     page.click(".cmpbox summary >> nth=0")
