@@ -74,8 +74,23 @@ def _call_rows(calls: Sequence[Any]) -> list[dict[str, Any]]:
              "cached": c.cached} for c in calls]
 
 
-def item_doc(r: ResponseResult, media_ref: str | None, evidence: dict[str, str]) -> dict[str, Any]:
-    """What the viewer needs of one result (sentences, facts, verdicts with the judge's words)."""
+def judge_prompt(fact: str, citations: Sequence[Any], variant: str) -> str:
+    """The text of the joint entailment request for a fact, as the scorer renders it (same templates,
+    same claim without its citations); the evidence parts between head and question are the frames
+    and sound the page shows, so here they appear as one bracketed line per segment."""
+    import prompts
+    from murgat.citations import strip_citations
+
+    head = prompts.render(f"entail_{variant}", fact=strip_citations(fact))
+    tail = prompts.render(f"entail_{variant}_question")
+    parts = [f"[{c.modality} evidence {c.raw}]" for c in citations if c.valid]
+    return "\n\n".join([head, *parts, tail])
+
+
+def item_doc(r: ResponseResult, media_ref: str | None, evidence: dict[str, list[str]],
+             entail_variant: str | None = None) -> dict[str, Any]:
+    """What the viewer needs of one result (sentences, facts, verdicts with the judge's words);
+    with ``entail_variant`` (pages made with ``--save-evidence``) also each fact's rendered prompt."""
     sents = []
     for sr in r.sentences:
         facts = []
@@ -92,6 +107,7 @@ def item_doc(r: ResponseResult, media_ref: str | None, evidence: dict[str, str])
                 "alone": {str(k): v for k, v in (fv.alone if fv else {}).items()},
                 "loo": {str(k): v for k, v in (fv.leave_one_out if fv else {}).items()},
                 "reason": fv.reason if fv else None, "calls": _call_rows(fv.calls) if fv else [],
+                "prompt": judge_prompt(f.text, f.citations, entail_variant) if entail_variant else None,
             })
         sents.append({
             "index": sr.sentence.index, "text": sr.sentence.text, "verifiable": sr.verifiable,
@@ -112,10 +128,11 @@ def item_doc(r: ResponseResult, media_ref: str | None, evidence: dict[str, str])
 
 def run_doc(name: str, summary: RunSummary, results: Iterable[ResponseResult], *, report_dir: Path,
             media_root: Path | None, copy_media: bool, config: dict[str, Any] | None = None,
-            evidence: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
+            evidence: dict[str, dict[str, list[str]]] | None = None) -> dict[str, Any]:
     copied: dict[str, str] = {}
-    items = [item_doc(r, _media_ref(r.video, media_root, report_dir, copy_media, copied), (evidence or {}).get(r.id, {}))
-             for r in results]
+    variant = str((config or {}).get("entail_variant") or "simple") if evidence is not None else None
+    items = [item_doc(r, _media_ref(r.video, media_root, report_dir, copy_media, copied), (evidence or {}).get(r.id, {}),
+                      variant) for r in results]
     now = summary.extra.get("this_invocation") or {}
     return {
         "name": name,

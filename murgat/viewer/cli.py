@@ -11,8 +11,8 @@ from typing import Any
 MAX_ITEMS = 3000  # items shown in full detail; larger runs say so on the page
 
 
-def save_evidence(run: Path, results: list[Any], media_root: Path | None) -> dict[str, dict[str, str]]:
-    """What the judge was sent, per cited segment: the middle frame (JPEG) of a visual segment,
+def save_evidence(run: Path, results: list[Any], media_root: Path | None) -> dict[str, dict[str, list[str]]]:
+    """What the judge was sent, per cited segment: every frame (JPEG, in order) of a visual segment,
     the audio of an audio segment (WAV), saved under ``RUN/evidence/`` for the viewer."""
     from media.audio import wav_bytes
     from media.errors import MediaError
@@ -26,7 +26,7 @@ def save_evidence(run: Path, results: list[Any], media_root: Path | None) -> dic
     if cfg_path.exists():
         doc = json.loads(cfg_path.read_text(encoding="utf-8"))
         ev_cfg = EvidenceConfig.model_validate((doc.get("config") or {}).get("evidence") or {})
-    out: dict[str, dict[str, str]] = {}
+    out: dict[str, dict[str, list[str]]] = {}
     for r in results:
         if r.error or not r.video:
             continue
@@ -45,17 +45,23 @@ def save_evidence(run: Path, results: list[Any], media_root: Path | None) -> dic
             continue
         folder = run / "evidence" / "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in r.id)
         folder.mkdir(parents=True, exist_ok=True)
-        got: dict[str, str] = {}
+        got: dict[str, list[str]] = {}
         for seg, c in zip(sorted(ev.segments, key=lambda s: s.citation_index), cites.values(), strict=True):
             if not seg.available:
                 continue
             name = f"{seg.modality}_{c.start}_{c.end}".replace(".", "p")
             if seg.modality == "visual" and seg.frames:
-                (folder / f"{name}.jpg").write_bytes(encode_image(seg.frames[len(seg.frames) // 2].image, "jpeg"))
-                got[f"{c.modality}|{c.start}|{c.end}"] = f"evidence/{folder.name}/{name}.jpg"
+                # every frame the judge was sent, not one per segment: a claim about motion or a
+                # short event can hinge on a frame the middle one does not show
+                shots = []
+                for k, fr in enumerate(seg.frames):
+                    shot = f"{name}_{k:02d}_t{fr.time:.2f}".replace(".", "p") + ".jpg"
+                    (folder / shot).write_bytes(encode_image(fr.image, "jpeg"))
+                    shots.append(f"evidence/{folder.name}/{shot}")
+                got[f"{c.modality}|{c.start}|{c.end}"] = shots
             elif seg.modality == "audio" and seg.audio is not None:
                 (folder / f"{name}.wav").write_bytes(wav_bytes(seg.audio, seg.sr))
-                got[f"{c.modality}|{c.start}|{c.end}"] = f"evidence/{folder.name}/{name}.wav"
+                got[f"{c.modality}|{c.start}|{c.end}"] = [f"evidence/{folder.name}/{name}.wav"]
         out[r.id] = got
     return out
 

@@ -26,7 +26,8 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr
 
 ITEMS = [
     {"id": "a-phone", "media": "friday.mp4", "question": "What mood is the man in?", "options": ["happy", "bad humor"],
-     "gold": "B", "response": "She asks for the lord of the universe (audio, 0:01-0:03). A woman holds a phone (visual, 0:04).\nAnswer: B"},
+     "gold": "B", "response": "She asks for the lord of the universe (audio, 0:01-0:03). "
+                              "A woman holds a phone (visual, 0:03-0:05).\nAnswer: B"},
     {"id": "b-wrong", "media": "friday.mp4", "question": "What mood is the man in?", "options": ["happy", "bad humor"],
      "gold": "B", "response": "A man laughs (audio, 0:03-0:05).\nAnswer: A"},
     {"id": "c-nasa", "media": "nasa_13013.mp4", "question": "Where?", "options": ["Goddard", "Orbit"], "gold": "A",
@@ -159,7 +160,18 @@ def test_chips_filters_and_no_outside_requests(tmp_path, example_media, browser,
     page.select_option("#filter-case", "")
     page.screenshot(path=str(ARTIFACTS / "viewer_filters.png"))
     page.click(".item-row[data-id='a-phone']")
-    assert page.locator(".evid img").count() + page.locator(".evid audio").count() > 0  # what the judge was sent
+    # what the judge was sent: every frame of the visual segment (as many as build_evidence gives the
+    # judge), the audio clip, and the prompt's text with the fact
+    from media.evidence import EvidenceConfig, build_evidence
+    from murgat.citations import parse_citations
+
+    sent = build_evidence(example_media / "friday.mp4", parse_citations("(visual, 0:03-0:05)"), EvidenceConfig())
+    n_frames = len(sent.segments[0].frames)
+    phone = page.locator(".fact", has_text="A woman holds a phone.")
+    assert phone.locator(".evid img").count() == n_frames > 1
+    assert page.locator(".fact", has_text="She asks for the lord").locator(".evid audio").count() == 1
+    phone.locator("details.prompt summary").click()
+    assert "A woman holds a phone." in phone.locator("details.prompt pre").inner_text()
     assert not errors, errors
     assert not outside, outside
     page.close()
