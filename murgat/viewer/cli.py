@@ -67,7 +67,8 @@ def save_evidence(run: Path, results: list[Any], media_root: Path | None) -> dic
 
 
 def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media_root: str | None = None,
-                 with_evidence: bool = False) -> Path:
+                 with_evidence: bool = False, annotator: str | None = None) -> Path:
+    """The page for ``runs``; with ``annotator``, the labelling page of the first run (``murgat annotate``)."""
     from murgat.pipeline.rundir import RunDir
     from murgat.viewer import comparison_doc, run_doc, write_viewer
 
@@ -98,6 +99,9 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
     comparison = {"pairs": [comparison_doc(all_results[0], all_results[k], (docs[0]["name"], docs[k]["name"]))
                             for k in range(1, len(docs))]} if len(docs) > 1 else None
     title = "murgat — " + (" vs ".join(d["name"] for d in docs))
+    if annotator is not None:
+        docs[0]["annotate"] = {"annotator": annotator}
+        title = f"murgat labels — {docs[0]['name']} — {annotator}"
     return write_viewer(out, docs, comparison, title)
 
 
