@@ -2,7 +2,8 @@
 
 The page is the viewer in a blind labelling mode (no judge verdicts or scores): for each item the
 annotator plays the citations and marks each sentence's verifiability and each fact's support by
-its citations (and, for a fact with several, whether each citation is needed). Labels are kept in
+its citations (and, for a fact with several, whether each citation is needed); in a faithfulness
+run, each step's type and, for perception steps, its faithfulness. Labels are kept in
 the browser's storage as they are made (a reload loses nothing) and exported as the JSONL that
 ``murgat calibrate --human`` reads (``human_eval/labels.py``). Loading other annotators' files
 shows where they disagree. No server: the page opens from ``file://``.
@@ -22,21 +23,34 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
 
     run = Path(args.run)
     kind = read_kind(run)
-    if kind not in (None, "score"):
-        print(f"error: {run} holds a '{kind}' run; murgat annotate labels score runs (sentences and facts)",
-              file=sys.stderr)
+    if kind not in (None, "score", "faithfulness"):
+        print(f"error: {run} holds a '{kind}' run; murgat annotate labels score runs (sentences and facts) and "
+              "faithfulness runs (steps)", file=sys.stderr)
         return 2
     if not (run / "summary.json").exists():
-        print(f"error: {run} has no summary.json (run murgat score first)", file=sys.stderr)
+        print(f"error: {run} has no summary.json (run murgat {kind or 'score'} first)", file=sys.stderr)
         return 2
     name = args.annotator.strip()
     if not name:
         print("error: --annotator must name the person labelling", file=sys.stderr)
         return 2
     out = Path(args.out) if args.out else run / f"annotate-{re.sub(r'[^A-Za-z0-9_-]+', '_', name)}.html"
-    path = build_report([run], out, copy_media=args.copy_media, media_root=args.media_root, annotator=name)
+    if kind == "faithfulness":
+        import json
+
+        from murgat.engine.folder import RunFolder
+        from murgat.faithfulness.records import FaithResult
+        from murgat.viewer.steps import faithfulness_report
+
+        summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+        results = RunFolder(run, repair=False, record=FaithResult).latest_results()
+        path = faithfulness_report(out, results, summary, args.media_root, annotator=name)
+        task = " --task faithfulness"
+    else:
+        path = build_report([run], out, copy_media=args.copy_media, media_root=args.media_root, annotator=name)
+        task = ""
     print(f"wrote {path}: open it in a browser, label, then 'export labels' and run "
-          f"murgat calibrate --human LABELS.jsonl --run {run}")
+          f"murgat calibrate --human LABELS.jsonl --run {run}{task}")
     return 0
 
 

@@ -15,7 +15,9 @@ def _cites(raws: list[str]) -> list[dict[str, Any]]:
     return [cite_doc(c) for raw in raws for c in parse_citations(f"({raw})")]
 
 
-def faithfulness_report(out: Path, results: list[Any], summary: dict[str, Any], media_root: str | None) -> Path:
+def faithfulness_report(out: Path, results: list[Any], summary: dict[str, Any], media_root: str | None,
+                        annotator: str | None = None) -> Path:
+    """The page of a faithfulness run; with ``annotator``, its blind step-labelling page (``murgat annotate``)."""
     items = []
     for r in results:
         rows = []
@@ -27,7 +29,8 @@ def faithfulness_report(out: Path, results: list[Any], summary: dict[str, Any], 
             if st.status != "labelled":
                 badges.append(st.status)
             rows.append({"text": st.text, "citations": [cite_doc(c) for c in st.citations], "badges": badges,
-                         "detail": f"evidence: {st.evidence}\nreason: {st.reason or ''}\n\n{st.raw or ''}"})
+                         "detail": f"evidence: {st.evidence}\nreason: {st.reason or ''}\n\n{st.raw or ''}",
+                         "step": st.index})
         head = (f"UPR {r.upr:.3f} ({r.n_unfaithful}/{r.n_perception})" if r.upr is not None else "no UPR") + (
             f" · answer {r.predicted_option} (gold {r.gold})" if r.gold else "")
         items.append(steps_item(r.id, r.case, media_for(r.video, media_root, out.parent), [{"title": "steps", "rows": rows}],
@@ -38,6 +41,8 @@ def faithfulness_report(out: Path, results: list[Any], summary: dict[str, Any], 
            "headline": [figure("UPR (unfaithful / perception steps; lower is better)", summary.get("upr")),
                         figure("accuracy", summary.get("accuracy"))],
            "items": items}
+    if annotator is not None:
+        run["annotate"] = {"annotator": annotator}
     return write_viewer(out, [run], None, f"murgat faithfulness — {out.parent.name}", kind="faithfulness")
 
 

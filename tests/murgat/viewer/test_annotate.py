@@ -88,3 +88,58 @@ def test_annotate_round_trip_to_calibrate(tmp_path, example_media, browser, caps
     assert figs["support"]["n"] == len(joints) >= 3
     assert abs(figs["support"]["accuracy"] - joints.count("yes") / len(joints)) < 1e-9 < 1 - figs["support"]["accuracy"]
     assert figs["decomposition"]["precision"] == figs["decomposition"]["recall"] == 1.0  # the run's own facts
+
+
+def test_annotate_faithfulness_steps_round_trip(tmp_path, example_media, browser) -> None:  # noqa: F811
+    """Step labels (type, faithfulness) made in the page → murgat calibrate --task faithfulness."""
+    import shutil
+
+    from ..faithfulness.test_faithfulness import RESPONSES, cassette
+
+    media = tmp_path / "media"
+    shutil.copytree(example_media, media)
+    chains = tmp_path / "chains.jsonl"
+    chains.write_text("".join(json.dumps({**r, "media": "friday.mp4", "question": "q", "options": ["a", "b"],
+                                          "gold": "B"}) + "\n" for r in RESPONSES))
+    run = tmp_path / "faith"
+    assert _murgat(["faithfulness", str(chains), "--media-root", str(media), "--judge", f"replay:{cassette(tmp_path)}",
+                    "--out", str(run), "--granularity", "step", "--quiet"]).returncode == 0
+    got = _murgat(["annotate", str(run), "--annotator", "ann1"])
+    assert got.returncode == 0 and "--task faithfulness" in got.stdout, got.stderr
+    page, errors, _ = _open(browser, run / "annotate-ann1.html", tmp_path)
+    page.evaluate("localStorage.clear()")
+    page.reload()
+    page.wait_for_selector(".item-row")
+    assert page.locator("#item .pill").count() == 0  # blind
+    # label every step of the first item: the judge's type; every perception step faithful
+    first = page.locator(".item-row").first.get_attribute("data-id")
+    page.click(f".item-row[data-id='{first}']")
+    results = [json.loads(x) for x in (run / "results.jsonl").read_text().splitlines() if x.strip()]
+    judged = {s["index"]: s for r in results if r["id"] == first for s in r["steps"]}
+    steps = page.locator("#item .sent[data-step]").all()
+    assert len(steps) == len(judged) >= 2
+    for st in steps:
+        js = judged[int(st.get_attribute("data-step"))]
+        st.locator(f"input[name^='t|'][value='{js['type'] or 'unsure'}']").check()
+        if js["type"] == "perception":
+            st.locator("input[name^='f|'][value='yes']").check()
+    page.reload()
+    page.wait_for_selector(".item-row")
+    page.click(f".item-row[data-id='{first}']")
+    assert page.locator("#item input[name^='t|']:checked").count() == len(steps)  # kept across the reload
+    with page.expect_download() as dl:
+        page.click("#export-labels")
+    labels = tmp_path / "steps.jsonl"
+    labels.write_text(Path(dl.value.path()).read_text())
+    page.screenshot(path=str(ARTIFACTS / "viewer_annotate_faithfulness.png"))
+    assert not errors, errors
+    page.close()
+    cal = _murgat(["calibrate", "--task", "faithfulness", "--human", str(labels), "--run", str(run), "--json"])
+    assert cal.returncode == 0, cal.stderr
+    row = json.loads(cal.stdout[cal.stdout.index("{"):])["runs"][str(run)]["annotators"]["ann1"]
+    typed = [s for s in judged.values() if s["status"] == "labelled" and s["type"]]
+    assert row["step_type"]["n"] == len(typed) and row["step_type"]["accuracy"] == 1.0  # same types as the judge
+    perc = [s for s in typed if s["type"] == "perception" and s["faithful"] is not None]
+    assert row["step_faithful"]["n"] == len(perc)
+    assert abs(row["step_faithful"]["accuracy"] - sum(s["faithful"] for s in perc) / len(perc)) < 1e-9
+    assert row["n_perception"]["human_mean"] == sum(1 for s in judged.values() if s["type"] == "perception")
