@@ -223,7 +223,24 @@ def test_keyboard_links_download_and_narrow_layout(tmp_path, example_media, brow
     with page.expect_download() as dl:
         page.click("#download")
     lines = Path(dl.value.path()).read_text().splitlines()
-    assert lines[0].startswith("id,case,MURGAT-S,ans,coverage") and len(lines) == 2 and lines[1].startswith("c-nasa,")
+    # shown columns first, then the rest, under pandas-friendly names
+    assert lines[0] == "id,case,murgat_s,answer,coverage,precision,recall,f1,n_undetermined,correct,question", lines[0]
+    assert len(lines) == 2 and lines[1].startswith("c-nasa,scored,1,A,")
+    page.fill("#filter-text", "")
+    # choose columns, sort by any of them by clicking its header (again: the other way)
+    page.click("#colbox summary")
+    page.check("#colbox input[data-col='coverage']")
+    page.check("#colbox input[data-col='question']")
+    heads = page.locator("#items thead th").all_inner_texts()
+    assert heads == ["id", "case", "coverage", "MURGAT-S", "ans", "question"], heads
+    order = lambda: [r.get_attribute("data-id") for r in page.locator(".item-row").all()]  # noqa: E731
+    page.click("#items th[data-key='murgat_s']")
+    asc = order()
+    assert asc[:2] == ["b-wrong", "10-late"] or asc[:2] == ["10-late", "b-wrong"], asc  # the two 0s first
+    page.click("#items th[data-key='murgat_s']")
+    assert order()[:2] == ["a-phone", "c-nasa"] or order()[:2] == ["c-nasa", "a-phone"]
+    page.select_option("#sort", "input")  # the menu takes over again
+    assert order() == [it["id"] for it in ITEMS]
     page.close()
     # 800 px: one column, nothing wider than the window, the list still reachable
     page, errors2, outside2 = _open(browser, run / "report.html", run, width=800, height=900)
