@@ -52,6 +52,14 @@ def test_annotate_round_trip_to_calibrate(tmp_path, example_media, browser, caps
             assert page.inner_text("#item h2").startswith(it["id"])
             assert page.locator("#item input[name^='v|'][value='yes']:checked").count() == 1
     assert page.inner_text("#progress") == str(len(ITEMS))
+    # labels can be changed from the keyboard too (a radio group: arrow keys), and are saved
+    first = page.locator("#item .sent input[name^='v|'][value='yes']").first
+    first.focus()
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#item .sent input[name^='v|'][value='no']").first.is_checked()
+    first.check()  # back to what the figures below expect
+    stored = page.evaluate("Object.values(localStorage).join('')")
+    assert '"verifiable":"yes"' in stored and '"verifiable":"no"' in stored  # "The picture is unclear."
     page.screenshot(path=str(ARTIFACTS / "viewer_annotate.png"))
     with page.expect_download() as dl:
         page.click("#export-labels")
