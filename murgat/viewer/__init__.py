@@ -33,6 +33,20 @@ def _iv(iv: Any) -> dict[str, Any] | None:
     return {"value": _r(d.get("value")), "lo": _r(d.get("ci_low")), "hi": _r(d.get("ci_high")), "n": d.get("n", 0)}
 
 
+def _dump(iv: Any) -> Any:
+    return iv.model_dump() if hasattr(iv, "model_dump") else iv
+
+
+def figure(label: str, value: Any) -> dict[str, Any]:
+    """One headline figure for the page: ``value`` is a number, or an interval as the summaries write
+    it (``value``/``ci_low``/``ci_high``/``n``); the page shows both as ``value [lo, hi]``."""
+    if isinstance(value, dict) and "value" in value:
+        return {"label": label, "value": _iv(value)}
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return {"label": label, "value": {"value": _r(value), "lo": None, "hi": None, "n": None}}
+    return {"label": label, "value": None}
+
+
 def _media_ref(media: str | None, media_root: Path | None, report_dir: Path, copy: bool,
                copied: dict[str, str], *, input_path: str | Path | None = None, allow_outside_root: bool = False,
                refused: list[str] | None = None) -> str | None:
@@ -78,8 +92,23 @@ def _call_rows(calls: Sequence[Any]) -> list[dict[str, Any]]:
              "cached": c.cached} for c in calls]
 
 
-def item_doc(r: ResponseResult, media_ref: str | None, evidence: dict[str, str]) -> dict[str, Any]:
-    """What the viewer needs of one result (sentences, facts, verdicts with the judge's words)."""
+def judge_prompt(fact: str, citations: Sequence[Any], variant: str) -> str:
+    """The text of the joint entailment request for a fact, as the scorer renders it (same templates,
+    same claim without its citations); the evidence parts between head and question are the frames
+    and sound the page shows, so here they appear as one bracketed line per segment."""
+    import prompts
+    from murgat.citations import strip_citations
+
+    head = prompts.render(f"entail_{variant}", fact=strip_citations(fact))
+    tail = prompts.render(f"entail_{variant}_question")
+    parts = [f"[{c.modality} evidence {c.raw}]" for c in citations if c.valid]
+    return "\n\n".join([head, *parts, tail])
+
+
+def item_doc(r: ResponseResult, media_ref: str | None, evidence: dict[str, list[str]],
+             entail_variant: str | None = None) -> dict[str, Any]:
+    """What the viewer needs of one result (sentences, facts, verdicts with the judge's words);
+    with ``entail_variant`` (pages made with ``--save-evidence``) also each fact's rendered prompt."""
     sents = []
     for sr in r.sentences:
         facts = []
@@ -96,6 +125,7 @@ def item_doc(r: ResponseResult, media_ref: str | None, evidence: dict[str, str])
                 "alone": {str(k): v for k, v in (fv.alone if fv else {}).items()},
                 "loo": {str(k): v for k, v in (fv.leave_one_out if fv else {}).items()},
                 "reason": fv.reason if fv else None, "calls": _call_rows(fv.calls) if fv else [],
+                "prompt": judge_prompt(f.text, f.citations, entail_variant) if entail_variant else None,
             })
         sents.append({
             "index": sr.sentence.index, "text": sr.sentence.text, "verifiable": sr.verifiable,
@@ -116,18 +146,23 @@ def item_doc(r: ResponseResult, media_ref: str | None, evidence: dict[str, str])
 
 def run_doc(name: str, summary: RunSummary, results: Iterable[ResponseResult], *, report_dir: Path,
             media_root: Path | None, copy_media: bool, config: dict[str, Any] | None = None,
-            evidence: dict[str, dict[str, str]] | None = None, input_path: str | Path | None = None,
+            evidence: dict[str, dict[str, list[str]]] | None = None, input_path: str | Path | None = None,
             allow_outside_root: bool = False, refused: list[str] | None = None) -> dict[str, Any]:
     copied: dict[str, str] = {}
+    variant = str((config or {}).get("entail_variant") or "simple") if evidence is not None else None
     items = [item_doc(r, _media_ref(r.video, media_root, report_dir, copy_media, copied, input_path=input_path,
                                     allow_outside_root=allow_outside_root, refused=refused),
-                      (evidence or {}).get(r.id, {}))
+                      (evidence or {}).get(r.id, {}), variant)
              for r in results]
     now = summary.extra.get("this_invocation") or {}
     return {
         "name": name,
         "metrics": {m: _iv(getattr(summary, m)) for m in ("coverage", "precision", "recall", "f1", "murgat_s")},
         "accuracy": _iv(summary.accuracy), "attributed_accuracy": _iv(summary.attributed_accuracy),
+        "attributed_threshold": summary.attributed_threshold,
+        "headline": [figure("MURGAT-S", _dump(summary.murgat_s)), figure("accuracy", _dump(summary.accuracy)),
+                     figure(f"attributed accuracy (correct and MURGAT-S ≥ {summary.attributed_threshold:g})",
+                            _dump(summary.attributed_accuracy))],
         "cases": summary.cases, "n_items": summary.n_items, "n_errors": summary.n_errors,
         "calls": {"requests": summary.judge_calls, "sent": summary.sent, "cache_hits": summary.cache_hits,
                   "deduplicated": summary.deduplicated, "no_answer": summary.n_judge_errors,

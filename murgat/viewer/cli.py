@@ -1,4 +1,4 @@
-"""``murgat view RUN [RUN]``: (re)write the viewer for a run, or two runs side by side."""
+"""``murgat view RUN [RUN ...]``: (re)write the viewer for a run, or compare 2..N runs item by item."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ def folder_name(text: str, key: str | None = None) -> str:
 
 
 def save_evidence(run: Path, results: list[Any], media_root: Path | None, input_path: str | None = None,
-                  allow_outside_root: bool = False) -> dict[str, dict[str, str]]:
-    """What the judge was sent, per cited segment: the middle frame (JPEG) of a visual segment,
+                  allow_outside_root: bool = False) -> dict[str, dict[str, list[str]]]:
+    """What the judge was sent, per cited segment: every frame (JPEG, in order) of a visual segment,
     the audio of an audio segment (WAV), saved under ``RUN/evidence/<item>/`` for the viewer
     (paths returned relative to ``RUN``). Media are found as scoring found them, root check included."""
     from media.audio import wav_bytes
@@ -40,7 +40,7 @@ def save_evidence(run: Path, results: list[Any], media_root: Path | None, input_
     if cfg_path.exists():
         doc = json.loads(cfg_path.read_text(encoding="utf-8"))
         ev_cfg = EvidenceConfig.model_validate((doc.get("config") or {}).get("evidence") or {})
-    out: dict[str, dict[str, str]] = {}
+    out: dict[str, dict[str, list[str]]] = {}
     for r in results:
         if r.error or not r.video:
             continue
@@ -60,48 +60,53 @@ def save_evidence(run: Path, results: list[Any], media_root: Path | None, input_
             continue
         folder = run / "evidence" / folder_name(r.id)
         folder.mkdir(parents=True, exist_ok=True)
-        got: dict[str, str] = {}
+        got: dict[str, list[str]] = {}
         for seg, c in zip(sorted(ev.segments, key=lambda s: s.citation_index), cites.values(), strict=True):
             if not seg.available:
                 continue
             name = f"{seg.modality}_{c.start}_{c.end}".replace(".", "p")
             if seg.modality == "visual" and seg.frames:
-                (folder / f"{name}.jpg").write_bytes(encode_image(seg.frames[len(seg.frames) // 2].image, "jpeg"))
-                got[f"{c.modality}|{c.start}|{c.end}"] = f"evidence/{folder.name}/{name}.jpg"
+                # every frame the judge was sent, not one per segment: a claim about motion or a
+                # short event can hinge on a frame the middle one does not show
+                shots = []
+                for k, fr in enumerate(seg.frames):
+                    shot = f"{name}_{k:02d}_t{fr.time:.2f}".replace(".", "p") + ".jpg"
+                    (folder / shot).write_bytes(encode_image(fr.image, "jpeg"))
+                    shots.append(f"evidence/{folder.name}/{shot}")
+                got[f"{c.modality}|{c.start}|{c.end}"] = shots
             elif seg.modality == "audio" and seg.audio is not None:
                 (folder / f"{name}.wav").write_bytes(wav_bytes(seg.audio, seg.sr))
-                got[f"{c.modality}|{c.start}|{c.end}"] = f"evidence/{folder.name}/{name}.wav"
+                got[f"{c.modality}|{c.start}|{c.end}"] = [f"evidence/{folder.name}/{name}.wav"]
         out[r.id] = got
     return out
 
 
-def place_evidence(run: Path, evidence: dict[str, dict[str, str]], report_dir: Path,
-                   copy: bool) -> dict[str, dict[str, str]]:
+def place_evidence(run: Path, evidence: dict[str, dict[str, list[str]]], report_dir: Path,
+                   copy: bool) -> dict[str, dict[str, list[str]]]:
     """Evidence paths (relative to ``run``) as the report at ``report_dir`` must name them: as they
     are when the report is in the run folder; else copied to ``report_dir/evidence/<run>/`` with
     ``copy`` (the folder is portable, like ``--copy-media``), or linked by relative path."""
     if report_dir.resolve() == run.resolve():
         return evidence
     base = Path("evidence") / folder_name(run.name, str(run.resolve()))
-    placed: dict[str, dict[str, str]] = {}
-    for item, refs in evidence.items():
-        placed[item] = {}
-        for key, ref in refs.items():
-            if copy:
-                dest = report_dir / base / Path(ref).relative_to("evidence")
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(run / ref, dest)
-                placed[item][key] = dest.relative_to(report_dir).as_posix()
-            else:
-                placed[item][key] = Path(os.path.relpath((run / ref).resolve(), report_dir.resolve())).as_posix()
-    return placed
+
+    def place(ref: str) -> str:
+        if copy:
+            dest = report_dir / base / Path(ref).relative_to("evidence")
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(run / ref, dest)
+            return dest.relative_to(report_dir).as_posix()
+        return Path(os.path.relpath((run / ref).resolve(), report_dir.resolve())).as_posix()
+
+    return {item: {key: [place(ref) for ref in files] for key, files in refs.items()} for item, refs in evidence.items()}
 
 
 def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media_root: str | None = None,
-                 with_evidence: bool = False, allow_outside_root: bool = False) -> Path:
-    """Write the page for one or two runs. ``--copy-media`` and ``--save-evidence`` find media as
-    scoring did (``--media-root``, else the input's folder) and refuse what scoring refused;
-    each refusal is one ``warning:`` line on stderr."""
+                 with_evidence: bool = False, allow_outside_root: bool = False, annotator: str | None = None) -> Path:
+    """Write the page for one or more runs (with ``annotator``, the labelling page of the first run:
+    ``murgat annotate``). ``--copy-media`` and ``--save-evidence`` find media as scoring did
+    (``--media-root``, else the input's folder) and refuse what scoring refused; each refusal is one
+    ``warning:`` line on stderr."""
     from murgat.pipeline.rundir import RunDir
     from murgat.viewer import comparison_doc, run_doc, write_viewer
 
@@ -135,10 +140,15 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
         if len(results) > MAX_ITEMS:
             doc["notes"] = (doc.get("notes") or "") + f" The page shows the first {MAX_ITEMS} of {len(results)} items."
         docs.append(doc)
-    comparison = comparison_doc(all_results[0], all_results[1], (docs[0]["name"], docs[1]["name"])) if len(docs) == 2 else None
+    # every later run against the first: the page's list shows all runs per item, these give the paired CIs
+    comparison = {"pairs": [comparison_doc(all_results[0], all_results[k], (docs[0]["name"], docs[k]["name"]))
+                            for k in range(1, len(docs))]} if len(docs) > 1 else None
     title = "murgat — " + (" vs ".join(d["name"] for d in docs))
     for why in dict.fromkeys(refused):
         print(f"warning: {why}", file=sys.stderr)
+    if annotator is not None:
+        docs[0]["annotate"] = {"annotator": annotator}
+        title = f"murgat labels — {docs[0]['name']} — {annotator}"
     return write_viewer(out, docs, comparison, title)
 
 
@@ -186,9 +196,6 @@ def _cmd_view(args: argparse.Namespace) -> int:
         if not (r / "summary.json").exists():
             print(f"error: {r} has no summary.json (run murgat score first)", file=sys.stderr)
             return 2
-    if len(runs) > 2:
-        print("error: murgat view shows one run, or two side by side", file=sys.stderr)
-        return 2
     out = Path(args.out) if args.out else runs[0] / ("report.html" if len(runs) == 1 else "compare.html")
     path = build_report(runs, out, copy_media=args.copy_media, media_root=args.media_root,
                         with_evidence=args.save_evidence, allow_outside_root=args.allow_media_outside_root)
@@ -197,10 +204,10 @@ def _cmd_view(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("view", help="write the offline viewer (report.html) for a run, or two runs side by side",
+    p = sub.add_parser("view", help="write the offline viewer (report.html) for a run, or compare 2..N runs item by item",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("runs", nargs="+", help="one or two murgat score run folders")
-    p.add_argument("--out", default=None, help="HTML file to write (default: RUN/report.html, or RUN/compare.html for two)")
+    p.add_argument("runs", nargs="+", help="one murgat run folder, or 2..N score runs to compare item by item")
+    p.add_argument("--out", default=None, help="HTML file to write (default: RUN/report.html, or FIRST_RUN/compare.html for several)")
     p.add_argument("--media-root", default=None, help="where the media are (default: the one the run was scored with)")
     p.add_argument("--copy-media", action="store_true", help="copy the media next to the report so the folder is portable")
     p.add_argument("--save-evidence", action="store_true",

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from murgat.viewer import cite_doc, media_for, steps_item, write_viewer
+from murgat.viewer import cite_doc, figure, media_for, steps_item, write_viewer
 
 
 def _cites(raws: list[str]) -> list[dict[str, Any]]:
@@ -15,7 +15,9 @@ def _cites(raws: list[str]) -> list[dict[str, Any]]:
     return [cite_doc(c) for raw in raws for c in parse_citations(f"({raw})")]
 
 
-def faithfulness_report(out: Path, results: list[Any], summary: dict[str, Any], media_root: str | None) -> Path:
+def faithfulness_report(out: Path, results: list[Any], summary: dict[str, Any], media_root: str | None,
+                        annotator: str | None = None) -> Path:
+    """The page of a faithfulness run; with ``annotator``, its blind step-labelling page (``murgat annotate``)."""
     items = []
     for r in results:
         rows = []
@@ -27,7 +29,8 @@ def faithfulness_report(out: Path, results: list[Any], summary: dict[str, Any], 
             if st.status != "labelled":
                 badges.append(st.status)
             rows.append({"text": st.text, "citations": [cite_doc(c) for c in st.citations], "badges": badges,
-                         "detail": f"evidence: {st.evidence}\nreason: {st.reason or ''}\n\n{st.raw or ''}"})
+                         "detail": f"evidence: {st.evidence}\nreason: {st.reason or ''}\n\n{st.raw or ''}",
+                         "step": st.index})
         head = (f"UPR {r.upr:.3f} ({r.n_unfaithful}/{r.n_perception})" if r.upr is not None else "no UPR") + (
             f" · answer {r.predicted_option} (gold {r.gold})" if r.gold else "")
         items.append(steps_item(r.id, r.case, media_for(r.video, media_root, out.parent), [{"title": "steps", "rows": rows}],
@@ -35,7 +38,11 @@ def faithfulness_report(out: Path, results: list[Any], summary: dict[str, Any], 
     keys = ("upr", "upr_per_response_mean", "accuracy", "perception_steps", "unfaithful_steps", "undetermined_steps",
             "n_no_perception", "answer_x_faithfulness")
     run = {"name": out.parent.name, "kind": "step faithfulness", "summary": {k: summary.get(k) for k in keys},
+           "headline": [figure("UPR (unfaithful / perception steps; lower is better)", summary.get("upr")),
+                        figure("accuracy", summary.get("accuracy"))],
            "items": items}
+    if annotator is not None:
+        run["annotate"] = {"annotator": annotator}
     return write_viewer(out, [run], None, f"murgat faithfulness — {out.parent.name}", kind="faithfulness")
 
 
@@ -66,6 +73,10 @@ def reflect_report(out: Path, traces: list[dict[str, Any]], responses: dict[str,
     keys = ("upr_before", "upr_after", "upr_difference", "accuracy_before", "accuracy_after", "regenerations_invoked",
             "resolved_after_attempts", "unresolved", "extra_calls_per_item")
     run = {"name": out.parent.name, "kind": "self-reflection", "summary": {k: summary.get(k) for k in keys},
+           "headline": [figure("UPR before", summary.get("upr_before")), figure("UPR after", summary.get("upr_after")),
+                        figure("UPR after − before", summary.get("upr_difference")),
+                        figure("accuracy before", summary.get("accuracy_before")),
+                        figure("accuracy after", summary.get("accuracy_after"))],
            "items": items}
     return write_viewer(out, [run], None, f"murgat reflect — {out.parent.name}", kind="reflect")
 
@@ -93,5 +104,7 @@ def program_report(out: Path, variants: dict[str, list[dict[str, Any]]], summary
                                              f"{t.get('interpreter_steps', 0)} interpreter steps"))
     flat = {f"{v} {k}": s.get(k) for v, s in summary.get("variants", {}).items()
             for k in ("items", "errors", "calls_per_item", "accuracy")}
-    run = {"name": out.parent.name, "kind": "plan-then-execute programs", "summary": flat, "items": items}
+    head = [figure(f"{v} accuracy", s.get("accuracy")) for v, s in summary.get("variants", {}).items()]
+    run = {"name": out.parent.name, "kind": "plan-then-execute programs", "summary": flat, "headline": head,
+           "items": items}
     return write_viewer(out, [run], None, f"murgat program — {out.parent.name}", kind="program")

@@ -40,8 +40,8 @@ def page_data(page: Path) -> dict:
 
 
 def _evidence(doc: dict) -> dict[str, list[str]]:
-    return {it["id"]: [c["evidence"] for s in it["sentences"] for f in s["facts"] for c in f["citations"]
-                       if c.get("evidence")] for it in doc["runs"][0]["items"]}
+    return {it["id"]: [e for s in it["sentences"] for f in s["facts"] for c in f["citations"] for e in c.get("evidence") or []]
+            for it in doc["runs"][0]["items"]}
 
 
 def test_copy_media_refuses_what_scoring_refused(tmp_path, example_media, capsys) -> None:

@@ -1,0 +1,46 @@
+"""``murgat export RUN``: a score run's results as a flat table (CSV, Parquet or JSONL) for analysis."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from murgat.engine.folder import RunFolder, read_kind
+    from murgat.export import ExportError, export_results
+
+    run = Path(args.run)
+    kind = read_kind(run)
+    if kind not in (None, "score"):
+        print(f"error: {run} holds a '{kind}' run; murgat export flattens score runs (results.jsonl of murgat score)",
+              file=sys.stderr)
+        return 2
+    folder = RunFolder(run, repair=False)
+    if not folder.results_path.exists():
+        print(f"error: {run} has no {folder.results_path.name} (run murgat score first)", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else run / f"export_{args.level}.{args.format}"
+    try:
+        n = export_results(folder.latest_results(), out, args.format, args.level)
+    except ExportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {n} {args.level} rows to {out}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from murgat.export import FORMATS, LEVELS
+
+    p = sub.add_parser("export", help="write a score run's results as a flat table: one row per item, sentence or fact",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("run", help="a murgat score run folder")
+    p.add_argument("--format", choices=FORMATS, default="csv",
+                   help="csv and jsonl need nothing extra; parquet needs pandas and pyarrow")
+    p.add_argument("--level", choices=LEVELS, default="item",
+                   help="one row per item (scores, answer), per sentence (verifiability, citations) or per fact "
+                        "(verdict, recall, precision); every level carries the item id")
+    p.add_argument("--out", default=None, help="file to write (default: RUN/export_LEVEL.FORMAT)")
+    p.set_defaults(func=_cmd_export)

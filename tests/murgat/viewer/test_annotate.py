@@ -1,0 +1,153 @@
+"""``murgat annotate``: label a run by hand in the page (keyboard and clicks, in Chromium), reload without
+losing anything, export, and read the labels back with ``murgat calibrate --human``: the agreement
+figures are the ones the labels imply."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from .test_viewer_browser import ARTIFACTS, ITEMS, _in_view, _no_horizontal_overflow, _open, _run, browser  # noqa: F401
+
+
+def _murgat(args: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "murgat", *args], capture_output=True, text=True)
+
+
+def _judge_facts(run: Path) -> list[dict]:
+    return [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines() if line.strip()]
+
+
+def test_annotate_round_trip_to_calibrate(tmp_path, example_media, browser, capsys) -> None:  # noqa: F811
+    run = _run(tmp_path, "runA", example_media, "no")
+    capsys.readouterr()
+    got = _murgat(["annotate", str(run), "--annotator", "ann 1", "--copy-media"])
+    assert got.returncode == 0, got.stderr
+    page_path = run / "annotate-ann_1.html"
+    page, errors, outside = _open(browser, page_path, run)
+    page.evaluate("localStorage.clear()")
+    page.reload()
+    page.wait_for_selector(".item-row")
+    assert "ann 1" in page.inner_text("#annotbar")
+    assert page.locator("#item .pill").count() == 0  # blind: no judge verdicts on the page
+    # my labels: every sentence verifiable except "The picture is unclear."; every fact supported
+    mine: dict[tuple[str, int], bool] = {}
+    for k, it in enumerate(ITEMS):
+        if k:  # the keyboard walks to the next item
+            page.keyboard.press("Escape")
+            page.keyboard.press("j")
+            page.keyboard.press("Enter")
+        assert page.inner_text("#item h2").startswith(it["id"])
+        for sent in page.locator("#item .sent").all():
+            unclear = "The picture is unclear." in sent.inner_text()
+            sent.locator("input[name^='v|'][value='%s']" % ("no" if unclear else "yes")).check()
+            mine[(it["id"], int(sent.get_attribute("data-sent")))] = not unclear
+            for fact in sent.locator(".fact").all():
+                fact.locator("input[name^='s|'][value='yes']").check()
+        if k == 1:  # nothing is lost on reload
+            page.reload()
+            page.wait_for_selector(".item-row")
+            assert page.inner_text("#item h2").startswith(it["id"])
+            assert page.locator("#item input[name^='v|'][value='yes']:checked").count() == 1
+    assert page.inner_text("#progress") == str(len(ITEMS))
+    # labels can be changed from the keyboard too (a radio group: arrow keys), and are saved
+    first = page.locator("#item .sent input[name^='v|'][value='yes']").first
+    first.focus()
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#item .sent input[name^='v|'][value='no']").first.is_checked()
+    first.check()  # back to what the figures below expect
+    stored = page.evaluate("Object.values(localStorage).join('')")
+    assert '"verifiable":"yes"' in stored and '"verifiable":"no"' in stored  # "The picture is unclear."
+    page.screenshot(path=str(ARTIFACTS / "viewer_annotate.png"))
+    with page.expect_download() as dl:
+        page.click("#export-labels")
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(Path(dl.value.path()).read_text())
+
+    # a second annotator disagrees on one sentence: the page shows it once both files are loaded
+    other = [json.loads(line) for line in labels.read_text().splitlines()]
+    other = [{**o, "annotator": "ann2"} for o in other]
+    other[0]["sentences"][0]["verifiable"] = False
+    (tmp_path / "ann2.jsonl").write_text("".join(json.dumps(o) + "\n" for o in other))
+    page.set_input_files("#load-labels", [str(labels), str(tmp_path / "ann2.jsonl")])
+    page.wait_for_function("() => document.getElementById('dis-verifiable').textContent === '1'")
+    page.click(".item-row[data-id='a-phone']")
+    assert page.locator("#item .others.disagree").count() >= 1
+    page.set_viewport_size({"width": 800, "height": 900})
+    assert _no_horizontal_overflow(page)
+    page.screenshot(path=str(ARTIFACTS / "viewer_annotate_800.png"), full_page=True)
+    assert not errors, errors
+    assert not outside, outside
+    page.close()
+
+    # the round trip: calibrate reads the exported labels; the figures are what the labels imply
+    cal = _murgat(["calibrate", "--human", str(labels), "--run", str(run), "--json", "--bootstrap", "200"])
+    assert cal.returncode == 0, cal.stderr
+    doc = json.loads(cal.stdout[cal.stdout.index("{"):])
+    figs = next(iter(doc["runs"].values()))
+    results = _judge_facts(run)
+    v_pairs = [(sr["verifiable"], mine[(r["id"], sr["sentence"]["index"])]) for r in results for sr in r["sentences"]
+               if sr["verifiable"] is not None]
+    assert figs["verifiability"]["n"] == len(v_pairs) == 6
+    assert abs(figs["verifiability"]["accuracy"] - sum(p == g for p, g in v_pairs) / len(v_pairs)) < 1e-9
+    joints = [v["joint"] for r in results for sr in r["sentences"] for v in sr["verdicts"] if v["joint"] in ("yes", "no")]
+    assert figs["support"]["n"] == len(joints) >= 3
+    assert abs(figs["support"]["accuracy"] - joints.count("yes") / len(joints)) < 1e-9 < 1 - figs["support"]["accuracy"]
+    assert figs["decomposition"]["precision"] == figs["decomposition"]["recall"] == 1.0  # the run's own facts
+
+
+def test_annotate_faithfulness_steps_round_trip(tmp_path, example_media, browser) -> None:  # noqa: F811
+    """Step labels (type, faithfulness) made in the page → murgat calibrate --task faithfulness."""
+    import shutil
+
+    from ..faithfulness.test_faithfulness import RESPONSES, cassette
+
+    media = tmp_path / "media"
+    shutil.copytree(example_media, media)
+    chains = tmp_path / "chains.jsonl"
+    chains.write_text("".join(json.dumps({**r, "media": "friday.mp4", "question": "q", "options": ["a", "b"],
+                                          "gold": "B"}) + "\n" for r in RESPONSES))
+    run = tmp_path / "faith"
+    assert _murgat(["faithfulness", str(chains), "--media-root", str(media), "--judge", f"replay:{cassette(tmp_path)}",
+                    "--out", str(run), "--granularity", "step", "--quiet"]).returncode == 0
+    got = _murgat(["annotate", str(run), "--annotator", "ann1"])
+    assert got.returncode == 0 and "--task faithfulness" in got.stdout, got.stderr
+    page, errors, _ = _open(browser, run / "annotate-ann1.html", tmp_path)
+    page.evaluate("localStorage.clear()")
+    page.reload()
+    page.wait_for_selector(".item-row")
+    assert page.locator("#item .pill").count() == 0  # blind
+    # label every step of the first item: the judge's type; every perception step faithful
+    first = page.locator(".item-row").first.get_attribute("data-id")
+    page.click(f".item-row[data-id='{first}']")
+    results = [json.loads(x) for x in (run / "results.jsonl").read_text().splitlines() if x.strip()]
+    judged = {s["index"]: s for r in results if r["id"] == first for s in r["steps"]}
+    steps = page.locator("#item .sent[data-step]").all()
+    assert len(steps) == len(judged) >= 2
+    for st in steps:
+        js = judged[int(st.get_attribute("data-step"))]
+        st.locator(f"input[name^='t|'][value='{js['type'] or 'unsure'}']").check()
+        if js["type"] == "perception":
+            st.locator("input[name^='f|'][value='yes']").check()
+    page.reload()
+    page.wait_for_selector(".item-row")
+    page.click(f".item-row[data-id='{first}']")
+    assert page.locator("#item input[name^='t|']:checked").count() == len(steps)  # kept across the reload
+    with page.expect_download() as dl:
+        page.click("#export-labels")
+    labels = tmp_path / "steps.jsonl"
+    labels.write_text(Path(dl.value.path()).read_text())
+    page.screenshot(path=str(ARTIFACTS / "viewer_annotate_faithfulness.png"))
+    assert not errors, errors
+    page.close()
+    cal = _murgat(["calibrate", "--task", "faithfulness", "--human", str(labels), "--run", str(run), "--json"])
+    assert cal.returncode == 0, cal.stderr
+    row = json.loads(cal.stdout[cal.stdout.index("{"):])["runs"][str(run)]["annotators"]["ann1"]
+    typed = [s for s in judged.values() if s["status"] == "labelled" and s["type"]]
+    assert row["step_type"]["n"] == len(typed) and row["step_type"]["accuracy"] == 1.0  # same types as the judge
+    perc = [s for s in typed if s["type"] == "perception" and s["faithful"] is not None]
+    assert row["step_faithful"]["n"] == len(perc)
+    assert abs(row["step_faithful"]["accuracy"] - sum(s["faithful"] for s in perc) / len(perc)) < 1e-9
+    assert row["n_perception"]["human_mean"] == sum(1 for s in judged.values() if s["type"] == "perception")
