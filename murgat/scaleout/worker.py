@@ -81,7 +81,9 @@ def wire_judge(judge: Any, cache: Any, limits: Any) -> Any:
                 if got is not None:
                     out = JudgeOutput.model_validate_json(got)
                     if out.error is None:
-                        judge.stats.cache_hits += 1
+                        # another worker's identical request answered it: a deduplicated request, as the
+                        # record counts it (not a cache hit), so this_invocation agrees with the records
+                        judge.cluster_deduplicated = getattr(judge, "cluster_deduplicated", 0) + 1
                         return out.model_copy(update={"cached": True, "deduplicated": True})
                 continue  # the holder failed or died: claim again
             out = None
@@ -128,7 +130,8 @@ def stream(items: list[Any], concurrency: int, setup: Callable[[], Awaitable[tup
         finally:
             stats: dict[str, Any] = {"pid": os.getpid(), "seconds": round(time.monotonic() - t0, 3), "judges": {},
                                      "requests": getattr(handle, "requests", 0),
-                                     "deduplicated": getattr(handle, "deduplicated", 0)}
+                                     "deduplicated": getattr(handle, "deduplicated", 0)
+                                     + sum(getattr(j, "cluster_deduplicated", 0) for j in {id(j): j for j in built}.values())}
             for j in {id(j): j for j in built}.values():
                 stats["judges"][j.name] = j.stats.model_dump()
                 await j.aclose()

@@ -191,6 +191,26 @@ def test_a_killed_cache_service_is_restarted_and_nothing_is_paid_twice(tmp_path,
         assert len(server.received) == n  # nothing to redo, nothing paid again
 
 
+def test_this_invocation_agrees_with_the_records_on_a_fresh_ray_run(tmp_path, example_media, ray_instance,
+                                                                   monkeypatch) -> None:
+    """#22: on a fresh Ray run, this_invocation counted an answer another worker fetched as a cache
+    hit while the records counted it as deduplicated."""
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    p = tmp_path / "in.jsonl"
+    p.write_text("".join(json.dumps({"id": f"i{k:03d}", "media": ("friday.mp4", "nasa_13013.mp4")[k % 2],
+                                     "response": f"Speaker {k % 3} talks (audio, 0:01-0:03). A man stands (visual, 0:02)."})
+                         + "\n" for k in range(12)))
+    with StandIn(latency=0.05) as server:
+        assert main(["score", str(p), "--media-root", str(example_media), "--judge", "openai:m", "-J",
+                     f"base_url={server.base_url}", "--out", str(tmp_path / "run"), "--run-on", "ray",
+                     "--ray-group-size", "2", "--quiet"]) == 0
+    doc = json.loads((tmp_path / "run" / "summary.json").read_text())
+    mine = doc["extra"]["this_invocation"]
+    assert (doc["judge_calls"], doc["sent"], doc["cache_hits"], doc["deduplicated"]) == (
+        mine["requests"], mine["sent"], mine["cache_hits"], mine["deduplicated"])
+    assert doc["judge_calls"] == doc["sent"] + doc["cache_hits"] + doc["deduplicated"]
+
+
 def test_cluster_wide_limits(tmp_path, example_media, ray_instance, monkeypatch) -> None:
     """Two workers, each free to run 8 requests at once: the cluster still keeps --concurrency 2
     and --rpm 4 (per 2-second window here, so the test is quick)."""
