@@ -87,10 +87,13 @@ def _argv(command: list[str], options: dict[str, Any]) -> list[str]:
     return argv
 
 
-def _run(command: list[str], out: str | Path, options: dict[str, Any]) -> RunResult:
+def _run(command: list[str], out: str | Path, options: dict[str, Any], quiet: bool = True) -> RunResult:
+    """Run one command in this process (its tables silenced; warnings still reach stderr) and read its folder back."""
     from murgat.cli import main
 
-    argv = _argv(command, {**options, "out": str(out), "quiet": True if "quiet" not in options else options["quiet"]})
+    if quiet:  # no progress bar unless asked for (generate has none to turn off)
+        options = {"quiet": True, **options}
+    argv = _argv(command, {**options, "out": str(out)})
     with contextlib.redirect_stdout(io.StringIO()):
         code = main(argv)
     res = load_run(out)
@@ -120,12 +123,5 @@ def program(data: str | Path, *, planner: str, out: str | Path, **options: Any) 
 
 def generate(data: str | Path, *, model: str, out: str | Path, **options: Any) -> RunResult:
     """``murgat generate DATA --model M --out OUT [options]``; ``out`` is a run folder (or a ``.jsonl`` file)."""
-    options.pop("quiet", None)  # generate has no progress bar
-    from murgat.cli import main
-
-    argv = _argv(["generate", str(data), "--model", model], {**options, "out": str(out)})
-    with contextlib.redirect_stdout(io.StringIO()):
-        code = main(argv)
-    res = load_run(out)
-    res.exit_code = code
-    return res
+    options.pop("quiet", None)
+    return _run(["generate", str(data), "--model", model], out, options, quiet=False)

@@ -18,6 +18,18 @@ def select_items(items: list[Any], ids: str | None, limit: int | None) -> list[A
     return items
 
 
+def media_root_refused(media_root: str | None) -> bool:
+    """``--media-root`` that is not a folder: say so and refuse before any work (exit 2)."""
+    from murgat.engine.preflight import BadMediaRoot, check_media_root
+
+    try:
+        check_media_root(media_root)
+    except BadMediaRoot as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return True
+    return False
+
+
 def take_output(out: Path, *, is_dir: bool = True) -> Any:
     """Check ``out`` can be written and lock it; ``None`` (after printing why) when not."""
     from murgat.pipeline.rundir import NotWritable, check_writable_dir

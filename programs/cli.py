@@ -246,12 +246,14 @@ def _print_comparison(doc: dict[str, Any], con: Any) -> None:
 
 
 def _cmd_program(args: argparse.Namespace) -> int:
-    from murgat.cliutil import failure_code, select_items, take_output
+    from murgat.cliutil import failure_code, media_root_refused, select_items, take_output
     from murgat.console import console
     from murgat.generation.datasets import load_dataset
     from murgat.inputs import InputError
     from murgat.pipeline.rundir import canonical_json
 
+    if media_root_refused(args.media_root):
+        return 2
     if args.executor in ("ray", "local"):
         print(f"error: --executor names the model that executes programs (provider:model); to run on Ray use "
               f"--run-on {args.executor}", file=sys.stderr)

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from typing import Any
 
 from murgat.engine.folder import pair_record
-from murgat.engine.loop import item_digest
 from murgat.engine.preflight import MediaPlace
 from murgat.pipeline.config import ScoreConfig
 from murgat.pipeline.stages import CallPool
@@ -41,9 +40,7 @@ class ProgramTask:
                                              "error": error})
 
     def digest(self, item: Item) -> str:
-        from murgat.pipeline.runner import media_identity
-
-        return item_digest(item, media_identity(item, self.place))
+        return self.place.digest(item)
 
 
 def ray_task(settings: dict[str, Any], judge: Callable[..., Any]) -> ProgramTask:

@@ -312,20 +312,14 @@ class RunFolder:
                 if lineno in wanted:
                     offsets[lineno] = (pos, len(raw.rstrip(b"\r\n")))
                 pos += len(raw)
-            tmp = self.results_path.with_name(self.results_path.name + ".tmp")
-            try:
-                with open(tmp, "wb") as out:
-                    for i in ranked:
-                        start, size = offsets[latest[i]]
-                        f.seek(start)
-                        out.write(f.read(size) + b"\n")
-                    out.flush()
-                    os.fsync(out.fileno())
-                os.replace(tmp, self.results_path)
-            except OSError as exc:
-                with contextlib.suppress(OSError):
-                    tmp.unlink()
-                raise ResultsWriteError(f"cannot write {self.results_path}: {exc.strerror or exc}") from exc
+
+            def copy(out: Any) -> None:
+                for i in ranked:
+                    start, size = offsets[latest[i]]
+                    f.seek(start)
+                    out.write(f.read(size) + b"\n")
+
+            replace_atomically(self.results_path, copy)
         self._slim_stamp = (-1, -1)
 
     def write_summary(self, summary: Any) -> Path:
@@ -371,14 +365,14 @@ def needs_retry(r: Any) -> bool:
             or bool((_get(r, "undetermined_causes") or {}).get("unparseable")))
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and ``os.replace``: a reader (or a crash)
-    sees the old file or the new one, never half of one. A failure (disk full) leaves the old file
-    and raises :class:`~murgat.jsonl.ResultsWriteError`."""
+def replace_atomically(path: Path, write: Any) -> None:
+    """Make ``path`` anew through a temporary file (``write(binary_file)`` fills it), fsync and
+    ``os.replace``: a reader (or a crash) sees the old file or the new one, never half of one. A
+    failure (disk full) leaves the old file and raises :class:`~murgat.jsonl.ResultsWriteError`."""
     tmp = path.with_name(path.name + ".tmp")
     try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
+        with open(tmp, "wb") as f:
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -386,6 +380,11 @@ def write_atomic(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise ResultsWriteError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """``text`` (UTF-8) as the new content of ``path`` (see :func:`replace_atomically`)."""
+    replace_atomically(path, lambda f: f.write(text.encode("utf-8")))
 
 
 def read_kind(path: str | Path) -> str | None:

@@ -52,9 +52,26 @@ class MediaPlace:
                           str(Path(self.input_path).resolve()) if self.input_path is not None else None,
                           self.allow_outside_root)
 
+    def digest(self, item: Item, *extra: Any) -> str:
+        """The item's digest (:func:`murgat.engine.loop.item_digest`) with its media file's content
+        digest: what every task's ``digest`` is, so an edited item or a replaced video is redone."""
+        from murgat.engine.loop import item_digest
+
+        return item_digest(item, media_identity(item, self), *extra)
+
     def to_json(self) -> dict[str, Any]:
         r = self.resolved()
         return {"media_root": r.media_root, "input_path": r.input_path, "allow_outside_root": r.allow_outside_root}
+
+
+def media_identity(item: Item, place: MediaPlace) -> str | None:
+    """The media file's content digest (memoised by stat identity; ``None`` when it cannot be read)."""
+    from media.cache import file_digest
+
+    try:
+        return file_digest(resolve(item, place))
+    except (ItemMediaError, OSError):
+        return None
 
 
 def check_media_root(media_root: str | Path | None) -> None:

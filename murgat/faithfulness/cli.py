@@ -33,12 +33,9 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
     except (InputError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from murgat.engine.preflight import BadMediaRoot, check_media_root
+    from murgat.cliutil import media_root_refused
 
-    try:
-        check_media_root(args.media_root)
-    except BadMediaRoot as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    if media_root_refused(args.media_root):
         return 2
     out = Path(args.out)
     lock = take_output(out)

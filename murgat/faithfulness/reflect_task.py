@@ -12,7 +12,6 @@ from typing import Any
 
 from murgat.answers import is_correct
 from murgat.engine.folder import pair_record
-from murgat.engine.loop import item_digest
 from murgat.engine.preflight import MediaPlace
 from murgat.faithfulness.label import STEP_PROMPTS, Labeller
 from murgat.faithfulness.reflect import Reflector, reflect_item
@@ -102,9 +101,7 @@ class ReflectTask:
         return pair_record(item.id, rec, row)
 
     def digest(self, item: Item) -> str:
-        from murgat.pipeline.runner import media_identity
-
-        return item_digest(item, media_identity(item, self.place), (self.start or {}).get(item.id))
+        return self.place.digest(item, (self.start or {}).get(item.id))
 
 
 def ray_task(settings: dict[str, Any], judge: Callable[..., Any]) -> ReflectTask:

@@ -16,7 +16,7 @@ from typing import Any
 from media.errors import MediaError
 from murgat.answers import is_correct
 from murgat.engine.folder import RunDir
-from murgat.engine.loop import item_digest, plan, run_items
+from murgat.engine.loop import plan, run_items
 from murgat.engine.preflight import ItemMediaError, MediaPlace, open_media
 from murgat.faithfulness.label import Labeller
 from murgat.faithfulness.records import FaithResult, tally
@@ -82,9 +82,7 @@ class FaithTask:
         return tally(FaithResult(id=item.id, video=item.media, error=error))
 
     def digest(self, item: Item) -> str:
-        from murgat.pipeline.runner import media_identity
-
-        return item_digest(item, media_identity(item, self.place))
+        return self.place.digest(item)
 
 
 def ray_task(settings: dict[str, Any], judge: Callable[..., Any]) -> FaithTask:

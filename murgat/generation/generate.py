@@ -26,7 +26,7 @@ import prompts
 from murgat.answers import is_correct
 from murgat.citations import strip_citations
 from murgat.engine.folder import RunFolder
-from murgat.engine.loop import item_digest, plan, run_items
+from murgat.engine.loop import plan, run_items
 from murgat.engine.preflight import ItemMediaError, MediaPlace, resolve
 from murgat.judges.base import Judge
 from murgat.judges.types import GenerateConfig, JudgeRequest, MediaPart, TextPart
@@ -135,9 +135,7 @@ class GenerateTask:
                           generation_error=error)
 
     def digest(self, item: Item) -> str:
-        from murgat.pipeline.runner import media_identity
-
-        return item_digest(item, media_identity(item, self.place), self.base.get(item.id))
+        return self.place.digest(item, self.base.get(item.id))
 
 
 def ray_task(settings: dict[str, Any], judge: Callable[..., Any]) -> GenerateTask:

@@ -154,7 +154,6 @@ def _cmd_score(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from murgat.engine.preflight import BadMediaRoot, check_media_root
     from murgat.pipeline.rundir import NotWritable, check_writable_dir
 
     if args.record and getattr(args, "run_on", "local") == "ray":
@@ -163,10 +162,9 @@ def _cmd_score(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
 
-    try:
-        check_media_root(args.media_root)
-    except BadMediaRoot as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    from murgat.cliutil import media_root_refused
+
+    if media_root_refused(args.media_root):
         return 2
 
     out = Path(args.out) / ".dry-run" if args.dry_run else Path(args.out)

@@ -17,9 +17,9 @@ from typing import Any
 from media.errors import MediaError
 from media.probe import probe
 from murgat.answers import is_correct
-from murgat.engine.loop import item_digest, plan
+from murgat.engine.loop import plan
 from murgat.engine.loop import run_items as engine_run
-from murgat.engine.preflight import ItemMediaError, MediaPlace, open_media, resolve
+from murgat.engine.preflight import ItemMediaError, MediaPlace, open_media
 from murgat.judges.parsing import shared_answer_note
 from murgat.metric import FactScore, ResponseFigures, score_response, summarize_results
 from murgat.pipeline.config import ScoreConfig
@@ -243,7 +243,7 @@ class ScoreTask:
         return ResponseResult(id=item.id, video=item.media, gold=item.gold, error=error)
 
     def digest(self, item: Item) -> str:
-        return item_digest(item, media_identity(item, self.place))
+        return self.place.digest(item)
 
 
 def ray_task(settings: dict[str, Any], judge: Callable[..., Any]) -> ScoreTask:
@@ -256,17 +256,6 @@ def ray_task(settings: dict[str, Any], judge: Callable[..., Any]) -> ScoreTask:
     judges = Judges(verify=j(cfg.judge_verify), decompose=j(cfg.judge_decompose), entail=j(cfg.judge_entail),
                     decontextualize=j(cfg.judge_decontextualize) if cfg.judge_decontextualize else None)
     return ScoreTask(cfg, judges, CallPool(), MediaPlace(**settings["place"]))
-
-
-def media_identity(item: Item, place: MediaPlace) -> str | None:
-    """The media file's content digest (memoised by stat identity; ``None`` when it cannot be
-    read): a replaced video makes the item's digest change, so its old record is not kept."""
-    from media.cache import file_digest
-
-    try:
-        return file_digest(resolve(item, place))
-    except (ItemMediaError, OSError):
-        return None
 
 
 async def run_items(
