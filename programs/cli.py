@@ -271,7 +271,7 @@ def _cmd_program(args: argparse.Namespace) -> int:
         return 2
     con = console(stderr=True)
     try:
-        from murgat.engine.folder import RunConfigMismatch, RunFolder
+        from murgat.engine.folder import RunFolder
 
         fingerprint = canonical_json({k: getattr(args, k) for k in (
             "planner", "executor", "judge", "planner_option", "executor_option", "judge_option", "find", "no_check",
@@ -283,12 +283,8 @@ def _cmd_program(args: argparse.Namespace) -> int:
             for v in variants:
                 for name in ("results.jsonl", "results.corrupt.jsonl", "responses.jsonl", "traces.jsonl"):
                     (out / v / name).unlink(missing_ok=True)
-        try:
-            parent.check_config(fingerprint, {**fingerprint, "data": args.data, "media_root": args.media_root,
-                                              "variants": variants}, kind="program")
-        except RunConfigMismatch as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+        parent.check_config(fingerprint, {**fingerprint, "data": args.data, "media_root": args.media_root,
+                                          "variants": variants}, kind="program")
         try:
             doc = asyncio.run(_run(args, items, variants, out, con))
         except (ExceptionGroup, ValueError, FileNotFoundError) as exc:

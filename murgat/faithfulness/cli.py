@@ -20,10 +20,9 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
     from murgat.faithfulness.records import FaithResult
     from murgat.faithfulness.runner import failure_line
     from murgat.inputs import InputError, load_items
-    from murgat.jsonl import ResultsWriteError
     from murgat.judges import make_judge, parse_options
     from murgat.judges.cache import ResponseCache
-    from murgat.pipeline.rundir import RunConfigMismatch, RunDir
+    from murgat.pipeline.rundir import RunDir
     from murgat.pipeline.stages import CallPool
 
     try:
@@ -62,13 +61,7 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
         fingerprint = {"judge": args.judge, "options": {k: v for k, v in sorted(opts.items())}, "variant": args.variant,
                        "granularity": args.granularity, "segmentation": args.segmentation, "evidence": cfg.evidence.model_dump(),
                        "generate": cfg.generate.cache_fields()}
-        try:
-            rundir.check_config(fingerprint, {**fingerprint, "input": str(args.input)}, kind="faithfulness")
-        except RunConfigMismatch as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        except ResultsWriteError as exc:  # config.json: the disk filled up since the writable probe
-            return failure_code(exc) or 5
+        rundir.check_config(fingerprint, {**fingerprint, "input": str(args.input)}, kind="faithfulness")
         pool = CallPool()
         labeller = Labeller(judge=judge, pool=pool, variant=args.variant, granularity=args.granularity,
                             max_frames=args.max_frames)

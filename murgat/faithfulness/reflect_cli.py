@@ -139,7 +139,7 @@ def _on_ray(args: argparse.Namespace, cfg: Any, place: Any, start: dict[str, str
 
 def _cmd_reflect(args: argparse.Namespace) -> int:
     from murgat.cliutil import failure_code, take_output
-    from murgat.engine.folder import PairFolder, RunConfigMismatch
+    from murgat.engine.folder import PairFolder
     from murgat.engine.preflight import BadMediaRoot, check_media_root
     from murgat.faithfulness.shared_cli import _select
     from murgat.generation.datasets import load_dataset
@@ -167,9 +167,6 @@ def _cmd_reflect(args: argparse.Namespace) -> int:
             fp = _fingerprint(args)
             folder.check_config(fp, {**fp, "data": args.data, "media_root": args.media_root}, kind="reflect")
             doc = asyncio.run(_reflect_all(args, items, folder))
-        except RunConfigMismatch as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
         except (ExceptionGroup, ValueError, FileNotFoundError, OSError) as exc:
             code = failure_code(exc)
             if code is None:

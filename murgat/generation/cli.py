@@ -106,9 +106,8 @@ async def _generate(args: argparse.Namespace, effort: str | None, folder: Any, c
 def run_generate(args: argparse.Namespace, items: list[Any], out: Path, effort: str | None) -> tuple[int, dict[str, Any]]:
     """Generate into the run folder of ``out`` (lock, config, resume, summary); (exit code, summary)."""
     from murgat.cliutil import take_output
-    from murgat.engine.folder import RunConfigMismatch, RunFolder
+    from murgat.engine.folder import RunFolder
     from murgat.generation.generate import accuracy_table
-    from murgat.jsonl import ResultsWriteError
 
     folder_path, responses = output_paths(out)
     lock = take_output(folder_path)
@@ -126,12 +125,9 @@ def run_generate(args: argparse.Namespace, items: list[Any], out: Path, effort: 
             folder.check_config(_fingerprint(args, effort), {**_fingerprint(args, effort), "data": args.data,
                                 "media_root": args.media_root}, kind="generate")
             stats = asyncio.run(_generate(args, effort, folder, cache_path, items))
-        except (ValueError, RunConfigMismatch) as exc:
+        except ValueError as exc:  # a folder of other settings or a failed write: murgat.cli.main (exit 2 / 5)
             print(f"error: {exc}", file=sys.stderr)
             return 2, {}
-        except ResultsWriteError as exc:
-            print(f"error: {exc}; stopped, records written so far are intact; rerun to resume", file=sys.stderr)
-            return 5, {}
         ids = {i.id for i in items}
         records = folder.latest_results(want=ids, order=[i.id for i in items])
         table = accuracy_table(records)

@@ -191,10 +191,9 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
     import sqlite3
 
     from murgat.cliutil import failure_code
-    from murgat.jsonl import ResultsWriteError
     from murgat.judges import make_judge
     from murgat.judges.cache import ResponseCache
-    from murgat.pipeline.rundir import RunConfigMismatch, RunDir
+    from murgat.pipeline.rundir import RunDir
     from murgat.pipeline.runner import summarize_run
     from murgat.pipeline.stages import Judges
 
@@ -236,17 +235,11 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
     if any(j.provider == "embedded" for j in built.values()):
         notes.append("judge 'embedded' is rule-based and reads only ASR/OCR text: not a research-grade judge; "
                      "'unknown' answers are abstentions")
-    if not args.dry_run:
-        try:
-            rundir.check_config(cfg.scoring_fingerprint(), {
-                **cfg.model_dump(), "input": str(Path(args.input).resolve()),
-                "media_root": str(Path(args.media_root).resolve()) if args.media_root else None}, force=args.overwrite,
-                kind="score")
-        except RunConfigMismatch as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        except ResultsWriteError as exc:  # config.json: the disk filled up since the writable probe
-            return failure_code(exc) or 5
+    if not args.dry_run:  # a folder of other settings: RunConfigMismatch, exit 2 (murgat.cli.main)
+        rundir.check_config(cfg.scoring_fingerprint(), {
+            **cfg.model_dump(), "input": str(Path(args.input).resolve()),
+            "media_root": str(Path(args.media_root).resolve()) if args.media_root else None}, force=args.overwrite,
+            kind="score")
     ids = {i.id for i in items}
     from murgat.engine.loop import plan
     from murgat.engine.preflight import MediaPlace
