@@ -129,7 +129,8 @@ async def run_items(task: ItemTask, todo: Sequence[Item], folder: RunFolder, *, 
     writer = ResultWriter(folder)
 
     async def one(item: Item) -> None:
-        digest = task.digest(item)
+        # the first digest of a media file reads the whole file: off the event loop (then memoised)
+        digest = await asyncio.to_thread(task.digest, item)
         try:
             rec = await task.run(item)
         except STOPS_RUN:
