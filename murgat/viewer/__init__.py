@@ -105,8 +105,47 @@ def judge_prompt(fact: str, citations: Sequence[Any], variant: str) -> str:
     return "\n\n".join([head, *parts, tail])
 
 
+def cite_doc(c: Any, evidence: list[str] | None = None, with_evidence: bool = False) -> dict[str, Any]:
+    """A citation as the page shows it; ``boxes`` are normalised ``[x1, y1, x2, y2]`` regions of the frame."""
+    d = {"raw": c.raw, "modality": c.modality, "start": c.start, "end": c.end, "valid": c.valid, "reason": c.reason,
+         "boxes": [[b.x1, b.y1, b.x2, b.y2] for b in (getattr(c, "boxes", None) or [])]}
+    if with_evidence:
+        d["evidence"] = evidence
+    return d
+
+
+def grounding_docs(run: Path) -> tuple[dict[str, dict[str, Any]], str | None]:
+    """Per item, what ``murgat score … --gold`` recorded in ``RUN/grounding/``: the gold evidence
+    (from the gold file its ``config.json`` names) and the item's figures; plus a note when the
+    gold file can no longer be read (the figures are still shown, the gold segments are not)."""
+    from murgat.grounding.gold import GoldFormatError, load_gold
+
+    folder = run / "grounding"
+    if not (folder / "results.jsonl").is_file():
+        return {}, None
+    out: dict[str, dict[str, Any]] = {}
+    for line in (folder / "results.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            out[rec["id"]] = {"record": {k: _r(rec.get(k)) if isinstance(rec.get(k), float) else rec.get(k) for k in (
+                "nextgqa_iop", "nextgqa_iou", "rextime_iou", "iop", "iog", "iou", "evidence_recall",
+                "evidence_precision", "viou", "saa", "saa_cite", "gold_hit", "error")}, "duration": None, "gold": []}
+    note = None
+    cfg = json.loads((folder / "config.json").read_text(encoding="utf-8")) if (folder / "config.json").is_file() else {}
+    try:
+        gold = load_gold(cfg["gold"]) if cfg.get("gold") else {}
+    except GoldFormatError as exc:
+        gold, note = {}, f"gold segments not shown: {exc}"
+    for gid, g in gold.items():
+        d = out.setdefault(gid, {"record": None, "duration": None, "gold": []})
+        d["duration"] = g.duration
+        d["gold"] = [{"modality": e.modality, "start": e.start, "end": e.end, "role": e.role, "page": e.page,
+                      "boxes": [{"t": b.t, "box": [b.x1, b.y1, b.x2, b.y2]} for b in e.boxes]} for e in g.evidence]
+    return out, note
+
+
 def item_doc(r: ResponseResult, media_ref: str | None, evidence: dict[str, list[str]],
-             entail_variant: str | None = None) -> dict[str, Any]:
+             entail_variant: str | None = None, grounding: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the viewer needs of one result (sentences, facts, verdicts with the judge's words);
     with ``entail_variant`` (pages made with ``--save-evidence``) also each fact's rendered prompt."""
     sents = []
@@ -117,8 +156,7 @@ def item_doc(r: ResponseResult, media_ref: str | None, evidence: dict[str, list[
             fv = verdicts.get(f.index)
             facts.append({
                 "text": f.text,
-                "citations": [{"raw": c.raw, "modality": c.modality, "start": c.start, "end": c.end, "valid": c.valid,
-                               "reason": c.reason, "evidence": evidence.get(f"{c.modality}|{c.start}|{c.end}")}
+                "citations": [cite_doc(c, evidence.get(f"{c.modality}|{c.start}|{c.end}"), True)
                               for c in f.citations],
                 "status": fv.status if fv else None, "recall": _r(fv.recall) if fv else None,
                 "precision": _r(fv.precision) if fv else None, "joint": fv.joint if fv else None,
@@ -130,8 +168,7 @@ def item_doc(r: ResponseResult, media_ref: str | None, evidence: dict[str, list[
         sents.append({
             "index": sr.sentence.index, "text": sr.sentence.text, "verifiable": sr.verifiable,
             "verdict": sr.verify_verdict, "why": (sr.verify_raw or "")[:1000], "notes": sr.notes,
-            "citations": [{"raw": c.raw, "modality": c.modality, "start": c.start, "end": c.end, "valid": c.valid,
-                           "reason": c.reason} for c in sr.sentence.citations],
+            "citations": [cite_doc(c) for c in sr.sentence.citations],
             "facts": facts,
         })
     s = r.scores
@@ -141,18 +178,22 @@ def item_doc(r: ResponseResult, media_ref: str | None, evidence: dict[str, list[
         "answer": r.predicted_option, "gold": r.gold, "correct": r.correct, "question": r.meta.get("question"),
         "options": r.meta.get("options"), "n_undetermined": r.n_facts_undetermined + r.n_verify_undetermined,
         "sentences": sents, "judge_calls": r.judge_calls, "cache_hits": r.cache_hits,
+        # murgat score --gold: the gold evidence (drawn on the timeline and the frame) and this item's figures
+        "grounding": grounding,
     }
 
 
 def run_doc(name: str, summary: RunSummary, results: Iterable[ResponseResult], *, report_dir: Path,
             media_root: Path | None, copy_media: bool, config: dict[str, Any] | None = None,
             evidence: dict[str, dict[str, list[str]]] | None = None, input_path: str | Path | None = None,
-            allow_outside_root: bool = False, refused: list[str] | None = None) -> dict[str, Any]:
+            allow_outside_root: bool = False, refused: list[str] | None = None,
+            grounding: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     copied: dict[str, str] = {}
+    grounding = grounding or {}
     variant = str((config or {}).get("entail_variant") or "simple") if evidence is not None else None
     items = [item_doc(r, _media_ref(r.video, media_root, report_dir, copy_media, copied, input_path=input_path,
                                     allow_outside_root=allow_outside_root, refused=refused),
-                      (evidence or {}).get(r.id, {}), variant)
+                      (evidence or {}).get(r.id, {}), variant, grounding.get(r.id))
              for r in results]
     now = summary.extra.get("this_invocation") or {}
     return {
@@ -169,6 +210,8 @@ def run_doc(name: str, summary: RunSummary, results: Iterable[ResponseResult], *
                   "cost_usd": _r(now.get("cost_usd"), 4)},
         "judges": summary.extra.get("judges"), "notes": summary.extra.get("judge_notes"),
         "settings": config or {}, "precision_mode": summary.precision_mode, "items": items,
+        # the run's grounding summary (murgat score --gold), shown as a table in the run panel
+        "grounding": summary.extra.get("grounding"), "grounding_error": summary.extra.get("grounding_error"),
     }
 
 
@@ -207,9 +250,6 @@ def comparison_doc(a: list[ResponseResult], b: list[ResponseResult], names: tupl
     return {"a": names[0], "b": names[1], "rows": rows, "mean_diff": _iv(ci),
             "note": None if rows else "the two runs have no item ids in common"}
 
-
-def cite_doc(c: Any) -> dict[str, Any]:
-    return {"raw": c.raw, "modality": c.modality, "start": c.start, "end": c.end, "valid": c.valid, "reason": c.reason}
 
 
 def steps_item(item_id: str, case: str, media: str | None, blocks: list[dict[str, Any]], *, error: str | None = None,

@@ -108,7 +108,7 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
     (``--media-root``, else the input's folder) and refuse what scoring refused; each refusal is one
     ``warning:`` line on stderr."""
     from murgat.pipeline.rundir import RunDir
-    from murgat.viewer import comparison_doc, run_doc, write_viewer
+    from murgat.viewer import comparison_doc, grounding_docs, run_doc, write_viewer
 
     docs, all_results = [], []
     refused: list[str] = []
@@ -133,9 +133,12 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
         results = slim
         settings = {k: cfg.get(k) for k in ("judge_entail", "judge_verify", "precision_mode", "empty_policy", "evidence",
                                              "verify_variant", "decompose_variant", "entail_variant") if k in cfg}
+        grounding, gold_note = grounding_docs(run)
         doc = run_doc(run.name, summary, rd.iter_latest(set(order)), report_dir=out.parent, media_root=root,
                       copy_media=copy_media, config=settings, evidence=evidence, input_path=input_path,
-                      allow_outside_root=allow_outside_root, refused=refused)
+                      allow_outside_root=allow_outside_root, refused=refused, grounding=grounding)
+        if gold_note:
+            doc["notes"] = ((doc.get("notes") or "") + " " + gold_note).strip()
         doc["items"].sort(key=lambda d: order.get(d["id"], len(order)))
         if len(results) > MAX_ITEMS:
             doc["notes"] = (doc.get("notes") or "") + f" The page shows the first {MAX_ITEMS} of {len(results)} items."
