@@ -416,8 +416,9 @@ def ground(responses: str | Path, gold: str | Path | dict[str, GoldItem], out: s
     summary = summarize_ground(records, gold_items, s)
     if out is not None:
         o = Path(out)
-        _write(o / "config.json", json.dumps({"kind": "ground", "responses": str(responses),
-                                              "gold": None if isinstance(gold, dict) else str(gold),
+        # absolute paths: the viewer re-reads the gold later, from wherever it is run
+        _write(o / "config.json", json.dumps({"kind": "ground", "responses": str(Path(responses).resolve()),
+                                              "gold": None if isinstance(gold, dict) else str(Path(gold).resolve()),
                                               "settings": s.model_dump()}, indent=2))
         _write(o / "results.jsonl", "".join(r.model_dump_json() + "\n" for r in records))
         _write(o / "summary.json", summary.model_dump_json(indent=2))
