@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import json
 import os
 import sys
@@ -287,6 +288,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from murgat.cliutil import failure_code
 
         return failure_code(exc) or 5
+    except BrokenPipeError:  # `murgat … --json | head`: the reader left; no traceback
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except KeyboardInterrupt:
         # every record already written is durable (appended and fsync'd): say so instead of a traceback
         print("\ninterrupted: what was written is kept; run the same command again to resume", file=sys.stderr)

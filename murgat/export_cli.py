@@ -34,8 +34,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from murgat.export import FORMATS, LEVELS
 
-    p = sub.add_parser("export", help="write a score run's results as a flat table: one row per item, sentence or fact",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = sub.add_parser("export", help="write a score run's results as a flat table: one row per item, sentence or fact")
     p.add_argument("run", help="a murgat score run folder")
     p.add_argument("--format", choices=FORMATS, default="csv",
                    help="csv and jsonl need nothing extra; parquet needs pandas and pyarrow")

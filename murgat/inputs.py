@@ -101,6 +101,11 @@ def iter_items(path: str | Path, require_response: bool = True) -> Iterator[Item
     p = Path(path)
     if not p.exists():
         raise InputError(f"{p}: input file does not exist")
+    if p.is_dir():  # a run folder of 'generate', 'program' variant or 'reflect': its responses
+        if (p / "responses.jsonl").is_file():
+            p = p / "responses.jsonl"
+        else:
+            raise InputError(f"{p}: is a folder without responses.jsonl (give a responses file or a generate run folder)")
     text = _decode(p)
     stripped = text.lstrip()
     if stripped.startswith("["):

@@ -53,6 +53,11 @@ def failure_line(results: list[Any], max_undetermined: float | None) -> str | No
                   "in a new --out to judge them)") if over else ""
         if over and not (judge_errors or unreadable):
             return f"FAILED: {len(undet)} of {n} item(s) undetermined ({share:.0%}; limit: {lim}){capped}"
+        if not (judge_errors or unreadable):
+            # every request was answered: the judge abstained ('unknown'), which a rerun would not change
+            return (f"FAILED: {len(undet)} of {n} item(s) undetermined ({share:.0%}; limit: {lim}); every request was "
+                    "answered — the judge abstained (unknown) on what it could not check; a judge that can see the "
+                    f"cited media, or a higher --max-undetermined, decides them{capped}")
         return (f"FAILED: {len(undet)} of {n} item(s) undetermined ({share:.0%}; limit: {lim}); "
                 f"{judge_errors} judge request(s) got no answer, {unreadable} answer(s) could not be read — fix the "
                 f"judge, then rerun with --retry-errors{capped}{cause}")

@@ -128,6 +128,13 @@ def run_generate(args: argparse.Namespace, items: list[Any], out: Path, effort: 
         except ValueError as exc:  # a folder of other settings or a failed write: murgat.cli.main (exit 2 / 5)
             print(f"error: {exc}", file=sys.stderr)
             return 2, {}
+        except ExceptionGroup as group:  # a replay miss (exit 3) or a failed write (exit 5) stops the run
+            from murgat.cliutil import failure_code
+
+            code = failure_code(group, f" ({responses})")
+            if code is None:
+                raise
+            return code, {}
         ids = {i.id for i in items}
         records = folder.latest_results(want=ids, order=[i.id for i in items])
         table = accuracy_table(records)

@@ -52,9 +52,13 @@ def _cmd_ground(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     doc = result.summary.model_dump()
+    failed = (f"FAILED: {doc['n_errors']} of {doc['n_responses']} response(s) ended in an error (e.g. no gold for "
+              "the id); see the error field of the records") if doc["n_errors"] else None
     if args.json:
         print(json.dumps(doc, ensure_ascii=False))
-        return 0
+        if failed:
+            print(failed, file=sys.stderr)
+        return 1 if failed else 0
     from rich.table import Table
 
     from murgat.console import console
@@ -73,6 +77,9 @@ def _cmd_ground(args: argparse.Namespace) -> int:
     con.print(table)
     con.print(f"{doc['n_responses']} responses ({doc['n_errors']} errors); {doc['n_gold_without_response']} gold "
               f"questions without a response" + (f"; wrote {args.out}" if args.out else ""))
+    if failed:
+        print(failed, file=sys.stderr)
+        return 1
     return 0
 
 

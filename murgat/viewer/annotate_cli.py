@@ -55,8 +55,7 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("annotate", help="write a page for labelling a score run by hand (for murgat calibrate --human)",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = sub.add_parser("annotate", help="write a page for labelling a score run by hand (for murgat calibrate --human)")
     p.add_argument("run", help="a murgat score run folder")
     p.add_argument("--annotator", required=True, help="the name written into every exported label line")
     p.add_argument("--out", default=None, help="HTML file to write (default: RUN/annotate-NAME.html)")

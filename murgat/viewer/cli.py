@@ -179,7 +179,7 @@ def _view_other_kind(run: Path, kind: str, args: argparse.Namespace) -> int:
     where = {"program": "each variant's folder holds responses.jsonl; with --score, view OUT/VARIANT/run",
              "generate": "score its responses.jsonl with murgat score, then view that run",
              "sweep": "view one effort's score run: OUT/effort-LEVEL/run",
-             "ground": "its summary.json and report are written by murgat ground"}.get(kind, "")
+             "ground": "print its figures with murgat summarize; score with --gold shows them in the score run's report"}.get(kind, "")
     print(f"error: {run} holds a '{kind}' run, which has no item viewer of its own; {where}", file=sys.stderr)
     return 2
 
@@ -207,8 +207,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("view", help="write the offline viewer (report.html) for a run, or compare 2..N runs item by item",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = sub.add_parser("view", help="write the offline viewer (report.html) for a run, or compare 2..N runs item by item")
     p.add_argument("runs", nargs="+", help="one murgat run folder, or 2..N score runs to compare item by item")
     p.add_argument("--out", default=None, help="HTML file to write (default: RUN/report.html, or FIRST_RUN/compare.html for several)")
     p.add_argument("--media-root", default=None, help="where the media are (default: the one the run was scored with)")

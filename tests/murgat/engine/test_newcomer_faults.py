@@ -1,0 +1,73 @@
+"""What a newcomer trial of the README found, each pinned (exit codes and messages as documented)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from murgat.cli import main
+
+
+def _write(p: Path, rows: list[dict]) -> Path:
+    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return p
+
+
+def test_generate_with_a_replay_miss_exits_3_with_one_line(tmp_path: Path, example_media: Path, capsys) -> None:
+    """Before: an ExceptionGroup traceback and exit 1 (score, program, reflect, faithfulness exit 3)."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    q = _write(tmp_path / "q.jsonl", [{"id": "a", "media": "friday.mp4", "question": "?"}])
+    code = main(["generate", str(q), "--model", f"replay:{empty}", "--mode", "cite", "--media-root", str(example_media),
+                 "--out", str(tmp_path / "gen")])
+    err = capsys.readouterr().err
+    assert code == 3 and "replay cassette miss" in err and "Traceback" not in err
+
+
+def test_score_takes_a_generate_run_folder(tmp_path: Path, example_media: Path, capsys) -> None:
+    """Before: IsADirectoryError traceback; the README says DIR/responses.jsonl is score's input."""
+    cas = _write(tmp_path / "c.jsonl", [{"match": {"task": "generate"}, "output": {"text": "It is B.\nAnswer: B"}}])
+    q = _write(tmp_path / "q.jsonl", [{"id": "a", "media": "friday.mp4", "question": "?", "options": ["x", "y"]}])
+    assert main(["generate", str(q), "--model", f"replay:{cas}", "--mode", "base", "--media-root", str(example_media),
+                 "--out", str(tmp_path / "gen"), "--json"]) == 0
+    assert main(["score", str(tmp_path / "gen"), "--judge", "embedded", "--media-root", str(example_media), "--out",
+                 str(tmp_path / "run"), "--quiet", "--json"]) in (0, 1)
+    capsys.readouterr()
+    (tmp_path / "empty").mkdir()
+    assert main(["score", str(tmp_path / "empty"), "--judge", "embedded", "--out", str(tmp_path / "r2")]) == 2
+    assert "without responses.jsonl" in capsys.readouterr().err
+
+
+def test_ground_with_error_records_exits_1(tmp_path: Path, capsys) -> None:
+    """Before: 'N responses (k errors)' and exit 0."""
+    gold = _write(tmp_path / "gold.jsonl", [{"id": "a", "video": "v", "duration": 10.0, "answer": {"text": "x"},
+                                             "evidence": [{"modality": "visual", "start": 1.0, "end": 3.0}]}])
+    resp = _write(tmp_path / "r.jsonl", [{"id": "a", "media": "v.mp4", "response": "It is there (visual, 0:01-0:03)."},
+                                         {"id": "b", "media": "v.mp4", "response": "No gold for me (visual, 0:02)."}])
+    code = main(["ground", str(resp), "--gold", str(gold), "--json"])
+    cap = capsys.readouterr()
+    assert code == 1 and cap.err.strip().splitlines()[-1].startswith("FAILED: 1 of 2")
+
+
+def test_abstentions_alone_do_not_say_fix_the_judge() -> None:
+    from murgat.engine.outcome import failure_line
+    from murgat.schema import ResponseResult
+
+    rr = ResponseResult(id="a", case="undetermined", undetermined_causes={"unknown": 2})
+    line = failure_line([rr], None)
+    assert line is not None and "abstained" in line and "fix the judge" not in line
+
+
+def test_a_reader_leaving_the_pipe_is_no_traceback(tmp_path: Path) -> None:
+    text = " ".join(f"Sentence {k} is here (audio, 0:0{k % 10})." for k in range(3000))
+    proc = subprocess.Popen([sys.executable, "-m", "murgat", "citations", "-", "--json"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdin.write(text.encode())
+    proc.stdin.close()
+    proc.stdout.read(10)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert "Traceback" not in err and "BrokenPipeError" not in err
