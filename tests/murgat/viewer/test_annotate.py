@@ -32,6 +32,11 @@ def test_annotate_round_trip_to_calibrate(tmp_path, example_media, browser, caps
     page.wait_for_selector(".item-row")
     assert "ann 1" in page.inner_text("#annotbar")
     assert page.locator("#item .pill").count() == 0  # blind: no judge verdicts on the page
+    # nor the judge's case, score or undetermined verdicts, in the list, header or filters
+    assert not page.locator("#filter-case").is_visible() and not page.locator("#filter-undet").is_visible()
+    assert not page.locator("#filter-min").is_visible()
+    assert "undetermined" not in page.inner_text("#items") and "scored" not in page.inner_text("#items")
+    assert "scored" not in page.inner_text("#item h2")
     # my labels: every sentence verifiable except "The picture is unclear."; every fact supported
     mine: dict[tuple[str, int], bool] = {}
     for k, it in enumerate(ITEMS):
