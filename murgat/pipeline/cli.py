@@ -283,6 +283,7 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
                "est_input_tokens": sum(j.est_tokens for j in built.values()), "est_cost_usd": cost,
                "cache_hits": sum(j.inner.stats.cache_hits for j in built.values())}
         shutil.rmtree(out, ignore_errors=True)
+        cache.discard()  # a dry run leaves no cache it made (an existing one is kept, as read)
         print(json.dumps(doc, indent=2))
         return 0
     if ray_report is None:

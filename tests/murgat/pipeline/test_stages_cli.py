@@ -72,6 +72,7 @@ def test_dry_run_counts_an_upper_bound_and_spends_nothing(tmp_path: Path, exampl
     # 2 verify + 1 decompose (the verifiable cited sentence) + 3 entail (joint, 2 alone) = 6
     assert doc["judge_calls_upper_bound"] == 6 and doc["est_cost_usd"] > 0
     assert not (out / "results.jsonl").exists()
+    assert not list(out.glob("cache.sqlite*"))  # nothing written: not even an empty cache
 
 
 def test_record_then_replay_reproduces_the_run(tmp_path: Path, example_media: Path, capsys) -> None:
