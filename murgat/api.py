@@ -32,6 +32,8 @@ class RunResult:
     kind: str | None
     exit_code: int = 0
     summary: dict[str, Any] = field(default_factory=dict)
+    #: where the records are when they are not in the folder (``generate --out FILE.jsonl``)
+    records_file: Path | None = None
 
     @property
     def records(self) -> list[dict[str, Any]]:
@@ -41,9 +43,19 @@ class RunResult:
     def iter_records(self) -> Iterator[dict[str, Any]]:
         from murgat.engine.folder import RunFolder
 
+        if self.records_file is not None:
+            yield from RunFolder(self.path, repair=False, record=None, results=self.records_file.resolve()).latest_results()
+            return
+        if self.kind == "program":  # one record per item and variant, from each variant's folder
+            for sub in sorted(p for p in self.path.iterdir() if (p / "results.jsonl").exists()):
+                for r in RunFolder(sub, repair=False, record=None).latest_results():
+                    yield {**r.get("record", r), "variant": sub.name}
+            return
         for name in ("results.jsonl", "responses.jsonl"):
             if (self.path / name).exists():
-                yield from RunFolder(self.path, repair=False, record=None, results=name).latest_results()
+                rows = RunFolder(self.path, repair=False, record=None, results=name).latest_results()
+                # reflect keeps {id, record, trace}: its records are the responses
+                yield from (r["record"] if self.kind == "reflect" and "record" in r else r for r in rows)
                 return
 
     def dataframe(self) -> Any:
@@ -61,12 +73,15 @@ def load_run(path: str | Path) -> RunResult:
     from murgat.engine.folder import read_kind
 
     p = Path(path)
+    records_file = None
     if p.suffix == ".jsonl" and p.is_file():  # generate --out FILE.jsonl keeps its folder beside the file
-        p = p.with_suffix(".run")
+        p, records_file = p.with_suffix(".run"), p
+    if not p.is_dir():
+        raise FileNotFoundError(f"{path}: no run folder there")
     summary: dict[str, Any] = {}
     with contextlib.suppress(OSError, ValueError):
         summary = json.loads((p / "summary.json").read_text(encoding="utf-8"))
-    return RunResult(path=p, kind=read_kind(p), summary=summary)
+    return RunResult(path=p, kind=read_kind(p), summary=summary, records_file=records_file)
 
 
 def _argv(command: list[str], options: dict[str, Any]) -> list[str]:
@@ -94,8 +109,17 @@ def _run(command: list[str], out: str | Path, options: dict[str, Any], quiet: bo
     if quiet:  # no progress bar unless asked for (generate has none to turn off)
         options = {"quiet": True, **options}
     argv = _argv(command, {**options, "out": str(out)})
-    with contextlib.redirect_stdout(io.StringIO()):
-        code = main(argv)
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            code = main(argv)
+    except SystemExit:  # the parser refused an option: a Python error, not an exit
+        raise ValueError(err.getvalue().strip().splitlines()[-1] if err.getvalue().strip() else f"bad options: {argv}"
+                         ) from None
+    if err.getvalue():
+        import sys
+
+        sys.stderr.write(err.getvalue())  # the command's warnings, as on the command line
     res = load_run(out)
     res.exit_code = code
     return res

@@ -181,13 +181,22 @@ COMMON_HELP: dict[str, str] = {
 #: counts declared by a single command (the shared ones are checked by their settings fields in
 #: murgat.engine.options): the smallest value that makes sense; argparse exits 2 below it
 COUNT_MINIMUM: dict[str, int] = {
-    "--ray-group-size": 1, "--ray-task-retries": 0, "--ray-cpus": 1, "--bootstrap": 1, "--max-frames": 1, "--k": 1,
+    "--ray-group-size": 1, "--ray-task-retries": 0, "--ray-cpus": 1, "--bootstrap": 1, "--seed": 0, "--max-frames": 1, "--k": 1,
     "--max-response-chars": 1, "--decompose-context": 0, "--decompose-context-chars": 0, "--replan": 0,
     "--max-steps": 1, "--max-regenerations": 0, "--check-retries": 0, "--max-ops": 1, "--max-citations-per-fact": 1,
 }
 
 
+#: upper bounds where a larger value only burns time or memory (e.g. --bootstrap 10**9)
+COUNT_MAXIMUM: dict[str, int] = {"--bootstrap": 100_000, "--replan": 10, "--k": 20, "--check-retries": 10,
+                                 "--ray-task-retries": 100}
+#: options that are shares (0–1)
+SHARE_OPTIONS = frozenset({"--attributed-threshold", "--recall-threshold"})
+
+
 def _count_type(option: str, minimum: int) -> Callable[[str], int]:
+    maximum = COUNT_MAXIMUM.get(option)
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -195,9 +204,31 @@ def _count_type(option: str, minimum: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum}, got {value}")
         return value
 
     parse.__name__ = option.lstrip("-").replace("-", "_")
+    return parse
+
+
+def _finite_type(share: bool) -> Callable[[str], float]:
+    """Every float option: a finite number (``nan`` passed every comparison and broke the summary
+    after all the work); a share also lies in 0–1."""
+    import math
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+        if share and not 0 <= value <= 1:
+            raise argparse.ArgumentTypeError(f"must be a share between 0 and 1, got {value:g}")
+        return value
+
+    parse.__name__ = "number"
     return parse
 
 
@@ -209,6 +240,8 @@ def _fill_help(parser: argparse.ArgumentParser) -> None:
             continue
         if a.option_strings and a.option_strings[-1] in COUNT_MINIMUM and a.type is int:
             a.type = _count_type(a.option_strings[-1], COUNT_MINIMUM[a.option_strings[-1]])
+        elif a.option_strings and a.type is float:
+            a.type = _finite_type(a.option_strings[-1] in SHARE_OPTIONS)
         if a.help is None and not isinstance(a, argparse._HelpAction):
             key = a.option_strings[0] if a.option_strings else a.dest
             a.help = COMMON_HELP.get(key)

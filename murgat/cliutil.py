@@ -9,13 +9,17 @@ from typing import Any
 
 
 def select_items(items: list[Any], ids: str | None, limit: int | None) -> list[Any]:
-    """``--ids a,b`` then ``--limit N`` (argparse already refused a negative N)."""
-    if ids:
-        keep = {i.strip() for i in ids.split(",")}
-        items = [i for i in items if i.id in keep]
+    """``--ids a,b`` then ``--limit N`` (argparse already refused a negative N). Selecting nothing is a
+    settings error (``ValueError``): a run of no items would rewrite the folder's summary to nothing."""
+    picked = items
+    if ids is not None:
+        keep = {i.strip() for i in ids.split(",") if i.strip()}
+        picked = [i for i in picked if i.id in keep]
     if limit is not None:
-        items = items[:limit]
-    return items
+        picked = picked[:limit]
+    if not picked and (ids is not None or limit is not None):
+        raise ValueError("--ids/--limit select no items")
+    return picked
 
 
 def media_root_refused(media_root: str | None) -> bool:

@@ -173,9 +173,11 @@ def quarantine_lines(path: str | os.PathLike[str], bad: list[BadLine], aside: st
             f.write(escape_line(b.text.replace("\n", " ")) + "\n")
         f.flush()
         os.fsync(f.fileno())
-    kept = [ln for n, ln in iter_lines(p) if n not in drop and ln.strip()]
+    # bytes that are not UTF-8 pass through as they are (surrogateescape): kept lines stay byte-identical
+    text = p.read_text(encoding="utf-8", errors="surrogateescape")
+    kept = [ln for n, ln in enumerate(split_lines(text), 1) if n not in drop and ln.strip()]
     tmp = p.with_name(p.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
+    with open(tmp, "w", encoding="utf-8", errors="surrogateescape") as f:
         f.write("".join(escape_line(ln) + "\n" for ln in kept))
         f.flush()
         os.fsync(f.fileno())

@@ -260,12 +260,15 @@ def _cmd_program(args: argparse.Namespace) -> int:
         return 2
     try:
         variants = _variants(args.variant)
-        items = load_dataset(args.data)
+        items = select_items(load_dataset(args.data), args.ids, args.limit)
     except (ValueError, InputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    items = select_items(items, args.ids, args.limit)
     out = Path(args.out)
+    from murgat.engine.folder import refuse_own_outputs
+
+    refuse_own_outputs([args.data, args.baseline], [out / v / name for v in variants
+                                                   for name in ("responses.jsonl", "traces.jsonl", "results.jsonl")])
     lock = take_output(out)
     if lock is None:
         return 2

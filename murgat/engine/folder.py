@@ -41,6 +41,7 @@ from murgat.schema import ResponseResult, RunSummary
 
 #: what a run folder can hold; ``config.json`` says which
 KINDS = ("score", "faithfulness", "reflect", "program", "generate", "sweep", "ground")
+# (a program run's variant subfolder reads as "program-variant": view and summarize point to the run)
 
 
 class RunConfigMismatch(RuntimeError):
@@ -100,11 +101,14 @@ class RunFolder:
     skip such lines, because a live run may be writing the file at that moment."""
 
     def __init__(self, path: str | Path, repair: bool = True, record: type[Any] | None = ResponseResult,
-                 results: str | Path = "results.jsonl") -> None:
+                 results: str | Path = "results.jsonl", required: frozenset[str] | None = None) -> None:
         self.path = Path(path)
         self.repair = repair
         #: the record model (pydantic); ``None`` keeps records as JSON objects (``generate``'s responses)
         self.record = record
+        #: keys every record of this stream was written with: a line without them (a bare ``{"id": …}``,
+        #: a hand edit) is not a finished item — it is moved aside and the item done again
+        self.required = required if required is not None else _REQUIRED.get(record, frozenset())
         self._results = self.path / results
         if repair:
             self.path.mkdir(parents=True, exist_ok=True)
@@ -137,12 +141,21 @@ class RunFolder:
         bad: list[BadLine] = []
         last: dict[str, int] = {}
         if self.results_path.exists():
-            with open(self.results_path, encoding="utf-8", newline="") as f:
+            with open(self.results_path, encoding="utf-8", errors="surrogateescape", newline="") as f:
                 for lineno, line in enumerate(_lines(f), 1):
                     if not line.strip():
                         continue
+                    if not _is_utf8(line):  # bytes that are not UTF-8 (read as lone surrogates): a bad line
+                        bad.append(BadLine(lineno, line.encode("utf-8", "surrogateescape").decode("utf-8", "replace"),
+                                           "not UTF-8"))
+                        continue
                     try:
                         rec = loads_line(line)
+                    except ValueError as exc:
+                        bad.append(BadLine(lineno, line, str(exc)))
+                        continue
+                    try:
+                        self._check_required(rec)  # before slim drops the heavy fields
                     except ValueError as exc:
                         bad.append(BadLine(lineno, line, str(exc)))
                         continue
@@ -182,7 +195,7 @@ class RunFolder:
         lines = {n for i, n in self._last_line.items() if i in want}
         if not lines or not self.results_path.exists():
             return
-        with open(self.results_path, encoding="utf-8", newline="") as f:
+        with open(self.results_path, encoding="utf-8", errors="surrogateescape", newline="") as f:
             for lineno, line in enumerate(_lines(f), 1):
                 if lineno not in lines:
                     continue
@@ -190,6 +203,11 @@ class RunFolder:
                     yield self._validate(loads_line(line))
                 except (ValueError, ValidationError):
                     continue  # the slim scan already reported (or moved aside) this line
+
+    def _check_required(self, rec: Any) -> None:
+        missing = sorted(k for k in self.required if not isinstance(rec, dict) or k not in rec)
+        if missing:
+            raise ValueError(f"not a finished record (no {', '.join(missing)})")
 
     def _validate(self, rec: Any) -> Any:
         if self.record is None:
@@ -333,6 +351,14 @@ class RunFolder:
         return RunSummary.model_validate_json((self.path / "summary.json").read_text(encoding="utf-8"))
 
 
+def _is_utf8(line: str) -> bool:
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _lines(f: Any) -> Any:
     """Lines of an open text file split at ``\n`` only (see :mod:`murgat.jsonl`)."""
     buf = ""
@@ -387,6 +413,19 @@ def write_atomic(path: Path, text: str) -> None:
     replace_atomically(path, lambda f: f.write(text.encode("utf-8")))
 
 
+def refuse_own_outputs(inputs: Sequence[str | Path | None], outputs: Sequence[str | Path]) -> None:
+    """Refuse a run that would write over one of its own inputs (``--out`` naming the input file,
+    reflect ``--from`` its own responses): :class:`RunConfigMismatch`, exit 2, nothing touched."""
+    outs = {Path(o).resolve(): Path(o) for o in outputs}
+    for i in inputs:
+        if i is None:
+            continue
+        path = Path(str(i).split(":", 1)[-1]) if ":" in str(i) and not Path(str(i)).exists() else Path(i)
+        if path.resolve() in outs:
+            raise RunConfigMismatch(f"{path} is an input of this run and would be overwritten by its output "
+                                    f"{outs[path.resolve()]}; choose another --out")
+
+
 def read_kind(path: str | Path) -> str | None:
     """What a run folder holds: ``config.json``'s ``kind``, or (folders from before kinds were
     recorded) a guess from the files: ``traces.jsonl`` = reflect, a ``program.json`` = program,
@@ -400,6 +439,8 @@ def read_kind(path: str | Path) -> str | None:
         pass
     if (p / "program.json").exists() or (p / "variants.json").exists():
         return "program"
+    if read_kind(p.parent) == "program" if (p.parent / "config.json").exists() else False:
+        return "program-variant"  # OUT/VARIANT/ of a program run: its parent is the run folder
     if (p / "traces.jsonl").exists() and (p / "responses.jsonl").exists():
         return "reflect"
     if (p / "sweep.json").exists():
@@ -422,6 +463,9 @@ def read_kind(path: str | Path) -> str | None:
     return None
 
 
+#: what every record of a stream carries (see RunFolder.required); filled in below for the record models
+_REQUIRED: dict[Any, frozenset[str]] = {ResponseResult: frozenset({"case", "scores"})}
+
 #: the name the score command's code has always used
 RunDir = RunFolder
 
@@ -442,7 +486,7 @@ class PairFolder(RunFolder):
         path = Path(path)
         if repair and not (path / "results.jsonl").exists() and (path / "responses.jsonl").exists():
             _adopt_pairs(path)
-        super().__init__(path, repair=repair, record=None)
+        super().__init__(path, repair=repair, record=None, required=frozenset({"record", "trace"}))
 
     def export(self, order: Sequence[str] | None = None) -> None:
         rows = self.latest_results(order=order)

@@ -57,11 +57,18 @@ class ItemTask(Protocol):
         ...
 
 
+#: the fields of an item that decide what is done with it; bookkeeping that other commands add to
+#: their records (``usage``, ``cached``, ``input_digest``, timings) is not an edit
+DIGEST_FIELDS = frozenset({"id", "media", "question", "options", "gold", "response", "question_type",
+                           "generation_error"})
+
+
 def item_digest(item: Item, media: str | None = None, *extra: Any) -> str:
-    """``ITEM[.MEDIA]``: SHA-256 (16 hex digits) of the item as read (every field, extra ones
-    included) plus ``extra`` (e.g. a post-hoc base response), then the media file's content
-    digest when the file could be read (``None``: missing or refused). See :func:`same_work`."""
-    doc = [item.model_dump(mode="json"), [str(e) for e in extra]]
+    """``ITEM[.MEDIA]``: SHA-256 (16 hex digits) of the item's :data:`DIGEST_FIELDS` plus ``extra``
+    (e.g. a post-hoc base response), then the media file's content digest when the file could be
+    read (``None``: missing or refused). See :func:`same_work`."""
+    fields = {k: v for k, v in item.model_dump(mode="json").items() if k in DIGEST_FIELDS}
+    doc = [fields, [str(e) for e in extra]]
     head = hashlib.sha256(json.dumps(doc, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()[:16]
     return f"{head}.{media[:16]}" if media else head
 

@@ -23,6 +23,7 @@ yes/no answer: 1,024; a model's reasoning chain: 2,048, or 4,096 for ``generate`
 from __future__ import annotations
 
 import argparse
+import math
 import types
 import typing
 from typing import Any, Literal, Union, get_args, get_origin
@@ -128,6 +129,8 @@ def _parser_for(name: str, info: FieldInfo) -> Any:
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected {'a whole number' if kind is int else 'a number'}, "
                                              f"got {text!r}") from None
+        if kind is float and not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
         if low is not None and value < low:
             raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
         if above is not None and value <= above:

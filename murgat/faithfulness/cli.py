@@ -41,7 +41,7 @@ def _cmd_faithfulness(args: argparse.Namespace) -> int:
     if lock is None:
         return 2
     try:
-        rundir = RunDir(out, record=FaithResult)
+        rundir = RunDir(out, record=FaithResult, required=frozenset({"case", "steps"}))
         if args.overwrite:
             rundir.reset()
         cache = ResponseCache(Path(args.cache) if args.cache else out / "cache.sqlite")

@@ -152,6 +152,9 @@ def _cmd_reflect(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out)
+    from murgat.engine.folder import refuse_own_outputs
+
+    refuse_own_outputs([args.data, args.from_], [out / "responses.jsonl", out / "traces.jsonl", out / "results.jsonl"])
     lock = take_output(out)
     if lock is None:
         return 2

@@ -103,22 +103,45 @@ async def _generate(args: argparse.Namespace, effort: str | None, folder: Any, c
     return judge.stats
 
 
+def _check_adopted(folder: Any, args: argparse.Namespace, effort: str | None) -> None:
+    """A responses file from before run folders (no config.json yet) is adopted only when its records
+    were made by this model, mode and effort (each record names them): otherwise one file would mix
+    two settings under one accuracy."""
+    from murgat.engine.folder import RunConfigMismatch
+
+    if folder.config_path.exists():
+        return
+    for r in folder.latest_results(slim=True):
+        made = (r.get("model"), r.get("mode"), r.get("effort"))
+        if made[0] not in (None, args.model) or made[1] not in (None, args.mode) or made[2] not in (None, effort):
+            raise RunConfigMismatch(f"{folder.results_path} holds responses of {made[0]} (mode {made[1]}, effort "
+                                    f"{made[2]}), not of {args.model} (mode {args.mode}, effort {effort}); use another "
+                                    "--out, or --overwrite")
+
+
 def run_generate(args: argparse.Namespace, items: list[Any], out: Path, effort: str | None) -> tuple[int, dict[str, Any]]:
     """Generate into the run folder of ``out`` (lock, config, resume, summary); (exit code, summary)."""
     from murgat.cliutil import take_output
-    from murgat.engine.folder import RunFolder
+    from murgat.engine.folder import RunFolder, refuse_own_outputs
     from murgat.generation.generate import accuracy_table
 
     folder_path, responses = output_paths(out)
+    refuse_own_outputs([args.data, getattr(args, "base", None)], [responses])
     lock = take_output(folder_path)
     if lock is None:
         return 2, {}
+    # the responses file itself is locked too: `--out DIR` and `--out DIR/responses.jsonl` name one file
+    file_lock = take_output(responses, is_dir=False)
+    if file_lock is None:
+        lock.release()
+        return 2, {}
     try:
-        folder = RunFolder(folder_path, record=None, results=responses.resolve())
+        folder = RunFolder(folder_path, record=None, results=responses.resolve(), required=frozenset({"response"}))
         if getattr(args, "overwrite", False):
             folder.reset()
         for note in folder.notices:
             print(f"warning: {note}", file=sys.stderr)
+        _check_adopted(folder, args, effort)
         legacy = Path(f"{responses}.cache.sqlite")
         cache_path = Path(args.cache) if getattr(args, "cache", None) else (legacy if legacy.exists() else folder_path / "cache.sqlite")
         try:
@@ -142,6 +165,7 @@ def run_generate(args: argparse.Namespace, items: list[Any], out: Path, effort: 
         table["responses"] = str(responses)
         folder.write_summary(table)
     finally:
+        file_lock.release()
         lock.release()
     return 0, table
 
@@ -153,7 +177,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     try:
         check_media_root(args.media_root)
         items = _load(args)
-    except (InputError, BadMediaRoot) as exc:
+    except (InputError, BadMediaRoot, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     code, table = run_generate(args, items, Path(args.out), args.effort)

@@ -149,6 +149,10 @@ def _cmd_score(args: argparse.Namespace) -> int:
         items = [i for i in items if i.id in set(wanted)]
     if args.limit is not None:
         items = items[: args.limit]
+    if not items and (args.ids is not None or args.limit is not None):
+        # a summary of nothing would replace the folder's summary.json: refused
+        print("error: --ids/--limit select no items", file=sys.stderr)
+        return 2
     try:
         cfg = _build_config(args)
     except ValueError as exc:
@@ -426,7 +430,13 @@ def _cmd_summarize(args: argparse.Namespace) -> int:
     others = {p: k for p, k in kinds.items() if k not in (None, "score")}
     if others:
         if len(args.runs) == 1:  # one folder of another kind: its summary as it is
-            doc = json.loads((Path(args.runs[0]) / "summary.json").read_text(encoding="utf-8"))
+            where = Path(args.runs[0]) / "summary.json"
+            if not where.exists():
+                print(f"error: {args.runs[0]} is a '{others[str(args.runs[0])]}' folder without summary.json"
+                      + (" (summarize the program run above it)" if others[str(args.runs[0])] == "program-variant" else ""),
+                      file=sys.stderr)
+                return 2
+            doc = json.loads(where.read_text(encoding="utf-8"))
             print(json.dumps({"kind": others[str(args.runs[0])], "summary": doc}, indent=2, ensure_ascii=False))
             return 0
         print("error: murgat summarize compares score runs; " + ", ".join(f"{p} is a '{k}' run" for p, k in others.items()),

@@ -177,6 +177,8 @@ def _view_other_kind(run: Path, kind: str, args: argparse.Namespace) -> int:
         print(f"wrote {reflect_report(out, traces, recs, summary, args.media_root)}")
         return 0
     where = {"program": "each variant's folder holds responses.jsonl; with --score, view OUT/VARIANT/run",
+             "program-variant": "it is one variant of a program run: view the run's report.html in the folder above, "
+                                "or, with --score, this folder's run/",
              "generate": "score its responses.jsonl with murgat score, then view that run",
              "sweep": "view one effort's score run: OUT/effort-LEVEL/run",
              "ground": "print its figures with murgat summarize; score with --gold shows them in the score run's report"}.get(kind, "")

@@ -198,3 +198,41 @@ def test_a_summary_that_cannot_be_written_exits_5_with_one_line(tmp_path: Path, 
                  str(tmp_path / "run"), "--quiet", "--json"]) == 5
     err = capsys.readouterr().err
     assert "Traceback" not in err and "summary.json" in err and (tmp_path / "run" / "results.jsonl").exists()
+
+
+def test_api_edges(tmp_path: Path, example_media: Path) -> None:
+    """Fault-finding pass: generate(out=FILE.jsonl).records was empty, load_run of a missing folder
+    returned an empty result, a bad option raised SystemExit with the CLI usage."""
+    cas = _write(tmp_path / "c.jsonl", [{"match": {"task": "generate"}, "output": {"text": "Answer: A"}}])
+    q = _write(tmp_path / "q.jsonl", [{"id": f"q{k}", "media": "friday.mp4", "question": "?"} for k in range(3)])
+    res = murgat.generate(q, model=f"replay:{cas}", out=tmp_path / "a.jsonl", mode="base", media_root=example_media)
+    assert [r["id"] for r in res.records] == ["q0", "q1", "q2"]
+    assert [r["id"] for r in murgat.load_run(tmp_path / "a.jsonl").records] == ["q0", "q1", "q2"]
+    with pytest.raises(FileNotFoundError):
+        murgat.load_run(tmp_path / "nothing-here")
+    with pytest.raises(ValueError, match="limit"):
+        murgat.score(q, judge="embedded", out=tmp_path / "r", limit=-1)
+
+
+def test_view_and_summarize_a_program_variant_folder(tmp_path: Path, capsys) -> None:
+    from murgat.engine.folder import PairFolder, RunFolder, read_kind
+
+    prog = tmp_path / "prog"
+    RunFolder(prog, record=None).check_config({"planner": "x"}, {}, kind="program")
+    v = PairFolder(prog / "logic-declarative")
+    v.append_many([{"id": "a", "record": {"id": "a"}, "trace": {"id": "a"}}])
+    v.export(["a"])
+    assert read_kind(prog / "logic-declarative") == "program-variant"
+    assert main(["summarize", str(prog / "logic-declarative")]) == 2
+    assert main(["view", str(prog / "logic-declarative")]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["score", "faithfulness", "generate", "program"])
+def test_selecting_no_items_is_refused(tmp_path: Path, command: str, capsys) -> None:
+    """Fault-finding pass: --ids , or --limit 0 rewrote a finished folder's summary.json to 0 items."""
+    q = _write(tmp_path / "q.jsonl", [{"id": "a", "media": "friday.mp4", "question": "?", "response": "r"}])
+    head = {"score": ["score", str(q), "--judge", "embedded"], "faithfulness": ["faithfulness", str(q), "--judge", "x:y"],
+            "generate": ["generate", str(q), "--model", "x:y"], "program": ["program", str(q), "--planner", "x:y"]}[command]
+    assert main([*head, "--out", str(tmp_path / "out"), "--limit", "0"]) == 2
+    assert "select no items" in capsys.readouterr().err

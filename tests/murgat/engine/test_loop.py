@@ -120,3 +120,39 @@ def test_compact_keeps_lines_byte_identical_and_blank_lines_do_not_shift(tmp_pat
     folder = RunFolder(out, record=None)
     folder.compact(["a", "b"])
     assert (out / "results.jsonl").read_text().splitlines() == ['{"id": "a", "v": "\\u2028x"}', '{"id": "b", "v": 2}']
+
+
+def test_a_line_that_is_not_utf8_is_moved_aside_and_good_lines_stay(tmp_path: Path) -> None:
+    """Before: one bad byte made every command on the folder stop with UnicodeDecodeError."""
+    out = tmp_path / "run"
+    out.mkdir()
+    good = '{"id": "a", "response": "caf\\u00e9 ok", "v": 1}'
+    (out / "results.jsonl").write_bytes(good.encode() + b"\n" + b'{"id": "b", "x": "\xff\xfe"}\n')
+    folder = RunFolder(out, record=None)
+    assert [r["id"] for r in folder.latest_results()] == ["a"]
+    assert "not UTF-8" in folder.notices[0]
+    assert (out / "results.jsonl").read_bytes() == good.encode() + b"\n"
+    assert (out / "results.corrupt.jsonl").exists()
+
+
+def test_a_bare_id_line_is_not_a_finished_item(tmp_path: Path) -> None:
+    """Before: {"id": X} counted as done (score: 'scored' with no scores; program/reflect: KeyError)."""
+    from murgat.engine.folder import PairFolder
+
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "results.jsonl").write_text('{"id": "a"}\n{"id": "b", "record": {"id": "b"}, "trace": {"id": "b"}}\n')
+    folder = PairFolder(out)
+    assert [r["id"] for r in folder.latest_results()] == ["b"]
+    score = tmp_path / "score"
+    score.mkdir()
+    (score / "results.jsonl").write_text('{"id": "a"}\n')
+    assert RunFolder(score).latest_results() == []
+
+
+def test_bookkeeping_fields_are_not_edits() -> None:
+    """Before: a generate output scored again after its 'cached' flag flipped was rescored whole."""
+    a = Item(id="x", response="r", question="q", cached=False, usage={"input_tokens": 1}, input_digest="1")
+    b = Item(id="x", response="r", question="q", cached=True, usage={"input_tokens": 9}, input_digest="2")
+    assert item_digest(a) == item_digest(b)
+    assert item_digest(a) != item_digest(Item(id="x", response="r2", question="q"))

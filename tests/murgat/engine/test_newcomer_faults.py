@@ -71,3 +71,42 @@ def test_a_reader_leaving_the_pipe_is_no_traceback(tmp_path: Path) -> None:
     err = proc.stderr.read().decode()
     proc.wait(timeout=60)
     assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+def test_no_command_writes_over_its_own_input(tmp_path: Path, example_media: Path, capsys) -> None:
+    """Fault-finding pass: generate --out INPUT read its questions as finished answers (0 calls, exit 0);
+    reflect --from OUT/responses.jsonl replaced the user's file."""
+    q = _write(tmp_path / "q.jsonl", [{"id": "a", "media": "friday.mp4", "question": "?", "response": "x"}])
+    before = q.read_bytes()
+    assert main(["generate", str(q), "--model", "embedded", "--out", str(q), "--media-root", str(example_media)]) == 2
+    assert "would be overwritten" in capsys.readouterr().err and q.read_bytes() == before
+    ud = tmp_path / "ud"
+    ud.mkdir()
+    own = ud / "responses.jsonl"
+    own.write_bytes(before)
+    assert main(["reflect", str(own), "--from", str(own), "--model", "embedded", "--detector", "self", "--out", str(ud),
+                 "--media-root", str(example_media)]) == 2
+    assert own.read_bytes() == before
+
+
+def test_an_old_responses_file_of_another_model_is_not_adopted(tmp_path: Path, example_media: Path, capsys) -> None:
+    """Fault-finding pass: an old FILE.jsonl (no FILE.run/) was resumed under any model or mode."""
+    old = _write(tmp_path / "out.jsonl", [{"id": "a", "media": "friday.mp4", "question": "?", "response": "Answer: A",
+                                           "model": "openai:m3", "mode": "cite", "effort": None}])
+    q = _write(tmp_path / "q.jsonl", [{"id": "a", "media": "friday.mp4", "question": "?"},
+                                      {"id": "b", "media": "friday.mp4", "question": "?"}])
+    cas = _write(tmp_path / "c.jsonl", [{"match": {"task": "generate"}, "output": {"text": "Answer: B"}}])
+    assert main(["generate", str(q), "--model", f"replay:{cas}", "--mode", "base", "--out", str(old),
+                 "--media-root", str(example_media)]) == 2
+    assert "holds responses of openai:m3" in capsys.readouterr().err
+    assert len(old.read_text().splitlines()) == 1
+
+
+def test_two_spellings_of_one_generate_output_are_one_lock(tmp_path: Path) -> None:
+    from murgat.cliutil import take_output
+
+    held = take_output(tmp_path / "g5" / "responses.jsonl", is_dir=False)
+    try:
+        assert take_output(tmp_path / "g5" / "responses.jsonl", is_dir=False) is None
+    finally:
+        held.release()

@@ -65,3 +65,20 @@ def test_settings_are_built_from_the_arguments() -> None:
     assert (cfg.max_tokens, cfg.temperature, cfg.retries) == (77, 0.7, 0)
     with pytest.raises(SystemExit):
         p.parse_args(["--concurrency", "0"])
+
+
+@pytest.mark.parametrize("bad", [["--attributed-threshold", "nan"], ["--attributed-threshold", "1.5"], ["--seed", "-1"],
+                                 ["--bootstrap", "1000000000"], ["--fps", "nan"], ["--pad", "inf"],
+                                 ["--timeout", "nan"]])
+def test_values_that_only_fail_late_are_refused_at_once(tmp_path, bad, capsys) -> None:
+    """Fault-finding pass: nan thresholds broke summary.json after all the work; --seed -1 a numpy
+    traceback at the end; --bootstrap 10**9 never finished; nan --fps printed a pydantic dump."""
+    from murgat.cli import main
+
+    inp = tmp_path / "in.jsonl"
+    inp.write_text('{"id": "a", "media": "x.mp4", "response": "r"}\n')
+    with pytest.raises(SystemExit) as exc:
+        main(["score", str(inp), "--judge", "embedded", "--out", str(tmp_path / "run"), *bad])
+    err = capsys.readouterr().err
+    last = err.strip().splitlines()[-1]
+    assert exc.value.code == 2 and last.startswith("murgat score: error: argument") and "pydantic" not in err
