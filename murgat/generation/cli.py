@@ -25,7 +25,7 @@ def output_paths(out: str | Path) -> tuple[Path, Path]:
     (the spelling of earlier versions, kept working) writes the responses to ``FILE.jsonl`` and
     keeps the rest of the run folder beside it in ``FILE.run/``."""
     p = Path(out)
-    if p.suffix == ".jsonl":
+    if p.suffix == ".jsonl" and not p.is_dir() and not str(out).endswith(("/", "\\")):
         return p.with_suffix(".run"), p
     return p, p / "responses.jsonl"
 
