@@ -10,13 +10,16 @@ driver, which stamps each with the item's digest and appends it to the run folde
 only writer.
 
 Only factories inside murgat's own packages are imported (the name comes from the driver,
-never from input data).
+never from input data). The payload also names the driver (pid and Ray node): a worker on the
+driver's machine checks that it is alive before each request, so a killed driver's workers stop
+sending at once instead of after Ray notices (~2 s).
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +28,7 @@ from typing import Any
 from murgat.engine.folder import RunFolder
 from murgat.engine.loop import STOPS_RUN, ItemTask, stamp
 from murgat.scaleout.driver import RayRunReport, run_command
-from murgat.scaleout.worker import make_cluster_judge, stream
+from murgat.scaleout.worker import DriverGone, driver_watch, make_cluster_judge, stream
 from murgat.schema import Item
 
 #: packages a factory may live in
@@ -53,6 +56,7 @@ def run_group(payload: dict[str, Any], cache: Any, limits: Any) -> Iterator[dict
     """One Ray task: build the task in this worker and stream each item's record, then the stats."""
     factory = load_factory(payload["factory"])
     items = [Item.model_validate(i) for i in payload["items"]]
+    alive = driver_watch(payload.get("driver"))
 
     async def setup() -> tuple[Any, list[Any]]:
         made: dict[str, Any] = {}
@@ -60,7 +64,7 @@ def run_group(payload: dict[str, Any], cache: Any, limits: Any) -> Iterator[dict
         def judge(spec: str, options: dict[str, Any], config: Any) -> Any:
             key = json.dumps([spec, options, config.model_dump(mode="json")], sort_keys=True, default=str)
             if key not in made:
-                made[key] = make_cluster_judge(spec, options, config, cache, limits)
+                made[key] = make_cluster_judge(spec, options, config, cache, limits, alive)
             return made[key]
 
         task = factory(payload["settings"], judge)
@@ -68,8 +72,8 @@ def run_group(payload: dict[str, Any], cache: Any, limits: Any) -> Iterator[dict
         async def handle(item: Item) -> dict[str, Any]:
             try:
                 rec = await task.run(item)
-            except STOPS_RUN:
-                raise  # stops the run, as it does locally
+            except (*STOPS_RUN, DriverGone):
+                raise  # stops the run, as it does locally (or: nobody is left to write it)
             except Exception as exc:  # recorded as a local run records it
                 rec = task.error_record(item, f"internal_error: {type(exc).__name__}: {exc}")
             pool = getattr(task, "pool", None)
@@ -87,10 +91,15 @@ def run_on_ray(spec: TaskSpec, task: ItemTask, todo: Sequence[Item], folder: Run
     """The driver side: ``todo`` (from :func:`murgat.engine.loop.plan`) in Ray tasks grouped by media
     file; each record is stamped with its item's digest (``task.digest``) and appended to ``folder``."""
     digests = {it.id: task.digest(it) for it in todo}
+    driver = {"pid": os.getpid(), "node": None}
 
     def payload_of(rows: list[Item]) -> dict[str, Any]:
+        if driver["node"] is None:  # Ray is initialised by now (run_command started or joined it)
+            import ray
+
+            driver["node"] = ray.get_runtime_context().get_node_id()
         return {"factory": spec.factory, "settings": spec.settings, "concurrency": spec.concurrency,
-                "items": [r.model_dump(mode="json") for r in rows]}
+                "items": [r.model_dump(mode="json") for r in rows], "driver": dict(driver)}
 
     def write(batch: list[dict[str, Any]]) -> None:
         rows = [r if folder.record is None else folder.record.model_validate(r) for r in batch]

@@ -32,13 +32,19 @@ async def _heartbeat(renew: Any) -> None:
 class _Lease:
     """``async with`` one cluster-wide concurrency slot (replaces a judge's local semaphore)."""
 
-    def __init__(self, limits: Any, name: str, n: int) -> None:
-        self.limits, self.name, self.n = limits, name, n
+    def __init__(self, limits: Any, name: str, n: int, alive: Callable[[], None] | None = None) -> None:
+        self.limits, self.name, self.n, self.alive = limits, name, n, alive
         self.lease: int | None = None
         self.beat: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> _Lease:
         self.lease = await self.limits.acquire.remote(self.name, self.n, LEASE_S)
+        if self.alive is not None:
+            try:
+                self.alive()  # the slot may have taken a while: the driver must still be there to send
+            except BaseException:
+                await self.limits.release.remote(self.name, self.lease)
+                raise
         self.beat = asyncio.create_task(_heartbeat(lambda: self.limits.renew.remote(self.name, self.lease, LEASE_S)))
         return self
 
@@ -60,17 +66,50 @@ class _Window:
             await self.limits.admit.remote(self.name, self.rpm, self.tpm, tokens)
 
 
-def wire_judge(judge: Any, cache: Any, limits: Any) -> Any:
+class DriverGone(RuntimeError):
+    """The driver of this run is gone (killed): its workers stop sending instead of paying for
+    answers nobody will write."""
+
+
+def driver_watch(driver: dict[str, Any] | None) -> Callable[[], None]:
+    """A check that raises :class:`DriverGone` once the driver process has ended — for a worker on
+    the driver's machine (a worker elsewhere relies on Ray noticing, which takes ~2 s)."""
+    if not driver or not driver.get("pid"):
+        return lambda: None
+    try:
+        import ray
+
+        here = ray.get_runtime_context().get_node_id()
+    except Exception:  # not inside Ray (a test calling the group directly)
+        here = None
+    if here is None or here != driver.get("node"):
+        return lambda: None
+    pid = int(driver["pid"])
+
+    def check() -> None:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            raise DriverGone(f"the driver (pid {pid}) has ended") from None
+        except PermissionError:
+            pass  # alive, owned by another user
+
+    return check
+
+
+def wire_judge(judge: Any, cache: Any, limits: Any, alive: Callable[[], None] | None = None) -> Any:
     """Route a judge through the cluster: its concurrency and rate limits through the limit
     service (instance attributes shadow the judge's own ``_semaphore``/``_limiter``), and every
     request through a claim on the cache service, so an answer anyone in the cluster has — or
     is fetching — is not paid for again. The judge must have no local cache (``cache=None``)."""
-    judge._semaphore = lambda n: _Lease(limits, judge.provider, n)
+    judge._semaphore = lambda n: _Lease(limits, judge.provider, n, alive)
     judge._limiter = lambda rpm, tpm: _Window(limits, judge.provider, rpm, tpm)
     inner = judge.generate
 
     async def generate(req: JudgeRequest, materialize: Any = None) -> JudgeOutput:
         key = judge.key(req)
+        if alive is not None:
+            alive()  # no new request once the driver is gone
         while True:
             status, payload = await cache.claim.remote(key, LEASE_S)
             if status == "hit":
@@ -87,6 +126,8 @@ def wire_judge(judge: Any, cache: Any, limits: Any) -> Any:
                         return out.model_copy(update={"cached": True, "deduplicated": True})
                 continue  # the holder failed or died: claim again
             out = None
+            if alive is not None:
+                alive()
             beat = asyncio.create_task(_heartbeat(lambda: cache.renew.remote(key, LEASE_S)))
             try:
                 out = await (inner(req, materialize) if materialize is not None else inner(req))
@@ -100,10 +141,11 @@ def wire_judge(judge: Any, cache: Any, limits: Any) -> Any:
     return judge
 
 
-def make_cluster_judge(spec: str, options: dict[str, Any], config: Any, cache: Any, limits: Any) -> Any:
+def make_cluster_judge(spec: str, options: dict[str, Any], config: Any, cache: Any, limits: Any,
+                       alive: Callable[[], None] | None = None) -> Any:
     from murgat.judges import make_judge
 
-    return wire_judge(make_judge(spec, options, cache=None, config=config), cache, limits)
+    return wire_judge(make_judge(spec, options, cache=None, config=config), cache, limits, alive)
 
 
 def stream(items: list[Any], concurrency: int, setup: Callable[[], Awaitable[tuple[Any, list[Any]]]]

@@ -7,6 +7,7 @@ counted where it arrives.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -261,6 +262,34 @@ def test_a_killed_driver_resumes(tmp_path, example_media, monkeypatch) -> None:
     res = RunDir(out).latest_results()
     assert sorted(r.id for r in res) == [f"i{k:03d}" for k in range(10)]
     assert len(server.received) > n_before
+
+
+def test_workers_stop_sending_when_the_driver_is_killed(tmp_path, example_media, monkeypatch) -> None:
+    """#22: after kill -9 of the driver (only the driver: the Ray processes it started live on),
+    workers kept sending requests for about 2 s. Now a worker on the driver's machine checks that the
+    driver is alive before each request."""
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    inp = _items(tmp_path, 24, ("friday.mp4", "nasa_13013.mp4"))
+    out = tmp_path / "run"
+    with StandIn(latency=0.3) as server:
+        cmd = [sys.executable, "-m", "murgat", "score", str(inp), "--media-root", str(example_media), "--judge",
+               "openai:m", "-J", f"base_url={server.base_url}", "--out", str(out), "--run-on", "ray",
+               "--ray-cpus", "2", "--ray-group-size", "2", "--concurrency", "2", "--retries", "0", "--quiet"]
+        proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.time() + 120
+            while time.time() < deadline and len(server.received) < 6:
+                time.sleep(0.05)
+            assert len(server.received) >= 6, "the run did not start"
+            os.kill(proc.pid, signal.SIGKILL)  # the driver alone
+            killed = time.time()
+            proc.wait()
+            time.sleep(3.0)
+            late = [at for _, at in server.received if at > killed + 0.7]
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)  # the Ray processes the driver had started
+    assert late == [], f"{len(late)} request(s) sent more than 0.7 s after the driver died"
 
 
 def test_a_replay_miss_stops_the_run_as_locally(tmp_path, example_media, ray_instance, capsys) -> None:
