@@ -114,7 +114,7 @@ def _run(command: list[str], out: str | Path, options: dict[str, Any], quiet: bo
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
             code = main(argv)
     except SystemExit:  # the parser refused an option: a Python error, not an exit
-        raise ValueError(err.getvalue().strip().splitlines()[-1] if err.getvalue().strip() else f"bad options: {argv}"
+        raise ValueError(err.getvalue().strip().split("\n")[-1] if err.getvalue().strip() else f"bad options: {argv}"
                          ) from None
     if err.getvalue():
         import sys

@@ -36,8 +36,10 @@ def is_ground_run(path: str | Path) -> bool:
 def load_ground_run(path: str | Path) -> tuple[GroundSummary, list[GroundRecord]]:
     p = Path(path)
     summary = GroundSummary.model_validate_json((p / "summary.json").read_text(encoding="utf-8"))
-    lines = (p / "results.jsonl").read_text(encoding="utf-8").splitlines()
-    return summary, [GroundRecord.model_validate_json(x) for x in lines if x.strip()]
+    from murgat.jsonl import iter_lines
+
+    # split at "\n" only: U+2028/U+2029/U+0085 inside a record's strings are data (murgat.jsonl)
+    return summary, [GroundRecord.model_validate_json(x) for _, x in iter_lines(p / "results.jsonl") if x.strip()]
 
 
 def compare_ground(runs: list[tuple[str, list[GroundRecord]]], n_resamples: int = 2000, seed: int = 0) -> list[dict[str, Any]]:

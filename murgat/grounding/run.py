@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -384,12 +383,6 @@ def _score_records(folder: str) -> dict[str, Any]:
     return {r.id: r for r in RunDir(p, repair=False).latest_results()}
 
 
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def ground(responses: str | Path, gold: str | Path | dict[str, GoldItem], out: str | Path | None = None,
            settings: GroundSettings | None = None) -> GroundResult:
     """Score ``responses`` against ``gold``; write a run folder to ``out`` when given.
@@ -417,11 +410,15 @@ def ground(responses: str | Path, gold: str | Path | dict[str, GoldItem], out: s
     if out is not None:
         o = Path(out)
         # absolute paths: the viewer re-reads the gold later, from wherever it is run
-        _write(o / "config.json", json.dumps({"kind": "ground", "responses": str(Path(responses).resolve()),
-                                              "gold": None if isinstance(gold, dict) else str(Path(gold).resolve()),
-                                              "settings": s.model_dump()}, indent=2))
-        _write(o / "results.jsonl", "".join(r.model_dump_json() + "\n" for r in records))
-        _write(o / "summary.json", summary.model_dump_json(indent=2))
+        from murgat.engine.folder import write_atomic
+        from murgat.jsonl import escape_line
+
+        write_atomic(o / "config.json", json.dumps({"kind": "ground", "responses": str(Path(responses).resolve()),
+                                                   "gold": None if isinstance(gold, dict) else str(Path(gold).resolve()),
+                                                   "settings": s.model_dump()}, indent=2))
+        # the run folder's one atomic writer; JSONL lines escape U+2028/U+2029/U+0085 like every murgat stream
+        write_atomic(o / "results.jsonl", "".join(escape_line(r.model_dump_json()) + "\n" for r in records))
+        write_atomic(o / "summary.json", summary.model_dump_json(indent=2))
     return GroundResult(summary=summary, records=records)
 
 

@@ -51,7 +51,7 @@ def init_ray(address: str | None, num_cpus: int | None = None) -> bool:
         else:
             ray.init(num_cpus=num_cpus or os.cpu_count() or 1, **kw)
     except Exception as exc:  # unreachable, refused, token-protected, no client extra: one line, exit 2
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+        first = (str(exc).strip() or type(exc).__name__).split("\n")[0][:300]
         where = f"--ray-address {address}" if address else "a local Ray instance"
         hint = " (ray:// addresses need the client extra: pip install 'ray[client]')" if (
             address and address.startswith("ray://") and "client" in str(exc).lower()) else ""

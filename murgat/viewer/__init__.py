@@ -124,7 +124,9 @@ def grounding_docs(run: Path) -> tuple[dict[str, dict[str, Any]], str | None]:
     if not (folder / "results.jsonl").is_file():
         return {}, None
     out: dict[str, dict[str, Any]] = {}
-    for line in (folder / "results.jsonl").read_text(encoding="utf-8").splitlines():
+    from murgat.jsonl import iter_lines
+
+    for _, line in iter_lines(folder / "results.jsonl"):  # split at "\n" only (murgat.jsonl)
         if line.strip():
             rec = json.loads(line)
             out[rec["id"]] = {"record": {k: _r(rec.get(k)) if isinstance(rec.get(k), float) else rec.get(k) for k in (
