@@ -120,7 +120,7 @@ async def _run(args: argparse.Namespace, items: list[Any], variants: list[str], 
 def _place(args: argparse.Namespace) -> Any:
     from murgat.engine.preflight import MediaPlace
 
-    return MediaPlace(args.media_root, args.data.split(":", 1)[-1], args.allow_media_outside_root)
+    return MediaPlace.of(args)
 
 
 def _variant_folder(out: Path, variant: str) -> Any:

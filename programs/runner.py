@@ -26,11 +26,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 import prompts
-from media.errors import MediaError, MediaNotFound
-from media.probe import probe
 from murgat.answers import is_correct
 from murgat.citations import format_time
-from murgat.inputs import MediaOutsideRoot, resolve_media
+from murgat.engine.preflight import ItemMediaError, MediaPlace, open_media
 from murgat.judges.base import Judge
 from murgat.judges.types import JudgeRequest, TextPart
 from murgat.pipeline.config import ScoreConfig
@@ -173,14 +171,11 @@ async def _run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, 
                     media_root: str | Path | None, input_path: str | Path | None,
                     allow_outside_root: bool, pool: CallPool | None) -> tuple[dict[str, Any], ItemTrace]:
     pool = pool if pool is not None else CallPool()
-    try:
-        media = resolve_media(item, media_root, input_path, allow_outside_root=allow_outside_root)
-        if media is None:
-            raise MediaNotFound(str(item.media), "not found" + (f" under {media_root}" if media_root else ""))
-        info = await asyncio.to_thread(probe, media)
-    except (MediaError, MediaOutsideRoot) as exc:
+    try:  # the one media preflight every command uses (its error text names the kind: missing, outside, corrupt)
+        media, info = await open_media(item, MediaPlace(media_root, input_path, allow_outside_root))
+    except ItemMediaError as exc:
         trace.status, trace.error = "media_error", str(exc)
-        record["generation_error"] = f"missing_media: {exc}"
+        record["generation_error"] = str(exc)
         return _finish(record, trace, t0)
     ctx = ItemContext(media=Path(media), durations=info.durations(), config=cfg, question=item.question or "")
     checked = await plan(judges, pool, item, variant, cfg, ctx, limits, replan, trace)

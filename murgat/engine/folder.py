@@ -166,7 +166,7 @@ class RunFolder:
                         rec.pop("steps", None)
                     try:
                         out.append(self._validate(rec))
-                        last[_id_of(out[-1])] = lineno
+                        last[record_id(out[-1])] = lineno
                     except ValidationError as exc:
                         bad.append(BadLine(lineno, json.dumps(rec, ensure_ascii=False),
                                            f"not a result record ({exc.errors()[0]['msg']})"))
@@ -270,13 +270,6 @@ class RunFolder:
             self._slim_stamp = stamp
         return list(self._slim)
 
-    def finished_ids(self, retry_errors: bool = False) -> set[str]:
-        return {_id_of(r) for r in self.latest_results(slim=True) if not (retry_errors and needs_retry(r))}
-
-    def digests(self) -> dict[str, str | None]:
-        """id → the ``input_digest`` of its latest record (``None``: written before digests existed)."""
-        return {_id_of(r): _get(r, "input_digest") for r in self.latest_results(slim=True)}
-
     def append(self, result: Any) -> None:
         self.append_many([result])
 
@@ -300,7 +293,7 @@ class RunFolder:
         it follow, in file order)."""
         by_id: dict[str, Any] = {}
         for r in self.load_results(slim, want):
-            by_id[_id_of(r)] = r
+            by_id[record_id(r)] = r
         if order is None:
             return list(by_id.values())
         ranked = [by_id.pop(i) for i in dict.fromkeys(order) if i in by_id]
@@ -311,9 +304,9 @@ class RunFolder:
         two runs of one input give the same file whatever order items finished in, and retried
         items leave no old lines. Lines are copied as they are (records are not re-serialised, so
         they stay byte-identical) by their offsets: memory stays O(number of ids), not file size."""
-        if self.repair:
-            self.load_results(slim=True)  # moves corrupt lines aside and maps id -> latest line
-        self._slim_stamp = (-1, -1)
+        # maps id -> latest line (served from the last scan while the file is unchanged); when that scan
+        # moved corrupt lines aside the file changed, so the second call scans the cleaned file
+        self.load_results(slim=True)
         self.load_results(slim=True)
         if not self.results_path.exists():
             return
@@ -374,21 +367,22 @@ def _lines(f: Any) -> Any:
         yield buf[:-1] if buf.endswith("\r") else buf
 
 
-def _get(r: Any, name: str, default: Any = None) -> Any:
+def record_field(r: Any, name: str, default: Any = None) -> Any:
+    """A field of a record, whether the stream keeps pydantic models or JSON objects."""
     return r.get(name, default) if isinstance(r, dict) else getattr(r, name, default)
 
 
-def _id_of(r: Any) -> str:
-    return str(_get(r, "id"))
+def record_id(r: Any) -> str:
+    return str(record_field(r, "id"))
 
 
 def needs_retry(r: Any) -> bool:
     """An item ``--retry-errors`` does again: an error record (``error`` or ``generation_error``), or
     judge errors or unreadable answers (never cached, so a recovered judge is asked again) left
     something undetermined."""
-    return (_get(r, "error") is not None or bool(_get(r, "generation_error"))
-            or (_get(r, "n_judge_errors", 0) or 0) > 0
-            or bool((_get(r, "undetermined_causes") or {}).get("unparseable")))
+    return (record_field(r, "error") is not None or bool(record_field(r, "generation_error"))
+            or (record_field(r, "n_judge_errors", 0) or 0) > 0
+            or bool((record_field(r, "undetermined_causes") or {}).get("unparseable")))
 
 
 def replace_atomically(path: Path, write: Any) -> None:

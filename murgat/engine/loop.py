@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from murgat.engine.folder import RunFolder, needs_retry
+from murgat.engine.folder import RunFolder, needs_retry, record_field, record_id
 from murgat.jsonl import ResultsWriteError
 from murgat.judges.replay import ReplayMiss
 from murgat.schema import Item
@@ -104,7 +104,7 @@ class Plan:
 
 def plan(task: ItemTask, items: Sequence[Item], folder: RunFolder, retry_errors: bool = False) -> Plan:
     """Split ``items`` into done and to-do (see the module docstring, step 1)."""
-    latest = {str(r["id"] if isinstance(r, dict) else r.id): r for r in folder.latest_results(slim=True)}
+    latest = {record_id(r): r for r in folder.latest_results(slim=True)}
     todo: list[Item] = []
     out = Plan(todo=todo)
     for it in items:
@@ -112,7 +112,7 @@ def plan(task: ItemTask, items: Sequence[Item], folder: RunFolder, retry_errors:
         if rec is None:
             todo.append(it)
             continue
-        old = rec.get("input_digest") if isinstance(rec, dict) else getattr(rec, "input_digest", None)
+        old = record_field(rec, "input_digest")
         if old is not None and not same_work(old, task.digest(it)):
             out.n_edited += 1
             out.edited_ids.append(it.id)

@@ -39,6 +39,13 @@ class MediaPlace:
     input_path: str | Path | None = None
     allow_outside_root: bool = False
 
+    @classmethod
+    def of(cls, args: Any) -> MediaPlace:
+        """The place a command's parsed options name: ``--media-root``, the input file (``input``, or
+        the path of a dataset spec ``data`` such as ``nextgqa:val.csv``), ``--allow-media-outside-root``."""
+        source = getattr(args, "input", None) or str(args.data).split(":", 1)[-1]
+        return cls(args.media_root, source, args.allow_media_outside_root)
+
     def roots(self) -> list[Path]:
         return media_roots(self.media_root, self.input_path)
 

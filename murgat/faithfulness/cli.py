@@ -124,7 +124,7 @@ def _on_ray(args: argparse.Namespace, items: list[Any], rundir: Any, cache_path:
     from murgat.scaleout.driver import summed_stats
     from murgat.scaleout.tasks import TaskSpec, run_on_ray
 
-    place = MediaPlace(args.media_root, args.input, args.allow_media_outside_root).resolved()
+    place = MediaPlace.of(args).resolved()
     task = FaithTask(None, cfg, args.segmentation, place)
     todo = plan(task, items, rundir, args.retry_errors).todo
     spec = TaskSpec("murgat.faithfulness.runner:ray_task", {

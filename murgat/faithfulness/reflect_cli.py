@@ -58,7 +58,7 @@ async def _reflect_all(args: argparse.Namespace, items: list[Any], folder: Any) 
     if not args.judge:
         print(f"warning: {judge_note(args)}", file=sys.stderr)
     start = {it.id: it.response for it in load_items(args.from_)} if args.from_ else None
-    place = MediaPlace(args.media_root, args.data.split(":", 1)[-1], args.allow_media_outside_root)
+    place = MediaPlace.of(args)
     judges: list[Any] = []
 
     def judge(spec: str, options: dict[str, Any], config: Any) -> Any:

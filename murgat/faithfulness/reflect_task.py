@@ -81,8 +81,7 @@ class ReflectTask:
             if original is None:
                 return self.error_record(item, "no starting chain for this id in --from")
         else:
-            g = await generate_one(self.roles.model, item, ctx.media, self.mode, self.cfg.generate,  # type: ignore[arg-type]
-                                   fps=self.fps)
+            g = await generate_one(self.roles.model, item, ctx.media, self.mode, self.cfg.generate, fps=self.fps)
             if g.get("generation_error") or not g.get("response"):
                 return self.error_record(item, g.get("generation_error") or "the model gave an empty chain")
             original = g["response"]

@@ -33,7 +33,7 @@ def output_paths(out: str | Path) -> tuple[Path, Path]:
 def _place(args: argparse.Namespace) -> Any:
     from murgat.engine.preflight import MediaPlace
 
-    return MediaPlace(args.media_root, args.data.split(":", 1)[-1], args.allow_media_outside_root)
+    return MediaPlace.of(args)
 
 
 def _gen_config(args: argparse.Namespace, effort: str | None) -> Any:

@@ -83,11 +83,10 @@ def record_for(item: Item, response: str, **meta: Any) -> dict[str, Any]:
     return rec
 
 
-async def generate_one(judge: Judge, item: Item, media: Path | None, mode: Mode, cfg: GenerateConfig, *,
+async def generate_one(judge: Judge, item: Item, media: Path, mode: Mode, cfg: GenerateConfig, *,
                        fps: float = 1.0, max_frames: int = 64, base_response: str | None = None) -> dict[str, Any]:
+    """One answer for ``item`` (its media already found by the preflight: a missing file never gets here)."""
     meta: dict[str, Any] = {"model": judge.name, "mode": mode, "effort": cfg.reasoning_effort}
-    if media is None:
-        return record_for(item, "", **meta, generation_error=f"missing_media: '{item.media}' not found")
     req = build_request(item, media, mode, cfg, fps, max_frames, base_response)
     out = await judge.generate(req)
     meta["usage"] = out.usage.model_dump()

@@ -146,12 +146,12 @@ def _cmd_score(args: argparse.Namespace) -> int:
         if unknown:
             print(f"error: --ids not in {args.input}: {', '.join(unknown)}", file=sys.stderr)
             return 2
-        items = [i for i in items if i.id in set(wanted)]
-    if args.limit is not None:
-        items = items[: args.limit]
-    if not items and (args.ids is not None or args.limit is not None):
-        # a summary of nothing would replace the folder's summary.json: refused
-        print("error: --ids/--limit select no items", file=sys.stderr)
+    from murgat.cliutil import select_items
+
+    try:
+        items = select_items(items, args.ids, args.limit)  # the one selection rule (and "nothing selected")
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
         cfg = _build_config(args)
@@ -249,7 +249,7 @@ def _score_locked(args: argparse.Namespace, items: list[Any], cfg: Any, out: Pat
     from murgat.engine.preflight import MediaPlace
     from murgat.pipeline.runner import ScoreTask
 
-    place = MediaPlace(args.media_root, args.input, args.allow_media_outside_root)
+    place = MediaPlace.of(args)
     todo_plan = plan(ScoreTask(cfg, judges, None, place), items, rundir, args.retry_errors)  # type: ignore[arg-type]
     if todo_plan.n_edited:
         shown = ", ".join(todo_plan.edited_ids[:5]) + (" …" if todo_plan.n_edited > 5 else "")
@@ -379,7 +379,7 @@ def score_progress(con: Any, disable: bool = False) -> Any:
                     console=con, disable=disable, expand=True)
 
 
-async def _run_with_progress(items, cfg, judges, rundir, args, con, built, todo=None):  # type: ignore[no-untyped-def]
+async def _run_with_progress(items, cfg, judges, rundir, args, con, built, todo):  # type: ignore[no-untyped-def]
     from murgat.pipeline.runner import run_items
 
     def stats_text() -> str:
@@ -389,8 +389,7 @@ async def _run_with_progress(items, cfg, judges, rundir, args, con, built, todo=
                 f"{sum(s.input_tokens + s.output_tokens for s in st)} · ${sum(s.cost_usd for s in st):.4f}")
 
     progress = score_progress(con, disable=args.quiet or args.json)
-    done_before = len(items) - len(todo) if todo is not None else len(
-        rundir.finished_ids(args.retry_errors) & {i.id for i in items})
+    done_before = len(items) - len(todo)
     with progress:
         task = progress.add_task("items", total=len(items), completed=done_before, stats=stats_text())
 

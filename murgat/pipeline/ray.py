@@ -25,7 +25,7 @@ def score_on_ray(items: list[Any], cfg: Any, rundir: Any, cache_path: Path, args
     from murgat.scaleout.tasks import TaskSpec, run_on_ray
 
     # paths are resolved here, in the driver: a worker on another machine has another working folder
-    place = MediaPlace(args.media_root, args.input, args.allow_media_outside_root).resolved()
+    place = MediaPlace.of(args).resolved()
     task = ScoreTask(cfg, None, None, place)  # type: ignore[arg-type]  (the driver only needs its digests)
     if todo is None:
         todo = plan(task, items, rundir, args.retry_errors).todo

@@ -90,17 +90,38 @@ def test_replay_judge_same_results_and_a_rerun_asks_nothing(tmp_path, example_me
     assert s["extra"]["this_invocation"]["sent"] == 0 and s["extra"]["this_invocation"]["cache_hits"] > 0
 
 
-def _worker_pids() -> list[int]:
-    """Processes of Ray workers that are running a run_group task right now (Ray sets the title)."""
+def _ray_pids(title: str) -> list[int]:
+    """Processes whose title Ray set to ``ray::TITLE``: ``run_group`` (a worker running a task right
+    now), ``CacheService`` (the cache actor)."""
     pids = []
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
             try:
-                if b"ray::run_group" in (d / "cmdline").read_bytes():
+                if f"ray::{title}".encode() in (d / "cmdline").read_bytes():
                     pids.append(int(d.name))
             except OSError:
                 continue
     return pids
+
+
+def _kill_during_run(title: str, server: StandIn, after: int) -> tuple[threading.Thread, list[float]]:
+    """A thread that SIGKILLs the first ``ray::TITLE`` process once ``after`` requests reached the
+    server; the list gets the kill time (empty: nothing was found to kill within 60 s)."""
+    killed: list[float] = []
+
+    def assassin() -> None:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            pids = _ray_pids(title)
+            if pids and len(server.received) >= after:
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(time.time())
+                return
+            time.sleep(0.05)
+
+    t = threading.Thread(target=assassin, daemon=True)
+    t.start()
+    return t, killed
 
 
 def test_a_killed_worker_loses_nothing_and_repeats_no_answered_call(tmp_path, example_media, ray_instance,
@@ -108,21 +129,8 @@ def test_a_killed_worker_loses_nothing_and_repeats_no_answered_call(tmp_path, ex
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     inp = _items(tmp_path, 12, ("friday.mp4", "nasa_13013.mp4"))
     latency = 0.25
-    killed: list[float] = []
     with StandIn(latency=latency) as server:
-
-        def assassin() -> None:
-            deadline = time.time() + 60
-            while time.time() < deadline and not killed:
-                pids = _worker_pids()
-                if pids and len(server.received) >= 6:
-                    os.kill(pids[0], signal.SIGKILL)
-                    killed.append(time.time())
-                    return
-                time.sleep(0.05)
-
-        t = threading.Thread(target=assassin, daemon=True)
-        t.start()
+        t, killed = _kill_during_run("run_group", server, after=6)
         code = main(["score", str(inp), "--media-root", str(example_media), "--judge", "openai:m", "-J",
                      f"base_url={server.base_url}", "--out", str(tmp_path / "run"), "--run-on", "ray",
                      "--ray-group-size", "6", "--concurrency", "4", "--quiet", "--retries", "0"])
@@ -144,39 +152,14 @@ def test_a_killed_worker_loses_nothing_and_repeats_no_answered_call(tmp_path, ex
             first[digest] = at
 
 
-def _service_pids(name: str) -> list[int]:
-    pids = []
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                if f"ray::{name}".encode() in (d / "cmdline").read_bytes():
-                    pids.append(int(d.name))
-            except OSError:
-                continue
-    return pids
-
-
 def test_a_killed_cache_service_is_restarted_and_nothing_is_paid_twice(tmp_path, example_media, ray_instance,
                                                                        monkeypatch) -> None:
     """#22: killing the process that hosts the cache service turned every item into
     internal_error: ActorDiedError, and --retry-errors paid again for calls already answered."""
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     inp = _items(tmp_path, 12, ("friday.mp4", "nasa_13013.mp4"))
-    killed: list[float] = []
     with StandIn(latency=0.25) as server:
-
-        def assassin() -> None:
-            deadline = time.time() + 60
-            while time.time() < deadline and not killed:
-                pids = _service_pids("CacheService")
-                if pids and len(server.received) >= 8:
-                    os.kill(pids[0], signal.SIGKILL)
-                    killed.append(time.time())
-                    return
-                time.sleep(0.05)
-
-        t = threading.Thread(target=assassin, daemon=True)
-        t.start()
+        t, killed = _kill_during_run("CacheService", server, after=8)
         code = main(["score", str(inp), "--media-root", str(example_media), "--judge", "openai:m", "-J",
                      f"base_url={server.base_url}", "--out", str(tmp_path / "run"), "--run-on", "ray",
                      "--ray-group-size", "6", "--concurrency", "4", "--quiet", "--retries", "0"])

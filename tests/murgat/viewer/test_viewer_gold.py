@@ -10,15 +10,14 @@ grounding table in the run panel.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
+from .test_viewer_browser import ARTIFACTS, browser  # noqa: F401  (the one Chromium fixture)
+
 DURATION = 6.17
 CITED_BOX = (0.10, 0.20, 0.55, 0.80)
 GOLD_BOX = (0.30, 0.10, 0.70, 0.90)
@@ -39,17 +38,6 @@ GOLD = [{"id": "g-phone", "video": "friday", "duration": DURATION, "fps": 30, "n
 def murgat(*args: str) -> subprocess.CompletedProcess[str]:
     """murgat in a subprocess (Playwright's sync API keeps an event loop running in this one)."""
     return subprocess.run([sys.executable, "-m", "murgat", *args], capture_output=True, text=True)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    assert Path(CHROMIUM).exists(), "Chromium is installed by scripts/bootstrap.sh (apt-get install chromium)"
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--autoplay-policy=no-user-gesture-required"])
-        yield b
-        b.close()
 
 
 def _score(tmp: Path, example_media: Path) -> Path:
@@ -83,7 +71,7 @@ def _check_box(page, sel: str, box: tuple[float, float, float, float]) -> None:
     assert r["h"] == pytest.approx((box[3] - box[1]) * f["h"], abs=2.5)
 
 
-def test_gold_segments_boxes_and_grounding_table(tmp_path, example_media, browser) -> None:
+def test_gold_segments_boxes_and_grounding_table(tmp_path, example_media, browser) -> None:  # noqa: F811
     run = _score(tmp_path, example_media)
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     errors: list[str] = []
