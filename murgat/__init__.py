@@ -5,7 +5,7 @@ answers."""
 __version__ = "0.1.0"
 
 #: the Python API (see :mod:`murgat.api`); loaded on first use so ``murgat`` starts fast
-_API = ("score", "faithfulness", "reflect", "program", "generate", "load_run", "RunResult")
+_API = ("score", "faithfulness", "reflect", "program", "generate", "sweep", "load_run", "RunResult", "RunError")
 
 
 def __getattr__(name: str) -> object:

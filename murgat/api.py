@@ -1,151 +1,157 @@
-"""The Python API: every command as a function, and :func:`load_run` to read any run folder.
+"""The Python API, and the one entry every command line goes through.
 
-Each function takes the command's options as keyword arguments named as on the command line
-(``media_root=`` for ``--media-root``, ``judge_option=["base_url=…"]`` for ``-J``), with the
-same defaults and checks, because both go through the one declaration of each option (the
-command's parser). It runs the command in this process and returns a :class:`RunResult`: the
-exit status, the summary and the records, read back from the run folder. Nothing is printed
-except the command's own warnings on stderr.
+Each command has a settings class (``ScoreSettings``, ``FaithfulnessSettings``,
+``ReflectSettings``, ``ProgramSettings``, ``GenerateSettings``, ``SweepSettings``): the command
+line is made from its fields and parsed into it, then handed to :func:`execute`. The functions
+below build the same settings from keyword arguments named as the fields (``media_root=`` for
+``--media-root``, ``judge_option=[...]`` for ``-J``, ``print_json`` for ``--json``), so both
+ways take the same values, defaults and checks (a wrong name or value raises pydantic's
+``ValidationError``, a ``ValueError``). They run the command in this process without printing
+tables or a progress bar (warnings still reach stderr) and return a :class:`RunResult`: the exit
+status, the summary, the settings and the records, read back from the run folder.
 
     import murgat
     run = murgat.score("responses.jsonl", judge="embedded", out="runs/demo", media_root="videos")
     print(run.summary["murgat_s"]["value"], len(run.records))
     df = murgat.load_run("runs/demo").dataframe()      # with pandas installed
+
+Exit statuses 0 (done) and 1 (done, with failed or undetermined items: see the records) return
+a result; the others — 2 bad input or settings, 3 a replay miss, 5 the run folder could not be
+written — raise :class:`RunError` with the command's error line. A folder holding a run with
+other settings raises :class:`~murgat.engine.folder.RunConfigMismatch`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
-import json
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+import os
+import sys
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
+from murgat.engine.runs import RunResult, load_run
 
-@dataclass
-class RunResult:
-    """A finished (or resumed) run: what ``murgat view``/``summarize`` read, as Python values."""
+__all__ = ["RunError", "RunResult", "execute", "faithfulness", "generate", "load_run", "program", "reflect", "score",
+           "sweep"]
 
-    path: Path
-    kind: str | None
-    exit_code: int = 0
-    summary: dict[str, Any] = field(default_factory=dict)
-    #: where the records are when they are not in the folder (``generate --out FILE.jsonl``)
-    records_file: Path | None = None
-
-    @property
-    def records(self) -> list[dict[str, Any]]:
-        """One record per item (the latest), in the order the run folder keeps them."""
-        return list(self.iter_records())
-
-    def iter_records(self) -> Iterator[dict[str, Any]]:
-        from murgat.engine.folder import RunFolder
-
-        if self.records_file is not None:
-            yield from RunFolder(self.path, repair=False, record=None, results=self.records_file.resolve()).latest_results()
-            return
-        if self.kind == "program":  # one record per item and variant, from each variant's folder
-            for sub in sorted(p for p in self.path.iterdir() if (p / "results.jsonl").exists()):
-                for r in RunFolder(sub, repair=False, record=None).latest_results():
-                    yield {**r.get("record", r), "variant": sub.name}
-            return
-        for name in ("results.jsonl", "responses.jsonl"):
-            if (self.path / name).exists():
-                rows = RunFolder(self.path, repair=False, record=None, results=name).latest_results()
-                # reflect keeps {id, record, trace}: its records are the responses
-                yield from (r["record"] if self.kind == "reflect" and "record" in r else r for r in rows)
-                return
-
-    def dataframe(self) -> Any:
-        """The records as a pandas DataFrame (one row per item; nested fields flattened with ``.``)."""
-        try:
-            import pandas as pd
-        except ImportError as exc:  # pandas is not a dependency of murgat
-            raise ImportError("RunResult.dataframe() needs pandas: pip install pandas") from exc
-        return pd.json_normalize([{k: v for k, v in r.items() if k not in ("sentences", "steps")}
-                                  for r in self.iter_records()])
+#: command → "module:function" that runs it (imported on first use: the command line starts fast)
+COMMANDS = {
+    "score": "murgat.pipeline.command:run_score",
+    "faithfulness": "murgat.faithfulness.command:run_faithfulness_command",
+    "reflect": "murgat.faithfulness.reflect_command:run_reflect",
+    "program": "programs.command:run_program",
+    "generate": "murgat.generation.command:run_generate_command",
+    "sweep": "murgat.generation.command:run_sweep",
+}
 
 
-def load_run(path: str | Path) -> RunResult:
-    """Any run folder (``score``, ``faithfulness``, ``reflect``, ``program``, ``generate``, ``sweep``)."""
-    from murgat.engine.folder import read_kind
+class RunError(RuntimeError):
+    """A command that did not run to its end (exit status 2, 3 or 5): ``exit_code`` and the reason."""
 
-    p = Path(path)
-    records_file = None
-    if p.suffix == ".jsonl" and p.is_file():  # generate --out FILE.jsonl keeps its folder beside the file
-        p, records_file = p.with_suffix(".run"), p
-    if not p.is_dir():
-        raise FileNotFoundError(f"{path}: no run folder there")
-    summary: dict[str, Any] = {}
-    with contextlib.suppress(OSError, ValueError):
-        summary = json.loads((p / "summary.json").read_text(encoding="utf-8"))
-    return RunResult(path=p, kind=read_kind(p), summary=summary, records_file=records_file)
+    def __init__(self, exit_code: int, message: str) -> None:
+        super().__init__(f"exit {exit_code}: {message}")
+        self.exit_code = exit_code
+        self.message = message
 
 
-def _argv(command: list[str], options: dict[str, Any]) -> list[str]:
-    argv = list(command)
-    short = {"judge_option": "-J", "model_option": "-M", "planner_option": "-P", "executor_option": "-E",
-             "detector_option": "-D"}
-    for name, value in options.items():
-        if value is None or value is False:
-            continue
-        flag = short.get(name, "--" + name.replace("_", "-"))
-        if value is True:
-            argv.append(flag)
-        elif isinstance(value, list | tuple):
-            for v in value:
-                argv += [flag, str(v)]
-        else:
-            argv += [flag, str(value)]
-    return argv
+def execute(settings: Any, *, echo: bool = True, sink: dict[str, Any] | None = None) -> int:
+    """Run one command's settings and return its exit status (what the command line returns).
+    ``echo``: print the command's tables or JSON document; ``sink`` receives a document the run
+    folder does not hold (``score --dry-run``'s estimate)."""
+    module, _, name = COMMANDS[settings.command].partition(":")
+    run = getattr(import_module(module), name)
+    if sink is not None and settings.command == "score":
+        return int(run(settings, echo=echo, sink=sink))
+    return int(run(settings, echo=echo))
 
 
-def _run(command: list[str], out: str | Path, options: dict[str, Any], quiet: bool = True) -> RunResult:
-    """Run one command in this process (its tables silenced; warnings still reach stderr) and read its folder back."""
-    from murgat.cli import main
+class _LastLines(io.TextIOBase):
+    """stderr that passes everything on and remembers the tail (the error line a RunError carries)."""
 
-    if quiet:  # no progress bar unless asked for (generate has none to turn off)
-        options = {"quiet": True, **options}
-    argv = _argv(command, {**options, "out": str(out)})
-    err = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-            code = main(argv)
-    except SystemExit:  # the parser refused an option: a Python error, not an exit
-        raise ValueError(err.getvalue().strip().split("\n")[-1] if err.getvalue().strip() else f"bad options: {argv}"
-                         ) from None
-    if err.getvalue():
-        import sys
+    def __init__(self, target: Any) -> None:
+        self.target, self.tail = target, ""
 
-        sys.stderr.write(err.getvalue())  # the command's warnings, as on the command line
-    res = load_run(out)
-    res.exit_code = code
+    def write(self, text: str) -> int:
+        self.target.write(text)
+        self.tail = (self.tail + text)[-4000:]
+        return len(text)
+
+    def flush(self) -> None:
+        self.target.flush()
+
+    def error_line(self) -> str:
+        lines = [ln.strip() for ln in self.tail.splitlines() if ln.strip()]
+        errors = [ln for ln in lines if ln.startswith(("error:", "FAILED"))]
+        return (errors or lines or ["no reason given"])[-1]
+
+
+def _settings(cls_path: str, given: Any, values: dict[str, Any]) -> Any:
+    module, _, name = cls_path.partition(":")
+    cls = getattr(import_module(module), name)
+    if given is not None:
+        if values:
+            raise TypeError(f"pass either settings= or keyword options to murgat.{cls.command}, not both")
+        return given if isinstance(given, cls) else cls.model_validate(given)
+    # paths may be Path objects; a None positional is left out so pydantic names it as missing
+    clean = {k: (os.fspath(v) if isinstance(v, os.PathLike) else v) for k, v in values.items()
+             if not (v is None and k in ("input", "data"))}
+    clean.setdefault("quiet", True)  # no progress bar unless asked for
+    return cls.model_validate(clean)
+
+
+def _run(s: Any) -> RunResult:
+    sink: dict[str, Any] = {}
+    err = _LastLines(sys.stderr)
+    with contextlib.redirect_stderr(err):
+        code = execute(s, echo=False, sink=sink)
+    if code not in (0, 1):
+        raise RunError(code, err.error_line())
+    if "document" in sink:  # a dry run: its estimate, no folder
+        res = RunResult(path=Path(s.out), kind=s.command, summary=sink["document"])
+    else:
+        res = load_run(s.out)
+    res.exit_code, res.settings = code, s
     return res
 
 
-def score(input: str | Path, *, judge: str, out: str | Path, **options: Any) -> RunResult:
-    """``murgat score INPUT --judge J --out OUT [options]``."""
-    return _run(["score", str(input), "--judge", judge], out, options)
+def score(input: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
+    """``murgat score``: MURGAT-S of the responses in ``input`` (options: :class:`~murgat.pipeline.settings.ScoreSettings`)."""
+    return _run(_settings("murgat.pipeline.settings:ScoreSettings", settings, {"input": input, **options}))
 
 
-def faithfulness(input: str | Path, *, judge: str, out: str | Path, **options: Any) -> RunResult:
-    """``murgat faithfulness INPUT --judge J --out OUT [options]``."""
-    return _run(["faithfulness", str(input), "--judge", judge], out, options)
+def faithfulness(input: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
+    """``murgat faithfulness``: step labels and UPR (options: :class:`~murgat.faithfulness.settings.FaithfulnessSettings`)."""
+    return _run(_settings("murgat.faithfulness.settings:FaithfulnessSettings", settings, {"input": input, **options}))
 
 
-def reflect(data: str | Path, *, model: str, detector: str, out: str | Path, **options: Any) -> RunResult:
-    """``murgat reflect DATA --model M --detector D --out OUT [options]``."""
-    return _run(["reflect", str(data), "--model", model, "--detector", detector], out, options)
+def reflect(data: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
+    """``murgat reflect``: self-reflection (options: :class:`~murgat.faithfulness.settings.ReflectSettings`)."""
+    return _run(_settings("murgat.faithfulness.settings:ReflectSettings", settings, {"data": data, **options}))
 
 
-def program(data: str | Path, *, planner: str, out: str | Path, **options: Any) -> RunResult:
-    """``murgat program DATA --planner P --out OUT [options]``."""
-    return _run(["program", str(data), "--planner", planner], out, options)
+def program(data: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
+    """``murgat program``: plan-then-execute answers (options: :class:`~programs.settings.ProgramSettings`)."""
+    return _run(_settings("programs.settings:ProgramSettings", settings, {"data": data, **options}))
 
 
-def generate(data: str | Path, *, model: str, out: str | Path, **options: Any) -> RunResult:
-    """``murgat generate DATA --model M --out OUT [options]``; ``out`` is a run folder (or a ``.jsonl`` file)."""
-    options.pop("quiet", None)
-    return _run(["generate", str(data), "--model", model], out, options, quiet=False)
+def generate(data: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
+    """``murgat generate``: answers from a model; ``out`` is a run folder (or a ``.jsonl`` file)
+    (options: :class:`~murgat.generation.settings.GenerateSettings`)."""
+    return _run(_settings("murgat.generation.settings:GenerateSettings", settings, {"data": data, **options}))
+
+
+def sweep(data: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
+    """``murgat sweep``: generate and score at several reasoning efforts
+    (options: :class:`~murgat.generation.settings.SweepSettings`); the summary is ``sweep.json``."""
+    s = _settings("murgat.generation.settings:SweepSettings", settings, {"data": data, **options})
+    err = _LastLines(sys.stderr)
+    with contextlib.redirect_stderr(err):
+        code = execute(s, echo=False)
+    if code not in (0, 1):
+        raise RunError(code, err.error_line())
+    import json
+
+    doc = json.loads((Path(s.out) / "sweep.json").read_text(encoding="utf-8"))
+    return RunResult(path=Path(s.out), kind="sweep", exit_code=code, summary=doc, settings=s)

@@ -38,8 +38,8 @@ def _n(n: int, word: str) -> str:
 
 def _faithfulness(args: argparse.Namespace, labels: Any) -> int:
     from murgat.calibrate_faithfulness import calibrate_faithfulness
+    from murgat.engine.folder import RunDir
     from murgat.faithfulness.records import FaithResult
-    from murgat.pipeline.rundir import RunDir
 
     doc: dict[str, Any] = {"task": "faithfulness", "labels": args.human, "n_labels": len(labels), "runs": {}}
     for run in args.run or []:
@@ -81,7 +81,7 @@ def _cmd(args: argparse.Namespace) -> int:
     from human_eval.matching import embedding_similarity, lexical_similarity
     from murgat.calibrate import calibrate_run, inter_annotator, plot_run, rules_baseline, select_judges
     from murgat.console import console
-    from murgat.pipeline.rundir import RunDir
+    from murgat.engine.folder import RunDir
 
     try:
         labels = _load_labels(args.human, args.faithscore_polarity)

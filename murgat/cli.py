@@ -245,7 +245,8 @@ def _fill_help(parser: argparse.ArgumentParser) -> None:
         if a.help is None and not isinstance(a, argparse._HelpAction):
             key = a.option_strings[0] if a.option_strings else a.dest
             a.help = COMMON_HELP.get(key)
-        if a.help and a.default not in (None, False, argparse.SUPPRESS, []) and "%(default)" not in a.help \
+        shown = not (a.default is None or a.default is False or a.default is argparse.SUPPRESS or a.default == [])
+        if a.help and shown and "%(default)" not in a.help \
                 and "default" not in a.help and a.option_strings:
             a.help += " (default: %(default)s)"
 
@@ -318,7 +319,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except ResultsWriteError as exc:  # any write of a run folder (config.json, summary.json, …) after the run began
-        from murgat.cliutil import failure_code
+        from murgat.engine.guards import failure_code
 
         return failure_code(exc) or 5
     except BrokenPipeError:  # `murgat … --json | head`: the reader left; no traceback

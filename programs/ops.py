@@ -77,7 +77,7 @@ class Description:
 
 
 @dataclass
-class ProgramSettings:
+class OpSettings:
     """Executor-side settings of a program run (part of the run's identity)."""
 
     find_backend: FindBackend = "model"
@@ -161,7 +161,7 @@ class ExecutorApi(Api):
     checker: Judge | None
     pool: CallPool
     ctx: ItemContext
-    settings: ProgramSettings
+    settings: OpSettings
     question: str = ""
     options: list[str] = field(default_factory=list)
     records: list[OpRecord] = field(default_factory=list)
@@ -482,5 +482,5 @@ def cite_sentences(text: str, citations: list[Citation]) -> str:
     return " ".join(out)
 
 
-__all__ = ["Description", "EvidenceConfig", "ExecutorApi", "OpRecord", "ProgramSettings", "cite_sentences", "is_run_failure",
+__all__ = ["Description", "EvidenceConfig", "ExecutorApi", "OpRecord", "OpSettings", "cite_sentences", "is_run_failure",
            "merge_ranges", "restore_citations"]

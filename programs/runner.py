@@ -37,7 +37,7 @@ from murgat.schema import Item
 from murgat.text import extract_option
 from programs.extract import NoProgram, extract_logic, extract_narrative
 from programs.interpreter import Interpreter, ProgramStopped
-from programs.ops import ExecutorApi, OpRecord, ProgramSettings, cite_sentences, is_run_failure
+from programs.ops import ExecutorApi, OpRecord, OpSettings, cite_sentences, is_run_failure
 from programs.safety import Checked, Limits, ProgramRefused, parse_program
 
 VARIANTS: tuple[str, ...] = ("logic-declarative", "logic-imperative", "narrative-declarative", "narrative-imperative")
@@ -140,7 +140,7 @@ def assemble(api: ExecutorApi, returned: Any, n_options: int) -> tuple[str, str 
     return text.strip(), option
 
 
-async def run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, settings: ProgramSettings,
+async def run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, settings: OpSettings,
                    limits: Limits, replan: int, *, media_root: str | Path | None, input_path: str | Path | None,
                    allow_outside_root: bool = False, pool: CallPool | None = None) -> tuple[dict[str, Any], ItemTrace]:
     """One item under one variant → (``score`` input record, trace); never raises for the item's sake.
@@ -166,7 +166,7 @@ async def run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, s
         return _finish(record, trace, t0)
 
 
-async def _run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, settings: ProgramSettings,
+async def _run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, settings: OpSettings,
                     limits: Limits, replan: int, t0: float, trace: ItemTrace, record: dict[str, Any], *,
                     media_root: str | Path | None, input_path: str | Path | None,
                     allow_outside_root: bool, pool: CallPool | None) -> tuple[dict[str, Any], ItemTrace]:

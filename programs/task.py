@@ -12,7 +12,7 @@ from murgat.engine.preflight import MediaPlace
 from murgat.pipeline.config import ScoreConfig
 from murgat.pipeline.stages import CallPool
 from murgat.schema import Item
-from programs.ops import ProgramSettings
+from programs.ops import OpSettings
 from programs.runner import Judges, run_item
 from programs.safety import Limits
 
@@ -20,7 +20,7 @@ from programs.safety import Limits
 class ProgramTask:
     """One item under one variant."""
 
-    def __init__(self, variant: str, judges: Judges | None, cfg: ScoreConfig, settings: ProgramSettings, limits: Limits,
+    def __init__(self, variant: str, judges: Judges | None, cfg: ScoreConfig, settings: OpSettings, limits: Limits,
                  replan: int, place: MediaPlace) -> None:
         self.variant, self.judges, self.cfg, self.settings = variant, judges, cfg, settings
         self.limits, self.replan, self.place = limits, replan, place
@@ -53,5 +53,5 @@ def ray_task(settings: dict[str, Any], judge: Callable[..., Any]) -> ProgramTask
         return None if s is None else judge(s["spec"], s["options"], cfg.generate)
 
     judges = Judges(planner=role("planner"), executor=role("executor"), checker=role("checker"))
-    return ProgramTask(settings["variant"], judges, cfg, ProgramSettings(**settings["settings"]),
+    return ProgramTask(settings["variant"], judges, cfg, OpSettings(**settings["settings"]),
                        Limits(**settings["limits"]), settings["replan"], MediaPlace(**settings["place"]))

@@ -1,47 +1,81 @@
-"""Options every command shares, declared once as pydantic settings: the command line is made
-from the fields (flag from the name, help from the description, default and minimum from the
-field), so an option has one name, help and check in every command, and :func:`build` turns
-parsed arguments back into the typed settings that the Python API and the run's config use.
+"""Every command's settings as one pydantic model, and the command line made from it.
 
-Groups:
+A command's settings class (``ScoreSettings`` in ``murgat/pipeline/settings.py`` and so on)
+inherits the groups it uses from here and adds its own fields. :func:`add_settings` declares
+every field on an argparse parser (flag from the name, help from the description, default,
+choices and bounds from the field), and :meth:`Settings.from_args` turns parsed arguments back
+into the typed settings the command runs on, so the command line and the Python API
+(``murgat.score(...)`` = ``ScoreSettings(...)``) accept exactly the same values, checked by the
+same rules. A field's ``json_schema_extra`` may say how it is spelled on the command line:
+``flag`` (``--json`` for ``print_json``), ``short`` (``-J``), ``metavar``, ``positional``.
+A ``bool`` defaulting to True is a ``--no-…`` flag; a ``list[str]`` is a repeatable option.
+
+Groups shared by commands:
 
 - :class:`Requests` — how every model or judge request is sent (becomes a
   :class:`~murgat.judges.types.GenerateConfig`);
 - :class:`Selection` — which items (``--limit``, ``--ids``);
 - :class:`Place` — where media are looked for;
-- :class:`Folder` — the run folder (``--out``, ``--cache``, ``--overwrite``, ``--retry-errors``,
-  ``--item-concurrency``, ``--max-undetermined``, ``--json``, ``--quiet``).
+- :class:`Effort` — one reasoning effort (``sweep`` takes a list instead);
+- :class:`Folder`, :class:`Pace`, :class:`Undetermined` — the run folder (``--out``, ``--cache``,
+  ``--overwrite``, ``--retry-errors``; ``--item-concurrency``; ``--max-undetermined``);
+- :class:`Output` — ``--json`` and ``--quiet``;
+- :class:`Stats` — the bootstrap;
+- :class:`RunOn` — where items run (``--run-on local|ray`` and the Ray settings).
 
-**Role defaults.** Two request settings have a default that depends on what a request asks
+An option that appears in several commands has one name, default and help everywhere
+(``tests/murgat/engine/test_options.py`` checks every pair of settings classes), with two
+declared exceptions: :data:`ROLE_DEFAULTS` and :data:`PER_COMMAND`.
+
+**Role defaults.** Three settings have a default that depends on what a command's requests ask
 for, and they stay so because each is part of the settings fingerprint of run folders made by
 earlier versions (a changed default would refuse to resume them): ``--max-tokens`` (a judge's
-yes/no answer: 1,024; a model's reasoning chain: 2,048, or 4,096 for ``generate``) and
-``--timeout`` (judging: 120 s; generating: 300 s). A command states its role with
-``defaults=`` in :func:`add`; nothing else may differ between commands.
+yes/no answer: 1,024; a model's reasoning chain: 2,048, or 4,096 for ``generate``),
+``--timeout`` (judging: 120 s; generating: 300 s) and ``--item-concurrency``.
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import math
 import types
 import typing
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, ClassVar, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.fields import FieldInfo
 
 #: the only defaults a command may set for itself (see the module docstring)
 ROLE_DEFAULTS = frozenset({"max_tokens", "timeout", "item_concurrency"})
+#: options whose meaning, and so help and default, is the command's own: the input (responses,
+#: questions), the model or judge a command names, its ``--mode`` and ``--variant`` vocabularies, and
+#: ``--max-frames`` (frames per cited segment in ``score``/``program``; over the whole video when nothing
+#: is cited in ``faithfulness``/``reflect``, and for the answering model in ``generate``)
+PER_COMMAND = frozenset({"input", "data", "judge", "model", "mode", "variant", "max_frames", "out"})
+
+
+class Settings(BaseModel):
+    """Base of every command's settings: unknown names are refused (a typo is an error, not a
+    silently ignored option), and ``model_…`` field names are allowed (``model_option``)."""
+
+    model_config = ConfigDict(extra="forbid", protected_namespaces=())
+    #: the subcommand these settings belong to
+    command: ClassVar[str] = ""
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Any:
+        """The typed settings from parsed arguments (the parser was made by :func:`add_settings`)."""
+        return build(cls, args)
 
 
 class Requests(BaseModel):
     """How every model or judge request of a run is sent."""
 
+    title: ClassVar[str] = "requests (every model or judge request)"
+
     temperature: float = Field(0.0, ge=0, description="sampling temperature (0 for reproducible answers)")
     max_tokens: int = Field(1024, ge=1, description="cap on answer tokens")
-    effort: str | None = Field(None, description="reasoning effort: none|minimal|low|medium|high|dynamic "
-                                                 "(mapped per provider)", json_schema_extra={"parse": "effort"})
     timeout: float = Field(120.0, gt=0, description="seconds before one attempt is abandoned (then retried)")
     retries: int = Field(5, ge=0, description="retries after the first attempt on 429/5xx/timeouts")
     backoff_max: float = Field(60.0, gt=0, description="longest wait between retries in seconds; also caps a "
@@ -53,16 +87,30 @@ class Requests(BaseModel):
     tpm: float | None = Field(None, gt=0, description="tokens-per-minute limit per provider (estimated before sending)")
 
     def generate_config(self, effort: str | None = None) -> Any:
+        """The requests' :class:`~murgat.judges.types.GenerateConfig`; ``effort`` is the one to send
+        (default: the settings' own ``--effort`` when they have one)."""
         from murgat.judges.types import GenerateConfig
 
         return GenerateConfig(temperature=self.temperature, max_tokens=self.max_tokens,
-                              reasoning_effort=effort if effort is not None else self.effort, timeout_s=self.timeout,
+                              reasoning_effort=effort if effort is not None else getattr(self, "effort", None),
+                              timeout_s=self.timeout,
                               retries=self.retries, backoff_max_s=self.backoff_max, max_retry_time_s=self.max_retry_time,
                               concurrency=self.concurrency, rpm=self.rpm, tpm=self.tpm)
 
 
+class Effort(BaseModel):
+    """One reasoning effort for every request (``sweep`` takes several instead)."""
+
+    title: ClassVar[str] = "requests (every model or judge request)"
+
+    effort: str | None = Field(None, description="reasoning effort: none|minimal|low|medium|high|dynamic "
+                                                 "(mapped per provider)", json_schema_extra={"parse": "effort"})
+
+
 class Selection(BaseModel):
     """Which items of the input a run uses."""
+
+    title: ClassVar[str] = "selection"
 
     limit: int | None = Field(None, ge=0, description="use only the first N items (only those are read)")
     ids: str | None = Field(None, description="comma-separated ids to use")
@@ -70,6 +118,8 @@ class Selection(BaseModel):
 
 class Place(BaseModel):
     """Where media are looked for."""
+
+    title: ClassVar[str] = "media"
 
     media_root: str | None = Field(None, description="folder the media names or ids are resolved in (media outside "
                                                      "it are refused; default: the input file's folder)")
@@ -80,29 +130,86 @@ class Place(BaseModel):
 class Folder(BaseModel):
     """The run folder and how a run in it behaves."""
 
+    title: ClassVar[str] = "run folder"
+
     out: str = Field(description="run folder (resumed when it exists)")
     cache: str | None = Field(None, description="response cache file shared between runs (default: OUT/cache.sqlite)")
     overwrite: bool = Field(False, description="discard what the run folder holds and start again (the cache stays)")
     retry_errors: bool = Field(False, description="do again items whose record is an error or was left undetermined "
                                                   "by judge failures")
+
+
+class Pace(BaseModel):
+    """How many items are in flight at once."""
+
+    title: ClassVar[str] = "run folder"
+
     item_concurrency: int | None = Field(8, ge=1, description="items processed at once")
+
+
+class Undetermined(BaseModel):
+    """When a run whose items could not all be judged counts as failed."""
+
+    title: ClassVar[str] = "run folder"
+
     max_undetermined: float | None = Field(None, ge=0, le=1, description="exit 1 when more than this share of items "
                                                                          "is undetermined (default: only when all are)")
+
+
+class Output(BaseModel):
+    """What a run prints."""
+
+    title: ClassVar[str] = "output"
+
     print_json: bool = Field(False, description="print one JSON document instead of tables",
-                             json_schema_extra={"flag": "--json", "dest": "json"})
+                             json_schema_extra={"flag": "--json"})
     quiet: bool = Field(False, description="no progress bar")
+
+
+class Stats(BaseModel):
+    """The bootstrap behind every confidence interval."""
+
+    title: ClassVar[str] = "statistics"
+
+    bootstrap: int = Field(2000, ge=1, le=100_000, description="bootstrap resamples for confidence intervals")
+    seed: int = Field(0, ge=0, description="seed of the bootstrap resampling")
+
+
+class RunOn(BaseModel):
+    """Where the items run: this process, or Ray tasks grouped by media file."""
+
+    title: ClassVar[str] = "scale-out (Ray)"
+
+    run_on: Literal["local", "ray"] = Field("local", description="local: this process; ray: Ray tasks grouped by media "
+                                                                 "file (pip install 'murgat[ray]')")
+    ray_address: str | None = Field(None, description="an existing cluster (auto, ray://host:10001); default: start a "
+                                                      "local Ray instance")
+    ray_cpus: int | None = Field(None, ge=1, description="CPUs of a local Ray instance (default: all)")
+    ray_group_size: int = Field(32, ge=1, description="most items of one media file in one task (a file with more "
+                                                      "questions is split)")
+    ray_task_cpus: float | None = Field(None, gt=0, description="CPUs each task reserves (default: as many as ASR "
+                                                                "threads when the run transcribes, else 1)")
+    ray_task_retries: int = Field(3, ge=0, le=100, description="times a group whose worker died is resubmitted with "
+                                                               "the items not yet returned")
+
+
+class _OldExecutorSpelling(argparse.Action):
+    """``--executor local|ray`` was where-to-run in some commands; ``--executor`` now names only the
+    program's executing model, so the old spelling gets a one-line hint instead of a second meaning."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        parser.error(f"--executor {values}: where to run is --run-on local|ray; "
+                     "--executor names the model that executes programs in 'murgat program'")
 
 
 def _extra(info: FieldInfo) -> dict[str, Any]:
     return info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
 
 
-def _flag(name: str, info: FieldInfo) -> str:
+def flag_of(name: str, info: FieldInfo) -> str:
+    """The command-line spelling of a field (``--media-root`` for ``media_root``)."""
     return str(_extra(info).get("flag") or "--" + name.replace("_", "-"))
-
-
-def _dest(name: str, info: FieldInfo) -> str:
-    return str(_extra(info).get("dest") or name)
 
 
 def _scalar(annotation: Any) -> Any:
@@ -143,10 +250,66 @@ def _parser_for(name: str, info: FieldInfo) -> Any:
     return parse
 
 
+def _add_field(target: Any, name: str, info: FieldInfo, default: Any, required: bool) -> None:
+    extra = _extra(info)
+    help_text = info.description or ""
+    kind = _scalar(info.annotation)
+    if extra.get("positional"):
+        target.add_argument(name, help=help_text, **({"metavar": extra["metavar"]} if "metavar" in extra else {}))
+        return
+    flags = [*([extra["short"]] if "short" in extra else []), flag_of(name, info)]
+    if kind is bool:
+        target.add_argument(*flags, dest=name, action="store_false" if default else "store_true", default=bool(default),
+                            help=help_text)
+        return
+    if get_origin(kind) is list:
+        target.add_argument(*flags, dest=name, action="append", default=[], help=help_text,
+                            metavar=extra.get("metavar"))
+        return
+    choices = list(get_args(kind)) if get_origin(kind) is Literal else None
+    target.add_argument(*flags, dest=name, default=default, help=help_text, required=required,
+                        **({"metavar": extra["metavar"]} if "metavar" in extra else {}),
+                        **({"choices": choices} if choices else {"type": _parser_for(name, info)}))
+
+
+def _defining_group(model: type[BaseModel], name: str) -> type[BaseModel] | None:
+    """The shared group (a class with a ``title``) a field of ``model`` belongs to, also when the
+    command redeclares it for a role default; None for the command's own fields."""
+    for cls in model.__mro__:
+        if "title" in cls.__dict__ and name in inspect.get_annotations(cls):
+            return cls
+    return None
+
+
+def _declared_at(model: type[BaseModel], name: str) -> int:
+    """How far up the class tree a field is first declared (the command's own class first)."""
+    return next((i for i, cls in enumerate(model.__mro__) if name in inspect.get_annotations(cls)), 0)
+
+
+def add_settings(parser: argparse.ArgumentParser, model: type[Settings]) -> None:
+    """Declare every field of ``model`` on ``parser``: the command's own first, then each shared group
+    under its title (so ``--help`` reads by topic)."""
+    placed: dict[str | None, list[str]] = {}
+    for name in sorted(model.model_fields, key=lambda n: _declared_at(model, n)):  # stable: field order kept
+        group = _defining_group(model, name)
+        placed.setdefault(group.title if group is not None else None, []).append(name)  # type: ignore[attr-defined]
+    # the command's own fields, then the groups (by title) in the order the class lists them
+    titles = [t for t in dict.fromkeys(c.__dict__.get("title") for c in model.__mro__) if t and t in placed]
+    for title in [None, *titles]:
+        target: Any = parser if title is None else parser.add_argument_group(title)
+        for name in placed.get(title, []):
+            info = model.model_fields[name]
+            default = None if info.is_required() else info.get_default(call_default_factory=True)
+            _add_field(target, name, info, default, info.is_required())
+    if "run_on" in model.model_fields and "executor" not in model.model_fields:
+        # --executor local|ray was where-to-run in earlier versions: a one-line hint, not a second meaning
+        parser.add_argument("--executor", action=_OldExecutorSpelling, help=argparse.SUPPRESS)
+
+
 def add(parser: argparse.ArgumentParser, model: type[BaseModel], *, only: typing.Iterable[str] | None = None,
         skip: typing.Iterable[str] = (), defaults: dict[str, Any] | None = None,
         required: typing.Iterable[str] = ()) -> None:
-    """Add ``model``'s fields to ``parser`` as options (``only``/``skip`` choose fields; ``defaults``
+    """Add some of a group's fields to ``parser`` (for commands without a settings class; ``defaults``
     may set only :data:`ROLE_DEFAULTS`)."""
     defaults = defaults or {}
     bad = set(defaults) - ROLE_DEFAULTS
@@ -157,19 +320,10 @@ def add(parser: argparse.ArgumentParser, model: type[BaseModel], *, only: typing
         if (keep is not None and name not in keep) or name in set(skip):
             continue
         default = defaults.get(name, None if info.is_required() else info.default)
-        help_text = info.description or ""
-        kind = _scalar(info.annotation)
-        if kind is bool:
-            parser.add_argument(_flag(name, info), dest=_dest(name, info), action="store_true", default=bool(default),
-                                help=help_text)
-            continue
-        choices = list(get_args(kind)) if get_origin(kind) is Literal else None
-        parser.add_argument(_flag(name, info), dest=_dest(name, info), default=default, help=help_text,
-                            required=name in set(required),
-                            **({"choices": choices} if choices else {"type": _parser_for(name, info)}))
+        _add_field(parser, name, info, default, name in set(required))
 
 
 def build(model: type[BaseModel], args: argparse.Namespace) -> Any:
     """The typed settings of ``model`` from parsed arguments (fields the command did not offer keep their default)."""
-    values = {k: getattr(args, _dest(k, info)) for k, info in model.model_fields.items() if hasattr(args, _dest(k, info))}
+    values = {k: getattr(args, k) for k in model.model_fields if hasattr(args, k)}
     return model.model_validate(values)

@@ -37,10 +37,10 @@ def _fmt(iv: Any, pct: bool) -> str:
 
 
 def _cmd_ground(args: argparse.Namespace) -> int:
+    from murgat.engine.folder import NotWritable
     from murgat.grounding.gold import GoldFormatError
     from murgat.grounding.run import GroundSettings, ground
     from murgat.inputs import InputError
-    from murgat.pipeline.rundir import NotWritable
 
     settings = GroundSettings(
         citevqa_compat=args.citevqa_compat, attributed_threshold=args.attributed_threshold,

@@ -375,7 +375,7 @@ def summarize_ground(records: Sequence[GroundRecord], gold: dict[str, GoldItem],
 
 
 def _score_records(folder: str) -> dict[str, Any]:
-    from murgat.pipeline.rundir import RunDir
+    from murgat.engine.folder import RunDir
 
     p = Path(folder)
     if not (p / "results.jsonl").is_file():
@@ -396,7 +396,7 @@ def ground(responses: str | Path, gold: str | Path | dict[str, GoldItem], out: s
     gold_items = gold if isinstance(gold, dict) else load_gold(gold)
     scores = _score_records(s.score_run) if s.score_run else {}
     if out is not None:
-        from murgat.pipeline.rundir import check_writable_dir
+        from murgat.engine.folder import check_writable_dir
 
         check_writable_dir(out, "the output folder")
     records: list[GroundRecord] = []

@@ -17,13 +17,13 @@ from typing import Any
 from media.errors import MediaError
 from media.probe import probe
 from murgat.answers import is_correct
+from murgat.engine.folder import RunDir
 from murgat.engine.loop import plan
 from murgat.engine.loop import run_items as engine_run
 from murgat.engine.preflight import ItemMediaError, MediaPlace, open_media
 from murgat.judges.parsing import shared_answer_note
 from murgat.metric import FactScore, ResponseFigures, score_response, summarize_results
 from murgat.pipeline.config import ScoreConfig
-from murgat.pipeline.rundir import RunDir
 from murgat.pipeline.stages import (
     BOX_CHECK_STAGES,
     OVER_LIMIT,

@@ -242,7 +242,7 @@ def run_command(args: Any, cache_path: Path, todo: list[Any], task: Callable[...
 
             task_cpus = float(min(ASR_THREADS, max(1, cpus)))
         progress = Progress(TextColumn(f"[bold]{label} (ray)"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=con, disable=getattr(args, "quiet", False) or getattr(args, "json", False))
+                            console=con, disable=getattr(args, "quiet", False) or getattr(args, "print_json", False))
         with progress:
             bar = progress.add_task("items", total=total, completed=total - len(todo))
             report = run_groups(groups, task, payload_of, (cache, limits), write, max_in_flight=max(2, 2 * cpus),

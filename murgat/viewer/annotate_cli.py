@@ -19,7 +19,7 @@ from pathlib import Path
 
 def _cmd_annotate(args: argparse.Namespace) -> int:
     from murgat.engine.folder import read_kind
-    from murgat.viewer.cli import build_report
+    from murgat.viewer.report import build_report
 
     run = Path(args.run)
     kind = read_kind(run)

@@ -63,7 +63,7 @@ def test_progress_bar_readable_at_80_columns() -> None:
 
     from rich.console import Console
 
-    from murgat.pipeline.cli import score_progress
+    from murgat.pipeline.command import score_progress
 
     buf = io.StringIO()
     con = Console(file=buf, width=80, force_terminal=True, color_system=None)

@@ -10,7 +10,7 @@ import pytest
 from media.probe import probe
 from murgat.pipeline.config import JudgeSpec, ScoreConfig
 from murgat.pipeline.stages import CallPool, ItemContext
-from programs.ops import ExecutorApi, ProgramSettings, merge_ranges
+from programs.ops import ExecutorApi, OpSettings, merge_ranges
 
 from ..conftest import real_media
 
@@ -25,7 +25,7 @@ def _api(media: Path, backend: str = "transcript") -> ExecutorApi:
     cfg = ScoreConfig(judge_verify=js, judge_decompose=js, judge_entail=js)
     ctx = ItemContext(media=media, durations=probe(media).durations(), config=cfg)
     return ExecutorApi(executor=None, checker=None, pool=CallPool(), ctx=ctx,  # type: ignore[arg-type]
-                       settings=ProgramSettings(find_backend=backend))  # type: ignore[arg-type]
+                       settings=OpSettings(find_backend=backend))  # type: ignore[arg-type]
 
 
 @pytest.mark.slow

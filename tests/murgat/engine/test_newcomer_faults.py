@@ -103,7 +103,7 @@ def test_an_old_responses_file_of_another_model_is_not_adopted(tmp_path: Path, e
 
 
 def test_two_spellings_of_one_generate_output_are_one_lock(tmp_path: Path) -> None:
-    from murgat.cliutil import take_output
+    from murgat.engine.guards import take_output
 
     held = take_output(tmp_path / "g5" / "responses.jsonl", is_dir=False)
     try:

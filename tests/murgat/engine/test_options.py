@@ -1,5 +1,6 @@
-"""Options declared once (#21): a shared option has one name, help and check in every command;
-only the documented role defaults differ."""
+"""Options declared once (#21): each command's settings are one pydantic model, its parser is made
+from the fields, and an option that appears in several commands has one name, help, default and
+check everywhere; only the documented role defaults and per-command meanings differ."""
 
 from __future__ import annotations
 
@@ -18,12 +19,67 @@ def _actions() -> dict[str, dict[str, argparse.Action]]:
     return {c: {f: a for a in sub.choices[c]._actions for f in a.option_strings} for c in COMMANDS}
 
 
+def _settings() -> dict[str, type[options.Settings]]:
+    from murgat.faithfulness.settings import FaithfulnessSettings, ReflectSettings
+    from murgat.generation.settings import GenerateSettings, SweepSettings
+    from murgat.pipeline.settings import ScoreSettings
+    from programs.settings import ProgramSettings
+
+    return {m.command: m for m in (ScoreSettings, FaithfulnessSettings, ReflectSettings, ProgramSettings,
+                                   GenerateSettings, SweepSettings)}
+
+
 def _shared_flags() -> dict[str, str]:
     out = {}
-    for model in (options.Requests, options.Selection, options.Place, options.Folder):
+    for model in (options.Requests, options.Effort, options.Selection, options.Place, options.Folder, options.Pace,
+                  options.Undetermined, options.Output, options.Stats, options.RunOn):
         for name, info in model.model_fields.items():
-            out[options._flag(name, info)] = name
+            out[options.flag_of(name, info)] = name
     return out
+
+
+def test_every_command_is_its_settings_model() -> None:
+    """Each parser offers exactly its settings' fields (nothing declared beside the model), and
+    parsing gives back a settings object with the parsed values."""
+    acts = _actions()
+    for command, model in _settings().items():
+        flags = {options.flag_of(n, i) for n, i in model.model_fields.items() if not (i.json_schema_extra or {})
+                 .get("positional")}
+        offered = {f for f in acts[command] if f.startswith("--")} - {"--help"}
+        assert offered - {"--executor"} == flags - {"--executor"}, (command, offered ^ flags)  # hidden old spelling
+
+
+def test_one_option_one_meaning_across_commands() -> None:
+    """Any field two commands share: the same flag, help and default (role defaults and the
+    per-command fields of options.PER_COMMAND excepted)."""
+    seen: dict[str, tuple[str, object, str, str]] = {}
+    for command, model in _settings().items():
+        for name, info in model.model_fields.items():
+            mine = (options.flag_of(name, info), info.get_default(call_default_factory=True), info.description or "",
+                    command)
+            if name in seen and name not in options.PER_COMMAND:
+                other = seen[name]
+                assert mine[0] == other[0], (name, command, other[3])
+                if name not in options.ROLE_DEFAULTS:
+                    assert mine[1:3] == other[1:3], (name, command, other[3], mine[1:3], other[1:3])
+            seen.setdefault(name, mine)
+
+
+def test_parsed_arguments_and_keyword_settings_agree(tmp_path) -> None:
+    """The command line and the Python API make the same settings object from the same values."""
+    from murgat.pipeline.settings import ScoreSettings
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    args = sub.choices["score"].parse_args(["in.jsonl", "--judge", "embedded", "--out", "o", "-J", "a=b", "--json",
+                                            "--no-sound-events", "--max-tokens", "77", "--run-on", "ray"])
+    from_cli = ScoreSettings.from_args(args)
+    from_api = ScoreSettings(input="in.jsonl", judge="embedded", out="o", judge_option=["a=b"], print_json=True,
+                             sound_events=False, max_tokens=77, run_on="ray")
+    assert from_cli == from_api
+    with pytest.raises(ValueError, match="max_tokenz"):  # a typo is refused, not ignored
+        ScoreSettings(input="in.jsonl", judge="embedded", out="o", max_tokenz=5)
+    with pytest.raises(ValueError, match="greater than or equal to 1"):
+        ScoreSettings(input="in.jsonl", judge="embedded", out="o", ray_group_size=0)
 
 
 def test_a_shared_option_is_the_same_everywhere() -> None:
@@ -31,8 +87,8 @@ def test_a_shared_option_is_the_same_everywhere() -> None:
     for flag, name in _shared_flags().items():
         seen = {c: a[flag] for c, a in acts.items() if flag in a}
         helps = {(a.help or "").replace(" (default: %(default)s)", "") for a in seen.values()}
-        assert len(helps) == 1, (flag, helps)
-        if name not in options.ROLE_DEFAULTS:
+        if name not in options.ROLE_DEFAULTS:  # a role default says which role it is for
+            assert len(helps) == 1, (flag, helps)
             assert len({repr(a.default) for a in seen.values()}) == 1, (flag, {c: a.default for c, a in seen.items()})
 
 

@@ -129,11 +129,12 @@ def test_score_counts_wrong_boxes_without_changing_scores(tmp_path: Path, exampl
 
 def test_score_box_options_reach_the_config(tmp_path: Path, capsys) -> None:
     from murgat.cli import build_parser, main
-    from murgat.pipeline.cli import _build_config
+    from murgat.pipeline.command import build_config
+    from murgat.pipeline.settings import ScoreSettings
 
     args = build_parser().parse_args(["score", "in.jsonl", "--judge", "embedded", "--out", str(tmp_path / "o"),
                                       "--box-units", "px", "--box-order", "yxyx", "--box-frame-size", "320x240"])
-    assert _build_config(args).boxes == BoxConvention(units="px", order="yxyx", frame_size=(320, 240))
+    assert build_config(ScoreSettings.from_args(args)).boxes == BoxConvention(units="px", order="yxyx", frame_size=(320, 240))
     inp = tmp_path / "in.jsonl"
     inp.write_text(json.dumps({"id": "a", "media": "friday.mp4", "response": "x"}) + "\n")
     assert main(["score", str(inp), "--judge", "embedded", "--out", str(tmp_path / "o"),

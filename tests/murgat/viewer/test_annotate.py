@@ -55,7 +55,10 @@ def test_annotate_round_trip_to_calibrate(tmp_path, example_media, browser, caps
             page.reload()
             page.wait_for_selector(".item-row")
             assert page.inner_text("#item h2").startswith(it["id"])
-            assert page.locator("#item input[name^='v|'][value='yes']:checked").count() == 1
+            # the saved labels are put back after the list is drawn: wait for them (slow under load)
+            from playwright.sync_api import expect
+
+            expect(page.locator("#item input[name^='v|'][value='yes']:checked")).to_have_count(1)
     assert page.inner_text("#progress") == str(len(ITEMS))
     # labels can be changed from the keyboard too (a radio group: arrow keys), and are saved
     first = page.locator("#item .sent input[name^='v|'][value='yes']").first

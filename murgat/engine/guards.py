@@ -1,5 +1,6 @@
-"""Small pieces every long-running command shares: choosing items, taking the output
-folder, and turning a run's failure into one clear line and an exit code."""
+"""What every command does around its run, in one place: select the items, refuse a missing
+``--media-root`` before any work, take the run folder's lock, and turn what stopped a run (a replay
+miss, a failed write) into its exit status."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def media_root_refused(media_root: str | None) -> bool:
 
 def take_output(out: Path, *, is_dir: bool = True) -> Any:
     """Check ``out`` can be written and lock it; ``None`` (after printing why) when not."""
-    from murgat.pipeline.rundir import NotWritable, check_writable_dir
+    from murgat.engine.folder import NotWritable, check_writable_dir
     from murgat.runlock import RunLock, RunLocked
 
     try:
@@ -68,12 +69,3 @@ def failure_code(exc: BaseException, where: str = "") -> int | None:
         print(f"error: {bad.exceptions[0]}", file=sys.stderr)
         return 2
     return None
-
-
-def add_model_options(p: Any, *, max_tokens: int = 2048, timeout: float = 300.0, item_concurrency: int = 8) -> None:
-    """The request options of a command whose model writes reasoning (the role defaults of
-    :mod:`murgat.engine.options`: longer answers and timeouts than a judge's yes/no)."""
-    from murgat.engine import options
-
-    options.add(p, options.Requests, defaults={"max_tokens": max_tokens, "timeout": timeout})
-    options.add(p, options.Folder, only=("item_concurrency",), defaults={"item_concurrency": item_concurrency})

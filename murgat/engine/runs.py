@@ -1,0 +1,73 @@
+"""A finished run read back from its folder: :class:`RunResult` and :func:`load_run`, what the Python
+API returns and what ``sweep`` and ``program --score`` read after scoring in-process."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class RunResult:
+    """A finished (or resumed) run: what ``murgat view``/``summarize`` read, as Python values."""
+
+    path: Path
+    kind: str | None
+    exit_code: int = 0
+    summary: dict[str, Any] = field(default_factory=dict)
+    #: where the records are when they are not in the folder (``generate --out FILE.jsonl``)
+    records_file: Path | None = None
+    #: the settings the run was made with (the Python API fills it in)
+    settings: Any = None
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """One record per item (the latest), in the order the run folder keeps them."""
+        return list(self.iter_records())
+
+    def iter_records(self) -> Iterator[dict[str, Any]]:
+        from murgat.engine.folder import RunFolder
+
+        if self.records_file is not None:
+            yield from RunFolder(self.path, repair=False, record=None, results=self.records_file.resolve()).latest_results()
+            return
+        if self.kind == "program":  # one record per item and variant, from each variant's folder
+            for sub in sorted(p for p in self.path.iterdir() if (p / "results.jsonl").exists()):
+                for r in RunFolder(sub, repair=False, record=None).latest_results():
+                    yield {**r.get("record", r), "variant": sub.name}
+            return
+        for name in ("results.jsonl", "responses.jsonl"):
+            if (self.path / name).exists():
+                rows = RunFolder(self.path, repair=False, record=None, results=name).latest_results()
+                # reflect keeps {id, record, trace}: its records are the responses
+                yield from (r["record"] if self.kind == "reflect" and "record" in r else r for r in rows)
+                return
+
+    def dataframe(self) -> Any:
+        """The records as a pandas DataFrame (one row per item; nested fields flattened with ``.``)."""
+        try:
+            import pandas as pd
+        except ImportError as exc:  # pandas is not a dependency of murgat
+            raise ImportError("RunResult.dataframe() needs pandas: pip install pandas") from exc
+        return pd.json_normalize([{k: v for k, v in r.items() if k not in ("sentences", "steps")}
+                                  for r in self.iter_records()])
+
+
+def load_run(path: str | Path) -> RunResult:
+    """Any run folder (``score``, ``faithfulness``, ``reflect``, ``program``, ``generate``, ``sweep``)."""
+    from murgat.engine.folder import read_kind
+
+    p = Path(path)
+    records_file = None
+    if p.suffix == ".jsonl" and p.is_file():  # generate --out FILE.jsonl keeps its folder beside the file
+        p, records_file = p.with_suffix(".run"), p
+    if not p.is_dir():
+        raise FileNotFoundError(f"{path}: no run folder there")
+    summary: dict[str, Any] = {}
+    with contextlib.suppress(OSError, ValueError):
+        summary = json.loads((p / "summary.json").read_text(encoding="utf-8"))
+    return RunResult(path=p, kind=read_kind(p), summary=summary, records_file=records_file)

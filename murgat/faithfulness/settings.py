@@ -1,0 +1,74 @@
+"""``FaithfulnessSettings`` and ``ReflectSettings``: every setting of ``murgat faithfulness`` and
+``murgat reflect`` (``murgat.faithfulness(...)``, ``murgat.reflect(...)``). Both label reasoning
+steps against the media with the same prompts and evidence, and their models write or read whole
+reasoning chains, so requests have the reasoning role's defaults (2,048 tokens, 300 s)."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from murgat.engine.options import Effort, Folder, Output, Pace, Place, Requests, RunOn, Selection, Settings, Stats, Undetermined
+from murgat.pipeline.settings import FPS_HELP
+
+_OPT = {"metavar": "KEY=VALUE"}
+_JUDGE_OPTION = "judge option KEY=VALUE (repeatable), e.g. base_url=http://localhost:8000/v1"
+
+
+class _Labelling(Settings, Place, Folder, Pace, Output, Requests, Effort, Selection, Stats, RunOn):
+    """What ``faithfulness`` and ``reflect`` share: how steps are labelled and what the labeller sees."""
+
+    variant: Literal["vanilla", "grounding", "grounding+rationale"] = Field(
+        "grounding", description="labelling prompt: grounding = the judge first describes the media (cached per media)")
+    granularity: Literal["chain", "step"] = Field(
+        "chain", description="one labelling call per chain (cheap) or per step with its own evidence (precise)")
+    fps: float = Field(1.0, gt=0, description=FPS_HELP)
+    max_frames: int = Field(16, ge=1, description="frames sampled across the whole video when a step cites nothing")
+    evidence_text: bool = Field(False, description="also send ASR/OCR text of each cited segment")
+    judge_option: list[str] = Field(default_factory=list, description=_JUDGE_OPTION,
+                                    json_schema_extra={"short": "-J", **_OPT})
+    # the reasoning role's defaults (see murgat.engine.options)
+    max_tokens: int = Field(2048, ge=1, description="cap on answer tokens (a whole reasoning chain)")
+    timeout: float = Field(300.0, gt=0, description="seconds before one attempt is abandoned (then retried)")
+
+
+class FaithfulnessSettings(_Labelling, Undetermined):
+    """``murgat faithfulness INPUT --judge J --out OUT [options]``."""
+
+    command: ClassVar[str] = "faithfulness"
+
+    input: str = Field(description="murgat JSONL or the authors' JSON list (responses with reasoning chains)",
+                       json_schema_extra={"positional": True})
+    judge: str = Field(description="provider:model of the labelling judge")
+    segmentation: Literal["sentences", "judge"] = Field(
+        "sentences", description="steps = murgat's citation-aware sentences (deterministic) or the judge's split")
+
+
+class ReflectSettings(_Labelling):
+    """``murgat reflect DATA --model M --detector D --out OUT [options]`` (reflect always walks
+    murgat's sentences: its steps are regenerated one by one, so there is no ``--segmentation``)."""
+
+    command: ClassVar[str] = "reflect"
+
+    data: str = Field(description="questions: murgat JSONL/CSV, videommmu:PATH, nextgqa:PATH or hf:PATH",
+                      json_schema_extra={"positional": True})
+    model: str = Field(description="provider:model that writes, regenerates and continues chains")
+    model_option: list[str] = Field(default_factory=list, description="model option KEY=VALUE (repeatable)",
+                                    json_schema_extra={"short": "-M", **_OPT})
+    detector: str = Field(description="provider:model of the step checker, or 'self'")
+    detector_option: list[str] = Field(default_factory=list, description="detector option KEY=VALUE (repeatable)",
+                                       json_schema_extra={"short": "-D", **_OPT})
+    detector_prompt: Literal["detect", "label"] = Field(
+        "detect", description="detect: question-aware, flags only errors that matter to the question; label: the "
+                              "labelling prompt of 'murgat faithfulness'")
+    judge: str | None = Field(None, description="provider:model that measures UPR before/after (independent labeller; "
+                                                "default: the detector, with a warning)")
+    k: int = Field(3, ge=1, le=20, description="regeneration attempts per unfaithful step")
+    max_regenerations: int = Field(15, ge=0, description="regeneration attempts per item, all steps together (later "
+                                                         "unfaithful steps are left as they are)")
+    max_steps: int = Field(100, ge=1, description="steps checked per item, continuations included (later steps are "
+                                                  "kept unchecked)")
+    from_: str | None = Field(None, description="start from these responses instead of generating chains",
+                              json_schema_extra={"flag": "--from", "metavar": "RESPONSES"})
+    mode: Literal["base", "cite"] = Field("base", description="chains with or without citations")

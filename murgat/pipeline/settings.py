@@ -1,0 +1,87 @@
+"""``ScoreSettings``: every setting of ``murgat score``, which is also what ``murgat.score(...)`` takes.
+
+The command line is made from these fields (:func:`murgat.engine.options.add_settings`); the
+shared groups come from :mod:`murgat.engine.options`. The scoring configuration a run folder
+records (:class:`murgat.pipeline.config.ScoreConfig`, whose fingerprint decides whether a folder
+can be resumed) is built from these settings, so a default changed here changes fingerprints:
+the defaults below are those of every earlier version.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from murgat.engine.options import Effort, Folder, Output, Pace, Place, Requests, RunOn, Selection, Settings, Stats, Undetermined
+
+_OPT = {"metavar": "KEY=VALUE"}
+#: one help for --fps wherever it appears
+FPS_HELP = "frames per second sampled from the video (inside each cited visual segment when judging)"
+
+
+class ScoreSettings(Settings, Place, Folder, Pace, Undetermined, Output, Requests, Effort, Selection, Stats, RunOn):
+    """``murgat score INPUT --judge J --out OUT [options]``."""
+
+    command: ClassVar[str] = "score"
+
+    input: str = Field(description="murgat JSONL or the authors' JSON list", json_schema_extra={"positional": True})
+    judge: str = Field(description="provider[:model] for every stage, e.g. gemini:gemini-2.5-flash, embedded")
+    judge_option: list[str] = Field(default_factory=list, description="judge option KEY=VALUE (repeatable), e.g. "
+                                    "base_url=http://localhost:8000/v1", json_schema_extra={"short": "-J", **_OPT})
+    judge_verify: str | None = Field(None, description="judge for the verifiability stage only (default: --judge)")
+    judge_decompose: str | None = Field(None, description="judge for the decomposition stage only (default: --judge)")
+    judge_entail: str | None = Field(None, description="judge for the entailment stage only (default: --judge)")
+    judge_decontextualize: str | None = Field(None, description="enables decontextualization with this judge")
+    decontextualize: bool = Field(False, description="decontextualize with --judge before splitting")
+    verify_variant: Literal["simple", "cot", "json"] = Field(
+        "simple", description="verifiability prompt: simple, cot (reasoning first) or json")
+    decompose_variant: Literal["sentence", "response", "single-pass"] = Field(
+        "sentence", description="decomposition: per sentence, whole response in one call, or single-pass")
+    entail_variant: Literal["simple", "json"] = Field("simple", description="entailment prompt: simple (yes/no) or json")
+    precision_mode: Literal["alce", "strict", "individual"] = Field(
+        "alce", description="alce (default), strict (leave-one-out only) or individual (each citation alone)")
+    empty_policy: Literal["zero", "exclude"] = Field(
+        "zero", description="a response with no verifiable sentence scores 0 (zero) or is left out (exclude)")
+    pad: float = Field(0.0, ge=0, description="seconds that widen every evidence segment on each side")
+    fps: float = Field(1.0, gt=0, description=FPS_HELP)
+    max_frames: int = Field(8, ge=1, description="most frames sent for one cited visual segment")
+    visual_as: Literal["frames", "clip"] = Field(
+        "frames", description="send visual segments as sampled frames or as a picture-only clip")
+    audio_point_pad: float = Field(1.0, ge=0, description="seconds on each side of a point audio citation")
+    end_tolerance: float = Field(1.0, ge=0, description="citations may end this many seconds past the stream "
+                                                        "(then clipped)")
+    box_units: Literal["norm", "1000", "px"] = Field(
+        "norm", description="what a bare 'box' in a citation means: 0-1 fractions, 0-1000, or pixels")
+    box_order: Literal["xyxy", "yxyx"] = Field("xyxy", description="number order of boxes (Gemini writes y first: yxyx)")
+    box_frame_size: str | None = Field(None, description="frame the model saw when pixel boxes refer to a resized "
+                                                         "frame (default: the native frame)",
+                                       json_schema_extra={"metavar": "WxH"})
+    evidence_text: bool = Field(False, description="also send ASR/OCR text of each cited segment")
+    asr_model: str | None = Field(None, description="local faster-whisper model folder for transcripts (default: "
+                                                    "bundled Whisper base)")
+    ocr_fps: float = Field(1.0, gt=0, description="frames per second read for on-screen text")
+    sound_events: bool = Field(True, description="with evidence text, do not tag sound events (music, engines, "
+                                                 "silence…) in cited audio", json_schema_extra={"flag": "--no-sound-events"})
+    # None: as many items as judge requests in flight (at least 4) — a role default
+    item_concurrency: int | None = Field(None, ge=1, description="items processed at once (default: as many as judge "
+                                                                 "requests in flight, at least 4)")
+    cluster_by_video: bool = Field(False, description="bootstrap resamples whole videos (several questions per video)")
+    attributed_threshold: float = Field(0.5, ge=0, le=1, description="MURGAT-S needed for an answer to count as "
+                                                                     "right and attributed")
+    gold: str | None = Field(None, description="gold evidence JSONL (murgat gold import): add the grounding figures of "
+                                               "'murgat ground' to the summary")
+    dry_run: bool = Field(False, description="count calls and estimate cost; nothing is sent")
+    record: str | None = Field(None, description="append every judge exchange to this JSONL cassette")
+    max_response_chars: int = Field(200_000, ge=1, description="longer responses get an error record instead of being "
+                                                               "scored")
+    # None: the defaults of murgat.pipeline.config (not imported to build the parser)
+    max_citations_per_fact: int | None = Field(None, ge=1, description="a fact citing more segments is undetermined, "
+                                               "not judged: bounds calls per fact (default 16)")
+    max_evidence_s: float | None = Field(None, gt=0, description="most seconds of cited media one entailment request "
+                                         "carries; longer evidence leaves the fact undetermined (default 900)")
+    decompose_context: int = Field(3, ge=0, description="earlier sentences shown to the decomposer (bounded: cost stays "
+                                                        "linear in response length)")
+    decompose_context_chars: int = Field(1500, ge=0, description="character cap on that context")
+    copy_media: bool = Field(False, description="copy media next to report.html (portable run folder)")
+    save_evidence: bool = Field(False, description="save cited frames/audio for report.html")

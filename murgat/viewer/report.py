@@ -1,0 +1,157 @@
+"""``report.html``: the viewer page of one or more run folders, with the media and cited evidence
+it shows (what ``murgat score`` writes after a run and ``murgat view`` rewrites)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+MAX_ITEMS = 3000  # items shown in full detail; larger runs say so on the page
+
+
+def folder_name(text: str, key: str | None = None) -> str:
+    """A file name for ``text`` that is readable, bounded and collision-free: up to 40 of its
+    characters (others than letters, digits, ``-`` and ``_`` become ``_``) and 12 hex digits of
+    the SHA-256 of ``key`` (default ``text``). ``p/q`` and ``p_q`` differ; a 300-character id fits
+    a file system's 255-byte name limit."""
+    prefix = "".join(ch if (ch.isascii() and ch.isalnum()) or ch in "-_" else "_" for ch in text[:40])
+    return f"{prefix}-{hashlib.sha256((text if key is None else key).encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
+
+
+def save_evidence(run: Path, results: list[Any], media_root: Path | None, input_path: str | None = None,
+                  allow_outside_root: bool = False) -> dict[str, dict[str, list[str]]]:
+    """What the judge was sent, per cited segment: every frame (JPEG, in order) of a visual segment,
+    the audio of an audio segment (WAV), saved under ``RUN/evidence/<item>/`` for the viewer
+    (paths returned relative to ``RUN``). Media are found as scoring found them, root check included."""
+    from media.audio import wav_bytes
+    from media.errors import MediaError
+    from media.evidence import EvidenceConfig, build_evidence
+    from media.frames import encode_image
+    from murgat.inputs import MediaOutsideRoot, resolve_media
+    from murgat.schema import Item
+
+    cfg_path = run / "config.json"
+    ev_cfg = EvidenceConfig()
+    if cfg_path.exists():
+        doc = json.loads(cfg_path.read_text(encoding="utf-8"))
+        ev_cfg = EvidenceConfig.model_validate((doc.get("config") or {}).get("evidence") or {})
+    out: dict[str, dict[str, list[str]]] = {}
+    for r in results:
+        if r.error or not r.video:
+            continue
+        try:
+            media = resolve_media(Item(id=r.id, media=r.video), media_root, input_path,
+                                  allow_outside_root=allow_outside_root)
+        except (MediaOutsideRoot, ValueError):
+            media = None
+        if media is None:
+            continue
+        cites = {(c.modality, c.start, c.end): c for sr in r.sentences for f in sr.facts for c in f.citations if c.valid}
+        if not cites:
+            continue
+        try:
+            ev = build_evidence(media, list(cites.values()), ev_cfg)
+        except MediaError:
+            continue
+        folder = run / "evidence" / folder_name(r.id)
+        folder.mkdir(parents=True, exist_ok=True)
+        got: dict[str, list[str]] = {}
+        for seg, c in zip(sorted(ev.segments, key=lambda s: s.citation_index), cites.values(), strict=True):
+            if not seg.available:
+                continue
+            name = f"{seg.modality}_{c.start}_{c.end}".replace(".", "p")
+            if seg.modality == "visual" and seg.frames:
+                # every frame the judge was sent, not one per segment: a claim about motion or a
+                # short event can hinge on a frame the middle one does not show
+                shots = []
+                for k, fr in enumerate(seg.frames):
+                    shot = f"{name}_{k:02d}_t{fr.time:.2f}".replace(".", "p") + ".jpg"
+                    (folder / shot).write_bytes(encode_image(fr.image, "jpeg"))
+                    shots.append(f"evidence/{folder.name}/{shot}")
+                got[f"{c.modality}|{c.start}|{c.end}"] = shots
+            elif seg.modality == "audio" and seg.audio is not None:
+                (folder / f"{name}.wav").write_bytes(wav_bytes(seg.audio, seg.sr))
+                got[f"{c.modality}|{c.start}|{c.end}"] = [f"evidence/{folder.name}/{name}.wav"]
+        out[r.id] = got
+    return out
+
+
+def place_evidence(run: Path, evidence: dict[str, dict[str, list[str]]], report_dir: Path,
+                   copy: bool) -> dict[str, dict[str, list[str]]]:
+    """Evidence paths (relative to ``run``) as the report at ``report_dir`` must name them: as they
+    are when the report is in the run folder; else copied to ``report_dir/evidence/<run>/`` with
+    ``copy`` (the folder is portable, like ``--copy-media``), or linked by relative path."""
+    if report_dir.resolve() == run.resolve():
+        return evidence
+    base = Path("evidence") / folder_name(run.name, str(run.resolve()))
+
+    def place(ref: str) -> str:
+        if copy:
+            dest = report_dir / base / Path(ref).relative_to("evidence")
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(run / ref, dest)
+            return dest.relative_to(report_dir).as_posix()
+        return Path(os.path.relpath((run / ref).resolve(), report_dir.resolve())).as_posix()
+
+    return {item: {key: [place(ref) for ref in files] for key, files in refs.items()} for item, refs in evidence.items()}
+
+
+def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media_root: str | None = None,
+                 with_evidence: bool = False, allow_outside_root: bool = False, annotator: str | None = None) -> Path:
+    """Write the page for one or more runs (with ``annotator``, the labelling page of the first run:
+    ``murgat annotate``). ``--copy-media`` and ``--save-evidence`` find media as scoring did
+    (``--media-root``, else the input's folder) and refuse what scoring refused; each refusal is one
+    ``warning:`` line on stderr."""
+    from murgat.engine.folder import RunDir
+    from murgat.viewer import comparison_doc, grounding_docs, run_doc, write_viewer
+
+    docs, all_results = [], []
+    refused: list[str] = []
+    out.parent.mkdir(parents=True, exist_ok=True)  # --out may name a folder that does not exist yet
+    for run in runs:
+        rd = RunDir(run, repair=False)
+        summary = rd.summary()
+        cfg: dict[str, Any] = {}
+        if (run / "config.json").exists():
+            cfg = json.loads((run / "config.json").read_text(encoding="utf-8")).get("config") or {}
+        root = Path(media_root) if media_root else (Path(cfg["media_root"]) if cfg.get("media_root") else None)
+        slim = rd.latest_results(slim=True)  # every item, without per-sentence detail (memory stays flat)
+        all_results.append(slim)
+        order = {r.id: k for k, r in enumerate(slim[:MAX_ITEMS])}
+        # full records stream from the file one at a time (3,000 of them held at once doubled the
+        # peak memory of a 10,000-item run); only the page's item dicts are kept
+        input_path = cfg.get("input")  # scoring's media root when it had no --media-root
+        evidence = None
+        if with_evidence:
+            evidence = place_evidence(run, save_evidence(run, list(rd.iter_latest(set(order))), root, input_path,
+                                                         allow_outside_root), out.parent, copy_media)
+        results = slim
+        settings = {k: cfg.get(k) for k in ("judge_entail", "judge_verify", "precision_mode", "empty_policy", "evidence",
+                                             "verify_variant", "decompose_variant", "entail_variant") if k in cfg}
+        grounding, gold_note = grounding_docs(run)
+        doc = run_doc(run.name, summary, rd.iter_latest(set(order)), report_dir=out.parent, media_root=root,
+                      copy_media=copy_media, config=settings, evidence=evidence, input_path=input_path,
+                      allow_outside_root=allow_outside_root, refused=refused, grounding=grounding)
+        if gold_note:
+            doc["notes"] = ((doc.get("notes") or "") + " " + gold_note).strip()
+        doc["items"].sort(key=lambda d: order.get(d["id"], len(order)))
+        if len(results) > MAX_ITEMS:
+            doc["notes"] = (doc.get("notes") or "") + f" The page shows the first {MAX_ITEMS} of {len(results)} items."
+        docs.append(doc)
+    # every later run against the first: the page's list shows all runs per item, these give the paired CIs
+    comparison = {"pairs": [comparison_doc(all_results[0], all_results[k], (docs[0]["name"], docs[k]["name"]))
+                            for k in range(1, len(docs))]} if len(docs) > 1 else None
+    title = "murgat — " + (" vs ".join(d["name"] for d in docs))
+    for why in dict.fromkeys(refused):
+        print(f"warning: {why}", file=sys.stderr)
+    if annotator is not None:
+        docs[0]["annotate"] = {"annotator": annotator}
+        title = f"murgat labels — {docs[0]['name']} — {annotator}"
+    return write_viewer(out, docs, comparison, title)
+
+

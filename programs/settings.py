@@ -1,0 +1,53 @@
+"""``ProgramSettings``: every setting of ``murgat program`` (``murgat.program(...)``). The planner
+and executor write programs and descriptions, so requests have the reasoning role's defaults
+(2,048 tokens, 300 s); items run four at a time by default (each runs a whole program)."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from murgat.engine.options import Effort, Folder, Output, Pace, Place, Requests, RunOn, Selection, Settings
+from murgat.pipeline.settings import FPS_HELP
+
+_OPT = {"metavar": "KEY=VALUE"}
+
+
+class ProgramSettings(Settings, Place, Folder, Pace, Output, Requests, Effort, Selection, RunOn):
+    """``murgat program DATA --planner P --out OUT [options]``."""
+
+    command: ClassVar[str] = "program"
+
+    data: str = Field(description="questions: murgat JSONL/CSV, videommmu:PATH, nextgqa:PATH or hf:PATH",
+                      json_schema_extra={"positional": True})
+    variant: str = Field("all", description="logic-declarative, logic-imperative, narrative-declarative, "
+                                            "narrative-imperative (comma list) or all")
+    planner: str = Field(description="provider:model that writes the programs")
+    executor: str | None = Field(None, description="provider:model for find/describe/synthesize (default: the planner)")
+    judge: str | None = Field(None, description="entailment judge for the runtime check and --score (default: executor)")
+    planner_option: list[str] = Field(default_factory=list, description="planner option KEY=VALUE (repeatable)",
+                                      json_schema_extra={"short": "-P", **_OPT})
+    executor_option: list[str] = Field(default_factory=list, description="executor option KEY=VALUE (repeatable)",
+                                       json_schema_extra={"short": "-E", **_OPT})
+    judge_option: list[str] = Field(default_factory=list, description="judge option KEY=VALUE (repeatable), e.g. "
+                                    "base_url=http://localhost:8000/v1", json_schema_extra={"short": "-J", **_OPT})
+    find: Literal["model", "transcript", "ocr"] = Field(
+        "model", description="find backend: the executor model, ASR words (audio), or on-screen text (visual)")
+    no_check: bool = Field(False, description="skip the runtime attribution check of descriptions")
+    check_retries: int = Field(2, ge=0, le=10, description="regenerations of a description the check rejects")
+    replan: int = Field(0, ge=0, le=10, description="times a refused program goes back to the planner with the reason")
+    max_ops: int = Field(24, ge=1, description="operation calls allowed per program")
+    program_timeout: float = Field(600.0, gt=0, description="wall seconds per program")
+    fps: float = Field(1.0, gt=0, description=FPS_HELP)
+    max_frames: int = Field(8, ge=1, description="most frames sent for one cited visual segment")
+    evidence_text: bool = Field(False, description="also send ASR/OCR text of each cited segment")
+    asr_model: str | None = Field(None, description="local faster-whisper model folder for transcripts (default: "
+                                                    "bundled Whisper base)")
+    score: bool = Field(False, description="score each variant with murgat score and compare them")
+    baseline: str | None = Field(None, description="with --score: a `murgat generate --mode cite` file to compare "
+                                                   "against")
+    # the reasoning role's defaults (see murgat.engine.options)
+    max_tokens: int = Field(2048, ge=1, description="cap on answer tokens (a whole reasoning chain)")
+    timeout: float = Field(300.0, gt=0, description="seconds before one attempt is abandoned (then retried)")
+    item_concurrency: int | None = Field(4, ge=1, description="items processed at once")
