@@ -91,7 +91,7 @@ def _settings(cls_path: str, given: Any, values: dict[str, Any]) -> Any:
     module, _, name = cls_path.partition(":")
     cls = getattr(import_module(module), name)
     if given is not None:
-        if values:
+        if any(v is not None for v in values.values()):
             raise TypeError(f"pass either settings= or keyword options to murgat.{cls.command}, not both")
         return given if isinstance(given, cls) else cls.model_validate(given)
     # paths may be Path objects; a None positional is left out so pydantic names it as missing

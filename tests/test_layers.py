@@ -4,10 +4,12 @@
 Every import counts, including the ones inside functions (murgat defers heavy imports to first
 use, so module-level imports alone would hide most of the graph). Layers, top to bottom:
 
-    cli       the command line and the Python API over it (``murgat.cli``, ``*.cli``, ``*_cli``, ``murgat.api``;
-              the package ``murgat`` itself, whose names are the API)
-    commands  score (``murgat.pipeline``), faithfulness, generation, programs, calibrate, validate, the viewer's pages
-    engine    ``murgat.engine`` (run folder, item loop, preflight), ``murgat.scaleout`` (the loop on Ray), ``murgat.runlock``
+    cli       the command line (``murgat.cli``, ``*.cli``, ``*_cli``: parse into a settings model, call the API)
+              and the Python API (``murgat.api``; the package ``murgat`` itself, whose names are the API)
+    commands  score (``murgat.pipeline``: ``command`` runs it, ``settings`` declares it), faithfulness,
+              generation, programs, calibrate, validate, the viewer's pages
+    engine    ``murgat.engine`` (run folder, item loop, preflight, options, guards), ``murgat.scaleout`` (the loop on
+              Ray), ``murgat.runlock``
     judges    ``murgat.judges``
     core      ``murgat.schema``, ``citations``, ``text``, ``metric``, ``inputs``, ``jsonl``, ``answers``, ``rules``, …
     leaves    ``media``, ``prompts``, ``human_eval``: each imports nothing of ours but itself
@@ -131,3 +133,15 @@ def test_no_two_packages_import_each_other() -> None:
 def test_the_rule_sees_lazy_imports() -> None:
     """The checker itself: a function-level import is an edge (most of murgat's imports are lazy)."""
     assert "murgat.pipeline.runner" in imports()["murgat.pipeline.command"]
+
+
+def test_the_command_line_is_a_layer_over_the_api() -> None:
+    """#21: the six run commands parse into a settings model and call ``murgat.api``; the API never
+    reaches back into the command line."""
+    graph = imports()
+    assert not sorted(b for b in graph["murgat.api"] if layer(b) == "cli" and b != "murgat"), graph["murgat.api"]
+    for mod in ("murgat.pipeline.cli", "murgat.faithfulness.cli", "murgat.faithfulness.reflect_cli",
+                "murgat.generation.cli", "programs.cli"):
+        assert "murgat.api" in graph[mod], mod
+        # nothing of a command's running: that lives in its ``command`` module, reached through the API
+        assert not {b for b in graph[mod] if b.endswith((".command", "_command"))}, mod

@@ -103,7 +103,8 @@ class Plan:
 
 
 def plan(task: ItemTask, items: Sequence[Item], folder: RunFolder, retry_errors: bool = False) -> Plan:
-    """Split ``items`` into done and to-do (see the module docstring, step 1)."""
+    """Split ``items`` into done and to-do (see the module docstring, step 1); edited items are
+    announced on stderr, the same note in every command."""
     latest = {record_id(r): r for r in folder.latest_results(slim=True)}
     todo: list[Item] = []
     out = Plan(todo=todo)
@@ -122,6 +123,12 @@ def plan(task: ItemTask, items: Sequence[Item], folder: RunFolder, retry_errors:
             todo.append(it)
         else:
             out.n_done += 1
+    if out.n_edited:  # every command says so, in these words (the edit is redone, never silently kept)
+        import sys
+
+        shown = ", ".join(out.edited_ids[:5]) + (" …" if out.n_edited > 5 else "")
+        print(f"note: {out.n_edited} item(s) changed since they were last run (response, question, options or "
+              f"media): running them again ({shown})", file=sys.stderr)
     return out
 
 

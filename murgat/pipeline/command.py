@@ -264,10 +264,6 @@ def _score_locked(s: ScoreSettings, items: list[Any], cfg: Any, out: Path, con: 
 
     place = MediaPlace.of(s)
     todo_plan = plan(ScoreTask(cfg, judges, None, place), items, rundir, s.retry_errors)  # type: ignore[arg-type]
-    if todo_plan.n_edited:
-        shown = ", ".join(todo_plan.edited_ids[:5]) + (" …" if todo_plan.n_edited > 5 else "")
-        print(f"note: {todo_plan.n_edited} item(s) changed since they were scored (response, question, options or "
-              f"media): scoring them again ({shown})", file=sys.stderr)
     n_err_kept, n_undet_kept = _earlier_failures(rundir, ids)
     if (n_err_kept or n_undet_kept) and not s.retry_errors:
         print(f"note: keeping {n_err_kept} earlier item(s) with errors and {n_undet_kept} left undetermined by judge "

@@ -100,3 +100,20 @@ def test_identical_concurrent_requests_are_sent_once(tmp_path: Path, example_med
               "openai:m", "-P", f"base_url={server.base_url}", "--item-concurrency", "2", "--out", str(tmp_path / "p"),
               "--quiet", "--json"])
         assert len(server.requests) == 1
+
+def test_cache_option_and_overwrite_cover_the_whole_run(tmp_path: Path, example_media: Path, capsys) -> None:
+    """Before: program accepted no --cache (always OUT/cache.sqlite), and --variant X --overwrite left
+    the other variants' results in the folder it claimed to start again."""
+    cas = program_cassette(tmp_path)
+    out = tmp_path / "prog"
+    shared = tmp_path / "shared-cache.sqlite"
+    base = ["program", str(_data(tmp_path)), "--media-root", str(example_media), "--planner", f"replay:{cas}",
+            "--out", str(out), "--json", "--quiet", "--cache", str(shared)]
+    assert main([*base, "--variant", "logic-declarative"]) == 0
+    assert shared.exists() and not (out / "cache.sqlite").exists()
+    other = out / "narrative-imperative"  # a variant folder left from an earlier run of this folder
+    other.mkdir()
+    (other / "results.jsonl").write_text(json.dumps({"id": "friday-q", "record": {}, "trace": {}}) + "\n")
+    assert main([*base, "--variant", "logic-declarative", "--overwrite"]) == 0
+    assert not (other / "results.jsonl").exists()
+    assert (out / "logic-declarative" / "results.jsonl").exists()

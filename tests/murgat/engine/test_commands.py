@@ -37,7 +37,7 @@ def test_score_rescores_an_edited_item_and_says_so(tmp_path: Path, example_media
     capsys.readouterr()
     assert main(args) == 0
     err = capsys.readouterr().err
-    assert "1 item(s) changed since they were scored" in err and "(b)" in err
+    assert "1 item(s) changed since they were last run" in err and "(b)" in err
     run = murgat.load_run(tmp_path / "run")
     recs = {r["id"]: r for r in run.records}
     assert recs["b"]["n_verifiable_cited"] == 0 and recs["a"]["n_verifiable_cited"] == 1
@@ -236,3 +236,18 @@ def test_selecting_no_items_is_refused(tmp_path: Path, command: str, capsys) -> 
             "generate": ["generate", str(q), "--model", "x:y"], "program": ["program", str(q), "--planner", "x:y"]}[command]
     assert main([*head, "--out", str(tmp_path / "out"), "--limit", "0"]) == 2
     assert "select no items" in capsys.readouterr().err
+
+
+def test_generate_says_when_it_redoes_an_edited_item(tmp_path: Path, example_media: Path, capsys) -> None:
+    """Before: generate and program redid an edited item without the note score printed."""
+    cas = _write(tmp_path / "c.jsonl", [{"match": {"task": "generate"}, "output": {"text": "Answer: A"}}])
+    rows = [{"id": f"q{k}", "media": "friday.mp4", "question": "?"} for k in range(3)]
+    q = _write(tmp_path / "q.jsonl", rows)
+    args = ["generate", str(q), "--model", f"replay:{cas}", "--mode", "base", "--media-root", str(example_media),
+            "--out", str(tmp_path / "g"), "--quiet", "--json"]
+    assert main(args) == 0
+    rows[2]["question"] = "What does the man say?"
+    _write(q, rows)
+    capsys.readouterr()
+    assert main(args) == 0
+    assert "1 item(s) changed since they were last run" in capsys.readouterr().err
