@@ -261,7 +261,7 @@ def run_program(s: ProgramSettings, *, echo: bool = True) -> int:
     """``murgat program``: run every variant, write the folders and summary; the exit status."""
     from murgat.console import console
     from murgat.engine.folder import canonical_json
-    from murgat.engine.guards import failure_code, media_root_refused, select_items, take_output
+    from murgat.engine.guards import exit_code_of, media_root_refused, select_items, take_output
     from murgat.generation.datasets import load_dataset
     from murgat.inputs import InputError
 
@@ -306,10 +306,7 @@ def run_program(s: ProgramSettings, *, echo: bool = True) -> int:
         try:
             doc = asyncio.run(_run(s, items, variants, out, con))
         except (ExceptionGroup, ValueError, FileNotFoundError) as exc:
-            code = failure_code(exc)
-            if code is None:
-                raise
-            return code
+            return exit_code_of(exc)
         parent.write_summary(doc)
         _report(out, variants, {it.id for it in items}, doc, s.media_root)
         code = 0

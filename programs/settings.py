@@ -8,13 +8,13 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from murgat.engine.options import Effort, Folder, Output, Pace, Place, Requests, RunOn, Selection, Settings
+from murgat.engine.options import ChainRole, Effort, Folder, Output, Pace, Place, Requests, RunOn, Selection, Settings
 from murgat.pipeline.settings import FPS_HELP
 
 _OPT = {"metavar": "KEY=VALUE"}
 
 
-class ProgramSettings(Settings, Place, Folder, Pace, Output, Requests, Effort, Selection, RunOn):
+class ProgramSettings(Settings, Place, Folder, Pace, Output, ChainRole, Requests, Effort, Selection, RunOn):
     """``murgat program DATA --planner P --out OUT [options]``."""
 
     command: ClassVar[str] = "program"
@@ -47,7 +47,4 @@ class ProgramSettings(Settings, Place, Folder, Pace, Output, Requests, Effort, S
     score: bool = Field(False, description="score each variant with murgat score and compare them")
     baseline: str | None = Field(None, description="with --score: a `murgat generate --mode cite` file to compare "
                                                    "against")
-    # the reasoning role's defaults (see murgat.engine.options)
-    max_tokens: int = Field(2048, ge=1, description="cap on answer tokens (a whole reasoning chain)")
-    timeout: float = Field(300.0, gt=0, description="seconds before one attempt is abandoned (then retried)")
     item_concurrency: int | None = Field(4, ge=1, description="items processed at once")

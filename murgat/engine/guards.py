@@ -48,6 +48,14 @@ def take_output(out: Path, *, is_dir: bool = True) -> Any:
         return None
 
 
+def exit_code_of(exc: BaseException, where: str = "") -> int:
+    """:func:`failure_code` where anything it does not know is re-raised (a bug keeps its traceback)."""
+    code = failure_code(exc, where)
+    if code is None:
+        raise exc
+    return code
+
+
 def failure_code(exc: BaseException, where: str = "") -> int | None:
     """Exit code and message for a run that stopped: 3 replay miss, 5 results not writable, 2 bad
     settings; ``None`` for anything else (a bug: let it raise)."""

@@ -28,10 +28,12 @@ An option that appears in several commands has one name, default and help everyw
 declared exceptions: :data:`ROLE_DEFAULTS` and :data:`PER_COMMAND`.
 
 **Role defaults.** Three settings have a default that depends on what a command's requests ask
-for, and they stay so because each is part of the settings fingerprint of run folders made by
-earlier versions (a changed default would refuse to resume them): ``--max-tokens`` (a judge's
-yes/no answer: 1,024; a model's reasoning chain: 2,048, or 4,096 for ``generate``),
-``--timeout`` (judging: 120 s; generating: 300 s) and ``--item-concurrency``.
+for. ``--max-tokens`` (a judge's yes/no answer: 1,024; a reasoning chain: 2,048,
+:class:`ChainRole`; an answer to a question, 4,096, :class:`GenerateRole`) and ``--timeout``
+(judging: 120 s; generating: 300 s) stay so because each is part of the settings fingerprint of
+run folders made by earlier versions (a changed default would refuse to resume them);
+``--item-concurrency`` is 8, except in ``score`` (as many as the judge's requests in flight, at
+least 4) and ``program`` (4: each item runs a whole program).
 """
 
 from __future__ import annotations
@@ -40,7 +42,6 @@ import argparse
 import inspect
 import math
 import types
-import typing
 from typing import Any, ClassVar, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -96,6 +97,26 @@ class Requests(BaseModel):
                               timeout_s=self.timeout,
                               retries=self.retries, backoff_max_s=self.backoff_max, max_retry_time_s=self.max_retry_time,
                               concurrency=self.concurrency, rpm=self.rpm, tpm=self.tpm)
+
+
+class ChainRole(BaseModel):
+    """The role defaults of a command whose model writes or reads whole reasoning chains
+    (``faithfulness``, ``reflect``, ``program``): listed before :class:`Requests`, its fields win."""
+
+    title: ClassVar[str] = "requests (every model or judge request)"
+
+    max_tokens: int = Field(2048, ge=1, description="cap on answer tokens (a whole reasoning chain)")
+    timeout: float = Field(300.0, gt=0, description="seconds before one attempt is abandoned (then retried)")
+
+
+class GenerateRole(BaseModel):
+    """The role defaults of a command whose model answers questions with reasoning (``generate``,
+    ``sweep``): longer answers than :class:`ChainRole`."""
+
+    title: ClassVar[str] = "requests (every model or judge request)"
+
+    max_tokens: int = Field(4096, ge=1, description="cap on answer tokens (a whole reasoning chain)")
+    timeout: float = Field(300.0, gt=0, description="seconds before one attempt is abandoned (then retried)")
 
 
 class Effort(BaseModel):
@@ -304,23 +325,6 @@ def add_settings(parser: argparse.ArgumentParser, model: type[Settings]) -> None
     if "run_on" in model.model_fields and "executor" not in model.model_fields:
         # --executor local|ray was where-to-run in earlier versions: a one-line hint, not a second meaning
         parser.add_argument("--executor", action=_OldExecutorSpelling, help=argparse.SUPPRESS)
-
-
-def add(parser: argparse.ArgumentParser, model: type[BaseModel], *, only: typing.Iterable[str] | None = None,
-        skip: typing.Iterable[str] = (), defaults: dict[str, Any] | None = None,
-        required: typing.Iterable[str] = ()) -> None:
-    """Add some of a group's fields to ``parser`` (for commands without a settings class; ``defaults``
-    may set only :data:`ROLE_DEFAULTS`)."""
-    defaults = defaults or {}
-    bad = set(defaults) - ROLE_DEFAULTS
-    if bad:
-        raise ValueError(f"options {sorted(bad)} have one default in every command")
-    keep = set(only) if only is not None else None
-    for name, info in model.model_fields.items():
-        if (keep is not None and name not in keep) or name in set(skip):
-            continue
-        default = defaults.get(name, None if info.is_required() else info.default)
-        _add_field(parser, name, info, default, name in set(required))
 
 
 def build(model: type[BaseModel], args: argparse.Namespace) -> Any:

@@ -17,7 +17,7 @@ def run_faithfulness_command(s: FaithfulnessSettings, *, echo: bool = True) -> i
     """``murgat faithfulness``: label every step, write the folder and summary; the exit status."""
     from murgat.console import console
     from murgat.engine.folder import RunDir
-    from murgat.engine.guards import failure_code, take_output
+    from murgat.engine.guards import exit_code_of, take_output
     from murgat.faithfulness.label import Labeller
     from murgat.faithfulness.metric import summarize_faithfulness
     from murgat.faithfulness.records import FaithResult
@@ -74,18 +74,12 @@ def run_faithfulness_command(s: FaithfulnessSettings, *, echo: bool = True) -> i
                 ray_counts, ray_report = _on_ray(s, items, rundir, Path(s.cache) if s.cache else
                                                  out / "cache.sqlite", cfg, opts, con)
             except Exception as exc:  # the same exit codes as the local path (5 not writable, 3 replay miss)
-                code = failure_code(exc)
-                if code is None:
-                    raise
-                return code
+                return exit_code_of(exc)
         else:
             try:
                 asyncio.run(_with_progress(items, labeller, cfg, s, rundir, con, judge))
             except ExceptionGroup as group:
-                code = failure_code(group)
-                if code is None:
-                    raise
-                return code
+                return exit_code_of(group)
         ids = {i.id for i in items}
         rundir.compact([i.id for i in items])  # input order on disk too
         results = rundir.latest_results(want=ids, order=[i.id for i in items])

@@ -145,7 +145,7 @@ def _on_ray(s: Any, cfg: Any, place: Any, start: dict[str, str] | None, todo: li
 def run_reflect(s: ReflectSettings, *, echo: bool = True) -> int:
     """``murgat reflect``: reflect every item, write the folder and summary; the exit status."""
     from murgat.engine.folder import PairFolder
-    from murgat.engine.guards import failure_code, take_output
+    from murgat.engine.guards import exit_code_of, take_output
     from murgat.engine.preflight import BadMediaRoot, check_media_root
     from murgat.faithfulness.shared import _select
     from murgat.generation.datasets import load_dataset
@@ -177,10 +177,7 @@ def run_reflect(s: ReflectSettings, *, echo: bool = True) -> int:
             folder.check_config(fp, {**fp, "data": s.data, "media_root": s.media_root}, kind="reflect")
             doc = asyncio.run(_reflect_all(s, items, folder))
         except (ExceptionGroup, ValueError, FileNotFoundError, OSError) as exc:
-            code = failure_code(exc)
-            if code is None:
-                raise
-            return code
+            return exit_code_of(exc)
         folder.write_summary(doc)
         from murgat.viewer.steps import reflect_report
 

@@ -9,14 +9,14 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from murgat.engine.options import Effort, Folder, Output, Pace, Place, Requests, RunOn, Selection, Settings, Stats, Undetermined
+from murgat.engine.options import ChainRole, Effort, Folder, Output, Pace, Place, Requests, RunOn, Selection, Settings, Stats, Undetermined
 from murgat.pipeline.settings import FPS_HELP
 
 _OPT = {"metavar": "KEY=VALUE"}
 _JUDGE_OPTION = "judge option KEY=VALUE (repeatable), e.g. base_url=http://localhost:8000/v1"
 
 
-class _Labelling(Settings, Place, Folder, Pace, Output, Requests, Effort, Selection, Stats, RunOn):
+class _Labelling(Settings, Place, Folder, Pace, Output, ChainRole, Requests, Effort, Selection, Stats, RunOn):
     """What ``faithfulness`` and ``reflect`` share: how steps are labelled and what the labeller sees."""
 
     variant: Literal["vanilla", "grounding", "grounding+rationale"] = Field(
@@ -28,9 +28,6 @@ class _Labelling(Settings, Place, Folder, Pace, Output, Requests, Effort, Select
     evidence_text: bool = Field(False, description="also send ASR/OCR text of each cited segment")
     judge_option: list[str] = Field(default_factory=list, description=_JUDGE_OPTION,
                                     json_schema_extra={"short": "-J", **_OPT})
-    # the reasoning role's defaults (see murgat.engine.options)
-    max_tokens: int = Field(2048, ge=1, description="cap on answer tokens (a whole reasoning chain)")
-    timeout: float = Field(300.0, gt=0, description="seconds before one attempt is abandoned (then retried)")
 
 
 class FaithfulnessSettings(_Labelling, Undetermined):

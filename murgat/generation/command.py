@@ -162,12 +162,9 @@ def run_generate(s: Any, items: list[Any], out: Path, effort: str | None) -> tup
             print(f"error: {exc}", file=sys.stderr)
             return 2, {}
         except ExceptionGroup as group:  # a replay miss (exit 3) or a failed write (exit 5) stops the run
-            from murgat.engine.guards import failure_code
+            from murgat.engine.guards import exit_code_of
 
-            code = failure_code(group, f" ({responses})")
-            if code is None:
-                raise
-            return code, {}
+            return exit_code_of(group, f" ({responses})"), {}
         ids = {i.id for i in items}
         records = folder.latest_results(want=ids, order=[i.id for i in items])
         table = accuracy_table(records)

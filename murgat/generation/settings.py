@@ -8,13 +8,13 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from murgat.engine.options import Effort, Folder, Output, Pace, Place, Requests, RunOn, Selection, Settings
+from murgat.engine.options import Effort, Folder, GenerateRole, Output, Pace, Place, Requests, RunOn, Selection, Settings
 from murgat.pipeline.settings import FPS_HELP
 
 _OPT = {"metavar": "KEY=VALUE"}
 
 
-class _Generating(Settings, Place, Folder, Pace, Output, Requests, Selection, RunOn):
+class _Generating(Settings, Place, Folder, Pace, Output, GenerateRole, Requests, Selection, RunOn):
     """What ``generate`` and ``sweep`` share: the questions, the model and how it sees the video."""
 
     data: str = Field(description="questions: murgat JSONL/CSV, videommmu:PATH, nextgqa:PATH or hf:PATH",
@@ -27,9 +27,6 @@ class _Generating(Settings, Place, Folder, Pace, Output, Requests, Selection, Ru
     base: str | None = Field(None, description="posthoc: the base-mode responses file to annotate")
     fps: float = Field(1.0, gt=0, description=FPS_HELP)
     max_frames: int = Field(64, ge=1, description="most frames of the whole video sent to the answering model")
-    # the generating role's defaults (see murgat.engine.options)
-    max_tokens: int = Field(4096, ge=1, description="cap on answer tokens (a whole reasoning chain)")
-    timeout: float = Field(300.0, gt=0, description="seconds before one attempt is abandoned (then retried)")
 
 
 class GenerateSettings(_Generating, Effort):

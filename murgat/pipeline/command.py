@@ -208,7 +208,7 @@ def _score_locked(s: ScoreSettings, items: list[Any], cfg: Any, out: Path, con: 
     import sqlite3
 
     from murgat.engine.folder import RunDir
-    from murgat.engine.guards import failure_code
+    from murgat.engine.guards import exit_code_of
     from murgat.judges import make_judge
     from murgat.judges.cache import ResponseCache
     from murgat.pipeline.runner import summarize_run
@@ -275,19 +275,13 @@ def _score_locked(s: ScoreSettings, items: list[Any], cfg: Any, out: Path, con: 
         try:
             pool, stats, ray_report = score_on_ray(items, cfg, rundir, cache_path, s, con, todo_plan.todo)
         except Exception as exc:  # the same exit codes as the local path (5 not writable, 3 replay miss)
-            code = failure_code(exc, f" ({rundir.results_path})")
-            if code is None:
-                raise
-            return code
+            return exit_code_of(exc, f" ({rundir.results_path})")
     else:
         try:
             _fresh, pool = asyncio.run(_run_with_progress(items, cfg, judges, rundir, s, con, list(built.values()),
                                                           todo_plan.todo))
         except ExceptionGroup as group:
-            code = failure_code(group, f" ({rundir.results_path})")
-            if code is None:
-                raise
-            return code
+            return exit_code_of(group, f" ({rundir.results_path})")
     if s.dry_run:
         total_calls = sum(j.calls for j in built.values())
         cost = sum(j.cost() for j in built.values())

@@ -12,16 +12,7 @@ import murgat
 from murgat import api
 from murgat.cli import main
 
-CASSETTE = [
-    {"match": {"task": "verify"}, "output": {"text": "yes"}},
-    {"match": {"task": "decompose"}, "output": {"text": json.dumps({"facts": ["The woman speaks."]})}},
-    {"match": {"task": "entail"}, "output": {"text": "yes"}},
-]
-
-
-def _write(p: Path, rows: list[dict]) -> Path:
-    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return p
+from .engine.test_commands import CASSETTE, _write
 
 
 @pytest.mark.parametrize("argv,command,field,value", [

@@ -108,15 +108,13 @@ def test_help_never_says_default_none(capsys) -> None:
         assert "(default: None)" not in out and "FROM_" not in out, c
 
 
-def test_only_role_defaults_may_differ() -> None:
-    with pytest.raises(ValueError, match="one default in every command"):
-        options.add(argparse.ArgumentParser(), options.Requests, defaults={"temperature": 0.7})
-
-
 def test_settings_are_built_from_the_arguments() -> None:
+    class Probe(options.Settings, options.Requests):
+        command = "probe"
+
     p = argparse.ArgumentParser()
-    options.add(p, options.Requests)
-    req = options.build(options.Requests, p.parse_args(["--max-tokens", "77", "--temperature", "0.7", "--retries", "0"]))
+    options.add_settings(p, Probe)
+    req = Probe.from_args(p.parse_args(["--max-tokens", "77", "--temperature", "0.7", "--retries", "0"]))
     cfg = req.generate_config()
     assert (cfg.max_tokens, cfg.temperature, cfg.retries) == (77, 0.7, 0)
     with pytest.raises(SystemExit):
