@@ -124,52 +124,21 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 1 if (args.strict and n_bad) else 0
 
 
-#: help for options shared by several commands, written once (an option keeps its own help when it has one)
+#: help for options of the commands without a settings model (those of score, faithfulness, reflect,
+#: program, generate and sweep live in their fields), written once; an option keeps its own help when it has one
 COMMON_HELP: dict[str, str] = {
     "--json": "print one JSON document instead of tables",
-    "--quiet": "no progress bar",
     "--media-root": "folder the media names or ids are resolved in (media outside it are refused)",
-    "--limit": "use only the first N items",
-    "--ids": "comma-separated ids to use",
     "--seed": "seed of the bootstrap resampling",
     "--bootstrap": "bootstrap resamples for confidence intervals",
     "--fps": "frames per second sampled inside visual segments",
     "--max-frames": "most frames sent for one visual segment (or the whole video)",
-    "--temperature": "sampling temperature (0 for reproducible answers)",
-    "--max-tokens": "cap on answer tokens",
-    "--timeout": "seconds before one attempt is abandoned (then retried)",
-    "--retries": "retries after the first attempt on 429/5xx/timeouts",
-    "--max-retry-time": "most seconds one request may spend on attempts and waits",
-    "--concurrency": "requests in flight at once per provider",
-    "--item-concurrency": "items processed at once",
-    "--effort": "reasoning effort: none|minimal|low|medium|high|dynamic (mapped per provider)",
-    "--overwrite": "discard what the output folder holds and start again",
     "--allow-media-outside-root": "read media wherever the input names it (default: only inside --media-root)",
     "--asr-model": "local faster-whisper model folder for transcripts (default: bundled Whisper base)",
     "--out": "output folder (resumed when it exists)",
-    "--mode": "base (plain reasoning), cite (cited reasoning) or posthoc (add citations to --base answers)",
-    "-J": "judge option KEY=VALUE (repeatable), e.g. base_url=http://localhost:8000/v1",
-    "-M": "model option KEY=VALUE (repeatable)",
-    "-P": "planner option KEY=VALUE (repeatable)",
-    "-E": "executor option KEY=VALUE (repeatable)",
-    "-D": "detector option KEY=VALUE (repeatable)",
-    "--judge-verify": "judge for the verifiability stage only (default: --judge)",
-    "--judge-decompose": "judge for the decomposition stage only (default: --judge)",
-    "--judge-entail": "judge for the entailment stage only (default: --judge)",
-    "--verify-variant": "verifiability prompt: simple, cot (reasoning first) or json",
-    "--decompose-variant": "decomposition: per sentence, whole response in one call, or single-pass",
-    "--entail-variant": "entailment prompt: simple (yes/no) or json",
-    "--precision-mode": "alce (default), strict (leave-one-out only) or individual (each citation alone)",
-    "--empty-policy": "a response with no verifiable sentence scores 0 (zero) or is left out (exclude)",
-    "--visual-as": "send visual segments as sampled frames or as a picture-only clip",
-    "--audio-point-pad": "seconds on each side of a point audio citation",
     "--end-tolerance": "citations may end this many seconds past the stream (then clipped)",
-    "--ocr-fps": "frames per second read for on-screen text",
-    "--rpm": "requests-per-minute limit per provider",
-    "--tpm": "tokens-per-minute limit per provider (estimated before sending)",
     "--cluster-by-video": "bootstrap resamples whole videos (several questions per video)",
     "--attributed-threshold": "MURGAT-S needed for an answer to count as right and attributed",
-    "--efforts": "comma-separated efforts to sweep",
     "--similarity": "fact matching by word overlap (lexical) or MiniLM embeddings",
     "--language": "spoken language code for ASR",
     "--backend": "ASR backend: faster-whisper, or whisperx (optional extra)",
@@ -178,18 +147,13 @@ COMMON_HELP: dict[str, str] = {
 }
 
 
-#: counts declared by a single command (the shared ones are checked by their settings fields in
-#: murgat.engine.options): the smallest value that makes sense; argparse exits 2 below it
-COUNT_MINIMUM: dict[str, int] = {
-    "--ray-group-size": 1, "--ray-task-retries": 0, "--ray-cpus": 1, "--bootstrap": 1, "--seed": 0, "--max-frames": 1, "--k": 1,
-    "--max-response-chars": 1, "--decompose-context": 0, "--decompose-context-chars": 0, "--replan": 0,
-    "--max-steps": 1, "--max-regenerations": 0, "--check-retries": 0, "--max-ops": 1, "--max-citations-per-fact": 1,
-}
+#: counts of the commands without a settings model (the others are checked by their fields): the
+#: smallest value that makes sense; argparse exits 2 below it
+COUNT_MINIMUM: dict[str, int] = {"--bootstrap": 1, "--seed": 0, "--max-frames": 1}
 
 
 #: upper bounds where a larger value only burns time or memory (e.g. --bootstrap 10**9)
-COUNT_MAXIMUM: dict[str, int] = {"--bootstrap": 100_000, "--replan": 10, "--k": 20, "--check-retries": 10,
-                                 "--ray-task-retries": 100}
+COUNT_MAXIMUM: dict[str, int] = {"--bootstrap": 100_000}
 #: options that are shares (0–1)
 SHARE_OPTIONS = frozenset({"--attributed-threshold", "--recall-threshold"})
 
