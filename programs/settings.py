@@ -8,13 +8,13 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from murgat.engine.options import ChainRole, Effort, Folder, Output, Pace, Place, Requests, RunOn, Selection, Settings
-from murgat.pipeline.settings import FPS_HELP
+from murgat.engine import options as o
 
 _OPT = {"metavar": "KEY=VALUE"}
 
 
-class ProgramSettings(Settings, Place, Folder, Pace, Output, ChainRole, Requests, Effort, Selection, RunOn):
+class ProgramSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Transcripts, o.Place, o.Folder,
+                      o.Pace, o.Output, o.ChainRole, o.Requests, o.Effort, o.Selection, o.RunOn):
     """``murgat program DATA --planner P --out OUT [options]``."""
 
     command: ClassVar[str] = "program"
@@ -30,8 +30,6 @@ class ProgramSettings(Settings, Place, Folder, Pace, Output, ChainRole, Requests
                                       json_schema_extra={"short": "-P", **_OPT})
     executor_option: list[str] = Field(default_factory=list, description="executor option KEY=VALUE (repeatable)",
                                        json_schema_extra={"short": "-E", **_OPT})
-    judge_option: list[str] = Field(default_factory=list, description="judge option KEY=VALUE (repeatable), e.g. "
-                                    "base_url=http://localhost:8000/v1", json_schema_extra={"short": "-J", **_OPT})
     find: Literal["model", "transcript", "ocr"] = Field(
         "model", description="find backend: the executor model, ASR words (audio), or on-screen text (visual)")
     no_check: bool = Field(False, description="skip the runtime attribution check of descriptions")
@@ -39,11 +37,7 @@ class ProgramSettings(Settings, Place, Folder, Pace, Output, ChainRole, Requests
     replan: int = Field(0, ge=0, le=10, description="times a refused program goes back to the planner with the reason")
     max_ops: int = Field(24, ge=1, description="operation calls allowed per program")
     program_timeout: float = Field(600.0, gt=0, description="wall seconds per program")
-    fps: float = Field(1.0, gt=0, description=FPS_HELP)
     max_frames: int = Field(8, ge=1, description="most frames sent for one cited visual segment")
-    evidence_text: bool = Field(False, description="also send ASR/OCR text of each cited segment")
-    asr_model: str | None = Field(None, description="local faster-whisper model folder for transcripts (default: "
-                                                    "bundled Whisper base)")
     score: bool = Field(False, description="score each variant with murgat score and compare them")
     baseline: str | None = Field(None, description="with --score: a `murgat generate --mode cite` file to compare "
                                                    "against")

@@ -187,6 +187,52 @@ class Output(BaseModel):
     quiet: bool = Field(False, description="no progress bar")
 
 
+class JudgeOption(BaseModel):
+    """``-J``: options of the judge (listed with the command's own options, as ``--judge`` is)."""
+
+    title: ClassVar[str] = ""
+
+    judge_option: list[str] = Field(default_factory=list, description="judge option KEY=VALUE (repeatable), e.g. "
+                                    "base_url=http://localhost:8000/v1",
+                                    json_schema_extra={"short": "-J", "metavar": "KEY=VALUE"})
+
+
+class ModelOption(BaseModel):
+    """``-M``: options of the model that writes answers or chains."""
+
+    title: ClassVar[str] = ""
+
+    model_option: list[str] = Field(default_factory=list, description="model option KEY=VALUE (repeatable)",
+                                    json_schema_extra={"short": "-M", "metavar": "KEY=VALUE"})
+
+
+class Frames(BaseModel):
+    """The frame rate a model or judge is shown the video at (how many frames, ``--max-frames``,
+    is each command's own)."""
+
+    title: ClassVar[str] = ""
+
+    fps: float = Field(1.0, gt=0, description="frames per second sampled from the video (inside each cited visual "
+                                              "segment when judging)")
+
+
+class EvidenceText(BaseModel):
+    """Whether transcripts and on-screen text come with the media a judge sees."""
+
+    title: ClassVar[str] = ""
+
+    evidence_text: bool = Field(False, description="also send ASR/OCR text of each cited segment")
+
+
+class Transcripts(BaseModel):
+    """Which speech recogniser makes transcripts."""
+
+    title: ClassVar[str] = ""
+
+    asr_model: str | None = Field(None, description="local faster-whisper model folder for transcripts (default: "
+                                                    "bundled Whisper base)")
+
+
 class Stats(BaseModel):
     """The bootstrap behind every confidence interval."""
 
@@ -313,7 +359,8 @@ def add_settings(parser: argparse.ArgumentParser, model: type[Settings]) -> None
     placed: dict[str | None, list[str]] = {}
     for name in sorted(model.model_fields, key=lambda n: _declared_at(model, n)):  # stable: field order kept
         group = _defining_group(model, name)
-        placed.setdefault(group.title if group is not None else None, []).append(name)  # type: ignore[attr-defined]
+        # a group titled "" is listed with the command's own options
+        placed.setdefault(group.title or None if group is not None else None, []).append(name)  # type: ignore[attr-defined]
     # the command's own fields, then the groups (by title) in the order the class lists them
     titles = [t for t in dict.fromkeys(c.__dict__.get("title") for c in model.__mro__) if t and t in placed]
     for title in [None, *titles]:

@@ -9,28 +9,23 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from murgat.engine.options import ChainRole, Effort, Folder, Output, Pace, Place, Requests, RunOn, Selection, Settings, Stats, Undetermined
-from murgat.pipeline.settings import FPS_HELP
+from murgat.engine import options as o
 
 _OPT = {"metavar": "KEY=VALUE"}
-_JUDGE_OPTION = "judge option KEY=VALUE (repeatable), e.g. base_url=http://localhost:8000/v1"
 
 
-class _Labelling(Settings, Place, Folder, Pace, Output, ChainRole, Requests, Effort, Selection, Stats, RunOn):
+class _Labelling(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Place, o.Folder, o.Pace, o.Output,
+                 o.ChainRole, o.Requests, o.Effort, o.Selection, o.Stats, o.RunOn):
     """What ``faithfulness`` and ``reflect`` share: how steps are labelled and what the labeller sees."""
 
     variant: Literal["vanilla", "grounding", "grounding+rationale"] = Field(
         "grounding", description="labelling prompt: grounding = the judge first describes the media (cached per media)")
     granularity: Literal["chain", "step"] = Field(
         "chain", description="one labelling call per chain (cheap) or per step with its own evidence (precise)")
-    fps: float = Field(1.0, gt=0, description=FPS_HELP)
     max_frames: int = Field(16, ge=1, description="frames sampled across the whole video when a step cites nothing")
-    evidence_text: bool = Field(False, description="also send ASR/OCR text of each cited segment")
-    judge_option: list[str] = Field(default_factory=list, description=_JUDGE_OPTION,
-                                    json_schema_extra={"short": "-J", **_OPT})
 
 
-class FaithfulnessSettings(_Labelling, Undetermined):
+class FaithfulnessSettings(_Labelling, o.Undetermined):
     """``murgat faithfulness INPUT --judge J --out OUT [options]``."""
 
     command: ClassVar[str] = "faithfulness"
@@ -42,7 +37,7 @@ class FaithfulnessSettings(_Labelling, Undetermined):
         "sentences", description="steps = murgat's citation-aware sentences (deterministic) or the judge's split")
 
 
-class ReflectSettings(_Labelling):
+class ReflectSettings(_Labelling, o.ModelOption):
     """``murgat reflect DATA --model M --detector D --out OUT [options]`` (reflect always walks
     murgat's sentences: its steps are regenerated one by one, so there is no ``--segmentation``)."""
 
@@ -51,8 +46,6 @@ class ReflectSettings(_Labelling):
     data: str = Field(description="questions: murgat JSONL/CSV, videommmu:PATH, nextgqa:PATH or hf:PATH",
                       json_schema_extra={"positional": True})
     model: str = Field(description="provider:model that writes, regenerates and continues chains")
-    model_option: list[str] = Field(default_factory=list, description="model option KEY=VALUE (repeatable)",
-                                    json_schema_extra={"short": "-M", **_OPT})
     detector: str = Field(description="provider:model of the step checker, or 'self'")
     detector_option: list[str] = Field(default_factory=list, description="detector option KEY=VALUE (repeatable)",
                                        json_schema_extra={"short": "-D", **_OPT})

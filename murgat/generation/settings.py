@@ -8,28 +8,23 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from murgat.engine.options import Effort, Folder, GenerateRole, Output, Pace, Place, Requests, RunOn, Selection, Settings
-from murgat.pipeline.settings import FPS_HELP
-
-_OPT = {"metavar": "KEY=VALUE"}
+from murgat.engine import options as o
 
 
-class _Generating(Settings, Place, Folder, Pace, Output, GenerateRole, Requests, Selection, RunOn):
+class _Generating(o.Settings, o.ModelOption, o.Frames, o.Place, o.Folder, o.Pace, o.Output, o.GenerateRole,
+                  o.Requests, o.Selection, o.RunOn):
     """What ``generate`` and ``sweep`` share: the questions, the model and how it sees the video."""
 
     data: str = Field(description="questions: murgat JSONL/CSV, videommmu:PATH, nextgqa:PATH or hf:PATH",
                       json_schema_extra={"positional": True})
     model: str = Field(description="provider:model that answers, e.g. gemini:gemini-2.5-flash")
-    model_option: list[str] = Field(default_factory=list, description="model option KEY=VALUE (repeatable)",
-                                    json_schema_extra={"short": "-M", **_OPT})
     mode: Literal["base", "cite", "posthoc"] = Field(
         "cite", description="base (plain reasoning), cite (cited reasoning) or posthoc (add citations to --base answers)")
     base: str | None = Field(None, description="posthoc: the base-mode responses file to annotate")
-    fps: float = Field(1.0, gt=0, description=FPS_HELP)
     max_frames: int = Field(64, ge=1, description="most frames of the whole video sent to the answering model")
 
 
-class GenerateSettings(_Generating, Effort):
+class GenerateSettings(_Generating, o.Effort):
     """``murgat generate DATA --model M --out OUT [options]``: ``OUT`` is a run folder whose
     ``responses.jsonl`` is the input of ``murgat score`` (a ``FILE.jsonl`` ``--out``, the spelling of
     earlier versions, keeps the rest of the folder in ``FILE.run/``)."""
@@ -37,7 +32,7 @@ class GenerateSettings(_Generating, Effort):
     command: ClassVar[str] = "generate"
 
 
-class SweepSettings(_Generating):
+class SweepSettings(_Generating, o.JudgeOption):
     """``murgat sweep DATA --model M --judge J --out ROOT``: generate and score once per effort, in
     ``ROOT/effort-E/`` (responses) and ``ROOT/effort-E/run/`` (scores); ``ROOT/sweep.json`` and
     ``sweep.png`` compare them."""
@@ -46,6 +41,4 @@ class SweepSettings(_Generating):
 
     efforts: str = Field("minimal,low,medium,high", description="comma-separated efforts to sweep")
     judge: str = Field(description="judge for scoring, as for murgat score")
-    judge_option: list[str] = Field(default_factory=list, description="judge option KEY=VALUE (repeatable), e.g. "
-                                    "base_url=http://localhost:8000/v1", json_schema_extra={"short": "-J", **_OPT})
 

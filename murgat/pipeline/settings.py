@@ -13,22 +13,17 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from murgat.engine.options import Effort, Folder, Output, Pace, Place, Requests, RunOn, Selection, Settings, Stats, Undetermined
-
-_OPT = {"metavar": "KEY=VALUE"}
-#: one help for --fps wherever it appears
-FPS_HELP = "frames per second sampled from the video (inside each cited visual segment when judging)"
+from murgat.engine import options as o
 
 
-class ScoreSettings(Settings, Place, Folder, Pace, Undetermined, Output, Requests, Effort, Selection, Stats, RunOn):
+class ScoreSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Transcripts, o.Place, o.Folder,
+                    o.Pace, o.Undetermined, o.Output, o.Requests, o.Effort, o.Selection, o.Stats, o.RunOn):
     """``murgat score INPUT --judge J --out OUT [options]``."""
 
     command: ClassVar[str] = "score"
 
     input: str = Field(description="murgat JSONL or the authors' JSON list", json_schema_extra={"positional": True})
     judge: str = Field(description="provider[:model] for every stage, e.g. gemini:gemini-2.5-flash, embedded")
-    judge_option: list[str] = Field(default_factory=list, description="judge option KEY=VALUE (repeatable), e.g. "
-                                    "base_url=http://localhost:8000/v1", json_schema_extra={"short": "-J", **_OPT})
     judge_verify: str | None = Field(None, description="judge for the verifiability stage only (default: --judge)")
     judge_decompose: str | None = Field(None, description="judge for the decomposition stage only (default: --judge)")
     judge_entail: str | None = Field(None, description="judge for the entailment stage only (default: --judge)")
@@ -44,7 +39,6 @@ class ScoreSettings(Settings, Place, Folder, Pace, Undetermined, Output, Request
     empty_policy: Literal["zero", "exclude"] = Field(
         "zero", description="a response with no verifiable sentence scores 0 (zero) or is left out (exclude)")
     pad: float = Field(0.0, ge=0, description="seconds that widen every evidence segment on each side")
-    fps: float = Field(1.0, gt=0, description=FPS_HELP)
     max_frames: int = Field(8, ge=1, description="most frames sent for one cited visual segment")
     visual_as: Literal["frames", "clip"] = Field(
         "frames", description="send visual segments as sampled frames or as a picture-only clip")
@@ -57,9 +51,6 @@ class ScoreSettings(Settings, Place, Folder, Pace, Undetermined, Output, Request
     box_frame_size: str | None = Field(None, description="frame the model saw when pixel boxes refer to a resized "
                                                          "frame (default: the native frame)",
                                        json_schema_extra={"metavar": "WxH"})
-    evidence_text: bool = Field(False, description="also send ASR/OCR text of each cited segment")
-    asr_model: str | None = Field(None, description="local faster-whisper model folder for transcripts (default: "
-                                                    "bundled Whisper base)")
     ocr_fps: float = Field(1.0, gt=0, description="frames per second read for on-screen text")
     sound_events: bool = Field(True, description="with evidence text, do not tag sound events (music, engines, "
                                                  "silence…) in cited audio", json_schema_extra={"flag": "--no-sound-events"})
