@@ -8,7 +8,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from murgat.engine import options as o
+import murgat.engine.options as o
 
 _OPT = {"metavar": "KEY=VALUE"}
 

@@ -13,7 +13,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from murgat.engine import options as o
+import murgat.engine.options as o
 
 
 class ScoreSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Transcripts, o.Place, o.Folder,
