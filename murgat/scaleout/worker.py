@@ -132,10 +132,10 @@ def driver_watch(driver: dict[str, Any] | None) -> Callable[[], None]:
 
 def wire_judge(judge: Any, cache: Any, limits: Any, alive: Callable[[], None] | None = None) -> Any:
     """Route a judge through the cluster: its concurrency and rate limits and its pause after a
-    429 through the limit service (instance attributes shadow the judge's own ``_semaphore``/
-    ``_limiter``/``_pause``), and every
-    request through a claim on the cache service, so an answer anyone in the cluster has — or
-    is fetching — is not paid for again. The judge must have no local cache (``cache=None``)."""
+    429 through the limit service (instance attributes shadow the judge's own ``_semaphore``,
+    ``_limiter`` and ``_pause``), and every request through a claim on the cache service, so an
+    answer anyone in the cluster has — or is fetching — is not paid for again. The judge must
+    have no local cache (``cache=None``)."""
     judge._semaphore = lambda n: _Lease(limits, judge.provider, n, alive)
     judge._limiter = lambda rpm, tpm: _Window(limits, judge.provider, rpm, tpm)
     judge._pause = lambda scope: _ClusterPause(limits, scope, alive)
