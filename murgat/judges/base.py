@@ -10,12 +10,14 @@ and timeouts, fail-fast on other 4xx → answer parsing → cache write → acco
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import email.utils
 import math
 import os
 import random
 import time
+import uuid
 import weakref
 from abc import ABC, abstractmethod
 from collections import defaultdict
@@ -165,7 +167,7 @@ class _RateLimiter:
             await asyncio.sleep(max(0.01, wait))
 
 
-class _Pause:
+class ProviderPause:
     """A provider asked to slow down (HTTP 429 or a ``Retry-After``) is paused for every request.
 
     The request that met the refusal holds the pause: it waits what the server asked (or its
@@ -174,38 +176,79 @@ class _Pause:
     provider; a refused probe keeps it paused; a probe that gives up hands the pause back.
     A server asking for longer than a request may wait (``--backoff-max``, what is left of
     ``--max-retry-time``) fails that request at once, and requests that start while that wait
-    runs fail without being sent (``refuse_until``).
+    runs fail without being sent (:meth:`refuse`).
+
+    Locally there is one per provider scope and event loop (:func:`_pause_for`). On Ray the limit
+    service keeps one per scope for the whole cluster and workers reach it through a proxy with
+    the same async methods (:mod:`murgat.scaleout.worker`), so the attempt loop is the same code
+    in both places and a storm costs the same. There a holder whose worker died must not pause
+    the cluster for ever: with ``lease_s`` a hold lapses unless renewed within it (:meth:`renew`).
+    Requests are named by a string (``who``) so the name can travel to the service.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, lease_s: float | None = None) -> None:
         self.reopened = asyncio.Event()
         self.reopened.set()
-        self.holder: object | None = None
+        self.lease_s = lease_s
+        self.holder: str | None = None
+        self.holder_until = math.inf
         self.refuse_until = 0.0
         self.refuse_reason = ""
+        self.pauses = 0  # times the provider was paused (a hold taken while none was held)
 
-    def hold(self, who: object) -> None:
+    def _current(self) -> str | None:
+        if self.holder is not None and time.monotonic() >= self.holder_until:
+            self.holder = None  # the holder stopped renewing: its worker is gone
+            self.reopened.set()
+        return self.holder
+
+    async def wait_turn(self, who: str) -> tuple[float, str]:
+        """Wait while another request holds the pause; then (seconds during which no request may
+        be sent because the server asked for a wait longer than requests may take, the reason)."""
+        while (holder := self._current()) is not None and holder != who:
+            if self.lease_s is None:
+                await self.reopened.wait()
+            else:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.reopened.wait(), max(0.01, self.holder_until - time.monotonic()))
+        return max(0.0, self.refuse_until - time.monotonic()), self.refuse_reason
+
+    async def hold(self, who: str) -> bool:
+        """Pause the provider with ``who`` as its probe, unless another request already holds the
+        pause (``who`` was sent before it began: it waits for that probe). Whether ``who`` holds it."""
+        holder = self._current()
+        if holder is not None and holder != who:
+            return False
+        if holder is None:
+            self.pauses += 1
         self.holder = who
         self.reopened.clear()
+        await self.renew(who)
+        return True
 
-    def release(self, who: object) -> None:
-        if self.holder is who:
+    async def renew(self, who: str) -> None:
+        if self.holder == who:
+            self.holder_until = time.monotonic() + self.lease_s if self.lease_s is not None else math.inf
+
+    async def release(self, who: str) -> None:
+        if self.holder == who:
             self.holder = None
             self.reopened.set()
 
-    async def wait_turn(self, who: object) -> None:
-        while self.holder is not None and self.holder is not who:
-            await self.reopened.wait()
+    async def refuse(self, for_s: float, reason: str) -> None:
+        """For ``for_s`` seconds, requests that may not wait that long fail without being sent."""
+        self.refuse_until = max(self.refuse_until, time.monotonic() + for_s)
+        self.refuse_reason = reason
 
 
-_PAUSES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, _Pause]] = weakref.WeakKeyDictionary()
+_PAUSES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, ProviderPause]] = weakref.WeakKeyDictionary()
 
 
-def _pause_for(scope: str) -> _Pause:
+def _pause_for(scope: str) -> ProviderPause:
     """The pause of ``scope`` in the running event loop (per loop: asyncio objects are loop-bound)."""
     per_loop = _PAUSES.setdefault(asyncio.get_running_loop(), {})
     if scope not in per_loop:
-        per_loop[scope] = _Pause()
+        per_loop[scope] = ProviderPause()
     return per_loop[scope]
 
 
@@ -355,16 +398,21 @@ class Judge(ABC):
             self.cache.put(key, self.provider, self.model, out)
         return out
 
+    def _pause(self, scope: str) -> ProviderPause:
+        """The pause of a provider scope: this event loop's. The one place it is chosen: a judge in a
+        Ray worker is given the cluster's instead (:func:`murgat.scaleout.worker.wire_judge`)."""
+        return _pause_for(scope)
+
     async def _attempts(self, req: JudgeRequest) -> JudgeOutput:
         if self._key_opts is None:
             self._key_opts = self.key_options()
         # one pause per server and model (rate limits are per model and account): provider, model, endpoint
-        pause = _pause_for(f"{self.name}|{sorted(self._key_opts.items())!r}")
-        me = object()
+        pause = self._pause(f"{self.name}|{sorted(self._key_opts.items())!r}")
+        me = uuid.uuid4().hex
         try:
             return await self._attempts_paused(req, pause, me)
         finally:
-            pause.release(me)  # a probe that ends in any way (answer, failure, cancel) reopens the provider
+            await pause.release(me)  # a probe that ends in any way (answer, failure, cancel) reopens the provider
 
     def _refused(self, req: JudgeRequest, reason: str, started: float) -> JudgeOutput:
         """A request failed without being sent: the server already asked for a longer wait than it may take."""
@@ -372,7 +420,7 @@ class Judge(ABC):
         return JudgeOutput(error=f"not sent: {reason}", latency_s=time.monotonic() - started, model=self.model,
                            provider=self.provider)
 
-    async def _attempts_paused(self, req: JudgeRequest, pause: _Pause, me: object) -> JudgeOutput:
+    async def _attempts_paused(self, req: JudgeRequest, pause: ProviderPause, me: str) -> JudgeOutput:
         cfg = req.config
         started = time.monotonic()
         deadline = started + cfg.max_retry_time_s
@@ -381,7 +429,8 @@ class Judge(ABC):
         last: JudgeError | None = None
         gave_up = ""
         for attempt in range(cfg.retries + 1):
-            await pause.wait_turn(me)  # another request is waiting out the provider's "slow down"
+            # another request may be waiting out the provider's "slow down": wait for its probe
+            refuse_s, refuse_reason = await pause.wait_turn(me)
             now = time.monotonic()
             if now >= deadline:
                 reason = f"the provider stayed paused past --max-retry-time {cfg.max_retry_time_s:g} s"
@@ -389,13 +438,12 @@ class Judge(ABC):
                     return self._refused(req, reason, started)
                 gave_up = f"; gave up: {reason}"
                 break
-            if now < pause.refuse_until:
-                wait = pause.refuse_until - now
+            if refuse_s > 0:
                 left = cfg.max_retry_time_s - max(now - started, waited)
-                if wait > cfg.backoff_max_s or wait > left:
+                if refuse_s > cfg.backoff_max_s or refuse_s > left:
                     if last is None:
-                        return self._refused(req, pause.refuse_reason, started)
-                    gave_up = f"; {pause.refuse_reason}"
+                        return self._refused(req, refuse_reason, started)
+                    gave_up = f"; {refuse_reason}"
                     break
             try:
                 # an attempt never runs past the request's overall deadline
@@ -418,15 +466,14 @@ class Judge(ABC):
                              f"what is left of --max-retry-time ({max(0.0, cfg.max_retry_time_s - spent):.0f} s)")
                     reason = f"the server asked to wait {asked:g} s (Retry-After), longer than {limit}"
                     gave_up = f"; not retried: {reason}"
-                    pause.refuse_until = max(pause.refuse_until, time.monotonic() + asked)
-                    pause.refuse_reason = f"{self.provider} asked to wait {asked:g} s (Retry-After), longer than {limit}"
+                    await pause.refuse(asked, f"{self.provider} asked to wait {asked:g} s (Retry-After), longer than {limit}")
                     break
                 if attempt == cfg.retries:
                     break
                 delay = random.uniform(0, min(cfg.backoff_max_s, cfg.backoff_base_s * 2**attempt))
                 if asked is not None:
                     delay = max(delay, asked)
-                if throttled and pause.holder is not None and pause.holder is not me:
+                if throttled and not await pause.hold(me):  # else this request waits and then probes for everyone
                     # sent before another request paused the provider: wait for its probe, not on our own
                     retries += 1
                     self.stats.retries += 1
@@ -434,8 +481,6 @@ class Judge(ABC):
                 if spent + delay > cfg.max_retry_time_s:
                     gave_up = f"; gave up: retrying would pass --max-retry-time {cfg.max_retry_time_s:g} s"
                     break
-                if throttled:
-                    pause.hold(me)  # this request waits and then probes for everyone
                 retries += 1
                 self.stats.retries += 1
                 waited += delay

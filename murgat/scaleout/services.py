@@ -12,7 +12,12 @@ limits of their own, so:
   *leases*: the holder renews them every few seconds while its request is in flight, so the
   ones a dead worker held run out within :data:`LEASE_S` and the key or slot is free again;
 * **limits hold cluster-wide** — concurrency is a pool of leases per provider and
-  requests/tokens per minute are one sliding window per provider, whichever worker sends.
+  requests/tokens per minute are one sliding window per provider, whichever worker sends;
+* **a provider that asks to slow down is paused cluster-wide** — the limit service keeps the
+  judges' :class:`~murgat.judges.base.ProviderPause` of each provider scope (the same class a
+  local run keeps per event loop), so one request in the whole cluster probes while every other
+  waits, as locally; each Ray task has its own event loop, and with a pause per loop every task
+  met its own 429 and probed on its own. A probe is a lease too: a dead holder's pause lapses.
 
 The actor classes import nothing from Ray; :func:`start_services` wraps them with
 ``ray.remote`` at run time, so the core never imports Ray.
@@ -24,6 +29,8 @@ import asyncio
 import time
 from pathlib import Path
 from typing import Any
+
+from murgat.judges.base import ProviderPause
 
 #: how long a claim or a concurrency slot outlives its holder's last renewal
 LEASE_S = 10.0
@@ -119,6 +126,7 @@ class LimitService:
         self.changed = asyncio.Condition()
         self.peak: dict[str, int] = {}
         self.sent: dict[str, int] = {}
+        self.pauses: dict[str, ProviderPause] = {}
 
     def _live(self, name: str) -> dict[int, float]:
         now = time.monotonic()
@@ -169,8 +177,33 @@ class LimitService:
             self.leases.get(name, {}).pop(lease, None)
             self.changed.notify_all()
 
+    # ----- the providers' pauses (the judge's ProviderPause methods, per scope, for every worker) -----
+    def _pause(self, scope: str) -> ProviderPause:
+        if scope not in self.pauses:
+            self.pauses[scope] = ProviderPause(lease_s=LEASE_S)
+        return self.pauses[scope]
+
+    async def pause_turn(self, scope: str, who: str) -> tuple[float, str]:
+        return await self._pause(scope).wait_turn(who)
+
+    async def pause_hold(self, scope: str, who: str) -> bool:
+        return await self._pause(scope).hold(who)
+
+    async def pause_renew(self, scope: str, who: str) -> None:
+        await self._pause(scope).renew(who)
+
+    async def pause_release(self, scope: str, who: str) -> None:
+        await self._pause(scope).release(who)
+
+    async def pause_refuse(self, scope: str, for_s: float, reason: str) -> None:
+        await self._pause(scope).refuse(for_s, reason)
+
     def stats(self) -> dict[str, Any]:
-        return {"peak_in_flight": dict(self.peak), "sent": dict(self.sent)}
+        paused: dict[str, int] = {}
+        for scope, p in self.pauses.items():  # per judge (the scope's endpoint details stay out of the summary)
+            name = scope.split("|", 1)[0]
+            paused[name] = paused.get(name, 0) + p.pauses
+        return {"peak_in_flight": dict(self.peak), "sent": dict(self.sent), "paused": paused}
 
 
 def start_services(cache_path: Path, window_s: float = 60.0) -> tuple[Any, Any]:

@@ -66,6 +66,39 @@ class _Window:
             await self.limits.admit.remote(self.name, self.rpm, self.tpm, tokens)
 
 
+class _ClusterPause:
+    """A judge's :class:`~murgat.judges.base.ProviderPause` kept by the limit service for the whole
+    cluster (same methods, one round trip each): a provider that told one worker to slow down is
+    paused for all, with one probe. The probe renews its hold while it waits and sends, so a
+    dead worker's pause lapses within :data:`LEASE_S`. One per request (``Judge._attempts``)."""
+
+    def __init__(self, limits: Any, scope: str, alive: Callable[[], None] | None = None) -> None:
+        self.limits, self.scope, self.alive = limits, scope, alive
+        self.beat: asyncio.Task[None] | None = None
+
+    async def wait_turn(self, who: str) -> tuple[float, str]:
+        turn: tuple[float, str] = await self.limits.pause_turn.remote(self.scope, who)
+        if self.alive is not None:
+            self.alive()  # the wait may have been long: the driver must still be there to send
+        return turn
+
+    async def hold(self, who: str) -> bool:
+        mine: bool = await self.limits.pause_hold.remote(self.scope, who)
+        if mine and self.beat is None:
+            self.beat = asyncio.create_task(_heartbeat(lambda: self.limits.pause_renew.remote(self.scope, who)))
+        return mine
+
+    async def release(self, who: str) -> None:
+        if self.beat is None:
+            return  # never held: nothing to hand back (no round trip for the requests that were not probes)
+        self.beat.cancel()
+        self.beat = None
+        await self.limits.pause_release.remote(self.scope, who)
+
+    async def refuse(self, for_s: float, reason: str) -> None:
+        await self.limits.pause_refuse.remote(self.scope, for_s, reason)
+
+
 class DriverGone(RuntimeError):
     """The driver of this run is gone (killed): its workers stop sending instead of paying for
     answers nobody will write."""
@@ -98,12 +131,14 @@ def driver_watch(driver: dict[str, Any] | None) -> Callable[[], None]:
 
 
 def wire_judge(judge: Any, cache: Any, limits: Any, alive: Callable[[], None] | None = None) -> Any:
-    """Route a judge through the cluster: its concurrency and rate limits through the limit
-    service (instance attributes shadow the judge's own ``_semaphore``/``_limiter``), and every
-    request through a claim on the cache service, so an answer anyone in the cluster has — or
-    is fetching — is not paid for again. The judge must have no local cache (``cache=None``)."""
+    """Route a judge through the cluster: its concurrency and rate limits and its pause after a
+    429 through the limit service (instance attributes shadow the judge's own ``_semaphore``,
+    ``_limiter`` and ``_pause``), and every request through a claim on the cache service, so an
+    answer anyone in the cluster has — or is fetching — is not paid for again. The judge must
+    have no local cache (``cache=None``)."""
     judge._semaphore = lambda n: _Lease(limits, judge.provider, n, alive)
     judge._limiter = lambda rpm, tpm: _Window(limits, judge.provider, rpm, tpm)
+    judge._pause = lambda scope: _ClusterPause(limits, scope, alive)
     inner = judge.generate
 
     async def generate(req: JudgeRequest, materialize: Any = None) -> JudgeOutput:

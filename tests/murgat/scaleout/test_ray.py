@@ -287,3 +287,42 @@ def test_a_replay_miss_stops_the_run_as_locally(tmp_path, example_media, ray_ins
     assert main(["score", *args, "--out", str(tmp_path / "ray"), "--run-on", "ray"]) == 3
     assert "replay cassette miss" in capsys.readouterr().err
     assert not (tmp_path / "ray" / "results.jsonl").exists() or not (tmp_path / "ray" / "results.jsonl").read_text()
+
+
+
+def test_a_slow_down_pauses_the_provider_for_the_whole_cluster(tmp_path, example_media, ray_instance,
+                                                                monkeypatch) -> None:
+    """#22: under a 429 storm Ray sent more requests than a local run (72 against 54): every Ray task
+    had its own pause, so each probed on its own while the others' requests were refused.
+
+    The stand-in limiter refuses two probes (requests that waited as asked), then lets the next
+    one in; every wait is exactly 1 s (``Retry-After: 1``, ``--backoff-max 1``), so two pauses
+    probing on their own, whatever their offset, put a request within 0.5 s of the other's refusal.
+    With one pause for the whole cluster the storm costs what it costs locally: the refusals of
+    the requests already in flight when it began (``--concurrency`` bounds them) and the two
+    refused probes; no request is sent while the provider is paused."""
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    concurrency, rounds = 8, 2
+    inp = _items(tmp_path, 8, ("friday.mp4", "nasa_13013.mp4"))
+    counts: dict[str, dict[str, int]] = {}
+    # two tasks (one per media file) run at once on the 2 CPUs, both sending when the storm begins
+    ray_args = ["--run-on", "ray", "--ray-group-size", "4", "--ray-task-cpus", "1"]
+    for where, extra in (("local", []), ("ray", ray_args)):
+        with StandIn(latency=0.05) as server:
+            server.slow_down = (1.0, 0.5, rounds)  # from the first request: both tasks start in the storm
+            code = main(["score", str(inp), "--media-root", str(example_media), "--judge", "openai:m", "-J",
+                         f"base_url={server.base_url}", "--out", str(tmp_path / where), "--concurrency",
+                         str(concurrency), "--backoff-max", "1", "--quiet", *extra])
+        assert code == 0, where
+        res = RunDir(tmp_path / where).latest_results()
+        assert len(res) == 8 and not [r.error for r in res if r.error], where
+        counts[where] = {"sent": len(server.received), "refused": server.refused, "late": server.late}
+    print("#22 429 storm:", counts)
+    local, ray_ = counts["local"], counts["ray"]
+    assert local["late"] == 0 and ray_["late"] == 0, counts
+    for c in (local, ray_):
+        assert rounds < c["refused"] <= rounds + concurrency, counts  # the first burst, then the refused probes
+    assert ray_["sent"] - ray_["refused"] == local["sent"] - local["refused"], "the same answered requests"
+    # one pause for the whole storm: the probe of the first refusal held it to the end
+    limits = json.loads((tmp_path / "ray" / "summary.json").read_text())["extra"]["ray"]["limits"]
+    assert limits.get("paused") == {"openai:m": 1}, limits
