@@ -89,3 +89,23 @@ def test_paired_folders_list_records_in_input_order(tmp_path: Path) -> None:
     folder.export(["a", "b", "c"])
     assert [json.loads(ln)["id"] for ln in (tmp_path / "run" / "results.jsonl").read_text().splitlines()] == ["a", "b", "c"]
     assert [r["id"] for r in murgat.load_run(tmp_path / "run").records] == ["a", "b", "c"]
+
+
+def test_a_sweep_folder_has_a_summary_for_load_run_and_summarize(tmp_path: Path, example_media: Path, capsys) -> None:
+    """Before: load_run(SWEEP).summary was {} and ``murgat summarize SWEEP`` exited 2 ("a 'sweep' folder
+    without summary.json"): a sweep's summary is its sweep.json."""
+    from murgat.cli import main
+
+    gen = _write(tmp_path / "gen.jsonl", [{"match": {"task": "generate"}, "output": {"text": "He speaks (audio, 0:01).\n"
+                                                                                              "Answer: A"}}])
+    q = _write(tmp_path / "q.jsonl", [{"id": "q", "media": "friday.mp4", "question": "?", "options": ["a", "b"],
+                                       "gold": "A"}])
+    cas = _write(tmp_path / "c.jsonl", CASSETTE)
+    run = murgat.sweep(q, model=f"replay:{gen}", judge=f"replay:{cas}", out=tmp_path / "sw", media_root=example_media,
+                       efforts="low")
+    assert run.summary["rows"][0]["effort"] == "low"
+    assert murgat.load_run(tmp_path / "sw").summary == run.summary
+    capsys.readouterr()
+    assert main(["summarize", str(tmp_path / "sw")]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["kind"] == "sweep" and doc["summary"] == run.summary
