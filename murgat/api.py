@@ -64,14 +64,29 @@ def execute(settings: Any, *, echo: bool = True, sink: dict[str, Any] | None = N
 
     module, _, name = COMMANDS[settings.command].partition(":")
     run = getattr(import_module(module), name)
+    kwargs: dict[str, Any] = {"echo": echo, **({"sink": sink} if sink is not None and settings.command == "score" else {})}
     try:
-        if sink is not None and settings.command == "score":
-            return int(run(settings, echo=echo, sink=sink))
-        return int(run(settings, echo=echo))
+        return int(_outside_running_loop(lambda: run(settings, **kwargs)))
     except ResultsWriteError as exc:  # a write of the run folder failed after the run began: exit 5, here so the
         from murgat.engine.guards import failure_code  # Python API raises RunError(5) as the command line exits 5
 
         return failure_code(exc) or 5
+
+
+def _outside_running_loop(call: Any) -> Any:
+    """``call()``, in a worker thread when this thread already runs an asyncio event loop: a Jupyter
+    cell does (its kernel's loop), and the commands start their own loop with ``asyncio.run``, which
+    refuses to run inside another ("cannot be called from a running event loop")."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # no loop here: the command line, a script
+        return call()
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1, thread_name_prefix="murgat-run") as pool:
+        return pool.submit(call).result()
 
 
 class _LastLines(io.TextIOBase):

@@ -109,3 +109,17 @@ def test_a_sweep_folder_has_a_summary_for_load_run_and_summarize(tmp_path: Path,
     assert main(["summarize", str(tmp_path / "sw")]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["kind"] == "sweep" and doc["summary"] == run.summary
+
+
+def test_the_api_runs_inside_a_running_event_loop(tmp_path: Path, example_media: Path) -> None:
+    """Before: in a Jupyter cell (the kernel's asyncio loop is running) every call failed with
+    "asyncio.run() cannot be called from a running event loop" after writing config.json."""
+    import asyncio
+
+    cas = _write(tmp_path / "c.jsonl", CASSETTE)
+
+    async def cell() -> murgat.RunResult:
+        return murgat.score(_input(tmp_path), judge=f"replay:{cas}", out=tmp_path / "run", media_root=example_media)
+
+    run = asyncio.run(cell())
+    assert run.exit_code == 0 and [r["id"] for r in run.records] == ["a"]
