@@ -60,11 +60,33 @@ def execute(settings: Any, *, echo: bool = True, sink: dict[str, Any] | None = N
     """Run one command's settings and return its exit status (what the command line returns).
     ``echo``: print the command's tables or JSON document; ``sink`` receives a document the run
     folder does not hold (``score --dry-run``'s estimate)."""
+    from murgat.jsonl import ResultsWriteError
+
     module, _, name = COMMANDS[settings.command].partition(":")
     run = getattr(import_module(module), name)
-    if sink is not None and settings.command == "score":
-        return int(run(settings, echo=echo, sink=sink))
-    return int(run(settings, echo=echo))
+    kwargs: dict[str, Any] = {"echo": echo, **({"sink": sink} if sink is not None and settings.command == "score" else {})}
+    try:
+        return int(_outside_running_loop(lambda: run(settings, **kwargs)))
+    except ResultsWriteError as exc:  # a write of the run folder failed after the run began: exit 5, here so the
+        from murgat.engine.guards import failure_code  # Python API raises RunError(5) as the command line exits 5
+
+        return failure_code(exc) or 5
+
+
+def _outside_running_loop(call: Any) -> Any:
+    """``call()``, in a worker thread when this thread already runs an asyncio event loop: a Jupyter
+    cell does (its kernel's loop), and the commands start their own loop with ``asyncio.run``, which
+    refuses to run inside another ("cannot be called from a running event loop")."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # no loop here: the command line, a script
+        return call()
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1, thread_name_prefix="murgat-run") as pool:
+        return pool.submit(call).result()
 
 
 class _LastLines(io.TextIOBase):
@@ -93,7 +115,10 @@ def _settings(cls_path: str, given: Any, values: dict[str, Any]) -> Any:
     if given is not None:
         if any(v is not None for v in values.values()):
             raise TypeError(f"pass either settings= or keyword options to murgat.{cls.command}, not both")
-        return given if isinstance(given, cls) else cls.model_validate(given)
+        given = given if isinstance(given, cls) else cls.model_validate(given)
+        if "quiet" not in given.model_fields_set:  # no progress bar unless asked for, as with keywords
+            given = given.model_copy(update={"quiet": True})
+        return given
     # paths may be Path objects; a None positional is left out so pydantic names it as missing
     clean = {k: (os.fspath(v) if isinstance(v, os.PathLike) else v) for k, v in values.items()
              if not (v is None and k in ("input", "data"))}

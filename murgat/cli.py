@@ -209,7 +209,9 @@ def _fill_help(parser: argparse.ArgumentParser) -> None:
         if a.help is None and not isinstance(a, argparse._HelpAction):
             key = a.option_strings[0] if a.option_strings else a.dest
             a.help = COMMON_HELP.get(key)
-        shown = not (a.default is None or a.default is False or a.default is argparse.SUPPRESS or a.default == [])
+        # a --no-… flag (store_false) defaults to True: "(default: True)" would read as "off by default"
+        shown = not (a.default is None or a.default is False or a.default is argparse.SUPPRESS or a.default == []
+                     or isinstance(a, argparse._StoreFalseAction))
         if a.help and shown and "%(default)" not in a.help \
                 and "default" not in a.help and a.option_strings:
             a.help += " (default: %(default)s)"

@@ -230,6 +230,8 @@ def _score_variants(s: Any, out: Path, variants: list[str]) -> tuple[int, dict[s
         scoring = ScoreSettings(input=str(responses), judge=judge, out=str(run), cache=str(out / "score-cache.sqlite"),
                                 media_root=s.media_root, allow_media_outside_root=s.allow_media_outside_root,
                                 judge_option=list(s.judge_option or s.executor_option or s.planner_option),
+                                # --overwrite starts the scoring folders again too (else another --judge is refused)
+                                overwrite=s.overwrite, retry_errors=s.retry_errors,
                                 quiet=s.quiet or s.print_json, **s.model_dump(include=set(RunOn.model_fields)))
         code = run_score(scoring, echo=False)
         if code not in (0, 1) or not (run / "summary.json").exists():

@@ -483,6 +483,7 @@ class PairFolder(RunFolder):
         super().__init__(path, repair=repair, record=None, required=frozenset({"record", "trace"}))
 
     def export(self, order: Sequence[str] | None = None) -> None:
+        self.compact(order)  # results.jsonl in input order too (what load_run(...).records lists)
         rows = self.latest_results(order=order)
         write_atomic(self.path / "responses.jsonl", "".join(dumps(r["record"]) + "\n" for r in rows if "record" in r))
         write_atomic(self.path / "traces.jsonl", "".join(dumps(r["trace"]) + "\n" for r in rows if "trace" in r))

@@ -44,7 +44,7 @@ import math
 import types
 from typing import Any, ClassVar, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.fields import FieldInfo
 
 #: the only defaults a command may set for itself (see the module docstring)
@@ -60,7 +60,9 @@ class Settings(BaseModel):
     """Base of every command's settings: unknown names are refused (a typo is an error, not a
     silently ignored option), and ``model_…`` field names are allowed (``model_option``)."""
 
-    model_config = ConfigDict(extra="forbid", protected_namespaces=())
+    # inf/nan are refused as the command line refuses them (an infinite --pad would be "scored" and
+    # written into config.json as Infinity, which is not JSON)
+    model_config = ConfigDict(extra="forbid", protected_namespaces=(), allow_inf_nan=False)
     #: the subcommand these settings belong to
     command: ClassVar[str] = ""
 
@@ -126,6 +128,15 @@ class Effort(BaseModel):
 
     effort: str | None = Field(None, description="reasoning effort: none|minimal|low|medium|high|dynamic "
                                                  "(mapped per provider)", json_schema_extra={"parse": "effort"})
+
+    @field_validator("effort")
+    @classmethod
+    def _one_vocabulary(cls, value: str | None) -> str | None:
+        """The check and spelling ``--effort`` gets (``"LOW"`` → ``"low"``): the Python API then makes
+        the same fingerprint as the command line, and an unknown effort fails here, not per request."""
+        from murgat.judges.effort import check
+
+        return check(value)
 
 
 class Selection(BaseModel):

@@ -68,6 +68,7 @@ def load_run(path: str | Path) -> RunResult:
     if not p.is_dir():
         raise FileNotFoundError(f"{path}: no run folder there")
     summary: dict[str, Any] = {}
-    with contextlib.suppress(OSError, ValueError):
-        summary = json.loads((p / "summary.json").read_text(encoding="utf-8"))
-    return RunResult(path=p, kind=read_kind(p), summary=summary, records_file=records_file)
+    kind = read_kind(p)
+    with contextlib.suppress(OSError, ValueError):  # a sweep's summary is its comparison, sweep.json
+        summary = json.loads((p / ("sweep.json" if kind == "sweep" else "summary.json")).read_text(encoding="utf-8"))
+    return RunResult(path=p, kind=kind, summary=summary, records_file=records_file)

@@ -30,7 +30,7 @@ def _cmd_summarize(args: argparse.Namespace) -> int:
     others = {p: k for p, k in kinds.items() if k not in (None, "score")}
     if others:
         if len(args.runs) == 1:  # one folder of another kind: its summary as it is
-            where = Path(args.runs[0]) / "summary.json"
+            where = Path(args.runs[0]) / ("sweep.json" if others[str(args.runs[0])] == "sweep" else "summary.json")
             if not where.exists():
                 print(f"error: {args.runs[0]} is a '{others[str(args.runs[0])]}' folder without summary.json"
                       + (" (summarize the program run above it)" if others[str(args.runs[0])] == "program-variant" else ""),

@@ -136,3 +136,11 @@ def test_values_that_only_fail_late_are_refused_at_once(tmp_path, bad, capsys) -
     err = capsys.readouterr().err
     last = err.strip().splitlines()[-1]
     assert exc.value.code == 2 and last.startswith("murgat score: error: argument") and "pydantic" not in err
+
+
+def test_help_of_a_no_flag_shows_no_default(capsys) -> None:
+    """Fault-finding pass: ``--no-sound-events … (default: True)`` read as "sound events are off by default"."""
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["score", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--no-sound-events" in out and "cited audio (default: True)" not in out
