@@ -147,6 +147,12 @@ class Selection(BaseModel):
     limit: int | None = Field(None, ge=0, description="use only the first N items (only those are read)")
     ids: str | None = Field(None, description="comma-separated ids to use")
 
+    @field_validator("ids", mode="before")
+    @classmethod
+    def _ids_list(cls, value: Any) -> Any:
+        """The Python API may pass ``ids=["a", "b"]`` for the command line's ``--ids a,b``."""
+        return ",".join(str(v) for v in value) if isinstance(value, list | tuple) else value
+
 
 class Place(BaseModel):
     """Where media are looked for."""
@@ -165,7 +171,8 @@ class Folder(BaseModel):
     title: ClassVar[str] = "run folder"
 
     out: str = Field(description="run folder (resumed when it exists)")
-    cache: str | None = Field(None, description="response cache file shared between runs (default: OUT/cache.sqlite)")
+    cache: str | None = Field(None, description="response cache file shared between runs (default: cache.sqlite in "
+                                                "the run folder)")
     overwrite: bool = Field(False, description="discard what the run folder holds and start again (the cache stays)")
     retry_errors: bool = Field(False, description="do again items whose record is an error or was left undetermined "
                                                   "by judge failures")
@@ -223,8 +230,8 @@ class Frames(BaseModel):
 
     title: ClassVar[str] = ""
 
-    fps: float = Field(1.0, gt=0, description="frames per second sampled from the video (inside each cited visual "
-                                              "segment when judging)")
+    fps: float = Field(1.0, gt=0, description="frames per second sampled from the video (within each cited segment "
+                                              "where a command sends cited segments)")
 
 
 class EvidenceText(BaseModel):

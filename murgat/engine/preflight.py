@@ -50,7 +50,7 @@ class MediaPlace:
         return media_roots(self.media_root, self.input_path)
 
     def where(self) -> str:
-        return ", ".join(str(r) for r in self.roots())
+        return ", ".join(str(Path(r).resolve()) for r in self.roots())  # "looked in ." helps nobody
 
     def resolved(self) -> MediaPlace:
         """The same place with absolute paths: what a Ray worker (another working folder, maybe

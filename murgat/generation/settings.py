@@ -4,9 +4,9 @@ reasoning chains, so its requests have the generating role's defaults (4,096 tok
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 import murgat.engine.options as o
 
@@ -40,5 +40,11 @@ class SweepSettings(_Generating, o.JudgeOption):
     command: ClassVar[str] = "sweep"
 
     efforts: str = Field("minimal,low,medium,high", description="comma-separated efforts to sweep")
+
+    @field_validator("efforts", mode="before")
+    @classmethod
+    def _efforts_list(cls, value: Any) -> Any:
+        """The Python API may pass ``efforts=["low", "high"]`` for ``--efforts low,high``."""
+        return ",".join(str(v) for v in value) if isinstance(value, list | tuple) else value
     judge: str = Field(description="judge for scoring, as for murgat score")
 

@@ -68,9 +68,9 @@ class ScoreSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Trans
                                                                "scored")
     # None: the defaults of murgat.pipeline.config (not imported to build the parser)
     max_citations_per_fact: int | None = Field(None, ge=1, description="a fact citing more segments is undetermined, "
-                                               "not judged: bounds calls per fact (default 16)")
+                                               "not judged: bounds calls per fact (default: 16)")
     max_evidence_s: float | None = Field(None, gt=0, description="most seconds of cited media one entailment request "
-                                         "carries; longer evidence leaves the fact undetermined (default 900)")
+                                         "carries; longer evidence leaves the fact undetermined (default: 900)")
     decompose_context: int = Field(3, ge=0, description="earlier sentences shown to the decomposer (bounded: cost stays "
                                                         "linear in response length)")
     decompose_context_chars: int = Field(1500, ge=0, description="character cap on that context")

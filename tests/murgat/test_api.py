@@ -121,3 +121,20 @@ def test_sweep_through_the_api(tmp_path: Path, example_media: Path) -> None:
                        media_root=example_media)
     assert run.kind == "sweep" and [r["effort"] for r in run.summary["rows"]] == ["low", "high"]
     assert (tmp_path / "sw" / "effort-low" / "run" / "summary.json").exists()
+
+
+def test_lists_where_the_command_line_takes_commas(tmp_path: Path) -> None:
+    """A notebook user writes ids=["a", "b"]; the command line's --ids a,b means the same."""
+    from murgat.generation.settings import SweepSettings
+    from murgat.pipeline.settings import ScoreSettings
+
+    assert ScoreSettings(input="i", judge="j", out="o", ids=["a", "b"]).ids == "a,b"
+    assert SweepSettings(data="d", model="m", judge="j", out="o", efforts=["low", "high"]).efforts == "low,high"
+
+
+def test_missing_media_hint_names_an_absolute_folder(tmp_path: Path, monkeypatch) -> None:
+    from murgat.engine.preflight import MediaPlace, missing_hint
+
+    monkeypatch.chdir(tmp_path)
+    hint = missing_hint(["missing_media: x.mp4"], MediaPlace(None, "q.jsonl", False))
+    assert hint is not None and str(tmp_path) in hint and "looked in ." not in hint
