@@ -221,14 +221,16 @@ def run_generate_command(s: GenerateSettings, *, echo: bool = True) -> int:
 
 def run_sweep(s: SweepSettings, *, echo: bool = True) -> int:
     """``murgat sweep``: generate and score per effort, then ``sweep.json``/``sweep.png``; the exit status."""
+    from murgat.engine.preflight import BadMediaRoot, check_media_root
     from murgat.generation.sweep import plot_sweep, sweep_table
     from murgat.inputs import InputError
     from murgat.judges.effort import check
 
     try:
+        check_media_root(s.media_root)  # before any work, as in generate: no effort is generated into error records
         efforts = [check(e) for e in s.efforts.split(",") if e.strip()]
         items = _load(s)
-    except (ValueError, InputError) as exc:
+    except (ValueError, InputError, BadMediaRoot) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     root = Path(s.out)
@@ -238,11 +240,14 @@ def run_sweep(s: SweepSettings, *, echo: bool = True) -> int:
     from murgat.pipeline.settings import ScoreSettings
 
     rows = []
+    failed: list[str] = []  # efforts with items that have no response or could not be scored: exit 1, as generate/score
     for effort in efforts:
         d = root / f"effort-{effort}"
         code, table = run_generate(s, items, d, effort)
         if code:
             return code
+        if table.get("n_errors"):
+            failed.append(effort)
         scoring = ScoreSettings(
             input=table["responses"], judge=s.judge, judge_option=list(s.judge_option), out=str(d / "run"),
             cache=str(root / "score-cache.sqlite"), media_root=s.media_root,
@@ -253,17 +258,26 @@ def run_sweep(s: SweepSettings, *, echo: bool = True) -> int:
         if not summary:  # 1: scored, with some failed items
             print(f"error: scoring effort {effort} failed (exit {code})", file=sys.stderr)
             return code or 1
+        if code == 1 and effort not in failed:
+            failed.append(effort)
         rows.append({"effort": effort, "summary": summary})
     doc = sweep_table(rows)
     from murgat.engine.folder import write_atomic
 
     write_atomic(root / "sweep.json", json.dumps(doc, indent=2))
     png = plot_sweep(doc, root / "sweep.png")
-    if not echo:
-        return 0
-    if s.print_json:
+    if echo and s.print_json:
         print(json.dumps(doc, indent=2))
-        return 0
+    elif echo:
+        _print_sweep(s, doc, root, png)
+    if failed:
+        print(f"FAILED: effort(s) {', '.join(failed)} have items without a response or a score (see each "
+              f"{root}/effort-*/run/results.jsonl); rerun with --retry-errors once fixed", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _print_sweep(s: SweepSettings, doc: dict[str, Any], root: Path, png: Any) -> None:
+    """The sweep's table on stdout."""
     from rich.table import Table
 
     from murgat.console import console
@@ -277,6 +291,5 @@ def run_sweep(s: SweepSettings, *, echo: bool = True) -> int:
     con = console()
     con.print(t)
     con.print(f"wrote {root / 'sweep.json'} and {png}")
-    return 0
 
 

@@ -247,3 +247,28 @@ def test_retry_errors_replaces_the_failed_record(tmp_path: Path, example_media: 
     (line,) = out.read_text().splitlines()
     assert json.loads(line)["response"] == "Answer: B" and "generation_error" not in json.loads(line)
     capsys.readouterr()
+
+
+def test_sweep_exit_status_says_when_items_failed(tmp_path: Path, example_media: Path, capsys) -> None:
+    """A sweep whose efforts left items without a response (missing media) exits 1, as
+    ``generate`` and ``score`` do; the table and ``sweep.json`` are still written."""
+    cas = _cassette(tmp_path, [{"match": {"task": "generate", "inputs": {"id": k}}, "output": {"text": "Answer: A"}}
+                               for k in ("friday-q", "nasa-q")])
+    out = tmp_path / "sweep"
+    assert main(["sweep", str(_questions(tmp_path)), "--model", f"replay:{cas}", "--efforts", "low", "--judge",
+                 f"replay:{cas}", "--media-root", str(example_media), "--out", str(out), "--quiet", "--json"]) == 1
+    captured = capsys.readouterr()
+    (row,) = json.loads(captured.out)["rows"]
+    assert row["effort"] == "low" and row["n_errors"] == 1
+    assert (out / "sweep.json").exists()
+    assert "FAILED" in captured.err.strip().splitlines()[-1] and "low" in captured.err.strip().splitlines()[-1]
+
+
+def test_sweep_refuses_a_missing_media_root_before_any_work(tmp_path: Path, capsys) -> None:
+    """``--media-root`` that is not a folder exits 2 before anything is generated, as in ``generate``."""
+    cas = _cassette(tmp_path, [])
+    out = tmp_path / "sweep"
+    assert main(["sweep", str(_questions(tmp_path)), "--model", f"replay:{cas}", "--efforts", "low", "--judge",
+                 "embedded", "--media-root", str(tmp_path / "nowhere"), "--out", str(out), "--quiet"]) == 2
+    assert "--media-root" in capsys.readouterr().err
+    assert not (out / "effort-low").exists()
