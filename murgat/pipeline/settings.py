@@ -22,7 +22,8 @@ class ScoreSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Trans
 
     command: ClassVar[str] = "score"
 
-    input: str = Field(description="murgat JSONL or the authors' JSON list", json_schema_extra={"positional": True})
+    input: str = Field(description="murgat JSONL, the authors' JSON list, or a generate run folder (its responses.jsonl)",
+                       json_schema_extra={"positional": True})
     judge: str = Field(description="provider[:model] for every stage, e.g. gemini:gemini-2.5-flash, embedded")
     judge_verify: str | None = Field(None, description="judge for the verifiability stage only (default: --judge)")
     judge_decompose: str | None = Field(None, description="judge for the decomposition stage only (default: --judge)")
