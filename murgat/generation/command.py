@@ -229,6 +229,8 @@ def run_sweep(s: SweepSettings, *, echo: bool = True) -> int:
     try:
         check_media_root(s.media_root)  # before any work, as in generate: no effort is generated into error records
         efforts = [check(e) for e in s.efforts.split(",") if e.strip()]
+        if not efforts:  # an empty sweep would exit 0 with an empty table
+            raise ValueError(f"--efforts {s.efforts!r} names no effort; e.g. --efforts low,high")
         items = _load(s)
     except (ValueError, InputError, BadMediaRoot) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -272,3 +272,14 @@ def test_sweep_refuses_a_missing_media_root_before_any_work(tmp_path: Path, caps
                  "embedded", "--media-root", str(tmp_path / "nowhere"), "--out", str(out), "--quiet"]) == 2
     assert "--media-root" in capsys.readouterr().err
     assert not (out / "effort-low").exists()
+
+
+@pytest.mark.parametrize("efforts", ["", " , "])
+def test_sweep_refuses_an_empty_effort_list(tmp_path: Path, example_media: Path, efforts: str, capsys) -> None:
+    """``--efforts ""`` is a mistake, not an empty sweep that exits 0 with an empty table."""
+    cas = _cassette(tmp_path, [])
+    out = tmp_path / "sweep"
+    assert main(["sweep", str(_questions(tmp_path)), "--model", f"replay:{cas}", "--efforts", efforts, "--judge",
+                 "embedded", "--media-root", str(example_media), "--out", str(out), "--quiet"]) == 2
+    assert "--efforts" in capsys.readouterr().err
+    assert not (out / "sweep.json").exists()
