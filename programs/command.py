@@ -334,14 +334,23 @@ def run_program(s: ProgramSettings, *, echo: bool = True) -> int:
         lock.release()
 
 
-def _report(out: Path, variants: list[str], ids: set[str], doc: dict[str, Any], media_root: str | None) -> None:
+def _report(out: Path, variants: list[str], ids: set[str] | None, doc: dict[str, Any], media_root: str | None,
+            page: Path | None = None) -> Path:
     from murgat.engine.folder import PairFolder
     from murgat.viewer.steps import program_report
 
     rows = {v: PairFolder(out / v, repair=False).latest_results(want=ids) for v in variants}
     traces = {v: [r["trace"] for r in rows[v]] for v in variants}
     recs = {v: {r["id"]: r["record"] for r in rows[v]} for v in variants}
-    program_report(out / "report.html", traces, doc, media_root, recs)
+    return program_report(page or out / "report.html", traces, doc, media_root, recs)
+
+
+def write_report(run: Path, page: Path, media_root: str | None) -> Path:
+    """``murgat view`` on a program run folder: its page again, from the summary and every variant
+    folder it holds (the same page ``murgat program`` writes)."""
+    doc = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    variants = [v for v in doc.get("variants", {}) if (run / v).is_dir()]
+    return _report(run, variants, None, doc, media_root, page)
 
 
 def _print_variants(doc: dict[str, Any], con: Any) -> None:

@@ -31,8 +31,12 @@ def _view_other_kind(run: Path, kind: str, args: argparse.Namespace) -> int:
         recs = {r["id"]: r for r in RunFolder(run, repair=False, record=None, results="responses.jsonl").latest_results()}
         print(f"wrote {reflect_report(out, traces, recs, summary, args.media_root)}")
         return 0
-    where = {"program": "each variant's folder holds responses.jsonl; with --score, view OUT/VARIANT/run",
-             "program-variant": "it is one variant of a program run: view the run's report.html in the folder above, "
+    if kind == "program":
+        from programs.command import write_report
+
+        print(f"wrote {write_report(run, out, args.media_root)}")
+        return 0
+    where = {"program-variant": "it is one variant of a program run: murgat view the folder above (all variants), "
                                 "or, with --score, this folder's run/",
              "generate": "score its responses.jsonl with murgat score, then view that run",
              "sweep": "view one effort's score run: OUT/effort-LEVEL/run",

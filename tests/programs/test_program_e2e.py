@@ -244,3 +244,23 @@ def test_resume_asks_nothing_again(tmp_path, data, example_media, capsys) -> Non
     assert main(args) == 0
     assert log.read_text().count("\n") == first
     capsys.readouterr()
+
+
+def test_view_rewrites_a_program_runs_page(tmp_path: Path, data: Path, example_media: Path, capsys) -> None:
+    """``murgat view OUT`` on a program folder writes its page again (as for score, faithfulness and
+    reflect folders), rather than saying that a program run has no page of its own."""
+    out = tmp_path / "prog"
+    cas = program_cassette(tmp_path)
+    assert main(["program", str(data), "--media-root", str(example_media), "--variant",
+                 "logic-imperative,narrative-declarative", "--planner", f"replay:{cas}", "--out", str(out),
+                 "--json", "--quiet"]) == 0
+    first = (out / "report.html").read_text(encoding="utf-8")
+    (out / "report.html").unlink()
+    capsys.readouterr()
+    assert main(["view", str(out), "--media-root", str(example_media)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert page == first  # the same page: every variant and item the folder holds
+    other = tmp_path / "elsewhere.html"
+    assert main(["view", str(out), "--out", str(other), "--media-root", str(example_media)]) == 0
+    assert "friday-q · narrative-declarative" in other.read_text(encoding="utf-8")

@@ -170,14 +170,21 @@ def test_a_bad_model_spec_leaves_no_cache_in_any_command(tmp_path: Path, example
     assert not list(out.rglob("cache.sqlite*"))
 
 
-def test_view_a_program_folder_says_where_to_look(tmp_path: Path, capsys) -> None:
+def test_view_a_program_folder_writes_its_page(tmp_path: Path, capsys) -> None:
+    """A program run has a page of its own (what ``murgat program`` writes); ``view`` writes it again
+    (tests/programs/test_program_e2e.py checks it with items). A variant's folder says where to look."""
     from murgat.engine.folder import RunFolder
 
     folder = RunFolder(tmp_path / "prog", record=None)
     folder.check_config({"planner": "x"}, {}, kind="program")
     folder.write_summary({"variants": {}})
-    assert main(["view", str(tmp_path / "prog")]) == 2
-    assert "'program' run" in capsys.readouterr().err
+    assert main(["view", str(tmp_path / "prog")]) == 0
+    assert (tmp_path / "prog" / "report.html").exists()
+    variant = RunFolder(tmp_path / "prog" / "logic-declarative", record=None)
+    variant.check_config({"variant": "logic-declarative"}, {}, kind="program-variant")
+    capsys.readouterr()
+    assert main(["view", str(tmp_path / "prog" / "logic-declarative")]) == 2
+    assert "murgat view the folder above" in capsys.readouterr().err
 
 
 def test_a_summary_that_cannot_be_written_exits_5_with_one_line(tmp_path: Path, example_media: Path, monkeypatch,
