@@ -53,8 +53,9 @@ class ScoreSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Trans
                                                          "frame (default: the native frame)",
                                        json_schema_extra={"metavar": "WxH"})
     ocr_fps: float = Field(1.0, gt=0, description="frames per second read for on-screen text")
-    sound_events: bool = Field(True, description="with evidence text, do not tag sound events (music, engines, "
-                                                 "silence…) in cited audio", json_schema_extra={"flag": "--no-sound-events"})
+    sound_events: bool = Field(True, description="do not tag sound events (music, engines, silence…) in cited audio "
+                                                 "(for --evidence-text and the embedded judge, whose sound claims then "
+                                                 "get 'unknown')", json_schema_extra={"flag": "--no-sound-events"})
     # None: as many items as judge requests in flight (at least 4) — a role default
     item_concurrency: int | None = Field(None, ge=1, description="items processed at once (default: as many as judge "
                                                                  "requests in flight, at least 4)")
