@@ -221,7 +221,7 @@ def _score_variants(s: Any, out: Path, variants: list[str]) -> tuple[int, dict[s
     targets = [(v, out / v / "responses.jsonl", out / v / "run") for v in variants]
     if s.baseline:
         targets.insert(0, ("baseline", Path(s.baseline), out / "baseline-run"))
-    from murgat.engine.options import RunOn
+    from murgat.engine.options import passed_to_scoring
     from murgat.pipeline.command import run_score
     from murgat.pipeline.settings import ScoreSettings
 
@@ -232,7 +232,7 @@ def _score_variants(s: Any, out: Path, variants: list[str]) -> tuple[int, dict[s
                                 judge_option=list(s.judge_option or s.executor_option or s.planner_option),
                                 # --overwrite starts the scoring folders again too (else another --judge is refused)
                                 overwrite=s.overwrite, retry_errors=s.retry_errors,
-                                quiet=s.quiet or s.print_json, **s.model_dump(include=set(RunOn.model_fields)))
+                                quiet=s.quiet or s.print_json, **passed_to_scoring(s))
         code = run_score(scoring, echo=False)
         if code not in (0, 1) or not (run / "summary.json").exists():
             print(f"error: scoring {name} failed (exit {code})", file=sys.stderr)

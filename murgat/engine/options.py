@@ -288,6 +288,14 @@ class _OldExecutorSpelling(argparse.Action):
                      "--executor names the model that executes programs in 'murgat program'")
 
 
+def passed_to_scoring(s: BaseModel) -> dict[str, Any]:
+    """What a command that scores its own output in-process (``sweep``, ``program --score``) hands
+    on to ``score``: where to run and how requests are sent (rate limits, retries, concurrency,
+    temperature) — not the role defaults (``--max-tokens``, ``--timeout``), which are the judge's own."""
+    keep = (set(RunOn.model_fields) | set(Requests.model_fields)) - ROLE_DEFAULTS
+    return s.model_dump(include=keep & set(type(s).model_fields))
+
+
 def _extra(info: FieldInfo) -> dict[str, Any]:
     return info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
 

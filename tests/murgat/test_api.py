@@ -138,3 +138,18 @@ def test_missing_media_hint_names_an_absolute_folder(tmp_path: Path, monkeypatch
     monkeypatch.chdir(tmp_path)
     hint = missing_hint(["missing_media: x.mp4"], MediaPlace(None, "q.jsonl", False))
     assert hint is not None and str(tmp_path) in hint and "looked in ." not in hint
+
+
+def test_sweep_hands_its_request_limits_to_scoring(tmp_path: Path, example_media: Path) -> None:
+    """Newcomer trial: sweep's --rpm/--concurrency/--retries reached the answering model only; its
+    scoring ran unthrottled on score's defaults (one rate-limited account serves both)."""
+    cas = _write(tmp_path / "c.jsonl", [{"match": {"task": "generate"}, "output": {"text": "I see her (audio, 0:01).\nAnswer: A"}},
+                                        *CASSETTE])
+    q = _write(tmp_path / "q.jsonl", [{"id": "q0", "media": "friday.mp4", "question": "?", "options": ["a", "b"],
+                                       "gold": "A"}])
+    murgat.sweep(q, model=f"replay:{cas}", judge=f"replay:{cas}", efforts="low", out=tmp_path / "sw",
+                 media_root=example_media, rpm=30, concurrency=3, retries=1)
+    scored = json.loads((tmp_path / "sw" / "effort-low" / "run" / "config.json").read_text())
+    gen = json.dumps(scored)
+    assert '"rpm": 30' in gen and '"concurrency": 3' in gen and '"retries": 1' in gen
+    assert '"max_tokens": 1024' in gen  # the judge's role default, not generate's 4,096
