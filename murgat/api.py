@@ -169,14 +169,6 @@ def generate(data: str | Path | None = None, *, settings: Any = None, **options:
 
 def sweep(data: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
     """``murgat sweep``: generate and score at several reasoning efforts
-    (options: :class:`~murgat.generation.settings.SweepSettings`); the summary is ``sweep.json``."""
-    s = _settings("murgat.generation.settings:SweepSettings", settings, {"data": data, **options})
-    err = _LastLines(sys.stderr)
-    with contextlib.redirect_stderr(err):
-        code = execute(s, echo=False)
-    if code not in (0, 1):
-        raise RunError(code, err.error_line())
-    import json
-
-    doc = json.loads((Path(s.out) / "sweep.json").read_text(encoding="utf-8"))
-    return RunResult(path=Path(s.out), kind="sweep", exit_code=code, summary=doc, settings=s)
+    (options: :class:`~murgat.generation.settings.SweepSettings`); the summary is ``sweep.json``
+    (what :func:`load_run` reads for a sweep folder)."""
+    return _run(_settings("murgat.generation.settings:SweepSettings", settings, {"data": data, **options}))
