@@ -41,12 +41,11 @@ def _variants(spec: str) -> list[str]:
 
 def _score_config(s: Any, judge_spec: str, opts: dict[str, str]) -> Any:
     from media.evidence import EvidenceConfig
-    from murgat.engine.options import Requests, build
     from murgat.pipeline.config import JudgeSpec, ScoreConfig
 
     js = JudgeSpec(spec=judge_spec, options=opts)
     # every request of the run (planner, executor, checker) is sent with these settings
-    gen = build(Requests, s).generate_config(s.effort)
+    gen = s.generate_config()
     return ScoreConfig(judge_verify=js, judge_decompose=js, judge_entail=js, generate=gen,
                        evidence=EvidenceConfig(fps=s.fps, max_frames=s.max_frames), evidence_text=s.evidence_text)
 

@@ -41,17 +41,11 @@ def _place(s: Any) -> Any:
     return MediaPlace.of(s)
 
 
-def _gen_config(s: Any, effort: str | None) -> Any:
-    from murgat.engine.options import Requests, build
-
-    return build(Requests, s).generate_config(effort)
-
-
 def _fingerprint(s: Any, effort: str | None) -> dict[str, Any]:
     from murgat.judges import parse_options
 
     return {"model": s.model, "options": parse_options(s.model_option), "mode": s.mode,
-            "generate": _gen_config(s, effort).cache_fields(), "fps": s.fps, "max_frames": s.max_frames,
+            "generate": s.generate_config(effort).cache_fields(), "fps": s.fps, "max_frames": s.max_frames,
             "base": str(Path(s.base).resolve()) if s.base else None}
 
 
@@ -68,7 +62,7 @@ async def _generate(s: Any, effort: str | None, folder: Any, cache_path: Path,
         from murgat.inputs import load_items
 
         base = {it.id: it.response for it in load_items(s.base)}
-    cfg = _gen_config(s, effort)
+    cfg = s.generate_config(effort)
     if s.run_on == "ray":
         from murgat.console import console
         from murgat.engine.loop import plan

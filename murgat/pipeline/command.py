@@ -100,9 +100,7 @@ def build_config(s: ScoreSettings) -> Any:
     def spec(name: str | None) -> JudgeSpec:
         return JudgeSpec(spec=name or s.judge, options=opts)
 
-    from murgat.engine.options import Requests, build
-
-    gen = build(Requests, s).generate_config(s.effort)
+    gen = s.generate_config()
     ev = EvidenceConfig(pad_s=s.pad, fps=s.fps, max_frames=s.max_frames, visual_as=s.visual_as,
                         audio_point_pad_s=s.audio_point_pad, end_tolerance_s=s.end_tolerance)
     from murgat.boxes import BoxConvention, parse_frame_size

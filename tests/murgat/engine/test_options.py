@@ -144,3 +144,25 @@ def test_help_of_a_no_flag_shows_no_default(capsys) -> None:
         build_parser().parse_args(["score", "--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert "--no-sound-events" in out and "cited audio (default: True)" not in out
+
+
+def test_each_command_sends_its_own_request_settings() -> None:
+    """The request settings of a run are the command's own settings object (its role default for
+    --max-tokens, its --effort), whichever command builds them."""
+    from murgat.faithfulness.settings import FaithfulnessSettings
+    from murgat.faithfulness.shared import _config
+    from murgat.generation.settings import GenerateSettings
+    from murgat.pipeline.command import build_config
+    from murgat.pipeline.settings import ScoreSettings
+    from programs.command import _score_config
+    from programs.settings import ProgramSettings
+
+    score = build_config(ScoreSettings(input="i", judge="embedded", out="o", effort="LOW", retries=1)).generate
+    assert (score.max_tokens, score.reasoning_effort, score.retries) == (1024, "low", 1)
+    faith = _config(FaithfulnessSettings(input="i", judge="j", out="o", effort="high"), "j", {}).generate
+    assert (faith.max_tokens, faith.reasoning_effort) == (2048, "high")
+    prog = _score_config(ProgramSettings(data="d", planner="p", out="o", max_tokens=77, temperature=0.7), "j", {})
+    assert (prog.generate.max_tokens, prog.generate.temperature, prog.generate.reasoning_effort) == (77, 0.7, None)
+    gen = GenerateSettings(data="d", model="m", out="o", effort="medium")
+    assert (gen.generate_config().max_tokens, gen.generate_config().reasoning_effort) == (4096, "medium")
+    assert gen.generate_config("low").reasoning_effort == "low"  # sweep: the effort of this round
