@@ -22,9 +22,14 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from programs.settings import ProgramSettings
+
+if TYPE_CHECKING:
+    from murgat.engine.preflight import MediaPlace
+    from programs.ops import OpSettings
+    from programs.safety import Limits
 
 
 def _variants(spec: str) -> list[str]:
@@ -39,7 +44,7 @@ def _variants(spec: str) -> list[str]:
     return out
 
 
-def _score_config(s: Any, judge_spec: str, opts: dict[str, str]) -> Any:
+def _score_config(s: ProgramSettings, judge_spec: str, opts: dict[str, str]) -> Any:
     from media.evidence import EvidenceConfig
     from murgat.pipeline.config import JudgeSpec, ScoreConfig
 
@@ -50,9 +55,7 @@ def _score_config(s: Any, judge_spec: str, opts: dict[str, str]) -> Any:
                        evidence=EvidenceConfig(fps=s.fps, max_frames=s.max_frames), evidence_text=s.evidence_text)
 
 
-async def _run(s: Any, items: list[Any], variants: list[str], out: Path, con: Any) -> dict[str, Any]:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
+async def _run(s: ProgramSettings, items: list[Any], variants: list[str], out: Path, con: Any) -> dict[str, Any]:
     from murgat.judges import make_judge, parse_options
     from murgat.judges.cache import ResponseCache
     from programs.ops import OpSettings
@@ -82,11 +85,11 @@ async def _run(s: Any, items: list[Any], variants: list[str], out: Path, con: An
     if checker is not None and (checker.needs_evidence_text or s.evidence_text):
         cfg.evidence.text = True
     judges = Judges(planner=planner, executor=executor, checker=checker)
-    settings = OpSettings(find_backend=s.find, check=not s.no_check, check_retries=s.check_retries,
-                               asr_model=s.asr_model)
+    op_settings = OpSettings(find_backend=s.find, check=not s.no_check, check_retries=s.check_retries,
+                             asr_model=s.asr_model)
     limits = Limits(max_ops=s.max_ops, max_seconds=s.program_timeout)
     if s.run_on == "ray":
-        return _run_on_ray(s, items, variants, out, con, cfg, settings, limits,
+        return _run_on_ray(s, items, variants, out, con, cfg, op_settings, limits,
                            {"planner": (s.planner, popts), "executor": (executor_spec, eopts),
                             "checker": (judge_spec, jopts) if checker is not None else None}, cache)
     from murgat.engine.loop import plan
@@ -96,14 +99,13 @@ async def _run(s: Any, items: list[Any], variants: list[str], out: Path, con: An
     place = _place(s)
     report: dict[str, Any] = {}
     order = [it.id for it in items]
-    from murgat.engine.progress import NullProgress
+    from murgat.engine.progress import item_progress
 
-    progress = NullProgress() if s.quiet or s.print_json else Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=con)
+    progress = item_progress(None, disable=s.quiet or s.print_json)  # one bar per variant
     with progress:
         for variant in variants:
             folder = _variant_folder(out, variant)
-            task = ProgramTask(variant, judges, cfg, settings, limits, s.replan, place)
+            task = ProgramTask(variant, judges, cfg, op_settings, limits, s.replan, place)
             todo = plan(task, items, folder, s.retry_errors).todo
             bar = progress.add_task(variant, total=len(items), completed=len(items) - len(todo))
             try:
@@ -124,7 +126,7 @@ def _cache_path(s: ProgramSettings) -> Path:
     return Path(s.cache) if s.cache else Path(s.out) / "cache.sqlite"
 
 
-def _place(s: Any) -> Any:
+def _place(s: ProgramSettings) -> MediaPlace:
     from murgat.engine.preflight import MediaPlace
 
     return MediaPlace.of(s)
@@ -140,8 +142,8 @@ def _variant_folder(out: Path, variant: str) -> Any:
     return folder
 
 
-def _run_on_ray(s: Any, items: list[Any], variants: list[str], out: Path, con: Any, cfg: Any,
-                settings: Any, limits: Any, specs: dict[str, Any], cache: Any) -> dict[str, Any]:
+def _run_on_ray(s: ProgramSettings, items: list[Any], variants: list[str], out: Path, con: Any, cfg: Any,
+                op_settings: OpSettings, limits: Limits, specs: dict[str, Any], cache: Any) -> dict[str, Any]:
     """``--run-on ray``: each variant's items not done yet through the engine's Ray path (one Ray
     instance for all variants)."""
     import dataclasses
@@ -154,7 +156,7 @@ def _run_on_ray(s: Any, items: list[Any], variants: list[str], out: Path, con: A
     cache.close()  # the cluster's cache service owns the database while the tasks run
     place = _place(s).resolved()
     order = [it.id for it in items]
-    common = {"config": cfg.model_dump(mode="json"), "settings": dataclasses.asdict(settings),
+    common = {"config": cfg.model_dump(mode="json"), "settings": dataclasses.asdict(op_settings),
               "limits": dataclasses.asdict(limits), "replan": s.replan, "place": place.to_json(),
               "judges": {role: {"spec": v[0], "options": v[1]} if v else None for role, v in specs.items()}}
     report: dict[str, Any] = {}
@@ -164,7 +166,7 @@ def _run_on_ray(s: Any, items: list[Any], variants: list[str], out: Path, con: A
     try:
         for variant in variants:
             folder = _variant_folder(out, variant)
-            task = ProgramTask(variant, None, cfg, settings, limits, s.replan, place)
+            task = ProgramTask(variant, None, cfg, op_settings, limits, s.replan, place)
             todo = plan(task, items, folder, s.retry_errors).todo
             spec = TaskSpec("programs.task:ray_task", {**common, "variant": variant}, concurrency=s.item_concurrency)
             try:
@@ -211,7 +213,7 @@ def _variant_summary(folder: Any, ids: set[str]) -> dict[str, Any]:
     }
 
 
-def _score_variants(s: Any, out: Path, variants: list[str]) -> tuple[int, dict[str, Any] | None]:
+def _score_variants(s: ProgramSettings, out: Path, variants: list[str]) -> tuple[int, dict[str, Any] | None]:
     """Score each variant (and --baseline) with ``murgat score``; compare against the baseline or the first."""
     from murgat.engine.folder import RunDir
     from murgat.pipeline.report import compare

@@ -77,7 +77,7 @@ def run_faithfulness_command(s: FaithfulnessSettings, *, echo: bool = True) -> i
                 return exit_code_of(exc)
         else:
             try:
-                asyncio.run(_with_progress(items, labeller, cfg, s, rundir, con, judge))
+                asyncio.run(_with_progress(items, labeller, cfg, s, rundir, judge))
             except ExceptionGroup as group:
                 return exit_code_of(group)
         ids = {i.id for i in items}
@@ -111,7 +111,7 @@ def run_faithfulness_command(s: FaithfulnessSettings, *, echo: bool = True) -> i
         lock.release()
 
 
-def _on_ray(s: Any, items: list[Any], rundir: Any, cache_path: Path, cfg: Any, options: dict[str, Any],
+def _on_ray(s: FaithfulnessSettings, items: list[Any], rundir: Any, cache_path: Path, cfg: Any, options: dict[str, Any],
             con: Any) -> tuple[dict[str, Any], Any]:
     """``--run-on ray``: the engine's Ray path with this command's task; (this_invocation counts, report)."""
     from murgat.engine.loop import plan
@@ -134,14 +134,12 @@ def _on_ray(s: Any, items: list[Any], rundir: Any, cache_path: Path, cfg: Any, o
     return {**(stats.model_dump() if stats else {}), "requests": requests, "deduplicated": deduplicated}, report
 
 
-async def _with_progress(items: list[Any], labeller: Any, cfg: Any, s: Any, rundir: Any, con: Any,
+async def _with_progress(items: list[Any], labeller: Any, cfg: Any, s: FaithfulnessSettings, rundir: Any,
                          judge: Any) -> None:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
+    from murgat.engine.progress import item_progress
     from murgat.faithfulness.runner import run_faithfulness
 
-    progress = Progress(TextColumn("[bold]faithfulness"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=con, disable=s.quiet or s.print_json)
+    progress = item_progress("faithfulness", disable=s.quiet or s.print_json)
     with progress:
         task = progress.add_task("items", total=len(items))
         try:
