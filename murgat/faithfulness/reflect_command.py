@@ -29,7 +29,7 @@ from murgat.faithfulness.reflect_task import ReflectTask, build_roles
 from murgat.faithfulness.settings import ReflectSettings
 
 
-def _fingerprint(s: Any) -> dict[str, Any]:
+def _fingerprint(s: ReflectSettings) -> dict[str, Any]:
     from media.cache import file_digest
     from murgat.judges import parse_options
 
@@ -43,7 +43,7 @@ def _fingerprint(s: Any) -> dict[str, Any]:
             "effort": s.effort}
 
 
-async def _reflect_all(s: Any, items: list[Any], folder: Any) -> dict[str, Any]:
+async def _reflect_all(s: ReflectSettings, items: list[Any], folder: Any) -> dict[str, Any]:
     from murgat.engine.loop import plan, run_items
     from murgat.engine.preflight import MediaPlace
     from murgat.faithfulness.label import STEP_PROMPTS
@@ -110,13 +110,14 @@ async def _reflect_all(s: Any, items: list[Any], folder: Any) -> dict[str, Any]:
                             "variant": s.variant, "granularity": s.granularity}}
 
 
-def judge_note(s: Any) -> str:
+def judge_note(s: ReflectSettings) -> str:
+    """Why UPR before/after is not an independent measurement when ``--judge`` is not given."""
     return (f"--judge not given: before/after UPR are measured by the detector's judge ({s.detector}"
             + (", i.e. the model grading itself" if s.detector == "self" else "")
             + "), the one that drove the regenerations — not an independent measurement")
 
 
-def _settings(s: Any, cfg: Any) -> dict[str, Any]:
+def _settings(s: ReflectSettings, cfg: Any) -> dict[str, Any]:
     """What a reflect task is built from (here, or in a Ray worker)."""
     from murgat.judges import parse_options
 
@@ -127,7 +128,7 @@ def _settings(s: Any, cfg: Any) -> dict[str, Any]:
             "mode": s.mode, "max_regenerations": s.max_regenerations, "max_steps": s.max_steps}
 
 
-def _on_ray(s: Any, cfg: Any, place: Any, start: dict[str, str] | None, todo: list[Any], folder: Any,
+def _on_ray(s: ReflectSettings, cfg: Any, place: Any, start: dict[str, str] | None, todo: list[Any], folder: Any,
             items: list[Any]) -> None:
     from murgat.console import console
     from murgat.scaleout.tasks import TaskSpec, run_on_ray

@@ -9,13 +9,16 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from murgat.engine.options import RunOn
 from murgat.generation.settings import GenerateSettings, SweepSettings
 
+if TYPE_CHECKING:
+    from murgat.engine.preflight import MediaPlace
 
-def _load(s: Any) -> Any:
+
+def _load(s: GenerateSettings | SweepSettings) -> list[Any]:
     from murgat.engine.guards import select_items
     from murgat.generation.datasets import load_dataset
 
@@ -35,13 +38,13 @@ def output_paths(out: str | Path) -> tuple[Path, Path]:
     return p, p / "responses.jsonl"
 
 
-def _place(s: Any) -> Any:
+def _place(s: GenerateSettings | SweepSettings) -> MediaPlace:
     from murgat.engine.preflight import MediaPlace
 
     return MediaPlace.of(s)
 
 
-def _fingerprint(s: Any, effort: str | None) -> dict[str, Any]:
+def _fingerprint(s: GenerateSettings | SweepSettings, effort: str | None) -> dict[str, Any]:
     from murgat.judges import parse_options
 
     return {"model": s.model, "options": parse_options(s.model_option), "mode": s.mode,
@@ -49,7 +52,7 @@ def _fingerprint(s: Any, effort: str | None) -> dict[str, Any]:
             "base": str(Path(s.base).resolve()) if s.base else None}
 
 
-async def _generate(s: Any, effort: str | None, folder: Any, cache_path: Path,
+async def _generate(s: GenerateSettings | SweepSettings, effort: str | None, folder: Any, cache_path: Path,
                     items: list[Any]) -> Any:
     from murgat.generation.generate import generate_all
     from murgat.judges import make_judge, parse_options
@@ -107,7 +110,7 @@ async def _generate(s: Any, effort: str | None, folder: Any, cache_path: Path,
     return judge.stats
 
 
-def _check_adopted(folder: Any, s: Any, effort: str | None) -> None:
+def _check_adopted(folder: Any, s: GenerateSettings | SweepSettings, effort: str | None) -> None:
     """A responses file from before run folders (no config.json yet) is adopted only when its records
     were made by this model, mode and effort (each record names them): otherwise one file would mix
     two settings under one accuracy."""
@@ -123,7 +126,7 @@ def _check_adopted(folder: Any, s: Any, effort: str | None) -> None:
                                     "--out, or --overwrite")
 
 
-def run_generate(s: Any, items: list[Any], out: Path, effort: str | None) -> tuple[int, dict[str, Any]]:
+def run_generate(s: GenerateSettings | SweepSettings, items: list[Any], out: Path, effort: str | None) -> tuple[int, dict[str, Any]]:
     """Generate into the run folder of ``out`` (lock, config, resume, summary); (exit code, summary)."""
     from murgat.engine.folder import RunFolder, refuse_own_outputs
     from murgat.engine.guards import take_output
