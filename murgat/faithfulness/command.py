@@ -57,6 +57,7 @@ def run_faithfulness_command(s: FaithfulnessSettings, *, echo: bool = True) -> i
             return 2
         if (why := judge.refusal(f"faith_{s.granularity}")) is not None:
             print(f"error: {why}", file=sys.stderr)
+            cache.discard()  # refused before any work: nothing of this run stays behind
             return 2
         if judge.needs_evidence_text:
             cfg.evidence.text = True
