@@ -10,7 +10,7 @@ from typing import Any
 
 
 def select_items(items: list[Any], ids: str | None, limit: int | None) -> list[Any]:
-    """``--ids a,b`` then ``--limit N`` (argparse already refused a negative N). Selecting nothing is a
+    """``--ids a,b`` then ``--limit N`` (the settings already refused a negative N). Selecting nothing is a
     settings error (``ValueError``): a run of no items would rewrite the folder's summary to nothing."""
     picked = items
     if ids is not None:
