@@ -144,7 +144,7 @@ class Selection(BaseModel):
 
     title: ClassVar[str] = "selection"
 
-    limit: int | None = Field(None, ge=0, description="use only the first N items (only those are read)")
+    limit: int | None = Field(None, ge=0, description="use only the first N items (score and faithfulness read no further)")
     ids: str | None = Field(None, description="comma-separated ids to use")
 
     @field_validator("ids", mode="before")
