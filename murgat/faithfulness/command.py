@@ -92,9 +92,7 @@ def run_faithfulness_command(s: FaithfulnessSettings, *, echo: bool = True) -> i
             from murgat.scaleout.driver import report_extra
 
             doc["ray"] = report_extra(ray_report)
-        tmp = out / "summary.json.tmp"
-        tmp.write_text(json.dumps(doc, indent=2, sort_keys=True))
-        tmp.replace(out / "summary.json")
+        rundir.write_summary(doc)  # atomic; a failed write is exit 5 (murgat.cli.main), the records kept
         cache.close()
         from murgat.viewer.steps import faithfulness_report
 

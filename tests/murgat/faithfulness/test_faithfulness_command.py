@@ -20,3 +20,25 @@ def test_a_refused_judge_leaves_no_cache_behind(tmp_path: Path, example_media: P
                  "--quiet"]) == 2
     assert "faith_chain" in capsys.readouterr().err
     assert not [p.name for p in out.glob("cache.sqlite*")]
+
+
+def test_a_summary_that_cannot_be_written_exits_5(tmp_path: Path, example_media: Path, capsys) -> None:
+    """Before: summary.json was written through its own temporary file, outside the run folder's
+    atomic writer: a failed write ended in an OSError traceback instead of exit 5 and the
+    "what was written is intact" line every other command prints."""
+    steps = {"steps": [{"index": 0, "type": "perception", "label": "faithful", "reason": "seen"},
+                       {"index": 1, "type": "reasoning", "reason": "so"}]}
+    rows = [{"match": {"task": "faith_describe"}, "output": {"text": "A woman on a phone."}},
+            {"match": {"task": "faith_chain"}, "output": {"text": json.dumps(steps)}}]
+    cas = tmp_path / "judge.jsonl"
+    cas.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    inp = tmp_path / "chains.jsonl"
+    inp.write_text(json.dumps({"id": "c", "media": "friday.mp4",
+                               "response": "A woman talks on a phone (visual, 0:01). So it is B.\nAnswer: B"}) + "\n")
+    out = tmp_path / "f"
+    (out / "summary.json.tmp").mkdir(parents=True)  # the temporary file cannot be made
+    code = main(["faithfulness", str(inp), "--media-root", str(example_media), "--judge", f"replay:{cas}",
+                 "--out", str(out), "--quiet", "--json"])
+    assert code == 5
+    assert "summary.json" in capsys.readouterr().err
+    assert (out / "results.jsonl").read_text().strip()  # the labelled item is kept
