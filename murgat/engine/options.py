@@ -42,7 +42,7 @@ import argparse
 import inspect
 import math
 import types
-from typing import Any, ClassVar, Literal, Union, get_args, get_origin
+from typing import Any, ClassVar, Literal, Self, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.fields import FieldInfo
@@ -67,7 +67,7 @@ class Settings(BaseModel):
     command: ClassVar[str] = ""
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace) -> Any:
+    def from_args(cls, args: argparse.Namespace) -> Self:
         """The typed settings from parsed arguments (the parser was made by :func:`add_settings`)."""
         return build(cls, args)
 
