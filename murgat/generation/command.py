@@ -207,7 +207,7 @@ def run_generate_command(s: GenerateSettings, *, echo: bool = True) -> int:
         from murgat.jsonl import read_records
 
         errors = [r.get("generation_error") for _, r in read_records(Path(out))[0] if isinstance(r, dict)]
-        hint = missing_hint([e for e in errors], _place(s))
+        hint = missing_hint(errors, _place(s))
         if hint:
             print(hint, file=sys.stderr)
         print(f"FAILED: {table['n_errors']} of {table['n']} item(s) have no response (see generation_error in {out}); "
