@@ -21,7 +21,12 @@ Groups shared by commands:
   ``--overwrite``, ``--retry-errors``; ``--item-concurrency``; ``--max-undetermined``);
 - :class:`Output` — ``--json`` and ``--quiet``;
 - :class:`Stats` — the bootstrap;
-- :class:`RunOn` — where items run (``--run-on local|ray`` and the Ray settings).
+- :class:`RunOn` — where items run (``--run-on local|ray`` and the Ray settings);
+- :class:`JudgeOption`, :class:`ModelOption` — ``-J``/``-M`` KEY=VALUE options of the judge or model;
+- :class:`Frames`, :class:`EvidenceText`, :class:`Transcripts` — ``--fps``, ``--evidence-text``,
+  ``--asr-model`` (what a model or judge is shown of the media);
+- :class:`ChainRole`, :class:`GenerateRole` — the role defaults of ``--max-tokens`` and ``--timeout``
+  (below).
 
 An option that appears in several commands has one name, default and help everywhere
 (``tests/murgat/engine/test_options.py`` checks every pair of settings classes), with two
