@@ -30,7 +30,7 @@ class RunResult:
         return list(self.iter_records())
 
     def iter_records(self) -> Iterator[dict[str, Any]]:
-        """The records one at a time (what :attr:`records` lists), read from the folder as they are needed."""
+        """The records one by one (what :attr:`records` lists), read from the run folder on each call."""
         from murgat.engine.folder import RunFolder
 
         if self.records_file is not None:
