@@ -222,18 +222,15 @@ def _score_variants(s: ProgramSettings, out: Path, variants: list[str]) -> tuple
     targets = [(v, out / v / "responses.jsonl", out / v / "run") for v in variants]
     if s.baseline:
         targets.insert(0, ("baseline", Path(s.baseline), out / "baseline-run"))
-    from murgat.engine.options import RunOn
     from murgat.pipeline.command import run_score
     from murgat.pipeline.settings import ScoreSettings
 
     runs = []
     for name, responses, run in targets:
-        scoring = ScoreSettings(input=str(responses), judge=judge, out=str(run), cache=str(out / "score-cache.sqlite"),
-                                media_root=s.media_root, allow_media_outside_root=s.allow_media_outside_root,
-                                judge_option=list(s.judge_option or s.executor_option or s.planner_option),
-                                # --overwrite starts the scoring folders again too (else another --judge is refused)
-                                overwrite=s.overwrite, retry_errors=s.retry_errors,
-                                quiet=s.quiet or s.print_json, **s.model_dump(include=set(RunOn.model_fields)))
+        # --overwrite starts the scoring folders again too (else another --judge is refused)
+        scoring = ScoreSettings.scoring_of(s, input=str(responses), judge=judge, out=str(run),
+                                           judge_option=s.judge_option or s.executor_option or s.planner_option,
+                                           cache=str(out / "score-cache.sqlite"))
         code = run_score(scoring, echo=False)
         if code not in (0, 1) or not (run / "summary.json").exists():
             print(f"error: scoring {name} failed (exit {code})", file=sys.stderr)

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from murgat.engine.options import RunOn
 from murgat.generation.settings import GenerateSettings, SweepSettings
 
 if TYPE_CHECKING:
@@ -240,11 +239,8 @@ def run_sweep(s: SweepSettings, *, echo: bool = True) -> int:
         code, table = run_generate(s, items, d, effort)
         if code:
             return code
-        scoring = ScoreSettings(
-            input=table["responses"], judge=s.judge, judge_option=list(s.judge_option), out=str(d / "run"),
-            cache=str(root / "score-cache.sqlite"), media_root=s.media_root,
-            allow_media_outside_root=s.allow_media_outside_root, overwrite=s.overwrite, retry_errors=s.retry_errors,
-            quiet=s.quiet or s.print_json, **s.model_dump(include=set(RunOn.model_fields)))
+        scoring = ScoreSettings.scoring_of(s, input=table["responses"], judge=s.judge, judge_option=s.judge_option,
+                                           out=str(d / "run"), cache=str(root / "score-cache.sqlite"))
         code = run_score(scoring, echo=False)
         summary = load_run(scoring.out).summary if code in (0, 1) else {}
         if not summary:  # 1: scored, with some failed items

@@ -9,7 +9,7 @@ the defaults below are those of every earlier version.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import Field
 
@@ -76,3 +76,15 @@ class ScoreSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Trans
     decompose_context_chars: int = Field(1500, ge=0, description="character cap on that context")
     copy_media: bool = Field(False, description="copy media next to report.html (portable run folder)")
     save_evidence: bool = Field(False, description="save cited frames/audio for report.html")
+
+    @classmethod
+    def scoring_of(cls, parent: Any, *, input: str, judge: str, judge_option: list[str], out: str,
+                   cache: str) -> Self:
+        """The score run another command makes of its own output (``sweep``'s efforts, ``program
+        --score``'s variants): the parent's media place, where to run, ``--overwrite``,
+        ``--retry-errors`` and quietness (``--json`` too: the parent prints the one document);
+        scoring's own defaults for everything else."""
+        shared = set(o.Place.model_fields) | set(o.RunOn.model_fields)
+        return cls(input=input, judge=judge, judge_option=list(judge_option), out=out, cache=cache,
+                   overwrite=parent.overwrite, retry_errors=parent.retry_errors, quiet=parent.quiet or parent.print_json,
+                   **parent.model_dump(include=shared))

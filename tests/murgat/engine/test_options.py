@@ -166,3 +166,18 @@ def test_each_command_sends_its_own_request_settings() -> None:
     gen = GenerateSettings(data="d", model="m", out="o", effort="medium")
     assert (gen.generate_config().max_tokens, gen.generate_config().reasoning_effort) == (4096, "medium")
     assert gen.generate_config("low").reasoning_effort == "low"  # sweep: the effort of this round
+
+
+def test_the_score_run_of_another_command_inherits_place_and_run_settings() -> None:
+    """sweep and program --score make their score settings in one way: the parent's media place,
+    where to run, --overwrite/--retry-errors and quietness; scoring's defaults otherwise."""
+    from murgat.generation.settings import SweepSettings
+    from murgat.pipeline.settings import ScoreSettings
+
+    parent = SweepSettings(data="d", model="m", judge="j", out="o", media_root="/v", allow_media_outside_root=True,
+                           run_on="ray", ray_group_size=4, overwrite=True, retry_errors=True, print_json=True,
+                           max_tokens=77)
+    s = ScoreSettings.scoring_of(parent, input="r.jsonl", judge="j", judge_option=["a=1"], out="o/run", cache="c")
+    assert (s.media_root, s.allow_media_outside_root, s.run_on, s.ray_group_size) == ("/v", True, "ray", 4)
+    assert s.overwrite and s.retry_errors and s.quiet and not s.print_json
+    assert s.max_tokens == 1024 and s.judge_option == ["a=1"]  # the model's request settings are not the judge's
