@@ -190,6 +190,14 @@ class Pace(BaseModel):
 
     item_concurrency: int | None = Field(8, ge=1, description="items processed at once")
 
+    @field_validator("item_concurrency")
+    @classmethod
+    def _none_is_the_default(cls, value: int | None) -> int | None:
+        """``item_concurrency=None`` (the Python API) means the command's default: ``score``'s is None
+        (worked out from the judge's concurrency), the others' a number; a None reaching a command
+        that runs items N at a time failed deep in the item loop."""
+        return cls.model_fields["item_concurrency"].default if value is None else value
+
 
 class Undetermined(BaseModel):
     """When a run whose items could not all be judged counts as failed."""

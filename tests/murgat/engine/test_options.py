@@ -181,3 +181,11 @@ def test_the_score_run_of_another_command_inherits_place_and_run_settings() -> N
     assert (s.media_root, s.allow_media_outside_root, s.run_on, s.ray_group_size) == ("/v", True, "ray", 4)
     assert s.overwrite and s.retry_errors and s.quiet and not s.print_json
     assert s.max_tokens == 1024 and s.judge_option == ["a=1"]  # the model's request settings are not the judge's
+
+
+def test_item_concurrency_none_means_each_commands_default() -> None:
+    s = _settings()
+    assert s["score"](input="i", judge="j", out="o", item_concurrency=None).item_concurrency is None  # from --concurrency
+    assert s["program"](data="d", planner="p", out="o", item_concurrency=None).item_concurrency == 4
+    assert s["faithfulness"](input="i", judge="j", out="o", item_concurrency=None).item_concurrency == 8
+    assert s["generate"](data="d", model="m", out="o", item_concurrency=2).item_concurrency == 2

@@ -42,3 +42,21 @@ def test_a_summary_that_cannot_be_written_exits_5(tmp_path: Path, example_media:
     assert code == 5
     assert "summary.json" in capsys.readouterr().err
     assert (out / "results.jsonl").read_text().strip()  # the labelled item is kept
+
+
+def test_item_concurrency_none_is_the_default(tmp_path: Path, example_media: Path) -> None:
+    """Before: ``murgat.faithfulness(..., item_concurrency=None)`` passed validation (the field is
+    ``int | None`` for score's role default) and failed in the item loop with a TypeError."""
+    import murgat
+
+    steps = {"steps": [{"index": 0, "type": "perception", "label": "faithful", "reason": "seen"}]}
+    rows = [{"match": {"task": "faith_describe"}, "output": {"text": "A woman on a phone."}},
+            {"match": {"task": "faith_chain"}, "output": {"text": json.dumps(steps)}}]
+    cas = tmp_path / "judge.jsonl"
+    cas.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    inp = tmp_path / "chains.jsonl"
+    inp.write_text(json.dumps({"id": "c", "media": "friday.mp4",
+                               "response": "A woman talks on a phone (visual, 0:01).\nAnswer: B"}) + "\n")
+    run = murgat.faithfulness(inp, judge=f"replay:{cas}", out=tmp_path / "f", media_root=example_media,
+                              item_concurrency=None)
+    assert run.settings.item_concurrency == 8 and len(run.records) == 1
