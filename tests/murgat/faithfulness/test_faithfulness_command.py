@@ -60,3 +60,24 @@ def test_item_concurrency_none_is_the_default(tmp_path: Path, example_media: Pat
     run = murgat.faithfulness(inp, judge=f"replay:{cas}", out=tmp_path / "f", media_root=example_media,
                               item_concurrency=None)
     assert run.settings.item_concurrency == 8 and len(run.records) == 1
+
+
+def test_murgat_faithfulness_can_be_called_again(tmp_path: Path, example_media: Path) -> None:
+    """Before: the first call imported the subpackage ``murgat.faithfulness``, which then replaced the
+    API function of the same name on ``murgat``: every later call (and any call after ``murgat.reflect``
+    or an import of ``murgat.faithfulness.settings``) failed with "'module' object is not callable"."""
+    import murgat
+    import murgat.faithfulness.settings  # what any import of the subpackage does
+    from murgat.faithfulness.settings import FaithfulnessSettings
+
+    rows = [{"match": {"task": "faith_describe"}, "output": {"text": "A woman on a phone."}},
+            {"match": {"task": "faith_chain"}, "output": {"text": json.dumps({"steps": []})}}]
+    cas = tmp_path / "judge.jsonl"
+    cas.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    inp = tmp_path / "chains.jsonl"
+    inp.write_text(json.dumps({"id": "c", "media": "friday.mp4", "response": "She talks (visual, 0:01).\nAnswer: B"})
+                   + "\n")
+    for n in (1, 2):
+        run = murgat.faithfulness(inp, judge=f"replay:{cas}", out=tmp_path / f"f{n}", media_root=example_media)
+        assert run.kind == "faithfulness" and len(run.records) == 1
+    assert murgat.faithfulness.settings.FaithfulnessSettings is FaithfulnessSettings  # still the package
