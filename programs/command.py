@@ -62,7 +62,7 @@ async def _run(s: ProgramSettings, items: list[Any], variants: list[str], out: P
     from programs.runner import Judges
     from programs.safety import Limits
 
-    cache = ResponseCache(_cache_path(s))
+    cache = ResponseCache(s.cache_path())
     for note in cache.notices:
         print(f"warning: {note}", file=sys.stderr)
     popts = parse_options(s.planner_option)
@@ -121,11 +121,6 @@ async def _run(s: ProgramSettings, items: list[Any], variants: list[str], out: P
     return {"variants": report, "judges": stats, "check": not s.no_check, "find": s.find}
 
 
-def _cache_path(s: ProgramSettings) -> Path:
-    """``--cache``, or the run folder's own ``OUT/cache.sqlite`` (shared by the variants)."""
-    return Path(s.cache) if s.cache else Path(s.out) / "cache.sqlite"
-
-
 def _place(s: ProgramSettings) -> MediaPlace:
     from murgat.engine.preflight import MediaPlace
 
@@ -171,7 +166,7 @@ def _run_on_ray(s: ProgramSettings, items: list[Any], variants: list[str], out: 
             spec = TaskSpec("programs.task:ray_task", {**common, "variant": variant}, concurrency=s.item_concurrency)
             try:
                 ray_report = run_on_ray(spec, task, todo, folder, s, label=f"program {variant}", total=len(items),
-                                        con=con, cache_path=_cache_path(s))
+                                        con=con, cache_path=s.cache_path())
             finally:
                 folder.export(order)
             for name, st in summed_stats(ray_report)[2].items():

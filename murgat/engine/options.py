@@ -47,6 +47,7 @@ import argparse
 import inspect
 import math
 import types
+from pathlib import Path
 from typing import Any, ClassVar, Literal, Self, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -181,6 +182,10 @@ class Folder(BaseModel):
     overwrite: bool = Field(False, description="discard what the run folder holds and start again (the cache stays)")
     retry_errors: bool = Field(False, description="do again items whose record is an error or was left undetermined "
                                                   "by judge failures")
+
+    def cache_path(self) -> Path:
+        """The response cache of the run: ``--cache``, else ``OUT/cache.sqlite``."""
+        return Path(self.cache) if self.cache else Path(self.out) / "cache.sqlite"
 
 
 class Pace(BaseModel):

@@ -46,7 +46,7 @@ def run_faithfulness_command(s: FaithfulnessSettings, *, echo: bool = True) -> i
         rundir = RunDir(out, record=FaithResult, required=frozenset({"case", "steps"}))
         if s.overwrite:
             rundir.reset()
-        cache = ResponseCache(Path(s.cache) if s.cache else out / "cache.sqlite")
+        cache = ResponseCache(s.cache_path())
         for note in rundir.notices + cache.notices:
             print(f"warning: {note}", file=sys.stderr)
         try:
@@ -72,8 +72,7 @@ def run_faithfulness_command(s: FaithfulnessSettings, *, echo: bool = True) -> i
         ray_counts = ray_report = None
         if s.run_on == "ray":
             try:
-                ray_counts, ray_report = _on_ray(s, items, rundir, Path(s.cache) if s.cache else
-                                                 out / "cache.sqlite", cfg, opts, con)
+                ray_counts, ray_report = _on_ray(s, items, rundir, s.cache_path(), cfg, opts, con)
             except Exception as exc:  # the same exit codes as the local path (5 not writable, 3 replay miss)
                 return exit_code_of(exc)
         else:

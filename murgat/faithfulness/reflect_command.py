@@ -53,7 +53,7 @@ async def _reflect_all(s: ReflectSettings, items: list[Any], folder: Any) -> dic
     from murgat.judges import make_judge, parse_options
     from murgat.judges.cache import ResponseCache
 
-    cache = ResponseCache(Path(s.cache) if s.cache else folder.path / "cache.sqlite")
+    cache = ResponseCache(s.cache_path())
     cfg = _config(s, s.model, parse_options(s.model_option))
     if not s.judge:
         print(f"warning: {judge_note(s)}", file=sys.stderr)
@@ -140,7 +140,7 @@ def _on_ray(s: ReflectSettings, cfg: Any, place: Any, start: dict[str, str] | No
         "start": {it.id: start[it.id] for it in todo if start and it.id in start} if start is not None else None},
         concurrency=s.item_concurrency, transcribes=cfg.evidence.text)
     run_on_ray(spec, task, todo, folder, s, label="reflect", total=len(items), con=console(stderr=True),
-               cache_path=Path(s.cache) if s.cache else folder.path / "cache.sqlite")
+               cache_path=s.cache_path())
 
 
 def run_reflect(s: ReflectSettings, *, echo: bool = True) -> int:

@@ -213,7 +213,7 @@ def _score_locked(s: ScoreSettings, items: list[Any], cfg: Any, out: Path, con: 
     from murgat.pipeline.runner import summarize_run
     from murgat.pipeline.stages import Judges
 
-    cache_path = Path(s.cache) if s.cache else Path(s.out) / "cache.sqlite"
+    cache_path = s.cache_path()
     rundir = RunDir(out)
     if s.overwrite and not s.dry_run:
         rundir.reset()

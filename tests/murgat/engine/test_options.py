@@ -189,3 +189,11 @@ def test_item_concurrency_none_means_each_commands_default() -> None:
     assert s["program"](data="d", planner="p", out="o", item_concurrency=None).item_concurrency == 4
     assert s["faithfulness"](input="i", judge="j", out="o", item_concurrency=None).item_concurrency == 8
     assert s["generate"](data="d", model="m", out="o", item_concurrency=2).item_concurrency == 2
+
+
+def test_the_cache_of_a_run() -> None:
+    from pathlib import Path
+
+    s = _settings()
+    assert s["reflect"](data="d", model="m", detector="x", out="o").cache_path() == Path("o") / "cache.sqlite"
+    assert s["program"](data="d", planner="p", out="o", cache="shared.sqlite").cache_path() == Path("shared.sqlite")
