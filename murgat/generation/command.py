@@ -154,7 +154,8 @@ def run_generate(s: GenerateSettings | SweepSettings, items: list[Any], out: Pat
             folder.check_config(_fingerprint(s, effort), {**_fingerprint(s, effort), "data": s.data,
                                 "media_root": s.media_root}, kind="generate")
             stats = asyncio.run(_generate(s, effort, folder, cache_path, items))
-        except ValueError as exc:  # a folder of other settings or a failed write: murgat.cli.main (exit 2 / 5)
+        except ValueError as exc:  # bad settings (posthoc without --base, a bad --model, no Ray): exit 2; a folder
+            # of other settings and a failed write go on to murgat.cli.main / murgat.api.execute (exit 2 / 5)
             print(f"error: {exc}", file=sys.stderr)
             return 2, {}
         except ExceptionGroup as group:  # a replay miss (exit 3) or a failed write (exit 5) stops the run
