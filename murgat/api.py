@@ -29,9 +29,12 @@ import os
 import sys
 from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from murgat.engine.runs import RunResult, load_run
+
+if TYPE_CHECKING:
+    from murgat.engine.options import Settings
 
 __all__ = ["RunError", "RunResult", "execute", "faithfulness", "generate", "load_run", "program", "reflect", "score",
            "sweep"]
@@ -56,7 +59,7 @@ class RunError(RuntimeError):
         self.message = message
 
 
-def execute(settings: Any, *, echo: bool = True, sink: dict[str, Any] | None = None) -> int:
+def execute(settings: Settings, *, echo: bool = True, sink: dict[str, Any] | None = None) -> int:
     """Run one command's settings and return its exit status (what the command line returns).
     ``echo``: print the command's tables or JSON document; ``sink`` receives a document the run
     folder does not hold (``score --dry-run``'s estimate)."""
@@ -109,7 +112,9 @@ class _LastLines(io.TextIOBase):
         return (errors or lines or ["no reason given"])[-1]
 
 
-def _settings(cls_path: str, given: Any, values: dict[str, Any]) -> Any:
+def _settings(cls_path: str, given: Any, values: dict[str, Any]) -> Settings:
+    """The settings of one call: ``given`` (a settings object or a dict of its fields) or the keyword
+    ``values``, never both; no progress bar unless ``quiet=False`` is asked for."""
     module, _, name = cls_path.partition(":")
     cls = getattr(import_module(module), name)
     if given is not None:
@@ -127,6 +132,8 @@ def _settings(cls_path: str, given: Any, values: dict[str, Any]) -> Any:
 
 
 def _run(s: Any) -> RunResult:
+    """Execute the settings ``s`` (any command's: they all have ``out``) quietly and read the run back;
+    :class:`RunError` for exit statuses other than 0 and 1."""
     sink: dict[str, Any] = {}
     err = _LastLines(sys.stderr)
     with contextlib.redirect_stderr(err):
@@ -169,14 +176,6 @@ def generate(data: str | Path | None = None, *, settings: Any = None, **options:
 
 def sweep(data: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
     """``murgat sweep``: generate and score at several reasoning efforts
-    (options: :class:`~murgat.generation.settings.SweepSettings`); the summary is ``sweep.json``."""
-    s = _settings("murgat.generation.settings:SweepSettings", settings, {"data": data, **options})
-    err = _LastLines(sys.stderr)
-    with contextlib.redirect_stderr(err):
-        code = execute(s, echo=False)
-    if code not in (0, 1):
-        raise RunError(code, err.error_line())
-    import json
-
-    doc = json.loads((Path(s.out) / "sweep.json").read_text(encoding="utf-8"))
-    return RunResult(path=Path(s.out), kind="sweep", exit_code=code, summary=doc, settings=s)
+    (options: :class:`~murgat.generation.settings.SweepSettings`); the summary is ``sweep.json``
+    (what :func:`load_run` reads for a sweep folder)."""
+    return _run(_settings("murgat.generation.settings:SweepSettings", settings, {"data": data, **options}))

@@ -128,17 +128,11 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 #: program, generate and sweep live in their fields), written once; an option keeps its own help when it has one
 COMMON_HELP: dict[str, str] = {
     "--json": "print one JSON document instead of tables",
-    "--media-root": "folder the media names or ids are resolved in (media outside it are refused)",
     "--seed": "seed of the bootstrap resampling",
     "--bootstrap": "bootstrap resamples for confidence intervals",
     "--fps": "frames per second sampled inside visual segments",
     "--max-frames": "most frames sent for one visual segment (or the whole video)",
-    "--allow-media-outside-root": "read media wherever the input names it (default: only inside --media-root)",
-    "--asr-model": "local faster-whisper model folder for transcripts (default: bundled Whisper base)",
-    "--out": "output folder (resumed when it exists)",
-    "--end-tolerance": "citations may end this many seconds past the stream (then clipped)",
     "--cluster-by-video": "bootstrap resamples whole videos (several questions per video)",
-    "--attributed-threshold": "MURGAT-S needed for an answer to count as right and attributed",
     "--similarity": "fact matching by word overlap (lexical) or MiniLM embeddings",
     "--language": "spoken language code for ASR",
     "--backend": "ASR backend: faster-whisper, or whisperx (optional extra)",

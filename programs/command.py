@@ -22,9 +22,14 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from programs.settings import ProgramSettings
+
+if TYPE_CHECKING:
+    from murgat.engine.preflight import MediaPlace
+    from programs.ops import OpSettings
+    from programs.safety import Limits
 
 
 def _variants(spec: str) -> list[str]:
@@ -39,28 +44,25 @@ def _variants(spec: str) -> list[str]:
     return out
 
 
-def _score_config(s: Any, judge_spec: str, opts: dict[str, str]) -> Any:
+def _score_config(s: ProgramSettings, judge_spec: str, opts: dict[str, str]) -> Any:
     from media.evidence import EvidenceConfig
-    from murgat.engine.options import Requests, build
     from murgat.pipeline.config import JudgeSpec, ScoreConfig
 
     js = JudgeSpec(spec=judge_spec, options=opts)
     # every request of the run (planner, executor, checker) is sent with these settings
-    gen = build(Requests, s).generate_config(s.effort)
+    gen = s.generate_config()
     return ScoreConfig(judge_verify=js, judge_decompose=js, judge_entail=js, generate=gen,
                        evidence=EvidenceConfig(fps=s.fps, max_frames=s.max_frames), evidence_text=s.evidence_text)
 
 
-async def _run(s: Any, items: list[Any], variants: list[str], out: Path, con: Any) -> dict[str, Any]:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
+async def _run(s: ProgramSettings, items: list[Any], variants: list[str], out: Path, con: Any) -> dict[str, Any]:
     from murgat.judges import make_judge, parse_options
     from murgat.judges.cache import ResponseCache
     from programs.ops import OpSettings
     from programs.runner import Judges
     from programs.safety import Limits
 
-    cache = ResponseCache(_cache_path(s))
+    cache = ResponseCache(s.cache_path())
     for note in cache.notices:
         print(f"warning: {note}", file=sys.stderr)
     popts = parse_options(s.planner_option)
@@ -83,11 +85,11 @@ async def _run(s: Any, items: list[Any], variants: list[str], out: Path, con: An
     if checker is not None and (checker.needs_evidence_text or s.evidence_text):
         cfg.evidence.text = True
     judges = Judges(planner=planner, executor=executor, checker=checker)
-    settings = OpSettings(find_backend=s.find, check=not s.no_check, check_retries=s.check_retries,
-                               asr_model=s.asr_model)
+    op_settings = OpSettings(find_backend=s.find, check=not s.no_check, check_retries=s.check_retries,
+                             asr_model=s.asr_model)
     limits = Limits(max_ops=s.max_ops, max_seconds=s.program_timeout)
     if s.run_on == "ray":
-        return _run_on_ray(s, items, variants, out, con, cfg, settings, limits,
+        return _run_on_ray(s, items, variants, out, con, cfg, op_settings, limits,
                            {"planner": (s.planner, popts), "executor": (executor_spec, eopts),
                             "checker": (judge_spec, jopts) if checker is not None else None}, cache)
     from murgat.engine.loop import plan
@@ -97,14 +99,13 @@ async def _run(s: Any, items: list[Any], variants: list[str], out: Path, con: An
     place = _place(s)
     report: dict[str, Any] = {}
     order = [it.id for it in items]
-    from murgat.engine.progress import NullProgress
+    from murgat.engine.progress import item_progress
 
-    progress = NullProgress() if s.quiet or s.print_json else Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=con)
+    progress = item_progress(None, disable=s.quiet or s.print_json)  # one bar per variant
     with progress:
         for variant in variants:
             folder = _variant_folder(out, variant)
-            task = ProgramTask(variant, judges, cfg, settings, limits, s.replan, place)
+            task = ProgramTask(variant, judges, cfg, op_settings, limits, s.replan, place)
             todo = plan(task, items, folder, s.retry_errors).todo
             bar = progress.add_task(variant, total=len(items), completed=len(items) - len(todo))
             try:
@@ -120,12 +121,7 @@ async def _run(s: Any, items: list[Any], variants: list[str], out: Path, con: An
     return {"variants": report, "judges": stats, "check": not s.no_check, "find": s.find}
 
 
-def _cache_path(s: ProgramSettings) -> Path:
-    """``--cache``, or the run folder's own ``OUT/cache.sqlite`` (shared by the variants)."""
-    return Path(s.cache) if s.cache else Path(s.out) / "cache.sqlite"
-
-
-def _place(s: Any) -> Any:
+def _place(s: ProgramSettings) -> MediaPlace:
     from murgat.engine.preflight import MediaPlace
 
     return MediaPlace.of(s)
@@ -141,8 +137,8 @@ def _variant_folder(out: Path, variant: str) -> Any:
     return folder
 
 
-def _run_on_ray(s: Any, items: list[Any], variants: list[str], out: Path, con: Any, cfg: Any,
-                settings: Any, limits: Any, specs: dict[str, Any], cache: Any) -> dict[str, Any]:
+def _run_on_ray(s: ProgramSettings, items: list[Any], variants: list[str], out: Path, con: Any, cfg: Any,
+                op_settings: OpSettings, limits: Limits, specs: dict[str, Any], cache: Any) -> dict[str, Any]:
     """``--run-on ray``: each variant's items not done yet through the engine's Ray path (one Ray
     instance for all variants)."""
     import dataclasses
@@ -155,7 +151,7 @@ def _run_on_ray(s: Any, items: list[Any], variants: list[str], out: Path, con: A
     cache.close()  # the cluster's cache service owns the database while the tasks run
     place = _place(s).resolved()
     order = [it.id for it in items]
-    common = {"config": cfg.model_dump(mode="json"), "settings": dataclasses.asdict(settings),
+    common = {"config": cfg.model_dump(mode="json"), "settings": dataclasses.asdict(op_settings),
               "limits": dataclasses.asdict(limits), "replan": s.replan, "place": place.to_json(),
               "judges": {role: {"spec": v[0], "options": v[1]} if v else None for role, v in specs.items()}}
     report: dict[str, Any] = {}
@@ -165,12 +161,12 @@ def _run_on_ray(s: Any, items: list[Any], variants: list[str], out: Path, con: A
     try:
         for variant in variants:
             folder = _variant_folder(out, variant)
-            task = ProgramTask(variant, None, cfg, settings, limits, s.replan, place)
+            task = ProgramTask(variant, None, cfg, op_settings, limits, s.replan, place)
             todo = plan(task, items, folder, s.retry_errors).todo
             spec = TaskSpec("programs.task:ray_task", {**common, "variant": variant}, concurrency=s.item_concurrency)
             try:
                 ray_report = run_on_ray(spec, task, todo, folder, s, label=f"program {variant}", total=len(items),
-                                        con=con, cache_path=_cache_path(s))
+                                        con=con, cache_path=s.cache_path())
             finally:
                 folder.export(order)
             for name, st in summed_stats(ray_report)[2].items():
@@ -212,7 +208,7 @@ def _variant_summary(folder: Any, ids: set[str]) -> dict[str, Any]:
     }
 
 
-def _score_variants(s: Any, out: Path, variants: list[str]) -> tuple[int, dict[str, Any] | None]:
+def _score_variants(s: ProgramSettings, out: Path, variants: list[str]) -> tuple[int, dict[str, Any] | None]:
     """Score each variant (and --baseline) with ``murgat score``; compare against the baseline or the first."""
     from murgat.engine.folder import RunDir
     from murgat.pipeline.report import compare
@@ -221,18 +217,15 @@ def _score_variants(s: Any, out: Path, variants: list[str]) -> tuple[int, dict[s
     targets = [(v, out / v / "responses.jsonl", out / v / "run") for v in variants]
     if s.baseline:
         targets.insert(0, ("baseline", Path(s.baseline), out / "baseline-run"))
-    from murgat.engine.options import passed_to_scoring
     from murgat.pipeline.command import run_score
     from murgat.pipeline.settings import ScoreSettings
 
     runs = []
     for name, responses, run in targets:
-        scoring = ScoreSettings(input=str(responses), judge=judge, out=str(run), cache=str(out / "score-cache.sqlite"),
-                                media_root=s.media_root, allow_media_outside_root=s.allow_media_outside_root,
-                                judge_option=list(s.judge_option or s.executor_option or s.planner_option),
-                                # --overwrite starts the scoring folders again too (else another --judge is refused)
-                                overwrite=s.overwrite, retry_errors=s.retry_errors,
-                                quiet=s.quiet or s.print_json, **passed_to_scoring(s))
+        # --overwrite starts the scoring folders again too (else another --judge is refused)
+        scoring = ScoreSettings.scoring_of(s, input=str(responses), judge=judge, out=str(run),
+                                           judge_option=s.judge_option or s.executor_option or s.planner_option,
+                                           cache=str(out / "score-cache.sqlite"))
         code = run_score(scoring, echo=False)
         if code not in (0, 1) or not (run / "summary.json").exists():
             print(f"error: scoring {name} failed (exit {code})", file=sys.stderr)

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from murgat.runlock import RunLock
 
 
 def select_items(items: list[Any], ids: str | None, limit: int | None) -> list[Any]:
-    """``--ids a,b`` then ``--limit N`` (argparse already refused a negative N). Selecting nothing is a
+    """``--ids a,b`` then ``--limit N`` (the settings already refused a negative N). Selecting nothing is a
     settings error (``ValueError``): a run of no items would rewrite the folder's summary to nothing."""
     picked = items
     if ids is not None:
@@ -35,7 +38,7 @@ def media_root_refused(media_root: str | None) -> bool:
     return False
 
 
-def take_output(out: Path, *, is_dir: bool = True) -> Any:
+def take_output(out: Path, *, is_dir: bool = True) -> RunLock | None:
     """Check ``out`` can be written and lock it; ``None`` (after printing why) when not."""
     from murgat.engine.folder import NotWritable, check_writable_dir
     from murgat.runlock import RunLock, RunLocked

@@ -25,6 +25,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import sys
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -124,8 +125,6 @@ def plan(task: ItemTask, items: Sequence[Item], folder: RunFolder, retry_errors:
         else:
             out.n_done += 1
     if out.n_edited:  # every command says so, in these words (the edit is redone, never silently kept)
-        import sys
-
         shown = ", ".join(out.edited_ids[:5]) + (" …" if out.n_edited > 5 else "")
         print(f"note: {out.n_edited} item(s) changed since they were last run (response, question, options or "
               f"media): running them again ({shown})", file=sys.stderr)

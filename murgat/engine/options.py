@@ -21,7 +21,12 @@ Groups shared by commands:
   ``--overwrite``, ``--retry-errors``; ``--item-concurrency``; ``--max-undetermined``);
 - :class:`Output` — ``--json`` and ``--quiet``;
 - :class:`Stats` — the bootstrap;
-- :class:`RunOn` — where items run (``--run-on local|ray`` and the Ray settings).
+- :class:`RunOn` — where items run (``--run-on local|ray`` and the Ray settings);
+- :class:`JudgeOption`, :class:`ModelOption` — ``-J``/``-M`` KEY=VALUE options of the judge or model;
+- :class:`Frames`, :class:`EvidenceText`, :class:`Transcripts` — ``--fps``, ``--evidence-text``,
+  ``--asr-model`` (what a model or judge is shown of the media);
+- :class:`ChainRole`, :class:`GenerateRole` — the role defaults of ``--max-tokens`` and ``--timeout``
+  (below).
 
 An option that appears in several commands has one name, default and help everywhere
 (``tests/murgat/engine/test_options.py`` checks every pair of settings classes), with two
@@ -42,7 +47,8 @@ import argparse
 import inspect
 import math
 import types
-from typing import Any, ClassVar, Literal, Union, get_args, get_origin
+from pathlib import Path
+from typing import Any, ClassVar, Literal, Self, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.fields import FieldInfo
@@ -67,7 +73,7 @@ class Settings(BaseModel):
     command: ClassVar[str] = ""
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace) -> Any:
+    def from_args(cls, args: argparse.Namespace) -> Self:
         """The typed settings from parsed arguments (the parser was made by :func:`add_settings`)."""
         return build(cls, args)
 
@@ -144,7 +150,7 @@ class Selection(BaseModel):
 
     title: ClassVar[str] = "selection"
 
-    limit: int | None = Field(None, ge=0, description="use only the first N items (only those are read)")
+    limit: int | None = Field(None, ge=0, description="use only the first N items (score and faithfulness read no further)")
     ids: str | None = Field(None, description="comma-separated ids to use")
 
     @field_validator("ids", mode="before")
@@ -177,6 +183,10 @@ class Folder(BaseModel):
     retry_errors: bool = Field(False, description="do again items whose record is an error or was left undetermined "
                                                   "by judge failures")
 
+    def cache_path(self) -> Path:
+        """The response cache of the run: ``--cache``, else ``OUT/cache.sqlite``."""
+        return Path(self.cache) if self.cache else Path(self.out) / "cache.sqlite"
+
 
 class Pace(BaseModel):
     """How many items are in flight at once."""
@@ -184,6 +194,14 @@ class Pace(BaseModel):
     title: ClassVar[str] = "run folder"
 
     item_concurrency: int | None = Field(8, ge=1, description="items processed at once")
+
+    @field_validator("item_concurrency")
+    @classmethod
+    def _none_is_the_default(cls, value: int | None) -> int | None:
+        """``item_concurrency=None`` (the Python API) means the command's default: ``score``'s is None
+        (worked out from the judge's concurrency), the others' a number; a None reaching a command
+        that runs items N at a time failed deep in the item loop."""
+        return cls.model_fields["item_concurrency"].default if value is None else value
 
 
 class Undetermined(BaseModel):

@@ -40,11 +40,11 @@ class MediaPlace:
     allow_outside_root: bool = False
 
     @classmethod
-    def of(cls, args: Any) -> MediaPlace:
-        """The place a command's parsed options name: ``--media-root``, the input file (``input``, or
+    def of(cls, s: Any) -> MediaPlace:
+        """The place a command's settings name: ``--media-root``, the input file (``input``, or
         the path of a dataset spec ``data`` such as ``nextgqa:val.csv``), ``--allow-media-outside-root``."""
-        source = getattr(args, "input", None) or str(args.data).split(":", 1)[-1]
-        return cls(args.media_root, source, args.allow_media_outside_root)
+        source = getattr(s, "input", None) or str(s.data).split(":", 1)[-1]
+        return cls(s.media_root, source, s.allow_media_outside_root)
 
     def roots(self) -> list[Path]:
         return media_roots(self.media_root, self.input_path)

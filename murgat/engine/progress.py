@@ -25,13 +25,14 @@ class NullProgress:
         return None
 
 
-def item_progress(label: str, *, disable: bool) -> Any:
-    """A rich progress bar on stderr (``label``, bar, done/total, elapsed), or :class:`NullProgress`."""
+def item_progress(label: str | None, *, disable: bool) -> Any:
+    """A rich progress bar on stderr (``label``, bar, done/total, elapsed), or :class:`NullProgress`.
+    ``label=None``: each bar is labelled with its own description (one bar per variant of ``program``)."""
     if disable:
         return NullProgress()
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from murgat.console import console
 
-    return Progress(TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=console(stderr=True))
+    return Progress(TextColumn("[bold]{task.description}" if label is None else f"[bold]{label}"), BarColumn(),
+                    MofNCompleteColumn(), TimeElapsedColumn(), console=console(stderr=True))

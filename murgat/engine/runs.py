@@ -30,13 +30,18 @@ class RunResult:
         return list(self.iter_records())
 
     def iter_records(self) -> Iterator[dict[str, Any]]:
+        """The records one by one (what :attr:`records` lists), read from the run folder on each call."""
         from murgat.engine.folder import RunFolder
 
         if self.records_file is not None:
             yield from RunFolder(self.path, repair=False, record=None, results=self.records_file.resolve()).latest_results()
             return
         if self.kind == "program":  # one record per item and variant, from each variant's folder
-            for sub in sorted(p for p in self.path.iterdir() if (p / "results.jsonl").exists()):
+            from murgat.engine.folder import read_kind
+
+            # not OUT/baseline-run/, the score run of --baseline (a child folder with results too)
+            variants = (p for p in self.path.iterdir() if (p / "results.jsonl").exists() and read_kind(p) != "score")
+            for sub in sorted(variants):
                 for r in RunFolder(sub, repair=False, record=None).latest_results():
                     yield {**r.get("record", r), "variant": sub.name}
             return

@@ -46,7 +46,7 @@ def run_faithfulness_command(s: FaithfulnessSettings, *, echo: bool = True) -> i
         rundir = RunDir(out, record=FaithResult, required=frozenset({"case", "steps"}))
         if s.overwrite:
             rundir.reset()
-        cache = ResponseCache(Path(s.cache) if s.cache else out / "cache.sqlite")
+        cache = ResponseCache(s.cache_path())
         for note in rundir.notices + cache.notices:
             print(f"warning: {note}", file=sys.stderr)
         try:
@@ -57,6 +57,7 @@ def run_faithfulness_command(s: FaithfulnessSettings, *, echo: bool = True) -> i
             return 2
         if (why := judge.refusal(f"faith_{s.granularity}")) is not None:
             print(f"error: {why}", file=sys.stderr)
+            cache.discard()  # refused before any work: nothing of this run stays behind
             return 2
         if judge.needs_evidence_text:
             cfg.evidence.text = True
@@ -71,13 +72,12 @@ def run_faithfulness_command(s: FaithfulnessSettings, *, echo: bool = True) -> i
         ray_counts = ray_report = None
         if s.run_on == "ray":
             try:
-                ray_counts, ray_report = _on_ray(s, items, rundir, Path(s.cache) if s.cache else
-                                                 out / "cache.sqlite", cfg, opts, con)
+                ray_counts, ray_report = _on_ray(s, items, rundir, s.cache_path(), cfg, opts, con)
             except Exception as exc:  # the same exit codes as the local path (5 not writable, 3 replay miss)
                 return exit_code_of(exc)
         else:
             try:
-                asyncio.run(_with_progress(items, labeller, cfg, s, rundir, con, judge))
+                asyncio.run(_with_progress(items, labeller, cfg, s, rundir, judge))
             except ExceptionGroup as group:
                 return exit_code_of(group)
         ids = {i.id for i in items}
@@ -91,9 +91,7 @@ def run_faithfulness_command(s: FaithfulnessSettings, *, echo: bool = True) -> i
             from murgat.scaleout.driver import report_extra
 
             doc["ray"] = report_extra(ray_report)
-        tmp = out / "summary.json.tmp"
-        tmp.write_text(json.dumps(doc, indent=2, sort_keys=True))
-        tmp.replace(out / "summary.json")
+        rundir.write_summary(doc)  # atomic; a failed write is exit 5 (murgat.cli.main), the records kept
         cache.close()
         from murgat.viewer.steps import faithfulness_report
 
@@ -111,7 +109,7 @@ def run_faithfulness_command(s: FaithfulnessSettings, *, echo: bool = True) -> i
         lock.release()
 
 
-def _on_ray(s: Any, items: list[Any], rundir: Any, cache_path: Path, cfg: Any, options: dict[str, Any],
+def _on_ray(s: FaithfulnessSettings, items: list[Any], rundir: Any, cache_path: Path, cfg: Any, options: dict[str, Any],
             con: Any) -> tuple[dict[str, Any], Any]:
     """``--run-on ray``: the engine's Ray path with this command's task; (this_invocation counts, report)."""
     from murgat.engine.loop import plan
@@ -134,14 +132,12 @@ def _on_ray(s: Any, items: list[Any], rundir: Any, cache_path: Path, cfg: Any, o
     return {**(stats.model_dump() if stats else {}), "requests": requests, "deduplicated": deduplicated}, report
 
 
-async def _with_progress(items: list[Any], labeller: Any, cfg: Any, s: Any, rundir: Any, con: Any,
+async def _with_progress(items: list[Any], labeller: Any, cfg: Any, s: FaithfulnessSettings, rundir: Any,
                          judge: Any) -> None:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
+    from murgat.engine.progress import item_progress
     from murgat.faithfulness.runner import run_faithfulness
 
-    progress = Progress(TextColumn("[bold]faithfulness"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=con, disable=s.quiet or s.print_json)
+    progress = item_progress("faithfulness", disable=s.quiet or s.print_json)
     with progress:
         task = progress.add_task("items", total=len(items))
         try:

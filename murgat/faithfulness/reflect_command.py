@@ -29,7 +29,7 @@ from murgat.faithfulness.reflect_task import ReflectTask, build_roles
 from murgat.faithfulness.settings import ReflectSettings
 
 
-def _fingerprint(s: Any) -> dict[str, Any]:
+def _fingerprint(s: ReflectSettings) -> dict[str, Any]:
     from media.cache import file_digest
     from murgat.judges import parse_options
 
@@ -43,7 +43,7 @@ def _fingerprint(s: Any) -> dict[str, Any]:
             "effort": s.effort}
 
 
-async def _reflect_all(s: Any, items: list[Any], folder: Any) -> dict[str, Any]:
+async def _reflect_all(s: ReflectSettings, items: list[Any], folder: Any) -> dict[str, Any]:
     from murgat.engine.loop import plan, run_items
     from murgat.engine.preflight import MediaPlace
     from murgat.faithfulness.label import STEP_PROMPTS
@@ -53,7 +53,7 @@ async def _reflect_all(s: Any, items: list[Any], folder: Any) -> dict[str, Any]:
     from murgat.judges import make_judge, parse_options
     from murgat.judges.cache import ResponseCache
 
-    cache = ResponseCache(Path(s.cache) if s.cache else folder.path / "cache.sqlite")
+    cache = ResponseCache(s.cache_path())
     cfg = _config(s, s.model, parse_options(s.model_option))
     if not s.judge:
         print(f"warning: {judge_note(s)}", file=sys.stderr)
@@ -110,13 +110,14 @@ async def _reflect_all(s: Any, items: list[Any], folder: Any) -> dict[str, Any]:
                             "variant": s.variant, "granularity": s.granularity}}
 
 
-def judge_note(s: Any) -> str:
+def judge_note(s: ReflectSettings) -> str:
+    """Why UPR before/after is not an independent measurement when ``--judge`` is not given."""
     return (f"--judge not given: before/after UPR are measured by the detector's judge ({s.detector}"
             + (", i.e. the model grading itself" if s.detector == "self" else "")
             + "), the one that drove the regenerations — not an independent measurement")
 
 
-def _settings(s: Any, cfg: Any) -> dict[str, Any]:
+def _settings(s: ReflectSettings, cfg: Any) -> dict[str, Any]:
     """What a reflect task is built from (here, or in a Ray worker)."""
     from murgat.judges import parse_options
 
@@ -127,7 +128,7 @@ def _settings(s: Any, cfg: Any) -> dict[str, Any]:
             "mode": s.mode, "max_regenerations": s.max_regenerations, "max_steps": s.max_steps}
 
 
-def _on_ray(s: Any, cfg: Any, place: Any, start: dict[str, str] | None, todo: list[Any], folder: Any,
+def _on_ray(s: ReflectSettings, cfg: Any, place: Any, start: dict[str, str] | None, todo: list[Any], folder: Any,
             items: list[Any]) -> None:
     from murgat.console import console
     from murgat.scaleout.tasks import TaskSpec, run_on_ray
@@ -139,7 +140,7 @@ def _on_ray(s: Any, cfg: Any, place: Any, start: dict[str, str] | None, todo: li
         "start": {it.id: start[it.id] for it in todo if start and it.id in start} if start is not None else None},
         concurrency=s.item_concurrency, transcribes=cfg.evidence.text)
     run_on_ray(spec, task, todo, folder, s, label="reflect", total=len(items), con=console(stderr=True),
-               cache_path=Path(s.cache) if s.cache else folder.path / "cache.sqlite")
+               cache_path=s.cache_path())
 
 
 def run_reflect(s: ReflectSettings, *, echo: bool = True) -> int:

@@ -4,24 +4,26 @@ labelling options imply, the item selection and the percentage format (their opt
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from murgat.faithfulness.settings import FaithfulnessSettings, ReflectSettings
 
 
-def _config(args: Any, judge_spec: str, opts: dict[str, str]) -> Any:
+def _config(s: FaithfulnessSettings | ReflectSettings, judge_spec: str, opts: dict[str, str]) -> Any:
     from media.evidence import EvidenceConfig
-    from murgat.engine.options import Requests, build
     from murgat.pipeline.config import JudgeSpec, ScoreConfig
 
     js = JudgeSpec(spec=judge_spec, options=opts)
-    gen = build(Requests, args).generate_config(args.effort)
-    return ScoreConfig(judge_verify=js, judge_decompose=js, judge_entail=js, generate=gen, evidence_text=args.evidence_text,
-                       evidence=EvidenceConfig(fps=args.fps, max_frames=args.max_frames))
+    gen = s.generate_config()
+    return ScoreConfig(judge_verify=js, judge_decompose=js, judge_entail=js, generate=gen, evidence_text=s.evidence_text,
+                       evidence=EvidenceConfig(fps=s.fps, max_frames=s.max_frames))
 
 
-def _select(items: list[Any], args: Any) -> list[Any]:
+def _select(items: list[Any], s: FaithfulnessSettings | ReflectSettings) -> list[Any]:
     from murgat.engine.guards import select_items
 
-    return select_items(items, args.ids, args.limit)
+    return select_items(items, s.ids, s.limit)
 
 
 def _pct(iv: dict[str, Any] | None) -> str:

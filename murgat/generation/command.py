@@ -9,13 +9,15 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from murgat.engine.options import passed_to_scoring
 from murgat.generation.settings import GenerateSettings, SweepSettings
 
+if TYPE_CHECKING:
+    from murgat.engine.preflight import MediaPlace
 
-def _load(s: Any) -> Any:
+
+def _load(s: GenerateSettings | SweepSettings) -> list[Any]:
     from murgat.engine.guards import select_items
     from murgat.generation.datasets import load_dataset
 
@@ -35,27 +37,21 @@ def output_paths(out: str | Path) -> tuple[Path, Path]:
     return p, p / "responses.jsonl"
 
 
-def _place(s: Any) -> Any:
+def _place(s: GenerateSettings | SweepSettings) -> MediaPlace:
     from murgat.engine.preflight import MediaPlace
 
     return MediaPlace.of(s)
 
 
-def _gen_config(s: Any, effort: str | None) -> Any:
-    from murgat.engine.options import Requests, build
-
-    return build(Requests, s).generate_config(effort)
-
-
-def _fingerprint(s: Any, effort: str | None) -> dict[str, Any]:
+def _fingerprint(s: GenerateSettings | SweepSettings, effort: str | None) -> dict[str, Any]:
     from murgat.judges import parse_options
 
     return {"model": s.model, "options": parse_options(s.model_option), "mode": s.mode,
-            "generate": _gen_config(s, effort).cache_fields(), "fps": s.fps, "max_frames": s.max_frames,
+            "generate": s.generate_config(effort).cache_fields(), "fps": s.fps, "max_frames": s.max_frames,
             "base": str(Path(s.base).resolve()) if s.base else None}
 
 
-async def _generate(s: Any, effort: str | None, folder: Any, cache_path: Path,
+async def _generate(s: GenerateSettings | SweepSettings, effort: str | None, folder: Any, cache_path: Path,
                     items: list[Any]) -> Any:
     from murgat.generation.generate import generate_all
     from murgat.judges import make_judge, parse_options
@@ -68,7 +64,7 @@ async def _generate(s: Any, effort: str | None, folder: Any, cache_path: Path,
         from murgat.inputs import load_items
 
         base = {it.id: it.response for it in load_items(s.base)}
-    cfg = _gen_config(s, effort)
+    cfg = s.generate_config(effort)
     if s.run_on == "ray":
         from murgat.console import console
         from murgat.engine.loop import plan
@@ -113,7 +109,7 @@ async def _generate(s: Any, effort: str | None, folder: Any, cache_path: Path,
     return judge.stats
 
 
-def _check_adopted(folder: Any, s: Any, effort: str | None) -> None:
+def _check_adopted(folder: Any, s: GenerateSettings | SweepSettings, effort: str | None) -> None:
     """A responses file from before run folders (no config.json yet) is adopted only when its records
     were made by this model, mode and effort (each record names them): otherwise one file would mix
     two settings under one accuracy."""
@@ -129,7 +125,7 @@ def _check_adopted(folder: Any, s: Any, effort: str | None) -> None:
                                     "--out, or --overwrite")
 
 
-def run_generate(s: Any, items: list[Any], out: Path, effort: str | None) -> tuple[int, dict[str, Any]]:
+def run_generate(s: GenerateSettings | SweepSettings, items: list[Any], out: Path, effort: str | None) -> tuple[int, dict[str, Any]]:
     """Generate into the run folder of ``out`` (lock, config, resume, summary); (exit code, summary)."""
     from murgat.engine.folder import RunFolder, refuse_own_outputs
     from murgat.engine.guards import take_output
@@ -158,7 +154,8 @@ def run_generate(s: Any, items: list[Any], out: Path, effort: str | None) -> tup
             folder.check_config(_fingerprint(s, effort), {**_fingerprint(s, effort), "data": s.data,
                                 "media_root": s.media_root}, kind="generate")
             stats = asyncio.run(_generate(s, effort, folder, cache_path, items))
-        except ValueError as exc:  # a folder of other settings or a failed write: murgat.cli.main (exit 2 / 5)
+        except ValueError as exc:  # bad settings (posthoc without --base, a bad --model, no Ray): exit 2; a folder
+            # of other settings and a failed write go on to murgat.cli.main / murgat.api.execute (exit 2 / 5)
             print(f"error: {exc}", file=sys.stderr)
             return 2, {}
         except ExceptionGroup as group:  # a replay miss (exit 3) or a failed write (exit 5) stops the run
@@ -210,7 +207,7 @@ def run_generate_command(s: GenerateSettings, *, echo: bool = True) -> int:
         from murgat.jsonl import read_records
 
         errors = [r.get("generation_error") for _, r in read_records(Path(out))[0] if isinstance(r, dict)]
-        hint = missing_hint([e for e in errors], _place(s))
+        hint = missing_hint(errors, _place(s))
         if hint:
             print(hint, file=sys.stderr)
         print(f"FAILED: {table['n_errors']} of {table['n']} item(s) have no response (see generation_error in {out}); "
@@ -250,11 +247,8 @@ def run_sweep(s: SweepSettings, *, echo: bool = True) -> int:
             return code
         if table.get("n_errors"):
             failed.append(effort)
-        scoring = ScoreSettings(
-            input=table["responses"], judge=s.judge, judge_option=list(s.judge_option), out=str(d / "run"),
-            cache=str(root / "score-cache.sqlite"), media_root=s.media_root,
-            allow_media_outside_root=s.allow_media_outside_root, overwrite=s.overwrite, retry_errors=s.retry_errors,
-            quiet=s.quiet or s.print_json, **passed_to_scoring(s))
+        scoring = ScoreSettings.scoring_of(s, input=table["responses"], judge=s.judge, judge_option=s.judge_option,
+                                           out=str(d / "run"), cache=str(root / "score-cache.sqlite"))
         code = run_score(scoring, echo=False)
         summary = load_run(scoring.out).summary if code in (0, 1) else {}
         if not summary:  # 1: scored, with some failed items

@@ -40,11 +40,11 @@ class SweepSettings(_Generating, o.JudgeOption):
     command: ClassVar[str] = "sweep"
 
     efforts: str = Field("minimal,low,medium,high", description="comma-separated efforts to sweep")
+    judge: str = Field(description="judge for scoring, as for murgat score")
 
     @field_validator("efforts", mode="before")
     @classmethod
     def _efforts_list(cls, value: Any) -> Any:
         """The Python API may pass ``efforts=["low", "high"]`` for ``--efforts low,high``."""
         return ",".join(str(v) for v in value) if isinstance(value, list | tuple) else value
-    judge: str = Field(description="judge for scoring, as for murgat score")
 

@@ -227,6 +227,7 @@ class ProviderPause:
         return True
 
     async def renew(self, who: str) -> None:
+        """``who`` still holds the pause: with ``lease_s``, its hold lasts ``lease_s`` from now."""
         if self.holder == who:
             self.holder_until = time.monotonic() + self.lease_s if self.lease_s is not None else math.inf
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from murgat import __version__
 from murgat.engine.outcome import failure_line
+from murgat.engine.progress import NullProgress
 from murgat.pipeline.settings import ScoreSettings
 
 
@@ -100,9 +101,7 @@ def build_config(s: ScoreSettings) -> Any:
     def spec(name: str | None) -> JudgeSpec:
         return JudgeSpec(spec=name or s.judge, options=opts)
 
-    from murgat.engine.options import Requests, build
-
-    gen = build(Requests, s).generate_config(s.effort)
+    gen = s.generate_config()
     ev = EvidenceConfig(pad_s=s.pad, fps=s.fps, max_frames=s.max_frames, visual_as=s.visual_as,
                         audio_point_pad_s=s.audio_point_pad, end_tolerance_s=s.end_tolerance)
     from murgat.boxes import BoxConvention, parse_frame_size
@@ -214,7 +213,7 @@ def _score_locked(s: ScoreSettings, items: list[Any], cfg: Any, out: Path, con: 
     from murgat.pipeline.runner import summarize_run
     from murgat.pipeline.stages import Judges
 
-    cache_path = Path(s.cache) if s.cache else Path(s.out) / "cache.sqlite"
+    cache_path = s.cache_path()
     rundir = RunDir(out)
     if s.overwrite and not s.dry_run:
         rundir.reset()
@@ -350,9 +349,6 @@ def _score_locked(s: ScoreSettings, items: list[Any], cfg: Any, out: Path, con: 
     return 0
 
 
-from murgat.engine.progress import NullProgress  # noqa: E402
-
-
 def score_progress(con: Any, disable: bool = False) -> Any:
     """The progress bar: counts and elapsed time first, so they stay visible at 80 columns; the
     call statistics come last and are cut (with …) when the terminal is narrow."""
@@ -369,7 +365,9 @@ def score_progress(con: Any, disable: bool = False) -> Any:
                     console=con, disable=disable, expand=True)
 
 
-async def _run_with_progress(items, cfg, judges, rundir, s, con, built, todo):  # type: ignore[no-untyped-def]
+async def _run_with_progress(items: list[Any], cfg: Any, judges: Any, rundir: Any, s: ScoreSettings, con: Any,
+                             built: list[Any], todo: list[Any]) -> Any:
+    """The items through the engine's loop with the progress bar; (records, call pool) of :func:`run_items`."""
     from murgat.pipeline.runner import run_items
 
     def stats_text() -> str:

@@ -9,7 +9,7 @@ the defaults below are those of every earlier version.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import Field
 
@@ -78,3 +78,15 @@ class ScoreSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Trans
     decompose_context_chars: int = Field(1500, ge=0, description="character cap on that context")
     copy_media: bool = Field(False, description="copy media next to report.html (portable run folder)")
     save_evidence: bool = Field(False, description="save cited frames/audio for report.html")
+
+    @classmethod
+    def scoring_of(cls, parent: Any, *, input: str, judge: str, judge_option: list[str], out: str,
+                   cache: str) -> Self:
+        """The score run another command makes of its own output (``sweep``'s efforts, ``program
+        --score``'s variants): the parent's media place, where to run, how requests are sent (one
+        account's rate limits, retries and concurrency hold for scoring too), ``--overwrite``,
+        ``--retry-errors`` and quietness (``--json`` too: the parent prints the one document);
+        scoring's own role defaults (``--max-tokens``, ``--timeout``) and everything else."""
+        return cls(input=input, judge=judge, judge_option=list(judge_option), out=out, cache=cache,
+                   overwrite=parent.overwrite, retry_errors=parent.retry_errors, quiet=parent.quiet or parent.print_json,
+                   **parent.model_dump(include=set(o.Place.model_fields)), **o.passed_to_scoring(parent))

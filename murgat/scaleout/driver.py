@@ -25,7 +25,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from murgat.engine.options import RunOn
 
 
 class RayUnavailable(ValueError):
@@ -214,39 +217,40 @@ def services_for(cache_path: Path) -> tuple[Any, Any]:
     return start_services(cache_path)
 
 
-def run_command(args: Any, cache_path: Path, todo: list[Any], task: Callable[..., Any],
+def run_command(s: RunOn, cache_path: Path, todo: list[Any], task: Callable[..., Any],
                 payload_of: Callable[[list[Any]], dict[str, Any]], write: Callable[[list[dict[str, Any]]], None],
                 *, label: str, total: int, con: Any, services: tuple[Any, Any] | None = None,
                 transcribes: bool = False) -> RayRunReport:
     """The whole driver side of one command on Ray: start or join Ray, start the services, run
-    the groups of ``todo`` with a progress bar, collect the services' counts, shut down.
+    the groups of ``todo`` with a progress bar, collect the services' counts, shut down. ``s`` is
+    the command's settings (their ``--ray-…`` fields; ``--quiet``/``--json`` hide the bar).
 
     A task that transcribes reserves as many CPUs as ASR uses threads (``media.asr.ASR_THREADS``,
     fixed for reproducible decoding): two such tasks on two CPUs would each run two threads on
     a shared core and finish later than one after the other (measured in benchmarks/bench_ray.py)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    started = init_ray(getattr(args, "ray_address", None), getattr(args, "ray_cpus", None))  # RayUnavailable
+    started = init_ray(s.ray_address, s.ray_cpus)  # RayUnavailable
     import ray
 
     try:
         # resolved here: the services may run where this process's working folder means nothing
         cache, limits = services or services_for(Path(cache_path).resolve())
-        groups = group_items(todo, args.ray_group_size)
+        groups = group_items(todo, s.ray_group_size)
         cpus = int(ray.cluster_resources().get("CPU", 1))
         task_cpus = 1.0
-        if getattr(args, "ray_task_cpus", None):
-            task_cpus = min(float(args.ray_task_cpus), float(cpus))  # more than the cluster has would never run
+        if s.ray_task_cpus:
+            task_cpus = min(float(s.ray_task_cpus), float(cpus))  # more than the cluster has would never run
         elif transcribes:
             from media.asr import ASR_THREADS
 
             task_cpus = float(min(ASR_THREADS, max(1, cpus)))
         progress = Progress(TextColumn(f"[bold]{label} (ray)"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=con, disable=getattr(args, "quiet", False) or getattr(args, "print_json", False))
+                            console=con, disable=getattr(s, "quiet", False) or getattr(s, "print_json", False))
         with progress:
             bar = progress.add_task("items", total=total, completed=total - len(todo))
             report = run_groups(groups, task, payload_of, (cache, limits), write, max_in_flight=max(2, 2 * cpus),
-                                retries=args.ray_task_retries, on_written=lambda n: progress.advance(bar, n),
+                                retries=s.ray_task_retries, on_written=lambda n: progress.advance(bar, n),
                                 task_cpus=task_cpus)
         report.services = {"cache_claims": ray.get(cache.stats.remote()), "limits": ray.get(limits.stats.remote())}
         if services is None:

@@ -23,11 +23,14 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from murgat.engine.folder import RunFolder
 from murgat.engine.loop import STOPS_RUN, ItemTask, stamp
 from murgat.scaleout.driver import RayRunReport, run_command
+
+if TYPE_CHECKING:
+    from murgat.engine.options import RunOn
 from murgat.scaleout.worker import DriverGone, driver_watch, make_cluster_judge, stream
 from murgat.schema import Item
 
@@ -86,7 +89,7 @@ def run_group(payload: dict[str, Any], cache: Any, limits: Any) -> Iterator[dict
     yield from stream(items, payload["concurrency"], setup)
 
 
-def run_on_ray(spec: TaskSpec, task: ItemTask, todo: Sequence[Item], folder: RunFolder, args: Any, *, label: str,
+def run_on_ray(spec: TaskSpec, task: ItemTask, todo: Sequence[Item], folder: RunFolder, s: RunOn, *, label: str,
                total: int, con: Any, cache_path: Path, services: tuple[Any, Any] | None = None) -> RayRunReport:
     """The driver side: ``todo`` (from :func:`murgat.engine.loop.plan`) in Ray tasks grouped by media
     file; each record is stamped with its item's digest (``task.digest``) and appended to ``folder``."""
@@ -105,5 +108,5 @@ def run_on_ray(spec: TaskSpec, task: ItemTask, todo: Sequence[Item], folder: Run
         rows = [r if folder.record is None else folder.record.model_validate(r) for r in batch]
         folder.append_many([stamp(r, digests[str(b["id"])]) for r, b in zip(rows, batch, strict=True)])
 
-    return run_command(args, cache_path, list(todo), run_group, payload_of, write, label=label, total=total, con=con,
+    return run_command(s, cache_path, list(todo), run_group, payload_of, write, label=label, total=total, con=con,
                        services=services, transcribes=spec.transcribes)

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from murgat.viewer.report import MAX_ITEMS, build_report, folder_name, place_evidence, save_evidence  # noqa: F401
+from murgat.viewer.report import build_report
 
 
 def _view_other_kind(run: Path, kind: str, args: argparse.Namespace) -> int:

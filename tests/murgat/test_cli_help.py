@@ -80,3 +80,28 @@ def test_citations_table_shows_bracketed_citations(capsys) -> None:
     assert main(["citations", "The man waves [visual, 00:01:02.5]."]) == 0
     out = capsys.readouterr().out
     assert "[visual, 00:01:02.5]" in out and "62.5" in out
+
+
+def test_every_shared_help_text_is_used(monkeypatch) -> None:
+    """COMMON_HELP serves only options declared without help (the commands without a settings
+    model): an entry no such option uses is text nobody reads, drifting from the field's own help."""
+    from murgat import cli
+
+    wanted: set[str] = set()
+    fill = cli._fill_help
+
+    def spy(parser: argparse.ArgumentParser) -> None:
+        def walk(p: argparse.ArgumentParser) -> None:
+            for a in p._actions:
+                if isinstance(a, argparse._SubParsersAction):
+                    for sp in a.choices.values():
+                        walk(sp)
+                elif a.help is None:
+                    wanted.add(a.option_strings[0] if a.option_strings else a.dest)
+
+        walk(parser)
+        fill(parser)
+
+    monkeypatch.setattr(cli, "_fill_help", spy)
+    cli.build_parser()
+    assert not set(cli.COMMON_HELP) - wanted, sorted(set(cli.COMMON_HELP) - wanted)

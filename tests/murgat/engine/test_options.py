@@ -144,3 +144,56 @@ def test_help_of_a_no_flag_shows_no_default(capsys) -> None:
         build_parser().parse_args(["score", "--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert "--no-sound-events" in out and "cited audio (default: True)" not in out
+
+
+def test_each_command_sends_its_own_request_settings() -> None:
+    """The request settings of a run are the command's own settings object (its role default for
+    --max-tokens, its --effort), whichever command builds them."""
+    from murgat.faithfulness.settings import FaithfulnessSettings
+    from murgat.faithfulness.shared import _config
+    from murgat.generation.settings import GenerateSettings
+    from murgat.pipeline.command import build_config
+    from murgat.pipeline.settings import ScoreSettings
+    from programs.command import _score_config
+    from programs.settings import ProgramSettings
+
+    score = build_config(ScoreSettings(input="i", judge="embedded", out="o", effort="LOW", retries=1)).generate
+    assert (score.max_tokens, score.reasoning_effort, score.retries) == (1024, "low", 1)
+    faith = _config(FaithfulnessSettings(input="i", judge="j", out="o", effort="high"), "j", {}).generate
+    assert (faith.max_tokens, faith.reasoning_effort) == (2048, "high")
+    prog = _score_config(ProgramSettings(data="d", planner="p", out="o", max_tokens=77, temperature=0.7), "j", {})
+    assert (prog.generate.max_tokens, prog.generate.temperature, prog.generate.reasoning_effort) == (77, 0.7, None)
+    gen = GenerateSettings(data="d", model="m", out="o", effort="medium")
+    assert (gen.generate_config().max_tokens, gen.generate_config().reasoning_effort) == (4096, "medium")
+    assert gen.generate_config("low").reasoning_effort == "low"  # sweep: the effort of this round
+
+
+def test_the_score_run_of_another_command_inherits_place_and_run_settings() -> None:
+    """sweep and program --score make their score settings in one way: the parent's media place,
+    where to run, --overwrite/--retry-errors and quietness; scoring's defaults otherwise."""
+    from murgat.generation.settings import SweepSettings
+    from murgat.pipeline.settings import ScoreSettings
+
+    parent = SweepSettings(data="d", model="m", judge="j", out="o", media_root="/v", allow_media_outside_root=True,
+                           run_on="ray", ray_group_size=4, overwrite=True, retry_errors=True, print_json=True,
+                           max_tokens=77)
+    s = ScoreSettings.scoring_of(parent, input="r.jsonl", judge="j", judge_option=["a=1"], out="o/run", cache="c")
+    assert (s.media_root, s.allow_media_outside_root, s.run_on, s.ray_group_size) == ("/v", True, "ray", 4)
+    assert s.overwrite and s.retry_errors and s.quiet and not s.print_json
+    assert s.max_tokens == 1024 and s.judge_option == ["a=1"]  # the model's request settings are not the judge's
+
+
+def test_item_concurrency_none_means_each_commands_default() -> None:
+    s = _settings()
+    assert s["score"](input="i", judge="j", out="o", item_concurrency=None).item_concurrency is None  # from --concurrency
+    assert s["program"](data="d", planner="p", out="o", item_concurrency=None).item_concurrency == 4
+    assert s["faithfulness"](input="i", judge="j", out="o", item_concurrency=None).item_concurrency == 8
+    assert s["generate"](data="d", model="m", out="o", item_concurrency=2).item_concurrency == 2
+
+
+def test_the_cache_of_a_run() -> None:
+    from pathlib import Path
+
+    s = _settings()
+    assert s["reflect"](data="d", model="m", detector="x", out="o").cache_path() == Path("o") / "cache.sqlite"
+    assert s["program"](data="d", planner="p", out="o", cache="shared.sqlite").cache_path() == Path("shared.sqlite")
