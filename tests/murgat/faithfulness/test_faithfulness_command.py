@@ -22,16 +22,21 @@ def test_a_refused_judge_leaves_no_cache_behind(tmp_path: Path, example_media: P
     assert not [p.name for p in out.glob("cache.sqlite*")]
 
 
+def _labeller(tmp: Path, steps: list[dict]) -> Path:
+    """A replay cassette of the labelling judge: the media description, then these step labels."""
+    rows = [{"match": {"task": "faith_describe"}, "output": {"text": "A woman on a phone."}},
+            {"match": {"task": "faith_chain"}, "output": {"text": json.dumps({"steps": steps})}}]
+    cas = tmp / "judge.jsonl"
+    cas.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return cas
+
+
 def test_a_summary_that_cannot_be_written_exits_5(tmp_path: Path, example_media: Path, capsys) -> None:
     """Before: summary.json was written through its own temporary file, outside the run folder's
     atomic writer: a failed write ended in an OSError traceback instead of exit 5 and the
     "what was written is intact" line every other command prints."""
-    steps = {"steps": [{"index": 0, "type": "perception", "label": "faithful", "reason": "seen"},
-                       {"index": 1, "type": "reasoning", "reason": "so"}]}
-    rows = [{"match": {"task": "faith_describe"}, "output": {"text": "A woman on a phone."}},
-            {"match": {"task": "faith_chain"}, "output": {"text": json.dumps(steps)}}]
-    cas = tmp_path / "judge.jsonl"
-    cas.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cas = _labeller(tmp_path, [{"index": 0, "type": "perception", "label": "faithful", "reason": "seen"},
+                               {"index": 1, "type": "reasoning", "reason": "so"}])
     inp = tmp_path / "chains.jsonl"
     inp.write_text(json.dumps({"id": "c", "media": "friday.mp4",
                                "response": "A woman talks on a phone (visual, 0:01). So it is B.\nAnswer: B"}) + "\n")
@@ -49,11 +54,7 @@ def test_item_concurrency_none_is_the_default(tmp_path: Path, example_media: Pat
     ``int | None`` for score's role default) and failed in the item loop with a TypeError."""
     import murgat
 
-    steps = {"steps": [{"index": 0, "type": "perception", "label": "faithful", "reason": "seen"}]}
-    rows = [{"match": {"task": "faith_describe"}, "output": {"text": "A woman on a phone."}},
-            {"match": {"task": "faith_chain"}, "output": {"text": json.dumps(steps)}}]
-    cas = tmp_path / "judge.jsonl"
-    cas.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cas = _labeller(tmp_path, [{"index": 0, "type": "perception", "label": "faithful", "reason": "seen"}])
     inp = tmp_path / "chains.jsonl"
     inp.write_text(json.dumps({"id": "c", "media": "friday.mp4",
                                "response": "A woman talks on a phone (visual, 0:01).\nAnswer: B"}) + "\n")
@@ -70,10 +71,7 @@ def test_murgat_faithfulness_can_be_called_again(tmp_path: Path, example_media: 
     import murgat.faithfulness.settings  # what any import of the subpackage does
     from murgat.faithfulness.settings import FaithfulnessSettings
 
-    rows = [{"match": {"task": "faith_describe"}, "output": {"text": "A woman on a phone."}},
-            {"match": {"task": "faith_chain"}, "output": {"text": json.dumps({"steps": []})}}]
-    cas = tmp_path / "judge.jsonl"
-    cas.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cas = _labeller(tmp_path, [])
     inp = tmp_path / "chains.jsonl"
     inp.write_text(json.dumps({"id": "c", "media": "friday.mp4", "response": "She talks (visual, 0:01).\nAnswer: B"})
                    + "\n")
