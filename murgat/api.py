@@ -107,7 +107,7 @@ class _LastLines(io.TextIOBase):
         self.target.flush()
 
     def error_line(self) -> str:
-        lines = [ln.strip() for ln in self.tail.splitlines() if ln.strip()]
+        lines = [ln.strip() for ln in self.tail.split("\n") if ln.strip()]
         errors = [ln for ln in lines if ln.startswith(("error:", "FAILED"))]
         return (errors or lines or ["no reason given"])[-1]
 
