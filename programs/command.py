@@ -24,10 +24,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from murgat.engine.preflight import MediaPlace
 from programs.settings import ProgramSettings
 
 if TYPE_CHECKING:
-    from murgat.engine.preflight import MediaPlace
     from programs.ops import OpSettings
     from programs.safety import Limits
 
@@ -96,7 +96,7 @@ async def _run(s: ProgramSettings, items: list[Any], variants: list[str], out: P
     from murgat.engine.loop import run_items as engine_run
     from programs.task import ProgramTask
 
-    place = _place(s)
+    place = MediaPlace.of(s)
     report: dict[str, Any] = {}
     order = [it.id for it in items]
     from murgat.engine.progress import item_progress
@@ -121,11 +121,6 @@ async def _run(s: ProgramSettings, items: list[Any], variants: list[str], out: P
     return {"variants": report, "judges": stats, "check": not s.no_check, "find": s.find}
 
 
-def _place(s: ProgramSettings) -> MediaPlace:
-    from murgat.engine.preflight import MediaPlace
-
-    return MediaPlace.of(s)
-
 
 def _variant_folder(out: Path, variant: str) -> Any:
     """``OUT/VARIANT/``: the variant's :class:`~murgat.engine.folder.PairFolder` (made, repaired, adopted)."""
@@ -149,7 +144,7 @@ def _run_on_ray(s: ProgramSettings, items: list[Any], variants: list[str], out: 
     from programs.task import ProgramTask
 
     cache.close()  # the cluster's cache service owns the database while the tasks run
-    place = _place(s).resolved()
+    place = MediaPlace.of(s).resolved()
     order = [it.id for it in items]
     common = {"config": cfg.model_dump(mode="json"), "settings": dataclasses.asdict(op_settings),
               "limits": dataclasses.asdict(limits), "replan": s.replan, "place": place.to_json(),

@@ -9,12 +9,10 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from murgat.engine.preflight import MediaPlace
 from murgat.generation.settings import GenerateSettings, SweepSettings
-
-if TYPE_CHECKING:
-    from murgat.engine.preflight import MediaPlace
 
 
 def _load(s: GenerateSettings | SweepSettings) -> list[Any]:
@@ -36,11 +34,6 @@ def output_paths(out: str | Path) -> tuple[Path, Path]:
         return p.with_suffix(".run"), p
     return p, p / "responses.jsonl"
 
-
-def _place(s: GenerateSettings | SweepSettings) -> MediaPlace:
-    from murgat.engine.preflight import MediaPlace
-
-    return MediaPlace.of(s)
 
 
 def _fingerprint(s: GenerateSettings | SweepSettings, effort: str | None) -> dict[str, Any]:
@@ -73,7 +66,7 @@ async def _generate(s: GenerateSettings | SweepSettings, effort: str | None, fol
         from murgat.scaleout.driver import summed_stats
         from murgat.scaleout.tasks import TaskSpec, run_on_ray
 
-        place = _place(s).resolved()
+        place = MediaPlace.of(s).resolved()
         task = GenerateTask(None, s.mode, cfg, place, fps=s.fps, max_frames=s.max_frames, base=base,
                             model=s.model)
         todo = plan(task, items, folder, s.retry_errors).todo
@@ -100,7 +93,7 @@ async def _generate(s: GenerateSettings | SweepSettings, effort: str | None, fol
     try:
         with progress:
             bar = progress.add_task("items", total=len(items))
-            await generate_all(judge, items, folder, s.mode, cfg, place=_place(s), fps=s.fps,
+            await generate_all(judge, items, folder, s.mode, cfg, place=MediaPlace.of(s), fps=s.fps,
                                max_frames=s.max_frames, base=base, concurrency=s.item_concurrency or 8,
                                retry_errors=s.retry_errors, on_item=lambda _r: progress.advance(bar))
     finally:
@@ -207,7 +200,7 @@ def run_generate_command(s: GenerateSettings, *, echo: bool = True) -> int:
         from murgat.jsonl import read_records
 
         errors = [r.get("generation_error") for _, r in read_records(Path(out))[0] if isinstance(r, dict)]
-        hint = missing_hint(errors, _place(s))
+        hint = missing_hint(errors, MediaPlace.of(s))
         if hint:
             print(hint, file=sys.stderr)
         print(f"FAILED: {table['n_errors']} of {table['n']} item(s) have no response (see generation_error in {out}); "
