@@ -124,6 +124,13 @@ def _kill_during_run(title: str, server: StandIn, after: int) -> tuple[threading
     return t, killed
 
 
+def _score_on_ray_once(inp: Path, media: Path, server: StandIn, out: Path) -> int:
+    """The run the kill tests interrupt: two groups of six items, no retries (a lost call is lost)."""
+    return main(["score", str(inp), "--media-root", str(media), "--judge", "openai:m", "-J",
+                 f"base_url={server.base_url}", "--out", str(out), "--run-on", "ray", "--ray-group-size", "6",
+                 "--concurrency", "4", "--quiet", "--retries", "0"])
+
+
 def test_a_killed_worker_loses_nothing_and_repeats_no_answered_call(tmp_path, example_media, ray_instance,
                                                                      monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
@@ -131,9 +138,7 @@ def test_a_killed_worker_loses_nothing_and_repeats_no_answered_call(tmp_path, ex
     latency = 0.25
     with StandIn(latency=latency) as server:
         t, killed = _kill_during_run("run_group", server, after=6)
-        code = main(["score", str(inp), "--media-root", str(example_media), "--judge", "openai:m", "-J",
-                     f"base_url={server.base_url}", "--out", str(tmp_path / "run"), "--run-on", "ray",
-                     "--ray-group-size", "6", "--concurrency", "4", "--quiet", "--retries", "0"])
+        code = _score_on_ray_once(inp, example_media, server, tmp_path / "run")
         t.join()
     assert killed, "no worker was found to kill"
     assert code == 0
@@ -160,9 +165,7 @@ def test_a_killed_cache_service_is_restarted_and_nothing_is_paid_twice(tmp_path,
     inp = _items(tmp_path, 12, ("friday.mp4", "nasa_13013.mp4"))
     with StandIn(latency=0.25) as server:
         t, killed = _kill_during_run("CacheService", server, after=8)
-        code = main(["score", str(inp), "--media-root", str(example_media), "--judge", "openai:m", "-J",
-                     f"base_url={server.base_url}", "--out", str(tmp_path / "run"), "--run-on", "ray",
-                     "--ray-group-size", "6", "--concurrency", "4", "--quiet", "--retries", "0"])
+        code = _score_on_ray_once(inp, example_media, server, tmp_path / "run")
         t.join()
         assert killed, "the cache service was not found"
         res = RunDir(tmp_path / "run").latest_results()
