@@ -281,7 +281,9 @@ class JudgeOutput(BaseModel):
 
     ``error`` is set when no answer came back (after retries, a refusal, a timeout);
     ``blocked`` marks a safety block. ``parsed`` is the JSON value when a schema was given
-    and the text parsed, else ``None`` with ``parse_error``.
+    and the text parsed, else ``None`` with ``parse_error``. ``truncated``: the server stopped
+    the answer at the token cap (OpenAI ``finish_reason: "length"``, Gemini ``MAX_TOKENS``), so
+    a label in it is not a finished answer (:func:`murgat.judges.parsing.read_verdict`).
     """
 
     text: str | None = None
@@ -296,5 +298,6 @@ class JudgeOutput(BaseModel):
     retries: int = 0
     error: str | None = None
     blocked: bool = False
+    truncated: bool = False
     raw: Any = None
     cost_usd: float = 0.0
