@@ -150,7 +150,7 @@ class HttpPool:
         try:
             return await self._open(key)
         except ssl.SSLError as exc:
-            raise HttpConnectError(f"TLS handshake with {key[1]}:{key[2]} failed: {exc.reason or exc}") from None
+            raise HttpConnectError(f"TLS handshake with {key[1]}:{key[2]} failed: {getattr(exc, 'reason', None) or exc}") from None
         except socket.gaierror as exc:
             raise HttpConnectError(f"cannot resolve host {key[1]!r}: {exc.strerror or exc}") from None
         except OSError as exc:
