@@ -130,7 +130,7 @@ class JudgeUnreachable(RuntimeError):
 
 
 #: seconds of connection failures to an endpoint that never answered before the run is stopped
-UNREACHABLE_WINDOW_S = 4.0
+UNREACHABLE_WINDOW_S = 3.0
 
 
 @dataclass
@@ -333,6 +333,7 @@ class Judge(ABC):
         #: an answer (any HTTP reply) came back from the endpoint: connection failures are then retried
         self.reached = False
         self._unreachable_since: float | None = None
+        self._unreachable_waited = 0.0
 
     # ----- provider hooks -----
     @abstractmethod
@@ -501,13 +502,16 @@ class Judge(ABC):
                     now = time.monotonic()
                     if self._unreachable_since is None:
                         self._unreachable_since = now
-                    if now - self._unreachable_since >= UNREACHABLE_WINDOW_S or attempt == cfg.retries:
+                    delay = min(0.25 * 2**attempt, 1.0)
+                    if (max(now - self._unreachable_since, self._unreachable_waited) + delay > UNREACHABLE_WINDOW_S
+                            or attempt == cfg.retries):
                         raise JudgeUnreachable(
                             f"{self.name} cannot be reached: {err} (it has not answered once in this run; "
                             f"check the URL and that the server is up)") from None
                     retries += 1
                     self.stats.retries += 1
-                    await self._sleep(min(0.5 * 2**attempt, 2.0))
+                    self._unreachable_waited += delay
+                    await self._sleep(delay)
                     continue
                 if not err.retryable:
                     break
@@ -541,7 +545,6 @@ class Judge(ABC):
                 await self._sleep(delay)
                 continue
             self.reached = True
-            self._unreachable_since = None
             self.stats.calls += 1
             self.stats.input_tokens += ans.usage.input_tokens
             self.stats.output_tokens += ans.usage.output_tokens

@@ -54,7 +54,7 @@ from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeReq
 
 OPENAI_API = "https://api.openai.com/v1"
 
-_REASONING_NAME = re.compile(r"^(?:o\d+(?:$|[-.])|gpt-5(?!-chat)(?:$|[-.\d]))")
+_REASONING_NAME = re.compile(r"^(?:o\d+|gpt-5)(?:$|[-.])")
 
 #: tokens of hidden reasoning allowed on top of ``--max-tokens`` for a reasoning model, per effort
 #: (``None``: no ``--effort``, the server's default, which is medium)
@@ -65,7 +65,8 @@ REASONING_ALLOWANCE: dict[str | None, int] = {None: 16384, "none": 0, "minimal":
 def is_reasoning_model(model: str) -> bool:
     """Whether ``model`` is an OpenAI reasoning model (o-series, GPT-5 but not ``gpt-5-chat``), which
     takes ``max_completion_tokens`` and no ``temperature``. Read from the name's last path segment."""
-    return bool(_REASONING_NAME.match(model.rsplit("/", 1)[-1].strip().lower()))
+    name = model.rsplit("/", 1)[-1].strip().lower()
+    return bool(_REASONING_NAME.match(name)) and "-chat" not in name
 
 
 def error_message(content: bytes | str | None) -> str:
@@ -389,8 +390,10 @@ class OpenAIJudge(Judge):
 
         if isinstance(exc, HttpConnectError):
             return True
-        httpx = __import__("sys").modules.get("httpx")
-        return httpx is not None and isinstance(exc, httpx.ConnectError)
+        # httpx's ConnectError (refused, DNS, TLS), and the same class of the httpx fork newer openai
+        # SDKs ship (``httpx2``): told by name so neither needs importing here
+        return any(c.__name__ == "ConnectError" and c.__module__.split(".")[0] in ("httpx", "httpx2", "httpcore")
+                   for c in type(exc).__mro__)
 
     async def _call_lean(self, req: JudgeRequest) -> RawAnswer:
         kw = self.build_kwargs(req)
