@@ -4,7 +4,9 @@ Qwen-VL, or the OpenAI API) through the official async client.
 Media go in the message as OpenAI content parts: images as ``image_url`` data URLs, audio
 as ``input_audio`` (base64 WAV), and a visual range either as its sampled frames
 (``-J video=frames``, default, each preceded by its time) or as one ``video_url`` data URL
-of a picture-only mp4 (``-J video=clip``, what vLLM's video models take).
+of a picture-only mp4 (``-J video=clip``, what vLLM's video models take). A server that refuses
+a clip (``transformers serve`` answers 500: it loads the clip's sound and its loader takes no
+``data:`` URL) gets that request, and every later one, as sampled frames, with a note on stderr.
 
 Options: ``base_url`` (else ``$OPENAI_BASE_URL`` or the OpenAI API), ``api_key`` (else
 ``$OPENAI_API_KEY``; local servers accept any), ``video=frames|clip``,
@@ -44,6 +46,7 @@ import contextvars
 import json
 import os
 import re
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -115,6 +118,9 @@ def message_text(content: Any) -> str | None:
         return "".join(texts)
     return None
 
+
+#: HTTP statuses with which a server refuses a ``video_url`` clip it cannot read (then frames are sent)
+CLIP_REFUSALS = frozenset({400, 415, 422, 500, 501})
 
 #: the replica the current attempt was sent to (named by a timeout, which cancels the attempt)
 _SENT_TO: contextvars.ContextVar[str | None] = contextvars.ContextVar("murgat_openai_sent_to", default=None)
@@ -268,6 +274,8 @@ class OpenAIJudge(Judge):
         self._http_client = http_client
         self._client: Any = None
         self._http: Any = None
+        #: why the server refused a ``video_url`` clip (then visual ranges go as frames), or ``None``
+        self.clip_refused: str | None = None
 
     @property
     def client(self) -> Any:
@@ -277,6 +285,17 @@ class OpenAIJudge(Judge):
             self._client = AsyncOpenAI(api_key=self._key, base_url=self.base_url, max_retries=0,
                                        http_client=self._http_client)
         return self._client
+
+    @property
+    def clips(self) -> bool:
+        """Whether visual ranges go as ``video_url`` clips: ``-J video=clip``, until the server refused one."""
+        return self.video == "clip" and self.clip_refused is None
+
+    def _has_clips(self, req: JudgeRequest) -> bool:
+        from murgat.judges.gemini import media_mime
+
+        return any((isinstance(p, VideoPart) and p.end > p.start)
+                   or (isinstance(p, MediaPart) and media_mime(p.path).startswith("video/")) for p in req.parts)
 
     async def build_messages(self, req: JudgeRequest) -> list[dict[str, Any]]:
         content: list[dict[str, Any]] = []
@@ -292,7 +311,7 @@ class OpenAIJudge(Judge):
             elif isinstance(p, MediaPart):
                 content.extend(await self._media_content(p))
             elif isinstance(p, VideoPart):
-                if self.video == "clip" and p.end > p.start:
+                if self.clips and p.end > p.start:
                     from media.clips import video_clip
 
                     clip, _ = await asyncio.to_thread(video_clip, p.source, p.start, p.end)
@@ -311,7 +330,7 @@ class OpenAIJudge(Judge):
         from media.audio import wav_bytes
         from murgat.judges.gemini import media_mime
 
-        if self.video == "clip" and media_mime(p.path).startswith("video/"):
+        if self.clips and media_mime(p.path).startswith("video/"):
             data = await asyncio.to_thread(Path(p.path).read_bytes)
             return [{"type": "video_url", "video_url": {"url": _data_url(media_mime(p.path), _b64(data))}}]
         out = _frame_content(await asyncio.to_thread(p.frames))
@@ -370,6 +389,20 @@ class OpenAIJudge(Judge):
         return self._http
 
     async def _call(self, req: JudgeRequest) -> RawAnswer:
+        if self.clips and self._has_clips(req):
+            try:
+                return await self._send(req)
+            except JudgeError as err:
+                if err.status not in CLIP_REFUSALS or not self.clips:
+                    raise
+                # transformers serve answers 500 to a video_url data URL (it loads the clip's audio, and its
+                # loader takes no data: URLs): fall back to the sampled frames, for this request and the rest
+                self.clip_refused = str(err)
+                print(f"note: {self.name} at {self.where()} refused a video clip ({err}); sending sampled frames "
+                      "for visual ranges instead (-J video=frames)", file=sys.stderr)
+        return await self._send(req)
+
+    async def _send(self, req: JudgeRequest) -> RawAnswer:
         if self.transport == "sdk" and len(self.endpoints.endpoints) == 1:
             return await self._call_sdk(req)
         return await self._call_lean(req)
