@@ -57,6 +57,7 @@ class TransformersServe:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def __enter__(self) -> TransformersServe:
+        """Start the server (it comes up while the caller does other work; :meth:`wait` for it)."""
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
                "OMP_NUM_THREADS": "1"}
         code = "from transformers.cli.transformers import main; main()"
@@ -64,6 +65,14 @@ class TransformersServe:
         self.proc = subprocess.Popen([sys.executable, "-c", code, "serve", "--host", "127.0.0.1", "--port", str(self.port),
                                       "--device", "cpu", "--log-level", "warning"],
                                      stdout=self._log, stderr=subprocess.STDOUT, env=env)
+        self._up = False
+        return self
+
+    def wait(self) -> TransformersServe:
+        """Block until ``/health`` answers (bounded by ``startup_s``)."""
+        if self._up:
+            return self
+        assert self.proc is not None
         deadline = time.monotonic() + self.startup_s
         while time.monotonic() < deadline:  # bounded wait for /health
             if self.proc.poll() is not None:
@@ -72,6 +81,7 @@ class TransformersServe:
                 conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
                 conn.request("GET", "/health")
                 if conn.getresponse().status == 200:
+                    self._up = True
                     return self
             except OSError:
                 pass

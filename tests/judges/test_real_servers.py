@@ -41,17 +41,19 @@ CLIENTS = ["lean", "httpx", "sdk"]
 
 
 @pytest.fixture(scope="module")
-def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    from .tiny_checkpoints import build_llava, build_qwen2_audio
-
-    root = tmp_path_factory.mktemp("tiny-checkpoints")
-    return {"image": build_llava(root / "llava"), "audio": build_qwen2_audio(root / "qwen2-audio")}
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TransformersServe]:
+    with TransformersServe(tmp_path_factory.mktemp("serve") / "serve.log") as srv:
+        yield srv  # started, not yet waited for: the checkpoints are built meanwhile
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TransformersServe]:
-    with TransformersServe(tmp_path_factory.mktemp("serve") / "serve.log") as srv:
-        yield srv
+def models(server: TransformersServe, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    from .tiny_checkpoints import build_llava, build_qwen2_audio
+
+    root = tmp_path_factory.mktemp("tiny-checkpoints")
+    built = {"image": build_llava(root / "llava"), "audio": build_qwen2_audio(root / "qwen2-audio")}
+    server.wait()
+    return built
 
 
 def scripted(body: dict[str, Any]) -> str | None:
