@@ -245,7 +245,7 @@ class GeminiJudge(Judge):
             kw["response_json_schema"] = req.schema
         thinking = gemini_thinking(self.model, cfg.reasoning_effort)
         if thinking:
-            kw["thinking_config"] = types.ThinkingConfig(**thinking)
+            kw["thinking_config"] = types.ThinkingConfig.model_validate(thinking)
         return types.GenerateContentConfig(**kw)
 
     async def _call(self, req: JudgeRequest) -> RawAnswer:

@@ -200,11 +200,11 @@ class RecordingJudge(Judge):
     async def generate(self, req: JudgeRequest, materialize: Any = None) -> JudgeOutput:
         out = await self.inner.generate(req, materialize)
         if out.error is None:
-            rec = {"key": fingerprint(req), "match": {"task": req.task, "inputs": req.inputs},
-                   "provider": self.inner.provider, "model": self.inner.model,
-                   "output": out.model_dump(include={"text", "usage", "model", "blocked"})}
+            output = out.model_dump(include={"text", "usage", "model", "blocked"})
             if out.truncated:  # written only when true: lines of answers that were not cut stay as they were
-                rec["output"]["truncated"] = True
+                output["truncated"] = True
+            rec = {"key": fingerprint(req), "match": {"task": req.task, "inputs": req.inputs},
+                   "provider": self.inner.provider, "model": self.inner.model, "output": output}
             with self._lock:
                 append_line(self.path, dumps(rec))
         return out

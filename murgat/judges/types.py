@@ -38,8 +38,11 @@ def memo_on(arr: Any, tag: str, make: Callable[[], Any]) -> Any:
     if hit is not None and hit[0]() is arr:
         return hit[1]
     value = make()
+    def forget(_ref: weakref.ref[Any], key: tuple[int, str] = key) -> None:
+        _MEMO.pop(key, None)
+
     try:
-        ref = weakref.ref(arr, lambda _r, key=key: _MEMO.pop(key, None))
+        ref = weakref.ref(arr, forget)
     except TypeError:
         return value
     with _MEMO_LOCK:
@@ -71,9 +74,10 @@ class ImagePart:
         if self.data is None:
             from media.frames import encode_image
 
-            assert self.image is not None
+            img = self.image
+            assert img is not None
             fmt = "png" if self.mime == "image/png" else "jpeg"
-            self.data = memo_on(self.image, f"enc:{fmt}", lambda: encode_image(self.image, fmt))
+            self.data = memo_on(img, f"enc:{fmt}", lambda: encode_image(img, fmt))
         return self.data
 
     def b64(self) -> str:

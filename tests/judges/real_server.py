@@ -61,7 +61,7 @@ class TransformersServe:
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
                "OMP_NUM_THREADS": "1"}
         code = "from transformers.cli.transformers import main; main()"
-        self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed in __exit__
+        self._log = open(self.log_path, "wb")  # closed in __exit__
         self.proc = subprocess.Popen([sys.executable, "-c", code, "serve", "--host", "127.0.0.1", "--port", str(self.port),
                                       "--device", "cpu", "--log-level", "warning"],
                                      stdout=self._log, stderr=subprocess.STDOUT, env=env)

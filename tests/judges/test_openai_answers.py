@@ -147,7 +147,7 @@ async def test_an_endpoint_that_never_answered_stops_the_run(client: str) -> Non
         slept.append(s)
 
     j._sleep = sleep  # type: ignore[method-assign]
-    with pytest.raises(JudgeUnreachable, match="connection refused|connection attempts failed") as info:
+    with pytest.raises(JudgeUnreachable, match=r"connection refused|connection attempts failed") as info:
         await j.generate(ask(retries=5))
     assert url in str(info.value) and sum(slept) <= 3.0
     await j.aclose()

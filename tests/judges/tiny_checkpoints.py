@@ -49,7 +49,7 @@ def build_llava(out: Path) -> Path:
     cfg = LlavaConfig(
         vision_config={"model_type": "clip_vision_model", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
                        "num_attention_heads": 2, "image_size": 28, "patch_size": 14, "projection_dim": 32},
-        text_config=_text_config("llama", fast), image_token_id=fast.convert_tokens_to_ids("<image>"),
+        text_config=_text_config("llama", fast), image_token_index=fast.convert_tokens_to_ids("<image>"),
         vision_feature_layer=-1, vision_feature_select_strategy="full")
     torch.manual_seed(0)
     LlavaForConditionalGeneration(cfg).save_pretrained(out)
