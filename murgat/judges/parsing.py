@@ -7,8 +7,8 @@ that mean "cannot tell" map to ``unknown`` (an abstention). Anything else, inclu
 answer that says both yes and no, is ``unparseable``.
 
 Only a real label is read: a label word counts when the answer (or the label line) is that
-word alone or the word followed by punctuation (``No, the audio is silent``, ``Yes.``,
-``**No** — …``), never the first word of a phrase: ``No idea.`` and ``No way to tell from
+word alone or the word followed by punctuation or another symbol (``No, the audio is silent``,
+``Yes.``, ``**No** — …``), never the first word of a phrase: ``No idea.`` and ``No way to tell from
 these frames.`` are not ``no`` (the first is an abstention, the second unparseable). A label
 line's value is on its own line (``Label:\nno idea`` has no label on the ``Label:`` line). An
 answer that opens like JSON but does not parse (a cut-off ``{"label":\t\n"no``) is
@@ -39,8 +39,10 @@ _LABEL_LINE = re.compile(
     r"^\W*(?:final\s+)?(?:label|answer|verdict|judg(?:e)?ment|decision|entailment|verifiable)\W*[:=][ \t]*(\S.*)$",
     re.IGNORECASE | re.MULTILINE,
 )
-#: what may follow a label word for it to be a label and not the first word of a phrase
-_AFTER_LABEL = r"(?:$|\s*[,.;:!?()\[\]\u2014\u2013*_`\"'-])"
+#: what may follow a label word for it to be a label and not the first word of a phrase: the end,
+#: or (after spaces or not) anything but a letter or digit — ``No, …``, ``Yes.``, ``yes <…>`` are
+#: labels; ``No idea``, ``No way to tell``, ``Yesterday`` are not
+_AFTER_LABEL = r"(?:$|\s*[^\w\s]|\s*_)"
 #: why a truncated answer is not read (the server stopped it at the token cap)
 TRUNCATED = "answer cut off at the token limit (finish_reason: length)"
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
