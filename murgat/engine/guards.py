@@ -60,8 +60,8 @@ def exit_code_of(exc: BaseException, where: str = "") -> int:
 
 
 def failure_code(exc: BaseException, where: str = "") -> int | None:
-    """Exit code and message for a run that stopped: 3 replay miss, 5 results not writable, 2 bad
-    settings; ``None`` for anything else (a bug: let it raise)."""
+    """Exit code and message for a run that stopped: 3 replay miss, 4 judge unreachable, 5 results not
+    writable, 2 bad settings; ``None`` for anything else (a bug: let it raise)."""
     from murgat.jsonl import ResultsWriteError
     from murgat.judges.replay import ReplayMiss
 
@@ -70,6 +70,13 @@ def failure_code(exc: BaseException, where: str = "") -> int | None:
     if miss is not None:
         print(f"error: replay cassette miss: {miss.exceptions[0]}", file=sys.stderr)
         return 3
+    from murgat.judges.base import JudgeUnreachable
+
+    gone = group.subgroup(JudgeUnreachable)
+    if gone is not None:
+        print(f"error: {gone.exceptions[0]}; the run stopped before marking items failed{where}; rerun when "
+              "the judge is up", file=sys.stderr)
+        return 4
     wfail = group.subgroup(ResultsWriteError)
     if wfail is not None:
         print(f"error: {wfail.exceptions[0]}; the run stopped, what was written is intact{where}; free space or fix "

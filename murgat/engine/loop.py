@@ -33,13 +33,14 @@ from typing import Any, Protocol
 
 from murgat.engine.folder import RunFolder, needs_retry, record_field, record_id
 from murgat.jsonl import ResultsWriteError
+from murgat.judges.base import JudgeUnreachable
 from murgat.judges.replay import ReplayMiss
 from murgat.schema import Item
 
 log = logging.getLogger("murgat.engine")
 
 #: exceptions that stop a whole run instead of becoming one item's error record
-STOPS_RUN: tuple[type[BaseException], ...] = (ReplayMiss, ResultsWriteError)
+STOPS_RUN: tuple[type[BaseException], ...] = (ReplayMiss, ResultsWriteError, JudgeUnreachable)
 
 
 class ItemTask(Protocol):

@@ -5,6 +5,12 @@ SDK raises its own exception types, :meth:`Judge.classify`. The base class adds,
 order: response cache lookup → dry-run short cut → concurrency and rate limits → attempts
 with timeout, exponential backoff with full jitter (honouring ``Retry-After``) on 429, 5xx
 and timeouts, fail-fast on other 4xx → answer parsing → cache write → accounting.
+
+An endpoint that cannot be reached at all (connection refused, no such host, a TLS failure:
+:attr:`JudgeError.unreachable`) before it has answered once stops the run:
+:class:`JudgeUnreachable` is raised after :data:`UNREACHABLE_WINDOW_S` of such failures instead of
+every item ending in an error record after minutes of retries. Once an endpoint has answered,
+the same failures are retried like timeouts and 5xx (a server restarting mid-run).
 """
 
 from __future__ import annotations
@@ -28,8 +34,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from murgat.judges.cache import ResponseCache, request_key
-from murgat.judges.parsing import parse_json_answer, parse_verdict
-from murgat.judges.pricing import price_for
+from murgat.judges.parsing import TRUNCATED, parse_json_answer, parse_verdict
+from murgat.judges.pricing import list_price
 from murgat.judges.types import AudioPart, ImagePart, JudgeOutput, JudgeRequest, TextPart, Usage, VideoPart
 
 
@@ -97,21 +103,34 @@ def answer_problem(req: JudgeRequest, out: JudgeOutput) -> str | None:
     if req.schema is not None and out.parse_error:
         return f"unparseable answer: {out.parse_error}"
     if req.expects == "verdict":
-        verdict, problem = parse_verdict(text)
+        verdict, problem = parse_verdict(text, truncated=out.truncated)
         if verdict == "unparseable":
             return f"unparseable answer: {problem}"
     return None
 
 
 class JudgeError(Exception):
-    """A provider failure. ``retryable`` decides between backoff and failing fast."""
+    """A provider failure. ``retryable`` decides between backoff and failing fast; ``unreachable``
+    marks a failure before any byte reached a server (connection refused, DNS, TLS handshake),
+    which stops the run when the endpoint never answered (:class:`JudgeUnreachable`)."""
 
     def __init__(self, message: str, *, retryable: bool, status: int | None = None,
-                 retry_after: str | float | None = None):
+                 retry_after: str | float | None = None, unreachable: bool = False):
         super().__init__(message)
         self.retryable = retryable
         self.status = status
         self.retry_after = parse_retry_after(retry_after)
+        self.unreachable = unreachable
+
+
+class JudgeUnreachable(RuntimeError):
+    """The judge's endpoint could not be reached (connection refused, no such host, TLS failure)
+    and has not answered once in this run: the run stops with this cause instead of marking every
+    item failed. The item loop treats it as run-stopping (``murgat.engine.loop.STOPS_RUN``)."""
+
+
+#: seconds of connection failures to an endpoint that never answered before the run is stopped
+UNREACHABLE_WINDOW_S = 3.0
 
 
 @dataclass
@@ -124,6 +143,8 @@ class RawAnswer:
     blocked: bool = False
     block_reason: str | None = None
     model: str | None = None
+    #: the server stopped the answer at the token cap (``finish_reason: "length"``, ``MAX_TOKENS``)
+    truncated: bool = False
 
 
 class JudgeStats(BaseModel):
@@ -138,6 +159,8 @@ class JudgeStats(BaseModel):
     output_tokens: int = 0
     thinking_tokens: int = 0
     cost_usd: float = 0.0
+    #: answered calls of a model with no known price: ``cost_usd`` leaves them out (a lower bound)
+    unpriced_calls: int = 0
     dry_run_calls: int = 0
     est_input_tokens: int = 0
 
@@ -307,6 +330,10 @@ class Judge(ABC):
         self.stats = JudgeStats()
         self._sleep = asyncio.sleep
         self._key_opts: dict[str, Any] | None = None
+        #: an answer (any HTTP reply) came back from the endpoint: connection failures are then retried
+        self.reached = False
+        self._unreachable_since: float | None = None
+        self._unreachable_waited = 0.0
 
     # ----- provider hooks -----
     @abstractmethod
@@ -318,8 +345,20 @@ class Judge(ABC):
         if isinstance(exc, JudgeError):
             return exc
         if isinstance(exc, asyncio.TimeoutError | TimeoutError):
-            return JudgeError("timed out", retryable=True)
+            return JudgeError(f"{self.name}: timed out ({self.where()})", retryable=True)
         return JudgeError(f"{type(exc).__name__}: {exc}", retryable=False)
+
+    def where(self) -> str:
+        """The endpoint an attempt goes to, for error messages (a URL; the provider's name when none)."""
+        return self.provider
+
+    def _timed_out(self, budget: float, cfg: Any) -> JudgeError:
+        """What an attempt abandoned by the per-attempt limit says: the endpoint and the limit that ran out."""
+        if budget < cfg.timeout_s:
+            limit = f"the {budget:.3g} s left of --max-retry-time {cfg.max_retry_time_s:g} s"
+        else:
+            limit = f"--timeout {cfg.timeout_s:g} s"
+        return JudgeError(f"{self.name}: no answer from {self.where()} within {limit}", retryable=True)
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, most providers hold nothing
         """Release provider resources (uploaded files, clients)."""
@@ -395,6 +434,8 @@ class Judge(ABC):
             out = await self._attempts(req)
         if req.schema is not None and out.error is None and not out.blocked:
             out.parsed, out.parse_error = parse_json_answer(out.text)
+            if out.truncated and out.parse_error:
+                out.parse_error = f"{TRUNCATED} before its JSON ended"
         if self.cache is not None and out.error is None and not out.blocked and answer_problem(req, out) is None:
             self.cache.put(key, self.provider, self.model, out)
         return out
@@ -454,8 +495,24 @@ class Judge(ABC):
                 async with asyncio.timeout(budget):
                     ans = await self._call(req)
             except Exception as exc:
-                err = self.classify(exc)
+                err = self._timed_out(budget, cfg) if isinstance(exc, TimeoutError) else self.classify(exc)
                 last = err
+                if err.unreachable and not self.reached:
+                    # nothing answered yet: a wrong URL or a server that is not up stops the run within seconds
+                    now = time.monotonic()
+                    if self._unreachable_since is None:
+                        self._unreachable_since = now
+                    delay = min(0.25 * 2**attempt, 1.0)
+                    if (max(now - self._unreachable_since, self._unreachable_waited) + delay > UNREACHABLE_WINDOW_S
+                            or attempt == cfg.retries):
+                        raise JudgeUnreachable(
+                            f"{self.name} cannot be reached: {err} (it has not answered once in this run; "
+                            f"check the URL and that the server is up)") from None
+                    retries += 1
+                    self.stats.retries += 1
+                    self._unreachable_waited += delay
+                    await self._sleep(delay)
+                    continue
                 if not err.retryable:
                     break
                 spent = max(time.monotonic() - started, waited)
@@ -487,6 +544,7 @@ class Judge(ABC):
                 waited += delay
                 await self._sleep(delay)
                 continue
+            self.reached = True
             self.stats.calls += 1
             self.stats.input_tokens += ans.usage.input_tokens
             self.stats.output_tokens += ans.usage.output_tokens
@@ -497,7 +555,7 @@ class Judge(ABC):
                 self.stats.blocked += 1
             return JudgeOutput(
                 text=ans.text, usage=ans.usage, latency_s=time.monotonic() - started, model=ans.model or self.model,
-                provider=self.provider, retries=retries, blocked=ans.blocked,
+                provider=self.provider, retries=retries, blocked=ans.blocked, truncated=ans.truncated,
                 error=f"blocked: {ans.block_reason}" if ans.blocked else None, raw=ans.raw, cost_usd=cost,
             )
         self.stats.errors += 1
@@ -509,5 +567,11 @@ class Judge(ABC):
         )
 
     def cost(self, usage: Usage) -> float:
-        pin, pout = price_for(self.provider, self.model, self.options)
+        """USD for ``usage`` at the list price; 0.0 for a model with no known price (counted apart
+        in :attr:`JudgeStats.unpriced_calls`, so a total over such calls is a lower bound)."""
+        price = list_price(self.provider, self.model, self.options)
+        if price is None:
+            self.stats.unpriced_calls += 1
+            return 0.0
+        pin, pout = price
         return (usage.input_tokens * pin + (usage.output_tokens + usage.thinking_tokens) * pout) / 1e6

@@ -14,9 +14,23 @@ Evidence is sent one modality at a time:
 
 Reasoning effort maps to ``thinking_level`` (Gemini 3) or ``thinking_budget`` (2.5), see
 :mod:`murgat.judges.effort`. A schema turns on JSON output (``response_json_schema``).
-Safety blocks are recorded as blocked answers. Uploaded files are deleted at the end of
+Safety blocks are recorded as blocked answers; an answer stopped at the token cap
+(``finishReason: MAX_TOKENS``) is marked truncated. Uploaded files are deleted at the end of
 the run unless ``-J cleanup=false``. The key comes from ``GEMINI_API_KEY`` or
 ``GOOGLE_API_KEY``.
+
+**API version.** murgat was written against the Gemini API's ``v1beta`` (``responseJsonSchema``,
+``thinkingConfig``, ``videoMetadata`` offsets and fps, the Files API), which google-genai 1.x
+used by default; google-genai 3.x sends ``v1`` unless told otherwise. The judge pins
+:data:`API_VERSION` for the Gemini Developer API; ``-J api_version=…`` or
+``GOOGLE_GENAI_API_VERSION`` choose another. pyproject pins the SDK range it was tested with.
+
+**Vertex AI.** With ``GOOGLE_GENAI_USE_VERTEXAI=true`` (plus ``GOOGLE_CLOUD_PROJECT`` and
+``GOOGLE_CLOUD_LOCATION``, and Application Default Credentials; or ``-J vertex=true``) the same
+judge talks to Vertex AI: no API key is needed (an explicit ``-J api_key`` uses Vertex express
+mode), the SDK's Vertex version (``v1beta1``) is left as it is, and since Vertex has no Files API,
+visual ranges must be sent inline (``-J visual=frames`` or ``clip``; ``offsets`` is refused) and
+whole files (``generate``) go inline too.
 """
 
 from __future__ import annotations
@@ -32,6 +46,12 @@ from murgat.judges.effort import gemini_thinking
 from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeRequest, MediaPart, TextPart, Usage, VideoPart, frame_label
 
 RETRYABLE = {408, 429, 500, 502, 503, 504}
+#: the Gemini Developer API version murgat's requests are written for (see the module docstring)
+API_VERSION = "v1beta"
+
+
+def _truthy(value: object) -> bool:
+    return str(value).strip().lower() in ("1", "true", "yes", "on")
 _MIMES = {".mp4": "video/mp4", ".m4v": "video/mp4", ".mov": "video/quicktime", ".webm": "video/webm", ".mkv": "video/x-matroska",
           ".avi": "video/x-msvideo", ".mp3": "audio/mpeg", ".wav": "audio/wav", ".flac": "audio/flac", ".ogg": "audio/ogg",
           ".m4a": "audio/mp4", ".opus": "audio/ogg"}
@@ -65,7 +85,7 @@ def silent_copy(path: str) -> Path:
 
 class GeminiJudge(Judge):
     provider = "gemini"
-    answer_options = ("visual",)
+    answer_options = ("visual", "api_version", "vertex")
     #: read by google-genai: Vertex AI or the Gemini API, which project/region, which base URL/API version
     endpoint_env = ("GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_ENTERPRISE", "GOOGLE_CLOUD_PROJECT",
                     "GOOGLE_CLOUD_LOCATION", "GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL", "GOOGLE_GENAI_API_VERSION")
@@ -75,10 +95,16 @@ class GeminiJudge(Judge):
         self.visual = str(self.options.get("visual", "offsets"))
         if self.visual not in ("offsets", "frames", "clip"):
             raise ValueError(f"gemini: -J visual must be offsets, frames or clip, not {self.visual!r}")
-        key = self.options.get("api_key") or os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY")
-        if not key and not kw.get("dry_run"):
-            raise ValueError("gemini: no API key; set GEMINI_API_KEY (or GOOGLE_API_KEY)")
-        self._key = key or "dry-run"
+        self.vertex = _truthy(self.options.get("vertex", os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "")))
+        if self.vertex and self.visual == "offsets":
+            raise ValueError("gemini on Vertex AI: the Files API (needed by -J visual=offsets, the default) is not "
+                             "available there; pass -J visual=frames or -J visual=clip")
+        key = self.options.get("api_key") or (None if self.vertex else os.environ.get("GEMINI_API_KEY")
+                                              or os.environ.get("GOOGLE_API_KEY"))
+        if not key and not self.vertex and not kw.get("dry_run"):
+            raise ValueError("gemini: no API key; set GEMINI_API_KEY (or GOOGLE_API_KEY), or use Vertex AI "
+                             "(GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION)")
+        self._key = key or (None if self.vertex else "dry-run")
         self._http_client = http_client
         self._client: Any = None
         self._uploads: dict[str, Any] = {}
@@ -92,12 +118,31 @@ class GeminiJudge(Judge):
             from google import genai
             from google.genai import types
 
-            http = types.HttpOptions(retry_options=types.HttpRetryOptions(attempts=1))
+            opts: dict[str, Any] = {"retry_options": types.HttpRetryOptions(attempts=1)}
+            version = self.api_version()
+            if version is not None:
+                opts["api_version"] = version
             if self._http_client is not None:
-                http = types.HttpOptions(retry_options=types.HttpRetryOptions(attempts=1),
-                                         httpx_async_client=self._http_client)
-            self._client = genai.Client(api_key=self._key, http_options=http)
+                opts["httpx_async_client"] = self._http_client
+            http = types.HttpOptions(**opts)
+            if self.vertex:
+                self._client = genai.Client(vertexai=True, api_key=self._key, http_options=http)
+            else:
+                self._client = genai.Client(api_key=self._key, http_options=http)
         return self._client
+
+    def api_version(self) -> str | None:
+        """The API version to send: ``-J api_version``, else :data:`API_VERSION` for the Gemini
+        Developer API unless ``GOOGLE_GENAI_API_VERSION`` is set; ``None`` (the SDK's choice) on Vertex."""
+        if self.options.get("api_version"):
+            return str(self.options["api_version"])
+        if self.vertex or os.environ.get("GOOGLE_GENAI_API_VERSION"):
+            return None
+        return API_VERSION
+
+    def where(self) -> str:
+        base = os.environ.get("GOOGLE_VERTEX_BASE_URL" if self.vertex else "GOOGLE_GEMINI_BASE_URL")
+        return base or ("Vertex AI" if self.vertex else "https://generativelanguage.googleapis.com")
 
     # ----- Files API -----
     async def _uploaded(self, source: str, picture_only: bool = True) -> Any:
@@ -152,6 +197,11 @@ class GeminiJudge(Judge):
                 parts.append(types.Part.from_bytes(data=p.wav(), mime_type="audio/wav"))
             elif isinstance(p, VideoPart):
                 parts.extend(await self._video_parts(p))
+            elif isinstance(p, MediaPart) and self.vertex:  # no Files API on Vertex: the file goes inline
+                data = await asyncio.to_thread(Path(p.path).read_bytes)
+                mime = media_mime(p.path)
+                parts.append(types.Part(inline_data=types.Blob(data=data, mime_type=mime),
+                                        video_metadata=types.VideoMetadata(fps=p.fps) if mime.startswith("video/") else None))
             elif isinstance(p, MediaPart):
                 f = await self._uploaded(p.path, picture_only=False)
                 meta = types.VideoMetadata(fps=p.fps) if (f.mime_type or "").startswith("video/") else None
@@ -195,7 +245,7 @@ class GeminiJudge(Judge):
             kw["response_json_schema"] = req.schema
         thinking = gemini_thinking(self.model, cfg.reasoning_effort)
         if thinking:
-            kw["thinking_config"] = types.ThinkingConfig(**thinking)
+            kw["thinking_config"] = types.ThinkingConfig.model_validate(thinking)
         return types.GenerateContentConfig(**kw)
 
     async def _call(self, req: JudgeRequest) -> RawAnswer:
@@ -215,7 +265,8 @@ class GeminiJudge(Judge):
         texts = [pt.text for pt in ((cand.content.parts or []) if cand and cand.content else []) if pt.text and not pt.thought]
         if "SAFETY" in finish or "PROHIBITED" in finish or "BLOCKLIST" in finish:
             return RawAnswer(text="".join(texts) or None, usage=usage, raw=raw, blocked=True, block_reason=finish)
-        return RawAnswer(text="".join(texts), usage=usage, raw=raw, model=resp.model_version or self.model)
+        return RawAnswer(text="".join(texts), usage=usage, raw=raw, model=resp.model_version or self.model,
+                         truncated="MAX_TOKENS" in finish)
 
     def classify(self, exc: BaseException) -> JudgeError:
         if isinstance(exc, JudgeError):
@@ -233,5 +284,6 @@ class GeminiJudge(Judge):
         import httpx
 
         if isinstance(exc, httpx.TimeoutException | httpx.TransportError | asyncio.TimeoutError | TimeoutError):
-            return JudgeError(f"gemini: {type(exc).__name__}{': ' + str(exc) if str(exc) else ''}", retryable=True)
+            return JudgeError(f"gemini: {type(exc).__name__}{': ' + str(exc) if str(exc) else ''} ({self.where()})",
+                              retryable=True, unreachable=isinstance(exc, httpx.ConnectError))
         return super().classify(exc)

@@ -9,19 +9,45 @@ connections (asyncio streams, TLS for https), ``Content-Length`` or chunked bodi
 closed by the server is retried once on a fresh one (the server never saw the request).
 Anything else fails loudly as :class:`HttpError`, which the judge retries with backoff.
 No proxies: set ``-J client=httpx`` (httpx, honours proxy settings) or ``client=sdk``.
+
+Exactly one response is read per request, and nothing else:
+
+* interim ``1xx`` replies (``100 Continue``, ``103 Early Hints``) are skipped, never read as the
+  answer;
+* an idle connection is reused only when nothing arrived on it since its last response: bytes a
+  server sent after an answer (a second response, garbage) would otherwise be read as the answer
+  to the *next* request — another request's answer, cached under this one's key. Such a
+  connection is closed and a fresh one opened;
+* the head of a response is at most :data:`MAX_HEAD_BYTES`, its body at most ``max_body``
+  bytes (:data:`MAX_BODY_BYTES`): a body with no ``Content-Length`` that never ends fails the
+  request with that reason when the cap is reached instead of growing memory until the timeout.
+
+A failure to connect (refused, no such host, TLS handshake) is :class:`HttpConnectError`: the
+request never reached a server, which the judge treats as "unreachable" (see
+:class:`murgat.judges.base.JudgeUnreachable`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import ssl
 from collections import defaultdict
 from urllib.parse import urlsplit
 
+#: most bytes of a response's status line and headers
+MAX_HEAD_BYTES = 1 << 20
+#: most bytes of a response body (a judge's answer is kilobytes; n samples or logprobs a few MB)
+MAX_BODY_BYTES = 64 << 20
+
 
 class HttpError(OSError):
     """The connection failed or the answer was not valid HTTP."""
+
+
+class HttpConnectError(HttpError):
+    """No connection could be made (refused, no such host, TLS handshake failed): nothing was sent."""
 
 
 class Response:
@@ -41,11 +67,14 @@ _Conn = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 
 class HttpPool:
-    def __init__(self, max_idle_per_host: int = 512) -> None:
+    def __init__(self, max_idle_per_host: int = 512, max_body: int = MAX_BODY_BYTES) -> None:
         self._idle: dict[tuple[str, str, int], list[_Conn]] = defaultdict(list)
         self._parsed: dict[str, tuple[tuple[str, str, int], str, str]] = {}
         self.max_idle = max_idle_per_host
+        self.max_body = max_body
         self._ssl: ssl.SSLContext | None = None
+        #: idle connections closed because bytes had arrived on them after their last response
+        self.stray_closed = 0
 
     def _target(self, url: str) -> tuple[tuple[str, str, int], str, str]:
         hit = self._parsed.get(url)
@@ -67,7 +96,24 @@ class HttpPool:
             if self._ssl is None:
                 self._ssl = ssl.create_default_context()
             ctx = self._ssl
-        return await asyncio.open_connection(host, port, ssl=ctx, limit=1 << 26)
+        return await asyncio.open_connection(host, port, ssl=ctx, limit=MAX_HEAD_BYTES)
+
+    async def _take_idle(self, idle: list[_Conn]) -> _Conn | None:
+        """An idle connection that is still clean, or ``None``. One loop turn first, so bytes already
+        at the socket are in the reader's buffer; a connection with anything buffered, at EOF or
+        failed is closed: what is there belongs to no request of ours."""
+        if not idle:
+            return None
+        await asyncio.sleep(0)
+        while idle:
+            reader, writer = idle.pop()
+            if _buffered(reader) or reader.at_eof() or reader.exception() is not None or writer.is_closing():
+                if _buffered(reader):
+                    self.stray_closed += 1
+                writer.close()
+                continue
+            return reader, writer
+        return None
 
     async def post(self, url: str, content: bytes, headers: dict[str, str]) -> Response:
         body = content
@@ -77,8 +123,9 @@ class HttpPool:
         request = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
         idle = self._idle[key]
         for fresh in (False, True):
-            reused = bool(idle) and not fresh
-            reader, writer = idle.pop() if reused else await self._open_checked(key)
+            conn = None if fresh else await self._take_idle(idle)
+            reused = conn is not None
+            reader, writer = conn if conn is not None else await self._open_checked(key)
             keep = False
             try:
                 writer.write(request)
@@ -102,45 +149,102 @@ class HttpPool:
     async def _open_checked(self, key: tuple[str, str, int]) -> _Conn:
         try:
             return await self._open(key)
+        except ssl.SSLError as exc:
+            raise HttpConnectError(f"TLS handshake with {key[1]}:{key[2]} failed: {getattr(exc, 'reason', None) or exc}") from None
+        except socket.gaierror as exc:
+            raise HttpConnectError(f"cannot resolve host {key[1]!r}: {exc.strerror or exc}") from None
         except OSError as exc:
             # asyncio words a refused connection "Connect call failed (addr)": name the errno instead
             why = os.strerror(exc.errno).lower() if exc.errno else (exc.strerror or str(exc) or type(exc).__name__)
-            raise HttpError(f"cannot connect to {key[1]}:{key[2]}: {why}") from None
+            raise HttpConnectError(f"cannot connect to {key[1]}:{key[2]}: {why}") from None
 
     async def _read(self, reader: asyncio.StreamReader) -> tuple[Response, bool]:
-        raw = await reader.readuntil(b"\r\n\r\n")
+        """One final response: interim 1xx replies are read and skipped."""
+        while True:
+            version, status, headers = await self._head(reader)
+            if 100 <= status < 200:
+                if status == 101:
+                    raise HttpError("the server switched protocols (101) on a JSON request")
+                continue  # 100 Continue, 102, 103 Early Hints: the answer follows
+            break
+        if status in (204, 304):
+            content, complete = b"", True
+        elif headers.get("transfer-encoding", "").lower() == "chunked":
+            content, complete = await self._chunked(reader), True
+        elif "content-length" in headers:
+            try:
+                n = int(headers["content-length"])
+            except ValueError:
+                raise HttpError(f"bad Content-Length {headers['content-length'][:40]!r}") from None
+            if n < 0:
+                raise HttpError(f"bad Content-Length {n}")
+            self._check_size(n)
+            content, complete = await reader.readexactly(n), True
+        else:  # the body runs until the server closes
+            content, complete = await self._until_close(reader), False
+        keep = complete and version == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
+        return Response(status, headers, content), keep
+
+    async def _head(self, reader: asyncio.StreamReader) -> tuple[str, int, dict[str, str]]:
+        try:
+            raw = await reader.readuntil(b"\r\n\r\n")
+        except asyncio.LimitOverrunError:
+            raise HttpError(f"response head longer than {MAX_HEAD_BYTES} bytes") from None
         lines = raw.decode("latin-1").split("\r\n")
         parts = lines[0].split(" ", 2)
-        if len(parts) < 2 or not parts[0].startswith("HTTP/"):
+        if len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit() or len(parts[1]) != 3:
             raise HttpError(f"not an HTTP response: {lines[0][:80]!r}")
-        status = int(parts[1])
         headers: dict[str, str] = {}
         for line in lines[1:]:
             if ":" in line:
                 k, v = line.split(":", 1)
                 headers[k.strip().lower()] = v.strip()
-        if headers.get("transfer-encoding", "").lower() == "chunked":
-            chunks = []
-            while True:
-                size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip(), 16)
-                if size == 0:
-                    await reader.readuntil(b"\r\n")
-                    break
-                chunks.append(await reader.readexactly(size))
-                await reader.readexactly(2)
-            content = b"".join(chunks)
-            complete = True
-        elif "content-length" in headers:
-            content = await reader.readexactly(int(headers["content-length"]))
-            complete = True
-        else:  # the body runs until the server closes
-            content = await reader.read()
-            complete = False
-        keep = complete and parts[0] == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
-        return Response(status, headers, content), keep
+        return parts[0], int(parts[1]), headers
+
+    def _check_size(self, n: int) -> None:
+        if n > self.max_body:
+            raise HttpError(f"response body over the {self.max_body:,}-byte cap (the request failed; "
+                            "a judge's answer is never that large)")
+
+    async def _chunked(self, reader: asyncio.StreamReader) -> bytes:
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            line = await reader.readuntil(b"\r\n")
+            try:
+                size = int(line.split(b";")[0].strip(), 16)
+            except ValueError:
+                raise HttpError(f"bad chunk size {line[:40]!r}") from None
+            if size < 0:
+                raise HttpError(f"bad chunk size {size}")
+            if size == 0:
+                while await reader.readuntil(b"\r\n") != b"\r\n":
+                    pass  # trailer fields, then the empty line
+                return b"".join(chunks)
+            total += size
+            self._check_size(total)
+            chunks.append(await reader.readexactly(size))
+            if await reader.readexactly(2) != b"\r\n":
+                raise HttpError("chunk not followed by CRLF")
+
+    async def _until_close(self, reader: asyncio.StreamReader) -> bytes:
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            data = await reader.read(1 << 16)
+            if not data:
+                return b"".join(chunks)
+            total += len(data)
+            self._check_size(total)
+            chunks.append(data)
 
     async def aclose(self) -> None:
         for conns in self._idle.values():
             for _, w in conns:
                 w.close()
         self._idle.clear()
+
+
+def _buffered(reader: asyncio.StreamReader) -> int:
+    """Bytes waiting in ``reader`` (asyncio has no public peek; ``_buffer`` is the stream's bytearray)."""
+    return len(getattr(reader, "_buffer", b""))

@@ -4,7 +4,9 @@ Qwen-VL, or the OpenAI API) through the official async client.
 Media go in the message as OpenAI content parts: images as ``image_url`` data URLs, audio
 as ``input_audio`` (base64 WAV), and a visual range either as its sampled frames
 (``-J video=frames``, default, each preceded by its time) or as one ``video_url`` data URL
-of a picture-only mp4 (``-J video=clip``, what vLLM's video models take).
+of a picture-only mp4 (``-J video=clip``, what vLLM's video models take). A server that refuses
+a clip (``transformers serve`` answers 500: it loads the clip's sound and its loader takes no
+``data:`` URL) gets that request, and every later one, as sampled frames, with a note on stderr.
 
 Options: ``base_url`` (else ``$OPENAI_BASE_URL`` or the OpenAI API), ``api_key`` (else
 ``$OPENAI_API_KEY``; local servers accept any), ``video=frames|clip``,
@@ -20,15 +22,31 @@ fraction of its CPU cost per call (the SDK's request transform walks every base6
 ``-J base_url=URL1,URL2,...`` spreads requests by least in-flight requests; an endpoint that
 fails ``endpoint_failures`` (3) times in a row (connection errors, timeouts, 5xx) is taken out
 for ``endpoint_cooldown_s`` (30 s), then tried again. The list enters the cache key sorted.
+
+**Model families.** OpenAI's reasoning models (the o-series: ``o1``, ``o3``, ``o4-mini``, …, and
+GPT-5: ``gpt-5``, ``gpt-5-mini``, ``gpt-5.1``, … but not ``gpt-5-chat``) reject ``max_tokens`` and
+any ``temperature`` but the default. For a model whose name (its last path segment) is one of
+those, murgat sends ``max_completion_tokens`` and no ``temperature``; since that cap also counts
+the hidden reasoning tokens, it is ``--max-tokens`` plus a reasoning allowance chosen from the
+effort (:data:`REASONING_ALLOWANCE`; ``-J reasoning_tokens=N`` sets it). Every other name (local
+servers, ``gpt-4o``, ``gpt-4.1``) gets ``max_tokens`` and ``temperature`` as before.
+
+**Answers.** ``message.content`` given as a list of content parts is read as the concatenation of
+its text parts; ``finish_reason: "length"`` marks the answer truncated (a cut-off label is never
+read as a verdict); HTTP 200 with no ``choices`` is a judge error (retried, counted), not an
+abstention. An error reply keeps its body's message with every client: the OpenAI error object's
+``message``, FastAPI's ``detail`` (what ``transformers serve`` answers), else its first bytes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import contextvars
 import json
 import os
 import re
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -38,6 +56,74 @@ from murgat.judges.effort import HF_THINKING, OPENAI_EFFORT, check
 from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeRequest, MediaPart, TextPart, Usage, VideoPart, frame_label
 
 OPENAI_API = "https://api.openai.com/v1"
+
+_REASONING_NAME = re.compile(r"^(?:o\d+|gpt-5)(?:$|[-.])")
+
+#: tokens of hidden reasoning allowed on top of ``--max-tokens`` for a reasoning model, per effort
+#: (``None``: no ``--effort``, the server's default, which is medium)
+REASONING_ALLOWANCE: dict[str | None, int] = {None: 16384, "none": 0, "minimal": 2048, "low": 4096, "medium": 16384,
+                                              "high": 32768, "dynamic": 32768}
+
+
+def is_reasoning_model(model: str) -> bool:
+    """Whether ``model`` is an OpenAI reasoning model (o-series, GPT-5 but not ``gpt-5-chat``), which
+    takes ``max_completion_tokens`` and no ``temperature``. Read from the name's last path segment."""
+    name = model.rsplit("/", 1)[-1].strip().lower()
+    return bool(_REASONING_NAME.match(name)) and "-chat" not in name
+
+
+def error_message(content: bytes | str | None) -> str:
+    """What an HTTP error reply says: the OpenAI error object's ``message`` (``{"error": {...}}``),
+    a plain ``{"error": "..."}``, FastAPI's ``{"detail": ...}`` (a string or a list of problems), a
+    top-level ``message``; else the body's first bytes. Every client shows the same words."""
+    try:
+        doc = json.loads(content) if content else None
+    except (ValueError, TypeError):
+        doc = None
+    if isinstance(doc, dict):
+        err = doc.get("error")
+        if isinstance(err, dict) and err.get("message"):
+            return _folded(str(err["message"]))
+        if isinstance(err, str) and err.strip():
+            return _folded(err)
+        detail = doc.get("detail")
+        if isinstance(detail, str) and detail.strip():
+            return _folded(detail)
+        if isinstance(detail, list | dict) and detail:
+            return _folded(json.dumps(detail, ensure_ascii=False))
+        if isinstance(doc.get("message"), str) and doc["message"].strip():
+            return _folded(doc["message"])
+    return body_excerpt(content)
+
+
+def _folded(text: str) -> str:
+    text = " ".join(text.split())
+    return text[:ERROR_BODY_CHARS] + ("…" if len(text) > ERROR_BODY_CHARS else "")
+
+
+def message_text(content: Any) -> str | None:
+    """``message.content`` as text: a string as it is; a list of content parts (what some servers send)
+    as its text parts joined; anything else is no text."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+            elif hasattr(part, "text") and isinstance(part.text, str):
+                texts.append(part.text)
+        return "".join(texts)
+    return None
+
+
+#: HTTP statuses with which a server refuses a ``video_url`` clip it cannot read (then frames are sent)
+CLIP_REFUSALS = frozenset({400, 415, 422, 500, 501})
+
+#: the replica the current attempt was sent to (named by a timeout, which cancels the attempt)
+_SENT_TO: contextvars.ContextVar[str | None] = contextvars.ContextVar("murgat_openai_sent_to", default=None)
 
 
 def _b64(data: bytes) -> B64Text:
@@ -139,7 +225,7 @@ class EndpointPool:
 
 class OpenAIJudge(Judge):
     provider = "openai"
-    answer_options = ("video", "extra_body", "base_url", "thinking_switch")
+    answer_options = ("video", "extra_body", "base_url", "thinking_switch", "reasoning_tokens")
 
     def key_options(self) -> dict[str, Any]:
         """``$OPENAI_BASE_URL`` picks the server when ``-J base_url`` is not given: it then enters
@@ -188,6 +274,8 @@ class OpenAIJudge(Judge):
         self._http_client = http_client
         self._client: Any = None
         self._http: Any = None
+        #: why the server refused a ``video_url`` clip (then visual ranges go as frames), or ``None``
+        self.clip_refused: str | None = None
 
     @property
     def client(self) -> Any:
@@ -197,6 +285,17 @@ class OpenAIJudge(Judge):
             self._client = AsyncOpenAI(api_key=self._key, base_url=self.base_url, max_retries=0,
                                        http_client=self._http_client)
         return self._client
+
+    @property
+    def clips(self) -> bool:
+        """Whether visual ranges go as ``video_url`` clips: ``-J video=clip``, until the server refused one."""
+        return self.video == "clip" and self.clip_refused is None
+
+    def _has_clips(self, req: JudgeRequest) -> bool:
+        from murgat.judges.gemini import media_mime
+
+        return any((isinstance(p, VideoPart) and p.end > p.start)
+                   or (isinstance(p, MediaPart) and media_mime(p.path).startswith("video/")) for p in req.parts)
 
     async def build_messages(self, req: JudgeRequest) -> list[dict[str, Any]]:
         content: list[dict[str, Any]] = []
@@ -212,7 +311,7 @@ class OpenAIJudge(Judge):
             elif isinstance(p, MediaPart):
                 content.extend(await self._media_content(p))
             elif isinstance(p, VideoPart):
-                if self.video == "clip" and p.end > p.start:
+                if self.clips and p.end > p.start:
                     from media.clips import video_clip
 
                     clip, _ = await asyncio.to_thread(video_clip, p.source, p.start, p.end)
@@ -231,7 +330,7 @@ class OpenAIJudge(Judge):
         from media.audio import wav_bytes
         from murgat.judges.gemini import media_mime
 
-        if self.video == "clip" and media_mime(p.path).startswith("video/"):
+        if self.clips and media_mime(p.path).startswith("video/"):
             data = await asyncio.to_thread(Path(p.path).read_bytes)
             return [{"type": "video_url", "video_url": {"url": _data_url(media_mime(p.path), _b64(data))}}]
         out = _frame_content(await asyncio.to_thread(p.frames))
@@ -241,9 +340,20 @@ class OpenAIJudge(Judge):
             out.append({"type": "input_audio", "input_audio": {"data": _b64(wav_bytes(track.samples, track.sr)), "format": "wav"}})
         return out
 
+    def where(self) -> str:
+        return _SENT_TO.get() or self.base_url
+
     def build_kwargs(self, req: JudgeRequest) -> dict[str, Any]:
         cfg = req.config
-        kw: dict[str, Any] = {"model": self.model, "temperature": cfg.temperature, "max_tokens": cfg.max_tokens}
+        kw: dict[str, Any] = {"model": self.model}
+        if is_reasoning_model(self.model):
+            # max_tokens is refused by these models and max_completion_tokens counts the hidden reasoning too
+            allowance = self.options.get("reasoning_tokens")
+            extra_tokens = int(allowance) if allowance is not None else REASONING_ALLOWANCE[check(cfg.reasoning_effort)]
+            kw["max_completion_tokens"] = cfg.max_tokens + extra_tokens
+        else:
+            kw["temperature"] = cfg.temperature
+            kw["max_tokens"] = cfg.max_tokens
         if cfg.samples > 1:
             kw["n"] = cfg.samples
         if cfg.seed is not None:
@@ -279,6 +389,20 @@ class OpenAIJudge(Judge):
         return self._http
 
     async def _call(self, req: JudgeRequest) -> RawAnswer:
+        if self.clips and self._has_clips(req):
+            try:
+                return await self._send(req)
+            except JudgeError as err:
+                if err.status not in CLIP_REFUSALS or not self.clips:
+                    raise
+                # transformers serve answers 500 to a video_url data URL (it loads the clip's audio, and its
+                # loader takes no data: URLs): fall back to the sampled frames, for this request and the rest
+                self.clip_refused = str(err)
+                print(f"note: {self.name} at {self.where()} refused a video clip ({err}); sending sampled frames "
+                      "for visual ranges instead (-J video=frames)", file=sys.stderr)
+        return await self._send(req)
+
+    async def _send(self, req: JudgeRequest) -> RawAnswer:
         if self.transport == "sdk" and len(self.endpoints.endpoints) == 1:
             return await self._call_sdk(req)
         return await self._call_lean(req)
@@ -292,12 +416,25 @@ class OpenAIJudge(Judge):
 
         return (httpx.TimeoutException, httpx.TransportError, HttpError)
 
+    @staticmethod
+    def _unreachable(exc: BaseException) -> bool:
+        """A failure before anything reached a server: refused, no such host, TLS handshake."""
+        from murgat.judges.http import HttpConnectError
+
+        if isinstance(exc, HttpConnectError):
+            return True
+        # httpx's ConnectError (refused, DNS, TLS), and the same class of the httpx fork newer openai
+        # SDKs ship (``httpx2``): told by name so neither needs importing here
+        return any(c.__name__ == "ConnectError" and c.__module__.split(".")[0] in ("httpx", "httpx2", "httpcore")
+                   for c in type(exc).__mro__)
+
     async def _call_lean(self, req: JudgeRequest) -> RawAnswer:
         kw = self.build_kwargs(req)
         extra = kw.pop("extra_body", None) or {}
         payload = {"messages": await self.build_messages(req), **kw, **extra}
         body = encode_body(payload)
         ep = self.endpoints.pick()
+        _SENT_TO.set(ep.url)
         ep.in_flight += 1
         ep.sent += 1
         try:
@@ -305,21 +442,16 @@ class OpenAIJudge(Judge):
                 "authorization": f"Bearer {self._key}", "content-type": "application/json"})
         except self._transport_errors() as exc:
             self.endpoints.fail(ep)
-            raise JudgeError(f"openai: {exc or type(exc).__name__} ({ep.url})", retryable=True) from None
+            raise JudgeError(f"openai: {exc or type(exc).__name__} ({ep.url})", retryable=True,
+                             unreachable=self._unreachable(exc)) from None
         finally:
             ep.in_flight -= 1
         code = resp.status_code
         if code >= 400:
             if code >= 500:
                 self.endpoints.fail(ep)
-            try:
-                err = json.loads(resp.content).get("error") or {}
-                message = err.get("message") if isinstance(err, dict) else str(err)
-            except (ValueError, AttributeError):
-                message = None
             # what a proxy or a crashed server sends is rarely an OpenAI error object: show its first bytes
-            message = message or body_excerpt(resp.content)
-            raise JudgeError(f"openai HTTP {code} from {ep.url}: Error code: {code} - {message}",
+            raise JudgeError(f"openai HTTP {code} from {ep.url}: Error code: {code} - {error_message(resp.content)}",
                              retryable=code in (408, 409, 429) or code >= 500, status=code,
                              retry_after=resp.headers.get("retry-after"))
         self.endpoints.ok(ep)
@@ -327,22 +459,36 @@ class OpenAIJudge(Judge):
             data = json.loads(resp.content)
         except ValueError as exc:
             raise JudgeError(f"openai: response is not JSON ({exc})", retryable=True) from None
+        if not isinstance(data, dict):
+            raise JudgeError(f"openai: response is not a JSON object: {body_excerpt(resp.content)}", retryable=True)
+        return self._answer(data, ep.url)
+
+    def _answer(self, data: dict[str, Any], url: str) -> RawAnswer:
+        """A ``chat.completion`` object (as JSON) read into an answer, the same for every client."""
         u = data.get("usage") or {}
-        details = u.get("completion_tokens_details") or {}
-        thinking = int(details.get("reasoning_tokens") or 0)
-        usage = Usage(input_tokens=int(u.get("prompt_tokens") or 0),
-                      output_tokens=int(u.get("completion_tokens") or 0) - thinking, thinking_tokens=thinking)
-        choices = data.get("choices") or []
-        if not choices:
-            return RawAnswer(text=None, usage=usage, raw=data, blocked=True, block_reason="no choices returned")
+        details = (u.get("completion_tokens_details") or {}) if isinstance(u, dict) else {}
+        thinking = int(details.get("reasoning_tokens") or 0) if isinstance(details, dict) else 0
+        usage = Usage(input_tokens=int(u.get("prompt_tokens") or 0) if isinstance(u, dict) else 0,
+                      output_tokens=(int(u.get("completion_tokens") or 0) if isinstance(u, dict) else 0) - thinking,
+                      thinking_tokens=thinking)
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            # an answer with nothing in it is the server's failure, not the judge abstaining
+            raise JudgeError(f"openai: HTTP 200 from {url} with no choices (the server returned no answer)",
+                             retryable=True)
         choice = choices[0]
         message = choice.get("message") or {}
-        text = message.get("content")
-        if choice.get("finish_reason") == "content_filter":
+        if not isinstance(message, dict):
+            message = {}
+        text = message_text(message.get("content"))
+        finish = choice.get("finish_reason")
+        if finish == "content_filter":
             return RawAnswer(text=text, usage=usage, raw=data, blocked=True, block_reason="content_filter")
         if text is None and message.get("refusal"):
             return RawAnswer(text=None, usage=usage, raw=data, blocked=True, block_reason=f"refusal: {message['refusal']}")
-        return RawAnswer(text=text, usage=usage, raw=data, model=data.get("model"))
+        model = data.get("model")
+        return RawAnswer(text=text, usage=usage, raw=data, model=model if isinstance(model, str) else None,
+                         truncated=finish == "length")
 
     async def aclose(self) -> None:
         if self._http is not None and self._http_client is None:
@@ -351,22 +497,12 @@ class OpenAIJudge(Judge):
 
     async def _call_sdk(self, req: JudgeRequest) -> RawAnswer:
         messages = await self.build_messages(req)
+        _SENT_TO.set(self.base_url)
         resp = await self.client.chat.completions.create(messages=messages, **self.build_kwargs(req))
-        u = resp.usage
-        details = getattr(u, "completion_tokens_details", None) if u else None
-        thinking = int(getattr(details, "reasoning_tokens", 0) or 0) if details else 0
-        usage = Usage(input_tokens=u.prompt_tokens if u else 0,
-                      output_tokens=(u.completion_tokens - thinking) if u else 0, thinking_tokens=thinking)
-        raw = resp.model_dump(mode="json", exclude_none=True)
-        if not resp.choices:
-            return RawAnswer(text=None, usage=usage, raw=raw, blocked=True, block_reason="no choices returned")
-        choice = resp.choices[0]
-        text = choice.message.content
-        if choice.finish_reason == "content_filter":
-            return RawAnswer(text=text, usage=usage, raw=raw, blocked=True, block_reason="content_filter")
-        if text is None and getattr(choice.message, "refusal", None):
-            return RawAnswer(text=None, usage=usage, raw=raw, blocked=True, block_reason=f"refusal: {choice.message.refusal}")
-        return RawAnswer(text=text, usage=usage, raw=raw, model=resp.model)
+        # read from the JSON the SDK parsed, as the other clients do (the SDK builds its objects without
+        # validating them: a list as message.content stays a list)
+        raw = resp.model_dump(mode="json", exclude_none=True, warnings=False)
+        return self._answer(raw if isinstance(raw, dict) else {}, self.base_url)
 
     def classify(self, exc: BaseException) -> JudgeError:
         if isinstance(exc, JudgeError):
@@ -375,13 +511,21 @@ class OpenAIJudge(Judge):
 
         if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError):
             cause = f": {exc.__cause__}" if exc.__cause__ is not None and str(exc.__cause__) else ""
-            return JudgeError(f"openai: {type(exc).__name__}{cause} ({self.base_url})", retryable=True)
+            unreachable = not isinstance(exc, openai.APITimeoutError) and exc.__cause__ is not None and \
+                self._unreachable(exc.__cause__)
+            return JudgeError(f"openai: {type(exc).__name__}{cause} ({self.base_url})", retryable=True,
+                              unreachable=unreachable)
         if isinstance(exc, openai.APIStatusError):
-            retry_after = exc.response.headers.get("retry-after") if exc.response is not None else None
+            response = exc.response
+            retry_after = response.headers.get("retry-after") if response is not None else None
             code = exc.status_code
-            # the SDK's message carries the whole body ("Error code: 502 - <html>…"): keep its start
-            detail = " ".join(str(exc.message).split())
-            detail = detail[:ERROR_BODY_CHARS] + ("…" if len(detail) > ERROR_BODY_CHARS else "")
-            return JudgeError(f"openai HTTP {code} from {self.base_url}: {detail}", retryable=code in (408, 409, 429) or code >= 500,
-                              status=code, retry_after=retry_after)
+            # the SDK keeps only an OpenAI error object's message ("Error code: 422" for FastAPI's
+            # {"detail": …}): read the body itself, as the lean client does
+            try:
+                content = response.content if response is not None else None
+            except Exception:  # a streamed body that was not read
+                content = None
+            message = error_message(content) if content else _folded(str(exc.message))
+            return JudgeError(f"openai HTTP {code} from {self.base_url}: Error code: {code} - {message}",
+                              retryable=code in (408, 409, 429) or code >= 500, status=code, retry_after=retry_after)
         return super().classify(exc)

@@ -5,6 +5,16 @@ Yes/no answers are read from, in order: a JSON object (``label``/``answer``/``ve
 wins, so chain-of-thought before it is ignored); the first word of a short answer. Words
 that mean "cannot tell" map to ``unknown`` (an abstention). Anything else, including an
 answer that says both yes and no, is ``unparseable``.
+
+Only a real label is read: a label word counts when the answer (or the label line) is that
+word alone or the word followed by punctuation or another symbol (``No, the audio is silent``,
+``Yes.``, ``**No** — …``), never the first word of a phrase: ``No idea.`` and ``No way to tell from
+these frames.`` are not ``no`` (the first is an abstention, the second unparseable). A label
+line's value is on its own line (``Label:\nno idea`` has no label on the ``Label:`` line). An
+answer that opens like JSON but does not parse (a cut-off ``{"label":\t\n"no``) is
+unparseable, not read word by word, and an answer the server cut off at the token limit
+(``finish_reason: "length"``, :attr:`JudgeOutput.truncated`) is unparseable whatever it says:
+:func:`read_verdict` is the reader for a judge's output.
 """
 
 from __future__ import annotations
@@ -13,17 +23,28 @@ import json
 import re
 from typing import Any
 
+from murgat.judges.types import JudgeOutput
 from murgat.schema import Verdict
 
 _YES = {"yes", "y", "true", "entailed", "entails", "supported", "verifiable", "correct", "1"}
 _NO = {"no", "n", "false", "not entailed", "not_entailed", "unsupported", "not supported", "contradicted",
        "not verifiable", "unverifiable", "incorrect", "0", "refuted"}
 _UNKNOWN = {"unknown", "unsure", "uncertain", "cannot tell", "can't tell", "cannot determine", "undetermined",
-            "not sure", "abstain", "n/a", "insufficient", "insufficient evidence", "unclear", "cannot be determined"}
+            "not sure", "abstain", "n/a", "insufficient", "insufficient evidence", "unclear", "cannot be determined",
+            "no idea", "don't know", "do not know", "i don't know", "i do not know", "no way to tell", "impossible to tell",
+            "can't be determined", "cannot say", "can't say", "not determinable"}
+# the value must start on the label's own line: ``[ \t]*``, not ``\s*`` (which crossed the newline
+# and read "Label:\nno idea" as the label "no idea" → "no")
 _LABEL_LINE = re.compile(
-    r"^\W*(?:final\s+)?(?:label|answer|verdict|judg(?:e)?ment|decision|entailment|verifiable)\W*[:=]\s*(.+)$",
+    r"^\W*(?:final\s+)?(?:label|answer|verdict|judg(?:e)?ment|decision|entailment|verifiable)\W*[:=][ \t]*(\S.*)$",
     re.IGNORECASE | re.MULTILINE,
 )
+#: what may follow a label word for it to be a label and not the first word of a phrase: the end,
+#: or (after spaces or not) anything but a letter or digit — ``No, …``, ``Yes.``, ``yes <…>`` are
+#: labels; ``No idea``, ``No way to tell``, ``Yesterday`` are not
+_AFTER_LABEL = r"(?:$|\s*[^\w\s]|\s*_)"
+#: why a truncated answer is not read (the server stopped it at the token cap)
+TRUNCATED = "answer cut off at the token limit (finish_reason: length)"
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 
@@ -35,7 +56,7 @@ def _vocab_res() -> list[tuple[re.Pattern[str], str]]:
     if not _VOCAB_RES:
         for vocab, verdict in ((_UNKNOWN, "unknown"), (_NO, "no"), (_YES, "yes")):
             alts = "|".join(re.escape(p) for p in sorted(vocab, key=len, reverse=True))
-            _VOCAB_RES.append((re.compile(rf"^(?:{alts})(?:\b|$)"), verdict))
+            _VOCAB_RES.append((re.compile(rf"^(?:{alts}){_AFTER_LABEL}"), verdict))
     return _VOCAB_RES
 
 
@@ -79,20 +100,30 @@ def _from_json(obj: Any) -> Verdict | None:
     return None
 
 
-def parse_verdict(text: str | None) -> tuple[Verdict, str | None]:
-    """``(verdict, problem)``: problem explains an ``unparseable`` verdict."""
+def read_verdict(out: JudgeOutput) -> tuple[Verdict, str | None]:
+    """The verdict of a judge's output: :func:`parse_verdict` of its text, and ``unparseable`` when
+    the server cut the answer off at the token limit (a cut ``{"label": "no`` is not a ``no``)."""
+    return parse_verdict(out.text, truncated=out.truncated)
+
+
+def parse_verdict(text: str | None, *, truncated: bool = False) -> tuple[Verdict, str | None]:
+    """``(verdict, problem)``: problem explains an ``unparseable`` verdict. ``truncated``: the
+    answer was cut off at the token limit, so whatever it says is not a finished label."""
     if text is None:
         return "error", "no answer text"
     stripped = text.strip()
     if not stripped:
         return "unparseable", "empty answer"
+    if truncated:
+        return "unparseable", f"{TRUNCATED}: {stripped[:80]!r}"
     if stripped[:1] in "{[" or "```" in stripped:
         try:
             v = _from_json(extract_json(stripped))
             if v is not None:
                 return v, None
         except ValueError:
-            pass
+            if stripped[:1] == "{":
+                return "unparseable", f"answer opens like JSON but is not valid JSON: {stripped[:80]!r}"
     lines = _LABEL_LINE.findall(stripped)
     if lines:
         v = _word_verdict(lines[-1])

@@ -11,7 +11,10 @@ instead carry only ``match`` — the stage name and its structured inputs, all o
 just the ones that identify the request — which lets a person write a readable cassette
 by hand. ``replay:PATH`` serves both kinds and raises
 :class:`ReplayMiss` on a request it has no answer for: a replayed run never silently asks
-anyone else.
+anyone else. Every line is checked when the cassette is opened: a line that is not such an
+object (no ``key`` or ``match``, a ``match`` without a ``task``, ``inputs`` or ``output`` that
+are not objects, an ``output.text`` that is not text, a ``usage`` that is not token counts) is
+a :class:`ValueError` naming the file, the line and what is wrong, before any request.
 """
 
 from __future__ import annotations
@@ -36,6 +39,40 @@ class ReplayMiss(RuntimeError):
 
 def fingerprint(req: JudgeRequest) -> str:
     return request_key("cassette", "", req, {})
+
+
+def line_problem(rec: Any) -> str | None:
+    """What is wrong with one cassette line (parsed JSON), or ``None`` when it can be served."""
+    if not isinstance(rec, dict):
+        return f"a cassette line is a JSON object, not {type(rec).__name__}"
+    if "key" not in rec and "match" not in rec:
+        return 'the line has neither "key" nor "match": nothing would ever find it'
+    if "key" in rec and not isinstance(rec["key"], str):
+        return '"key" must be a string (the request fingerprint written by --record)'
+    if "match" in rec:
+        m = rec["match"]
+        if not isinstance(m, dict):
+            return '"match" must be an object: {"task": "entail", "inputs": {...}}'
+        if not isinstance(m.get("task"), str) or not m["task"]:
+            return '"match" needs a "task" (verify, decompose, entail, generate, …)'
+        if not isinstance(m.get("inputs", {}), dict):
+            return '"match.inputs" must be an object of input names and values'
+    out = rec.get("output", {})
+    if not isinstance(out, dict):
+        return '"output" must be an object such as {"text": "yes"}'
+    if out.get("text") is not None and not isinstance(out["text"], str):
+        return f'"output.text" must be a string, not {type(out["text"]).__name__}'
+    usage = out.get("usage", {})
+    if not isinstance(usage, dict) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                                              for v in usage.values()):
+        return '"output.usage" must be token counts such as {"input_tokens": 10, "output_tokens": 1}'
+    try:
+        Usage.model_validate(usage)
+    except ValueError as exc:
+        return f'"output.usage" is not token counts ({exc.__class__.__name__})'
+    if out.get("model") is not None and not isinstance(out["model"], str):
+        return '"output.model" must be a string'
+    return None
 
 
 def match_key(task: str, inputs: dict[str, Any]) -> str:
@@ -74,6 +111,9 @@ class ReplayJudge(Judge):
                 rec = loads_line(line)
             except ValueError as exc:
                 raise ValueError(f"{path}: line {lineno}: not valid JSON ({exc})") from exc
+            problem = line_problem(rec)
+            if problem:
+                raise ValueError(f"{path}: line {lineno}: {problem}")
             if "key" in rec:
                 self.by_key[rec["key"]] = rec
             if "match" in rec:
@@ -128,7 +168,8 @@ class ReplayJudge(Judge):
                 f.flush()
                 os.fsync(f.fileno())
         return RawAnswer(text=out.get("text"), usage=Usage.model_validate(out.get("usage", {})),
-                         raw=out.get("raw"), blocked=bool(out.get("blocked")), model=out.get("model"))
+                         raw=out.get("raw"), blocked=bool(out.get("blocked")), model=out.get("model"),
+                         truncated=bool(out.get("truncated")))
 
     async def generate(self, req: JudgeRequest, materialize: Any = None) -> JudgeOutput:
         self.lookup(req)  # a miss is loud, never retried or turned into an error record
@@ -159,9 +200,11 @@ class RecordingJudge(Judge):
     async def generate(self, req: JudgeRequest, materialize: Any = None) -> JudgeOutput:
         out = await self.inner.generate(req, materialize)
         if out.error is None:
+            output = out.model_dump(include={"text", "usage", "model", "blocked"})
+            if out.truncated:  # written only when true: lines of answers that were not cut stay as they were
+                output["truncated"] = True
             rec = {"key": fingerprint(req), "match": {"task": req.task, "inputs": req.inputs},
-                   "provider": self.inner.provider, "model": self.inner.model,
-                   "output": out.model_dump(include={"text", "usage", "model", "blocked"})}
+                   "provider": self.inner.provider, "model": self.inner.model, "output": output}
             with self._lock:
                 append_line(self.path, dumps(rec))
         return out

@@ -38,8 +38,11 @@ def memo_on(arr: Any, tag: str, make: Callable[[], Any]) -> Any:
     if hit is not None and hit[0]() is arr:
         return hit[1]
     value = make()
+    def forget(_ref: weakref.ref[Any], key: tuple[int, str] = key) -> None:
+        _MEMO.pop(key, None)
+
     try:
-        ref = weakref.ref(arr, lambda _r, key=key: _MEMO.pop(key, None))
+        ref = weakref.ref(arr, forget)
     except TypeError:
         return value
     with _MEMO_LOCK:
@@ -71,9 +74,10 @@ class ImagePart:
         if self.data is None:
             from media.frames import encode_image
 
-            assert self.image is not None
+            img = self.image
+            assert img is not None
             fmt = "png" if self.mime == "image/png" else "jpeg"
-            self.data = memo_on(self.image, f"enc:{fmt}", lambda: encode_image(self.image, fmt))
+            self.data = memo_on(img, f"enc:{fmt}", lambda: encode_image(img, fmt))
         return self.data
 
     def b64(self) -> str:
@@ -281,7 +285,9 @@ class JudgeOutput(BaseModel):
 
     ``error`` is set when no answer came back (after retries, a refusal, a timeout);
     ``blocked`` marks a safety block. ``parsed`` is the JSON value when a schema was given
-    and the text parsed, else ``None`` with ``parse_error``.
+    and the text parsed, else ``None`` with ``parse_error``. ``truncated``: the server stopped
+    the answer at the token cap (OpenAI ``finish_reason: "length"``, Gemini ``MAX_TOKENS``), so
+    a label in it is not a finished answer (:func:`murgat.judges.parsing.read_verdict`).
     """
 
     text: str | None = None
@@ -296,5 +302,6 @@ class JudgeOutput(BaseModel):
     retries: int = 0
     error: str | None = None
     blocked: bool = False
+    truncated: bool = False
     raw: Any = None
     cost_usd: float = 0.0

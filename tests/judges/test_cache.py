@@ -146,3 +146,23 @@ def test_endpoint_environment_enters_the_key(monkeypatch) -> None:
     g1 = key("gemini:g")
     monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "p2")
     assert len({g0, g1, key("gemini:g")}) == 3
+
+
+def test_keys_of_unchanged_requests_are_pinned(monkeypatch) -> None:
+    """Cached answers stay reachable: these keys were computed before the HTTP and parsing changes of
+    the real-server work (new wire fields such as ``max_completion_tokens``, the ``truncated`` flag of
+    outputs) and must never move for the same request, judge and options."""
+    from murgat.judges import make_judge
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    r1 = JudgeRequest(parts=[TextPart("Claim: a bell rings.\nyes or no?")], task="entail", expects="verdict")
+    r2 = JudgeRequest(parts=[TextPart("q"), AudioPart(samples=np.ones(10, np.float32))],
+                      config=GenerateConfig(temperature=0.5, max_tokens=64))
+    r3 = JudgeRequest(parts=[TextPart("facts?")], schema={"type": "object"}, key_hint="media-recipe-1", system="sys")
+    assert request_key("gemini", "gemini-2.5-flash", r1) == "f4eef0ff3c12242e747e7d64d4de961e00da35ad0dfc0554921aa9992ea8ea64"
+    assert request_key("openai", "m", r2, {"video": "clip"}) == "59bd8e1ac4146202d6985a642dcb55aacd1dd5775739bf8f5692fb5ad434b77d"
+    assert request_key("cassette", "", r3, {}) == "f02cbdd94201db43f62da787b2290023bb7d7a3281964d2fa008245ea8f57e87"
+    local = make_judge("openai:Qwen/Qwen2.5-Omni-7B", {"api_key": "k", "base_url": "http://127.0.0.1:8000/v1"})
+    assert local.key(r1) == "2cfc5a30ee3c466f2a5f12108eba761c17f34413b38a4f5c1aad475400e06336"
+    reasoning = make_judge("openai:gpt-5-mini", {"api_key": "k"})  # now sent max_completion_tokens: same key
+    assert reasoning.key(r1) == "782287162cc8d9d5e832bd9d55ab51dc4eecff9680c71dc8ed8412e870362fe1"

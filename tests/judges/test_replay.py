@@ -71,3 +71,23 @@ def test_a_request_is_looked_up_once_for_generate_and_call(tmp_path: Path) -> No
     judge._find = counting  # type: ignore[method-assign]
     out = asyncio.run(judge.generate(_req("verify", sentence="A")))
     assert out.text == "yes" and found == ["verify"]
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    ('["a list"]', "JSON object, not list"),
+    ('{"output": {"text": "yes"}}', 'neither "key" nor "match"'),
+    ('{"match": "entail", "output": {"text": "yes"}}', '"match" must be an object'),
+    ('{"match": {"inputs": {}}, "output": {"text": "yes"}}', 'needs a "task"'),
+    ('{"match": {"task": "entail", "inputs": ["fact"]}, "output": {"text": "yes"}}', '"match.inputs" must be an object'),
+    ('{"match": {"task": "entail"}, "output": "yes"}', '"output" must be an object'),
+    ('{"match": {"task": "entail"}, "output": {"text": 1}}', '"output.text" must be a string'),
+    ('{"match": {"task": "entail"}, "output": {"text": "yes", "usage": {"input_tokens": "ten"}}}', "token counts"),
+    ('{"key": 7, "output": {"text": "yes"}}', '"key" must be a string'),
+])
+def test_a_malformed_hand_written_line_names_the_file_and_line(tmp_path: Path, line: str, words: str) -> None:
+    """Before: TypeError/KeyError/AttributeError from deep inside, with no file or line named."""
+    path = tmp_path / "hand.jsonl"
+    path.write_text(json.dumps(_line("verify", {"sentence": "A"}, "yes")) + "\n" + line + "\n")
+    with pytest.raises(ValueError, match="line 2") as info:
+        ReplayJudge(str(path))
+    assert str(path) in str(info.value) and words in str(info.value)

@@ -62,11 +62,11 @@ def test_unreachable_judge_names_the_cause_in_the_record_and_the_last_stderr_lin
                                                                                     monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     url = f"http://127.0.0.1:{_free_port()}/v1"  # nothing listens there
-    assert _score(_inputs(tmp_path, 1), tmp_path / "run", example_media, "--retries", "0", "-J", f"base_url={url}") == 1
+    # an endpoint that never answered stops the run (exit 4) before any item is marked failed (#30 item 5)
+    assert _score(_inputs(tmp_path, 1), tmp_path / "run", example_media, "--retries", "0", "-J", f"base_url={url}") == 4
     last = capsys.readouterr().err.strip().splitlines()[-1]
-    assert "got no answer" in last and "connection refused" in last.lower() and url in last
-    (rec,) = RunDir(tmp_path / "run").latest_results()
-    assert rec.judge_failure and "connection refused" in rec.judge_failure.lower() and url in rec.judge_failure
+    assert "cannot be reached" in last and "connection refused" in last.lower() and url in last
+    assert RunDir(tmp_path / "run").latest_results() == []
 
 
 def test_http_error_with_a_non_json_body_shows_status_and_first_bytes(tmp_path, example_media, capsys,
@@ -222,4 +222,4 @@ def test_faithfulness_with_an_unreachable_judge_names_the_cause(tmp_path, exampl
     code = main(["faithfulness", str(inp), "--media-root", str(example_media), "--judge", "openai:m", "-J",
                  f"base_url={url}", "--retries", "0", "--variant", "vanilla", "--out", str(tmp_path / "f"), "--quiet"])
     last = capsys.readouterr().err.strip().splitlines()[-1]
-    assert code == 1 and "connection refused" in last.lower() and url in last
+    assert code == 4 and "connection refused" in last.lower() and url in last

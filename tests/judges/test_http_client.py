@@ -1,0 +1,201 @@
+"""The lean HTTP/1.1 client (``murgat.judges.http``) against misbehaving servers on 127.0.0.1.
+
+Each server is a real asyncio socket server writing scripted bytes, so the client's real
+connection handling is what is tested: one response per request, interim replies, reused
+keep-alive connections with stray bytes on them, bodies that never end, connection failures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+
+import pytest
+
+from murgat.judges.http import HttpConnectError, HttpError, HttpPool
+
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+def reply(body: bytes, status: str = "200 OK", extra: str = "") -> bytes:
+    return (f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n{extra}\r\n"
+            ).encode() + body
+
+
+async def read_request(reader: asyncio.StreamReader) -> bytes | None:
+    """One request (head + Content-Length body), or ``None`` when the client closed."""
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except (asyncio.IncompleteReadError, ConnectionError):
+        return None
+    n = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
+    return await reader.readexactly(n)
+
+
+class Server:
+    def __init__(self, handler: Handler) -> None:
+        self.handler = handler
+        self.connections = 0
+        self.server: asyncio.Server | None = None
+
+    async def __aenter__(self) -> Server:
+        async def on_conn(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.connections += 1
+            try:
+                await self.handler(reader, writer)
+            except (ConnectionError, asyncio.IncompleteReadError):
+                pass
+            finally:
+                writer.close()
+
+        self.server = await asyncio.start_server(on_conn, "127.0.0.1", 0)
+        return self
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return f"http://127.0.0.1:{self.server.sockets[0].getsockname()[1]}/v1/chat/completions"
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.server is not None
+        self.server.close()
+        await self.server.wait_closed()
+
+
+def answer(i: int) -> bytes:
+    return json.dumps({"answer": i}).encode()
+
+
+async def test_a_stray_response_after_an_answer_is_never_read_as_the_next_answer() -> None:
+    """A server that sends an extra response after each answer: before, the client reused the
+    connection and read the stray reply as the next request's answer (foreign answers cached)."""
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while (body := await read_request(reader)) is not None:
+            i = json.loads(body)["i"]
+            writer.write(reply(answer(i)) + reply(json.dumps({"answer": "stray"}).encode()))
+            await writer.drain()
+
+    pool = HttpPool()
+    async with Server(handler) as srv:
+        for i in range(6):
+            resp = await pool.post(srv.url, json.dumps({"i": i}).encode(), {})
+            assert json.loads(resp.content) == {"answer": i}
+        assert pool.stray_closed >= 5 and srv.connections == 6
+    await pool.aclose()
+
+
+async def test_clean_keep_alive_connections_are_reused() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while (body := await read_request(reader)) is not None:
+            writer.write(reply(answer(json.loads(body)["i"])))
+            await writer.drain()
+
+    pool = HttpPool()
+    async with Server(handler) as srv:
+        for i in range(5):
+            assert json.loads((await pool.post(srv.url, json.dumps({"i": i}).encode(), {})).content) == {"answer": i}
+        assert srv.connections == 1 and pool.stray_closed == 0
+    await pool.aclose()
+
+
+async def test_interim_100_continue_is_skipped() -> None:
+    """Before, ``100 Continue`` was read as the answer (no body), and the real answer left on the
+    connection: every request timed out or got its predecessor's answer."""
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while (body := await read_request(reader)) is not None:
+            writer.write(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n")
+            writer.write(reply(answer(json.loads(body)["i"])))
+            await writer.drain()
+
+    pool = HttpPool()
+    async with Server(handler) as srv:
+        for i in range(3):
+            resp = await pool.post(srv.url, json.dumps({"i": i}).encode(), {})
+            assert resp.status_code == 200 and json.loads(resp.content) == {"answer": i}
+    await pool.aclose()
+
+
+async def test_a_body_that_never_ends_fails_at_the_cap() -> None:
+    """No Content-Length, no chunking, and bytes that keep coming: the read stops at the body cap
+    with a clear reason (before, memory grew until --timeout: 1.9-2.8 GB)."""
+    sent = 0
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal sent
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n")
+        chunk = b" " * 65536
+        for _ in range(2000):  # bounded: 128 MiB at most, far past the cap below
+            writer.write(chunk)
+            sent += len(chunk)
+            await writer.drain()
+
+    pool = HttpPool(max_body=1 << 20)
+    async with Server(handler) as srv:
+        with pytest.raises(HttpError, match="cap"):
+            await asyncio.wait_for(pool.post(srv.url, b"{}", {}), 30)
+    assert sent < 64 << 20  # the client stopped reading long before the server's loop ended
+    await pool.aclose()
+
+
+@pytest.mark.parametrize("head", [b"Content-Length: 999999999999\r\n", b"Transfer-Encoding: chunked\r\n"])
+async def test_declared_sizes_over_the_cap_fail_before_reading(head: bytes) -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        body = b"7fffffff\r\n" if b"chunked" in head else b""
+        writer.write(b"HTTP/1.1 200 OK\r\n" + head + b"\r\n" + body)
+        await writer.drain()
+        await asyncio.sleep(5)
+
+    pool = HttpPool(max_body=1 << 20)
+    async with Server(handler) as srv:
+        with pytest.raises(HttpError, match="cap"):
+            await asyncio.wait_for(pool.post(srv.url, b"{}", {}), 4)
+    await pool.aclose()
+
+
+async def test_chunked_body_and_bad_framing() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"a\":\r\n2\r\n1}\r\n0\r\n\r\n")
+        await writer.drain()
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")
+        await writer.drain()
+
+    pool = HttpPool()
+    async with Server(handler) as srv:
+        assert json.loads((await pool.post(srv.url, b"{}", {})).content) == {"a": 1}
+        with pytest.raises(HttpError, match="chunk size"):
+            await pool.post(srv.url, b"{}", {})
+    await pool.aclose()
+
+
+async def test_a_refused_connection_is_a_connect_error() -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(HttpConnectError, match="connection refused"):
+        await HttpPool().post(f"http://127.0.0.1:{port}/v1/chat/completions", b"{}", {})
+
+
+async def test_dns_and_tls_failures_are_connect_errors(monkeypatch) -> None:
+    """The resolver's and the TLS handshake's errors are named as such (no lookup is made: the
+    opening is replaced by one raising what asyncio raises for each)."""
+    import socket
+    import ssl
+
+    pool = HttpPool()
+    for exc, words in ((socket.gaierror(-2, "Name or service not known"), "cannot resolve host"),
+                       (ssl.SSLCertVerificationError(1, "certificate verify failed"), "TLS handshake")):
+        async def boom(key, exc=exc):
+            raise exc
+
+        monkeypatch.setattr(pool, "_open", boom)
+        with pytest.raises(HttpConnectError, match=words):
+            await pool.post("https://judge.example/v1/chat/completions", b"{}", {})
