@@ -537,8 +537,7 @@ class Interpreter:
                 result = await self._api(name, args, kwargs, e)
             except TypeError as exc:
                 raise ProgramStopped(f"{name}: {exc}", e) from None
-            if isinstance(result, list) and len(result) <= self.lim.max_list and \
-                    all(x.__class__ in _SCALARS for x in result):
+            if isinstance(result, list) and len(result) <= self.lim.max_list and _SCALARS.issuperset(map(type, result)):
                 return result  # find's ranges: flat, within the count (measured later if nested)
             return self._sized(result, e)
         return self._builtin(name, args, kwargs, e)

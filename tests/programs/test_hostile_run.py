@@ -34,7 +34,7 @@ HOSTILE: dict[str, tuple[str, str, str]] = {
                     "program_stopped", "describe's ranges is longer than 10,000 characters as text"),
     "huge_question": (F + HUGE + '    return answer_question(big, [], options)\n',
                       "program_stopped", "answer_question's question is longer than"),
-    "huge_return": (F + '    s = "option" + " " * 49000\n    return s + "B"\n',
+    "huge_return": (F + '    return "option" + " " * 49990\n',  # the answer reader was quadratic on it
                     "program_stopped", "returned value is longer than 20,000 characters"),
     "endless_loop": (F + "    n = 0\n    for i in range(1000):\n        for j in range(1000):\n"
                          "            for k in range(1000):\n                n = n + 1\n    return n\n",
