@@ -465,11 +465,18 @@ class Interpreter:
         raise ProgramStopped(f"{type(e).__name__} cannot be evaluated", e)  # pragma: no cover
 
     def _format(self, val: Any, v: ast.FormattedValue, room: int) -> str:
-        """One ``{...}`` of an f-string, written in at most ``room`` characters (what is left of
-        ``max_str``)."""
+        """One ``{...}`` of an f-string (``!r`` first, then the spec, as Python does), written in
+        at most ``room`` characters (what is left of ``max_str``); the f-string charges its
+        whole result."""
         if not isinstance(val, (*_PLAIN, list, dict, tuple)):
             raise ProgramStopped("only plain values can be formatted", v)
         self._check_int(val, v)
+        too_long = f"string longer than {self.lim.max_str} characters"
+        if v.conversion == ord("r"):
+            val, complete = text_of(val, max(room, 0), quote=True)
+            if not complete:
+                raise ProgramStopped(too_long, v)
+        spec = ""
         if v.format_spec is not None:
             assert isinstance(v.format_spec, ast.JoinedStr)
             spec = "".join(str(c.value) for c in v.format_spec.values if isinstance(c, ast.Constant))
@@ -477,21 +484,20 @@ class Interpreter:
                 raise ProgramStopped("format spec not allowed", v)
             if any(int(n) > _MAX_FORMAT_FIELD for n in re.findall(r"[0-9]+", spec)):
                 raise ProgramStopped(f"format width or precision beyond {_MAX_FORMAT_FIELD}", v)
-            if spec and isinstance(val, list | tuple | dict):  # refused before any text is made
+        if spec:
+            if isinstance(val, list | tuple | dict):  # refused before any text is made
                 raise ProgramStopped(f"bad format spec: {type(val).__name__} takes no format spec", v)
-            if spec:
-                try:
-                    return format(val, spec)
-                except (ValueError, TypeError) as exc:
-                    raise ProgramStopped(f"bad format spec: {exc}", v) from None
-        # written within what is left of max_str; the f-string charges its whole result
-        if val.__class__ in _SCALARS and v.conversion != ord("r"):  # short by construction (ints are checked)
+            try:  # a scalar or a string within max_str, padded to at most _MAX_FORMAT_FIELD
+                return format(val, spec)
+            except (ValueError, TypeError) as exc:
+                raise ProgramStopped(f"bad format spec: {exc}", v) from None
+        if val.__class__ in _SCALARS or val.__class__ is str:  # no walk: short, or already text
             text = str(val)
             complete = len(text) <= room
         else:
-            text, complete = text_of(val, max(room, 0), quote=v.conversion == ord("r"))
+            text, complete = text_of(val, max(room, 0))
         if not complete:
-            raise ProgramStopped(f"string longer than {self.lim.max_str} characters", v)
+            raise ProgramStopped(too_long, v)
         return text
 
     def _check_int(self, val: Any, node: ast.AST) -> None:

@@ -161,3 +161,10 @@ async def test_the_text_budget_is_charged_as_work() -> None:
     interp = Interpreter(FakeApi(), limits)
     assert await interp.run(parse_program(code, limits)) == len(str(["x" * 9000] * 5))
     assert interp.steps >= 45_000 // 100
+
+
+async def test_f_strings_write_what_python_writes() -> None:
+    """``!r`` first, then the spec, as Python does (the spec was ignored after ``!r``)."""
+    code = body("x = 'ab'", "y = 1.2345", "z = [1, 'a']", "w = None",
+                "return f'{x!r:>8}|{y:.2f}|{z}|{z!r}|{w}|{w!r}|{x}'")
+    assert await Interpreter(FakeApi()).run(parse_program(code)) == "    'ab'|1.23|[1, 'a']|[1, 'a']|None|None|ab"
