@@ -13,6 +13,18 @@ Why arguments are checked *before* a builtin runs: ``round``, ``format``, ``int`
 ``str`` do their work inside one C call, which no step or time budget can interrupt
 (``round(1, -10**9)`` or a format width of 10^9 would hang or eat gigabytes first).
 
+Values become text only through :func:`programs.bounded.text_of`, which stops at a
+character limit while it writes: ``str()``, f-strings, and every argument handed to an
+operation (each with its own limit, named in the stop: "describe's instruction is longer
+than 10,000 characters as text"). A value inside the part budget can still be ~20 MB of
+text (a part may be a string whose ``repr`` is ten times its length), and that text used to
+become a prompt and a trace too big to write.
+
+Why the interpreter yields to the event loop every ``yield_steps`` steps: its work is
+CPU-bound, and an event loop that never gets control cannot fire ``--program-timeout`` or
+serve the other items in flight. With the yield, a program is cancelled at its time limit
+wherever it is, and other items go on while it runs.
+
 Failure policy: :meth:`Interpreter.run` raises :class:`ProgramStopped` and nothing else
 (an exception raised inside an allowed operation becomes a stop naming the line and
 column of the node that raised it), so one program can only ever end its own item; the
@@ -22,13 +34,15 @@ one exception is what the :class:`Api` names a failure of the whole run (a repla
 from __future__ import annotations
 
 import ast
+import asyncio
 import operator
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from programs.bounded import preview, text_of
 from programs.safety import BUILTINS, ENTRY, Checked, Limits
 
 
@@ -131,6 +145,7 @@ class Interpreter:
         # ``max_memo`` entries it starts again (a miss only costs a walk, which is charged).
         self._memo: dict[int, tuple[Any, int, int]] = {}
         self._touched = 0
+        self._next_yield = self.lim.yield_steps
 
     # ----- budgets -----
     def _tick(self, node: ast.AST) -> None:
@@ -210,6 +225,28 @@ class Interpreter:
         if self.ops > self.lim.max_ops:
             raise ProgramStopped(f"more than {self.lim.max_ops} operation calls", node)
 
+    def _text(self, value: Any, limit: int, what: str, node: ast.AST) -> str:
+        """``str(value)``, refused past ``limit`` characters before it is built whole, and
+        charged as work (one step per 100 characters written)."""
+        if value.__class__ is str and len(value) <= limit:  # the common case, without a walk
+            if len(value) >= 100:
+                self._charge(len(value) // 100, node)
+            return value
+        if not isinstance(value, _TEXTABLE):
+            raise ProgramStopped(f"{what}: this value cannot be written as text", node)
+        if value.__class__ is int:
+            self._check_int(value, node)
+        text, complete = text_of(value, limit)
+        self._charge(len(text) // 100, node)
+        if not complete:
+            raise ProgramStopped(f"{what} is longer than {limit:,} characters as text", node)
+        return text
+
+    async def _pace(self) -> None:
+        """Give the event loop its turn (every ``yield_steps`` steps; see the module docstring)."""
+        self._next_yield = self.steps + self.lim.yield_steps
+        await asyncio.sleep(0)
+
     # ----- entry points -----
     async def run(self, checked: Checked) -> Any:
         """Run a logic program's ``execute_command`` or a narrative program's statements.
@@ -257,6 +294,8 @@ class Interpreter:
             await self._stmt(s)
 
     async def _stmt(self, s: ast.stmt) -> None:
+        if self.steps >= self._next_yield:  # checked here, so that the common case makes no coroutine
+            await self._pace()
         try:
             await self._stmt_node(s)
         except _PASS_THROUGH:
@@ -362,8 +401,8 @@ class Interpreter:
                     parts.append(str(v.value))
                 else:
                     assert isinstance(v, ast.FormattedValue)
-                    val = await self._eval(v.value)
-                    parts.append(self._format(val, v))
+                    got = await self._eval(v.value)
+                    parts.append(self._format(got, v, self.lim.max_str - total))
                 total += len(parts[-1])
                 if total > self.lim.max_str:
                     raise ProgramStopped(f"string longer than {self.lim.max_str} characters", e)
@@ -418,30 +457,48 @@ class Interpreter:
             try:
                 return base[key]
             except (KeyError, IndexError, TypeError) as exc:
-                raise ProgramStopped(f"bad index {key!r}: {type(exc).__name__}", e) from None
+                raise ProgramStopped(f"bad index {preview(key)}: {type(exc).__name__}", e) from None
         if isinstance(e, ast.Call):
             return await self._call(e)
         if isinstance(e, ast.Attribute):
             raise ProgramStopped("attributes can only be called", e)
         raise ProgramStopped(f"{type(e).__name__} cannot be evaluated", e)  # pragma: no cover
 
-    def _format(self, val: Any, v: ast.FormattedValue) -> str:
+    def _format(self, val: Any, v: ast.FormattedValue, room: int) -> str:
+        """One ``{...}`` of an f-string (``!r`` first, then the spec, as Python does), written in
+        at most ``room`` characters (what is left of ``max_str``); the f-string charges its
+        whole result."""
         if not isinstance(val, (*_PLAIN, list, dict, tuple)):
             raise ProgramStopped("only plain values can be formatted", v)
         self._check_int(val, v)
+        too_long = f"string longer than {self.lim.max_str} characters"
         if v.conversion == ord("r"):
-            return repr(val)
+            val, complete = text_of(val, max(room, 0), quote=True)
+            if not complete:
+                raise ProgramStopped(too_long, v)
+        spec = ""
         if v.format_spec is not None:
+            assert isinstance(v.format_spec, ast.JoinedStr)
             spec = "".join(str(c.value) for c in v.format_spec.values if isinstance(c, ast.Constant))
             if len(spec) > 10 or not all(ch in "0123456789.<>^+-fdegs%," for ch in spec):
                 raise ProgramStopped("format spec not allowed", v)
             if any(int(n) > _MAX_FORMAT_FIELD for n in re.findall(r"[0-9]+", spec)):
                 raise ProgramStopped(f"format width or precision beyond {_MAX_FORMAT_FIELD}", v)
-            try:
+        if spec:
+            if isinstance(val, list | tuple | dict):  # refused before any text is made
+                raise ProgramStopped(f"bad format spec: {type(val).__name__} takes no format spec", v)
+            try:  # a scalar or a string within max_str, padded to at most _MAX_FORMAT_FIELD
                 return format(val, spec)
             except (ValueError, TypeError) as exc:
                 raise ProgramStopped(f"bad format spec: {exc}", v) from None
-        return str(val)
+        if val.__class__ in _SCALARS or val.__class__ is str:  # no walk: short, or already text
+            text = str(val)
+            complete = len(text) <= room
+        else:
+            text, complete = text_of(val, max(room, 0))
+        if not complete:
+            raise ProgramStopped(too_long, v)
+        return text
 
     def _check_int(self, val: Any, node: ast.AST) -> None:
         """Refuse, before any conversion to text, an integer the program could not have made
@@ -478,27 +535,64 @@ class Interpreter:
             if f.attr == "query":  # video.query(time, question, modality) → describe(ranges, modality, instruction)
                 args, kwargs = _query_args(args, kwargs)
         else:
-            name = f.id  # type: ignore[union-attr]
+            assert isinstance(f, ast.Name)  # safety allows only names and video methods as callees
+            name = f.id
         if name in ("find", "describe", "synthesize", "answer_question"):
             self._op(e)
             try:
-                return await self._api(name, args, kwargs)
+                result = await self._api(name, args, kwargs, e)
             except TypeError as exc:
                 raise ProgramStopped(f"{name}: {exc}", e) from None
+            if isinstance(result, list) and len(result) <= self.lim.max_list and _SCALARS.issuperset(map(type, result)):
+                return result  # find's ranges: flat, within the count (measured later if nested)
+            return self._sized(result, e)
         return self._builtin(name, args, kwargs, e)
 
-    async def _api(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    async def _api(self, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+        """Call an operation with its arguments as bounded text (the ranges of ``describe`` stay
+        structured, within ``max_range_items`` items and ``max_arg_chars`` characters as text).
+
+        The text is exactly ``str()`` of what the program passed (so a request, and its cache
+        key, is what it always was); only its size is new."""
+        lim = self.lim
         if name == "find":
-            return await _call_with(self.api.find, ("query", "modality"), args, kwargs)
+            query, modality = _bind(("query", "modality"), args, kwargs)
+            return await self.api.find(self._text(query, lim.max_query_chars, "find's query", node),
+                                       self._text(modality, lim.max_query_chars, "find's modality", node))
         if name == "describe":
-            return await _call_with(self.api.describe, ("ranges", "modality", "instruction"), args, kwargs)
+            ranges, modality, instruction = _bind(("ranges", "modality", "instruction"), args, kwargs)
+            if isinstance(ranges, list | tuple) and len(ranges) > lim.max_range_items:
+                raise ProgramStopped(f"describe's ranges has {len(ranges)} items; at most {lim.max_range_items}", node)
+            self._text(ranges, lim.max_arg_chars, "describe's ranges", node)
+            return await self.api.describe(ranges, self._text(modality, lim.max_query_chars, "describe's modality", node),
+                                           self._text(instruction, lim.max_arg_chars, "describe's instruction", node))
         if name == "answer_question":  # answer_question(question, evidence, options) → synthesize
             q = kwargs.get("question", args[0] if args else "")
             opts = kwargs.get("options", args[2] if len(args) > 2 else None)
-            return await self.api.synthesize(str(q), _as_options(opts) or self.options)
+            return await self.api.synthesize(self._text(q, lim.max_arg_chars, "answer_question's question", node),
+                                             self._options(opts, "answer_question's options", node) or self.options)
         opts = kwargs.get("options", args[1] if len(args) > 1 else None)
-        return await self.api.synthesize(str(kwargs.get("instruction", args[0] if args else "")),
-                                         _as_options(opts) or self.options)
+        instruction = kwargs.get("instruction", args[0] if args else "")
+        return await self.api.synthesize(self._text(instruction, lim.max_arg_chars, "synthesize's instruction", node),
+                                         self._options(opts, "synthesize's options", node) or self.options)
+
+    def _options(self, v: Any, what: str, node: ast.AST) -> list[str] | None:
+        """A program's options as text: at most ``max_options`` of them (A–Z), all of them
+        together at most ``max_arg_chars`` characters; ``None`` when it passed no list."""
+        if not isinstance(v, list | tuple):
+            return None
+        if len(v) > self.lim.max_options:
+            raise ProgramStopped(f"{what} has {len(v)} items; at most {self.lim.max_options}", node)
+        out: list[str] = []
+        room = self.lim.max_arg_chars
+        for x in v:
+            text, complete = text_of(x, room)
+            self._charge(len(text) // 100, node)
+            if not complete:
+                raise ProgramStopped(f"{what} are longer than {self.lim.max_arg_chars:,} characters as text", node)
+            out.append(text)
+            room -= len(text)
+        return out
 
     def _builtin(self, name: str, args: list[Any], kwargs: dict[str, Any], e: ast.AST) -> Any:
         if kwargs and name not in ("sorted", "round"):
@@ -541,9 +635,11 @@ class Interpreter:
             if name == "str" and args:
                 if not isinstance(args[0], (*_PLAIN, list, dict, tuple)):
                     raise ProgramStopped("str() of this value is not allowed", e)
-                self._check_int(args[0], e)
-            fn: Callable[..., Any] = {"len": len, "str": str, "int": int, "float": float, "min": min, "max": max,
-                                      "abs": abs, "round": round, "sum": sum, "bool": bool}[name]
+                if len(args) == 1:  # the text is within max_str and charged as it is written
+                    return self._text(args[0], self.lim.max_str, "str()'s value", e)
+            table: dict[str, Callable[..., Any]] = {"len": len, "str": str, "int": int, "float": float, "min": min,
+                                                    "max": max, "abs": abs, "round": round, "sum": sum, "bool": bool}
+            fn = table[name]
             return self._sized(fn(*args, **kwargs), e)
         except ProgramStopped:
             raise
@@ -559,12 +655,10 @@ class _Video:
 
 
 _VIDEO = _Video()
-
-
-def _as_options(v: Any) -> list[str] | None:
-    if isinstance(v, list | tuple):
-        return [str(x) for x in v]
-    return None
+#: the types of a flat operation result that need no measuring beyond its length
+_SCALARS = frozenset({int, float, bool, type(None), TimeRange})
+#: what a program may hand an operation, or ``str()``, as text
+_TEXTABLE = (*_PLAIN, list, dict, tuple, _Video)
 
 
 def _query_args(args: list[Any], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
@@ -574,8 +668,8 @@ def _query_args(args: list[Any], kwargs: dict[str, Any]) -> tuple[list[Any], dic
     return [time_, modality, question], {}
 
 
-async def _call_with(fn: Callable[..., Awaitable[Any]], names: tuple[str, ...], args: list[Any],
-                     kwargs: dict[str, Any]) -> Any:
+def _bind(names: tuple[str, ...], args: list[Any], kwargs: dict[str, Any]) -> list[Any]:
+    """The values of ``names`` from positional and keyword arguments (``TypeError`` as Python says it)."""
     extra = set(kwargs) - set(names)
     if extra:
         raise TypeError(f"unexpected argument(s) {', '.join(sorted(extra))}")
@@ -586,7 +680,7 @@ async def _call_with(fn: Callable[..., Awaitable[Any]], names: tuple[str, ...], 
     missing = [n for n in names if n not in values]
     if missing:
         raise TypeError(f"missing argument(s) {', '.join(missing)}")
-    return await fn(*[values[n] for n in names])
+    return [values[n] for n in names]
 
 
 _PASS_THROUGH = (ProgramStopped, _Return, _Break, _Continue, RecursionError, MemoryError)

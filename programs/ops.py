@@ -13,14 +13,26 @@
   still "no" → kept but marked unverified and left out of ``synthesize``.
 * ``synthesize(instruction)`` → the conclusion, from the numbered descriptions only (no
   media); ``[n]`` markers are replaced by the citations of description ``n``.
+
+Records tell the truth about each operation: a record is appended when the operation starts
+(so a stop or a timeout mid-operation still shows it) and its status is set by how the
+work ended — ``ok``/``verified``/``unchecked``/``unverified`` when it ran, ``empty`` only
+when there was genuinely nothing (no range to describe, nothing found), ``error`` or
+``unparseable`` with the reason when it failed, including when it raised (the exception
+still stops the program, at the call's line) or was cancelled by the program's time limit.
+Arguments arrive as bounded text (the interpreter's job); model answers are refused past
+``max_answer_chars`` before anything reads them; times must be finite and within a week.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import difflib
+import math
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -29,6 +41,7 @@ from pydantic import BaseModel, Field
 import prompts
 from media.evidence import EvidenceConfig, build_evidence
 from murgat.citations import (
+    MAX_TIME_S,
     check_durations,
     format_group,
     make_citation,
@@ -43,12 +56,23 @@ from murgat.judges.types import JudgeRequest, TextPart
 from murgat.pipeline.stages import CallPool, ItemContext, ask_entailment
 from murgat.schema import AtomicFact, Citation
 from murgat.text import split_sentences, strip_thinking
+from programs.bounded import preview
 from programs.interpreter import Api, TimeRange
 
 FindBackend = Literal["model", "transcript", "ocr"]
 FIND_SCHEMA = {"type": "object", "properties": {"ranges": {"type": "array", "items": {"type": "array"}}},
                "required": ["ranges"]}
 _MAX_RANGES = 8
+#: how many of a ``describe``'s range items, and characters of each, its record keeps
+_RECORDED_ITEMS = 64
+_RECORDED_CHARS = 400
+#: most characters of a judge's raw answer a record keeps (the response cache keeps it whole)
+_RECORDED_RAW = 2_000
+#: most letter-words in a time written as text: the citation grammar's label part can read a
+#: run of words joined by "and" many ways, so its cost grows exponentially with their number
+#: (12 words ~1 ms, 25 words 0.7 s); real times ("1.5 seconds to 3 seconds", "audio 0:01-0:03
+#: and 0:05-0:07") have a handful
+_MAX_TIME_WORDS = 12
 
 
 class OpRecord(BaseModel):
@@ -58,8 +82,10 @@ class OpRecord(BaseModel):
     inputs: dict[str, Any] = Field(default_factory=dict)
     output: Any = None
     citations: list[str] = Field(default_factory=list)
-    status: str = "ok"
+    status: str = Field(default="ok", description="running while it runs; then ok | empty | error | unparseable "
+                                          "(find), verified | unchecked | unverified | empty | error (describe)")
     check: list[dict[str, Any]] = Field(default_factory=list, description="runtime attribution verdicts, in order")
+    notes: list[str] = Field(default_factory=list, description="what the operation left out, and why (it still ran)")
     calls: int = 0
     seconds: float = 0.0
     error: str | None = None
@@ -108,16 +134,20 @@ def merge_ranges(ranges: list[tuple[float, float]], duration: float | None, gap:
 
 
 def _seconds(v: Any) -> float | None:
+    """A time in seconds, or ``None``: not a number, or not finite (``"nan"``, ``"inf"`` and
+    ``"1e999"`` as text are refused here, as the interpreter refuses them as numbers)."""
     if isinstance(v, bool):
         return None
     if isinstance(v, int | float):
-        return float(v)
+        return float(v) if math.isfinite(v) else None
     if isinstance(v, str):
         t = v.strip()
         try:
-            return float(t)
+            x = float(t)
         except ValueError:
             pass
+        else:
+            return x if math.isfinite(x) else None
         if re.fullmatch(r"[0-9]{1,3}(?::[0-9]{1,2}){1,2}(?:\.[0-9]+)?", t):
             value, problem = parse_time(t)
             return None if problem else value
@@ -130,7 +160,7 @@ def _string_times(text: str, mod: str) -> list[Citation]:
     exactly the segments the planner named. Only the times are taken: the modality is
     ``describe``'s own."""
     t = " ".join(text.split())
-    if not t or len(t) > 400 or any(ch in t for ch in "()[]"):
+    if not t or len(t) > 400 or any(ch in t for ch in "()[]") or len(re.findall(r"[A-Za-z]+", t)) > _MAX_TIME_WORDS:
         return []
     for group in (f"({t})", f"({mod} {t})"):  # labelled by the planner, or not
         cites = [c for c in parse_citations(group) if c.valid]
@@ -169,8 +199,33 @@ class ExecutorApi(Api):
     conclusions: list[tuple[str, str]] = field(default_factory=list)  # (raw text, text with citations)
     _text_loaded: bool = False
 
+    #: most characters of a model answer an operation accepts (the runner sets the program's limit)
+    max_answer_chars: int = 20_000
+
     def is_run_failure(self, exc: BaseException) -> bool:
         return is_run_failure(exc)
+
+    @contextlib.contextmanager
+    def _recording(self, rec: OpRecord) -> Iterator[OpRecord]:
+        """Append ``rec`` now and settle its status when the work ends: whatever the operation
+        set, else ``ok``; ``error`` with the reason if it raised (the exception goes on and
+        stops the program) or was cancelled (the program's time ran out)."""
+        rec.status = "running"
+        self.records.append(rec)
+        t0 = time.monotonic()
+        try:
+            yield rec
+        except asyncio.CancelledError:
+            rec.status, rec.error = "error", "cancelled: the program's time limit ran out during this operation"
+            raise
+        except Exception as exc:
+            rec.status, rec.error = "error", f"{type(exc).__name__}: {str(exc)[:300]}"
+            raise
+        else:
+            if rec.status == "running":
+                rec.status = "ok"
+        finally:
+            rec.seconds = time.monotonic() - t0
 
     async def _text_channels(self) -> None:
         """Transcript, sound classes and screen text, once per item, before the first evidence
@@ -202,37 +257,43 @@ class ExecutorApi(Api):
         rec.calls += 1
         if out.error:
             return None, out.error
-        return (out.text or ""), None
+        text = out.text or ""
+        if len(text) > self.max_answer_chars:  # refused before anything (the citation grammar, the reader) reads it
+            return None, (f"the executor's answer is {len(text):,} characters, beyond the "
+                          f"{self.max_answer_chars:,}-character limit")
+        return text, None
 
     # ----- find -----
     async def find(self, query: str, modality: str) -> list[TimeRange]:
         rec = OpRecord(op="find", inputs={"query": str(query), "modality": str(modality)})
-        t0 = time.monotonic()
-        self.records.append(rec)
-        mod = normalise_modality(str(modality))
-        try:
-            if mod is None or self._duration(mod) is None:
-                rec.status, rec.error = "error", f"no {modality} track in this media" if mod else f"unknown modality {modality!r}"
-                return []
-            backend: str = self.settings.find_backend
-            if (backend == "transcript" and mod != "audio") or (backend == "ocr" and mod != "visual"):
-                backend = "model"  # the text backends read only their own modality
-            rec.inputs["backend"] = backend
-            if backend == "transcript":
-                found = await asyncio.to_thread(self._find_transcript, str(query))
-            elif backend == "ocr":
-                found = await asyncio.to_thread(self._find_ocr, str(query))
-            else:
-                await self._text_channels()
-                found = await self._find_model(str(query), mod, rec)
-            merged = merge_ranges(found, self._duration(mod))[:_MAX_RANGES]
-            result = [TimeRange(a, b, mod, backend) for a, b in merged]
-            rec.output = [[r.start, r.end] for r in result]
-            if not result:
-                rec.status = "empty"
+        with self._recording(rec):
+            return await self._find(str(query), str(modality), rec)
+
+    async def _find(self, query: str, modality: str, rec: OpRecord) -> list[TimeRange]:
+        mod = normalise_modality(modality)
+        if mod is None or self._duration(mod) is None:
+            rec.status, rec.error = "error", f"no {mod} track in this media" if mod else \
+                f"unknown modality {preview(modality)}"
+            return []
+        backend: str = self.settings.find_backend
+        if (backend == "transcript" and mod != "audio") or (backend == "ocr" and mod != "visual"):
+            backend = "model"  # the text backends read only their own modality
+        rec.inputs["backend"] = backend
+        if backend == "transcript":
+            found = await asyncio.to_thread(self._find_transcript, query)
+        elif backend == "ocr":
+            found = await asyncio.to_thread(self._find_ocr, query)
+        else:
+            await self._text_channels()
+            found = await self._find_model(query, mod, rec)
+        merged = merge_ranges(found, self._duration(mod))[:_MAX_RANGES]
+        result = [TimeRange(a, b, mod, backend) for a, b in merged]
+        if rec.status != "running":  # the search failed (error, unparseable): a failure, never "nothing found"
             return result
-        finally:
-            rec.seconds = time.monotonic() - t0
+        rec.output = [[r.start, r.end] for r in result]
+        if not result:
+            rec.status = "empty"
+        return result
 
     async def _find_model(self, query: str, mod: str, rec: OpRecord) -> list[tuple[float, float]]:
         dur = self._duration(mod) or 0.0
@@ -254,7 +315,7 @@ class ExecutorApi(Api):
         rows = value.get("ranges") if isinstance(value, dict) else value if isinstance(value, list) else None
         if not isinstance(rows, list):
             rec.status, rec.error = "unparseable", problem or "answer has no list of ranges"
-            rec.output = text
+            rec.output = (text or "")[:_RECORDED_RAW]
             return []
         out = []
         for row in rows:
@@ -321,50 +382,67 @@ class ExecutorApi(Api):
         return hits
 
     # ----- describe -----
-    def _citations(self, ranges: Any, mod: str) -> list[Citation]:
-        items = ranges if isinstance(ranges, list | tuple) else [ranges]
+    def _citations(self, ranges: Any, mod: str) -> tuple[list[Citation], list[str]]:
+        """The citations ``ranges`` names, and a note for each item that names no usable time
+        (unreadable, not finite, beyond a week): such an item is never silently dropped."""
+        items = ranges if isinstance(ranges, list | tuple) else [] if ranges is None else [ranges]
         spans: list[tuple[float, float]] = []
         points: list[float] = []
+        problems: list[str] = []
         for r in items:
+            got: list[float] = []
             if isinstance(r, TimeRange):
                 spans.append((r.start, r.end))
-            elif isinstance(r, str):
+                continue
+            if isinstance(r, str):
                 named = _string_times(r, mod)
-                spans += [(c.start, c.end) for c in named if not c.point]
-                points += [c.start for c in named if c.point]
-                if not named and (a := _seconds(r)) is not None:  # plain seconds ("4", "4.5")
-                    points.append(a)
+                spans += [(c.start, c.end) for c in named if not c.point and c.start is not None and c.end is not None]
+                points += [c.start for c in named if c.point and c.start is not None]
+                if named:
+                    continue
+                if (a := _seconds(r)) is not None:  # plain seconds ("4", "4.5")
+                    got = [a]
             elif isinstance(r, list | tuple) and len(r) == 2:
                 a, b = _seconds(r[0]), _seconds(r[1])
-                if a is not None and b is not None:
-                    spans.append((a, b))
+                got = [a, b] if a is not None and b is not None else []
             elif isinstance(r, int | float) and not isinstance(r, bool):
-                points.append(float(r))
+                got = [float(r)] if math.isfinite(r) else []
+            if not got:
+                problems.append(f"{preview(r, 60)} is not a time (finite seconds, or text such as 0:01-0:03)")
+            elif any(abs(x) > MAX_TIME_S for x in got):
+                problems.append(f"{preview(r, 60)} is beyond any media (more than a week)")
+            elif len(got) == 2:
+                spans.append((got[0], got[1]))
+            else:
+                points.append(got[0])
         cites = [make_citation(mod, a, b) for a, b in merge_ranges(spans, None)[:_MAX_RANGES]]
         cites += [make_citation(mod, t) for t in points[: max(0, _MAX_RANGES - len(cites))]]
-        return check_durations(cites, self.ctx.durations, self.ctx.config.end_tolerance_s)
+        return check_durations(cites, self.ctx.durations, self.ctx.config.end_tolerance_s), problems
 
     async def describe(self, ranges: Any, modality: str, instruction: str) -> str:
         rec = OpRecord(op="describe", inputs={"ranges": _plain(ranges), "modality": str(modality),
                                               "instruction": str(instruction)})
-        self.records.append(rec)
-        t0 = time.monotonic()
-        try:
+        with self._recording(rec):
             return await self._describe(ranges, str(modality), str(instruction), rec)
-        finally:
-            rec.seconds = time.monotonic() - t0
 
     async def _describe(self, ranges: Any, modality: str, instruction: str, rec: OpRecord) -> str:
         mod = normalise_modality(modality)
         if mod is None:
-            rec.status, rec.error = "error", f"unknown modality {modality!r}"
+            rec.status, rec.error = "error", f"unknown modality {preview(modality)}"
             return ""
-        cites = [c for c in self._citations(ranges, mod) if c.valid]
+        named, unreadable = self._citations(ranges, mod)
+        if unreadable:  # a time that is not a time is a malformed call: nothing is described
+            rec.status, rec.error = "error", _listed(unreadable)
+            return ""
+        cites = [c for c in named if c.valid]
         rec.citations = [c.raw for c in cites]
+        outside = [f"{c.raw}: {c.reason or 'not usable'}" for c in named if not c.valid]
         if not cites:
-            rec.status = "empty"
-            rec.error = "no valid time range to describe (nothing found, or outside the media)"
+            # nothing given (a find that found nothing) is "empty"; times given but unusable are the program's error
+            rec.status = "error" if outside else "empty"
+            rec.error = _listed(outside) if outside else "no time range to describe (nothing found)"
             return ""
+        rec.notes = [f"left out {x}" for x in outside]
         idx = list(range(len(cites)))
         await self._text_channels()
         ev = await asyncio.to_thread(self.ctx.evidence_for, cites, idx)
@@ -395,7 +473,8 @@ class ExecutorApi(Api):
             fact = AtomicFact(index=0, sentence_index=0, text=text, citations=cites)
             verdict, call = await ask_entailment(self.pool, self.checker, fact, frozenset(idx), self.ctx.config, self.ctx)
             rec.calls += 1
-            rec.check.append({"attempt": attempt, "verdict": verdict, "raw": call.raw, "error": call.error})
+            rec.check.append({"attempt": attempt, "verdict": verdict, "raw": (call.raw or "")[:_RECORDED_RAW] or call.raw,
+                              "error": call.error})
             if verdict == "yes":
                 status = "verified"
                 break
@@ -410,13 +489,11 @@ class ExecutorApi(Api):
 
     # ----- synthesize -----
     async def synthesize(self, instruction: str, options: list[str] | None = None) -> str:
-        rec = OpRecord(op="synthesize", inputs={"instruction": str(instruction)})
-        self.records.append(rec)
-        t0 = time.monotonic()
-        try:
+        opts = list(options or self.options)
+        rec = OpRecord(op="synthesize", inputs={"instruction": str(instruction), "options": opts})
+        with self._recording(rec):
             usable = [d for d in self.descriptions if d.status != "unverified" and d.text]
             listing = "\n".join(f"[{d.index}] ({d.modality}) {d.text}" for d in usable) or "(none)"
-            opts = options or self.options
             block = ("Options:\n" + "\n".join(f"({chr(65 + i)}) {o}" for i, o in enumerate(opts))) if opts else ""
             req = JudgeRequest(parts=[TextPart(prompts.render("program_synthesize", descriptions=listing,
                                                               question=self.question or "(not given)", options=block,
@@ -435,25 +512,37 @@ class ExecutorApi(Api):
             rec.citations = sorted({c.raw for n in rec.inputs["used"] for c in by_index[n].citations})
             self.conclusions.append((raw, cited))
             return raw
-        finally:
-            rec.seconds = time.monotonic() - t0
+
+
+#: a run of ``[n]`` markers ("[1]", "[1][2]", "[1], [3]"); possessive spacing, one way to read
+#: each run, so a scan is linear however the text is spaced
+_MARKERS = re.compile(r"\[(?:[0-9]{1,9})\](?:[ \t]*+(?:,[ \t]*+)?\[[0-9]{1,9}\])*+")
+#: spaces before punctuation, matched only from the start of a run of spaces (linear: a
+#: match cannot start again inside the run it failed on)
+_SPACE_BEFORE_PUNCT = re.compile(r"(?<![ \t])[ \t]++(?=[.,;:!?])")
 
 
 def restore_citations(text: str, by_index: dict[int, Description]) -> str:
-    """``[n]`` markers → the citation group of description ``n`` (unknown numbers dropped)."""
-
-    def group(m: re.Match[str]) -> str:
-        nums = [int(x) for x in re.findall(r"\d+", m.group(0))]
+    """``[n]`` markers → the citation group of description ``n`` (unknown numbers dropped);
+    the spaces before a marker and before punctuation it leaves are tidied."""
+    out: list[str] = []
+    pos = 0
+    for m in _MARKERS.finditer(text):
         cites: list[Citation] = []
-        for n in nums:
+        for n in (int(x) for x in re.findall(r"[0-9]+", m.group(0))):
             d = by_index.get(n)
             for c in d.citations if d else []:
                 if c.key() not in {x.key() for x in cites}:
                     cites.append(c)
-        return f" {format_group(cites)}" if cites else ""
+        out.append(text[pos : m.start()].rstrip(" \t"))
+        out.append(f" {format_group(cites)}" if cites else "")
+        pos = m.end()
+    out.append(text[pos:])
+    return _SPACE_BEFORE_PUNCT.sub("", "".join(out))
 
-    out = re.sub(r"[ \t]*\[\d+\](?:[ \t]*,?[ \t]*\[\d+\])*", group, text)
-    return re.sub(r"[ \t]+([.,;:!?])", r"\1", out)
+
+def _listed(problems: list[str], most: int = 8) -> str:
+    return "; ".join(problems[:most]) + (f" (and {len(problems) - most} more)" if len(problems) > most else "")
 
 
 def _clean_description(text: str) -> str:
@@ -463,12 +552,18 @@ def _clean_description(text: str) -> str:
     return " ".join(strip_citations(body).split())
 
 
-def _plain(v: Any) -> Any:
+def _plain(v: Any, depth: int = 0) -> Any:
+    """``describe``'s ranges as the record keeps them: at most ``_RECORDED_ITEMS`` items of
+    ``_RECORDED_CHARS`` characters each, two levels deep, cut with a marker (never a copy of
+    whatever the program passed, part by part)."""
     if isinstance(v, TimeRange):
         return [v.start, v.end]
-    if isinstance(v, list | tuple):
-        return [_plain(x) for x in v]
-    return v if isinstance(v, str | int | float | bool | type(None)) else str(v)
+    if isinstance(v, str):
+        return v if len(v) <= _RECORDED_CHARS else v[:_RECORDED_CHARS] + f"…[{len(v) - _RECORDED_CHARS} more characters]"
+    if isinstance(v, list | tuple) and depth < 2:
+        out = [_plain(x, depth + 1) for x in v[:_RECORDED_ITEMS]]
+        return out + ([f"…[{len(v) - _RECORDED_ITEMS} more items]"] if len(v) > _RECORDED_ITEMS else [])
+    return v if isinstance(v, int | float | bool | type(None)) else preview(v, _RECORDED_CHARS)
 
 
 def cite_sentences(text: str, citations: list[Citation]) -> str:
@@ -477,8 +572,9 @@ def cite_sentences(text: str, citations: list[Citation]) -> str:
     out = []
     for s in split_sentences(text):
         t = s.text.strip()
-        m = re.search(r"([.!?…]+[\"'”’)]*)$", t)
-        out.append(f"{t[: m.start()]} {group}{m.group(1)}" if m else f"{t} {group}.")
+        end = len(t.rstrip("\"'”’)"))  # the sentence's end: punctuation, then closing quotes or brackets
+        stop = len(t[:end].rstrip(".!?…"))  # (read from the end: linear, where a regex search was quadratic)
+        out.append(f"{t[:stop]} {group}{t[stop:]}" if stop < end else f"{t} {group}.")
     return " ".join(out)
 
 

@@ -12,7 +12,16 @@ again); a program that breaks a budget, or whose operation raises, is stopped an
 (reason, line and column), and what it described so far is kept; a missing media file is
 an error record; anything else that goes wrong for one item is that item's
 ``internal_error`` record. Nothing one item does reaches another item or ends the run, and
-a trace is always writable (lone surrogates escaped, deep nesting cut).
+a trace is always writable and bounded (:func:`programs.bounded.writable`: lone surrogates
+escaped, deep nesting, long strings and long lists cut with a marker).
+
+What is scored is only what operations produced. The conclusion (the last ``synthesize``,
+or the program's returned value when it never synthesized) may cite only segments that a
+``describe`` of this item cited: a citation no operation produced is a forgery (the trace
+would be truthful, the scored answer not), so the answer is refused (``forged_citations``,
+an error record naming the citations) instead of reaching ``responses.jsonl``. The
+returned value must fit in ``max_return_chars`` as text, and the assembled response in
+``max_response_chars``, before the answer letter is read or anything is written.
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ from pydantic import BaseModel, Field
 
 import prompts
 from murgat.answers import is_correct
-from murgat.citations import format_time
+from murgat.citations import format_group, format_time, parse_citations
 from murgat.engine.preflight import ItemMediaError, MediaPlace, open_media
 from murgat.judges.base import Judge
 from murgat.judges.types import JudgeRequest, TextPart
@@ -35,6 +44,7 @@ from murgat.pipeline.config import ScoreConfig
 from murgat.pipeline.stages import CallPool, ItemContext
 from murgat.schema import Item
 from murgat.text import extract_option
+from programs.bounded import Budget, text_of, writable
 from programs.extract import NoProgram, extract_logic, extract_narrative
 from programs.interpreter import Interpreter, ProgramStopped
 from programs.ops import ExecutorApi, OpRecord, OpSettings, cite_sentences, is_run_failure
@@ -55,7 +65,8 @@ class ItemTrace(BaseModel):
 
     id: str
     variant: str
-    status: str = "ok"  # ok | planning_error | program_stopped | media_error | no_answer | internal_error
+    status: str = "ok"  # ok | planning_error | program_stopped | forged_citations | response_too_long | media_error
+    #                     | no_answer | internal_error
     plan_attempts: list[PlanAttempt] = Field(default_factory=list)
     program: str | None = None
     program_kind: str | None = None
@@ -70,6 +81,7 @@ class ItemTrace(BaseModel):
     cache_hits: int = 0
     seconds: float = 0.0
     interpreter_seconds: float = 0.0
+    trace_cut: int = Field(default=0, description="strings, lists or values this trace cut (with a marker) to stay bounded")
 
 
 @dataclass
@@ -121,10 +133,35 @@ async def plan(judges: Judges, pool: CallPool, item: Item, variant: str, cfg: Sc
     return None
 
 
-def assemble(api: ExecutorApi, returned: Any, n_options: int) -> tuple[str, str | None]:
-    """The cited response and the chosen option letter."""
+class AnswerRefused(ValueError):
+    """The item's answer cannot be scored as it is; ``status`` says why (forged citations, size)."""
+
+    def __init__(self, status: str, reason: str) -> None:
+        self.status, self.reason = status, reason
+        super().__init__(reason)
+
+
+def forged_citations(api: ExecutorApi, conclusion: str) -> list[str]:
+    """Citation groups of ``conclusion`` that cite a segment no ``describe`` of this item cited
+    (read by the citation grammar ``murgat score`` reads the response with)."""
+    made = {c.key() for d in api.descriptions if d.text and d.status != "unverified" for c in d.citations}
+    forged = [c for c in parse_citations(conclusion) if c.key() not in made]
+    return list(dict.fromkeys(f"({c.raw})" if not c.valid or c.start is None else format_group([c])
+                              for c in forged))
+
+
+def assemble(api: ExecutorApi, returned: str, n_options: int) -> tuple[str, str | None]:
+    """The cited response and the chosen option letter; :class:`AnswerRefused` when the
+    conclusion cites what no operation produced. ``returned``: the program's returned value
+    as (bounded) text."""
     parts = [cite_sentences(d.text, d.citations) for d in api.descriptions if d.text and d.status != "unverified"]
-    conclusion = api.conclusions[-1][1] if api.conclusions else (str(returned) if returned not in (None, "") else "")
+    conclusion = api.conclusions[-1][1] if api.conclusions else returned
+    forged = forged_citations(api, conclusion)
+    if forged:
+        shown = ", ".join(forged[:5]) + (f" and {len(forged) - 5} more" if len(forged) > 5 else "")
+        where = "the last synthesize's answer" if api.conclusions else "the program's returned text"
+        raise AnswerRefused("forged_citations", f"{where} cites {shown}, which no operation of this item produced; "
+                                                "the answer is not scored")
     raw_conclusion = api.conclusions[-1][0] if api.conclusions else conclusion
     option = extract_option(raw_conclusion.split("Answer", 1)[-1] if "Answer" in raw_conclusion else raw_conclusion,
                             n_options) if raw_conclusion else None
@@ -186,14 +223,23 @@ async def _run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, 
         _count(trace, ctx)
         return _finish(record, trace, t0)
     api = ExecutorApi(executor=judges.executor, checker=judges.checker, pool=pool, ctx=ctx, settings=settings,
-                      question=item.question or "", options=list(item.options or []))
+                      question=item.question or "", options=list(item.options or []),
+                      max_answer_chars=limits.max_return_chars)
     interp = Interpreter(api, limits, options=list(item.options or []))
     ti = time.monotonic()
+    returned_text = ""
     try:
         returned = await asyncio.wait_for(interp.run(checked), timeout=limits.max_seconds)
         # only plain scalars are kept: a program may return arbitrarily nested values
         trace.returned = returned if isinstance(returned, str | int | float | bool | type(None)) else (
             f"<{type(returned).__name__}>")
+        if returned not in (None, ""):
+            returned_text, complete = text_of(returned, limits.max_return_chars)
+            if not complete:  # refused before the answer reader (or anything) reads it
+                trace.returned = returned_text[:200] + "…"
+                returned_text = ""
+                raise ProgramStopped(f"the program's returned value is longer than {limits.max_return_chars:,} "
+                                     "characters as text")
     except ProgramStopped as exc:
         trace.status, trace.error = "program_stopped", str(exc)
         if exc.line is not None:
@@ -203,7 +249,16 @@ async def _run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, 
     trace.interpreter_seconds = time.monotonic() - ti
     trace.interpreter_steps, trace.op_calls, trace.ops = interp.steps, interp.ops, api.records
     _count(trace, ctx)
-    text, option = assemble(api, trace.returned, len(item.options or []) or 10)
+    try:
+        text, option = assemble(api, returned_text, len(item.options or []) or 10)
+        if len(text) > limits.max_response_chars:
+            raise AnswerRefused("response_too_long", f"the assembled response is {len(text):,} characters, beyond "
+                                                     f"the {limits.max_response_chars:,}-character limit")
+    except AnswerRefused as exc:
+        trace.status, trace.error = exc.status, exc.reason
+        record["generation_error"] = f"{exc.status}: {exc.reason}"
+        record["program_status"] = exc.status
+        return _finish(record, trace, t0)
     record["response"] = text
     record["predicted_option"] = option
     correct = is_correct(option, item.gold, item.options)
@@ -223,38 +278,15 @@ def _count(trace: ItemTrace, ctx: ItemContext) -> None:
     trace.cache_hits = sum(1 for c in ctx.calls if c.cached)
 
 
-#: how deeply a trace or record value may nest when written (pydantic refuses ~255 levels)
-TRACE_MAX_DEPTH = 24
-
-
-def writable(value: Any, depth: int = 0) -> Any:
-    """``value`` as plain JSON that can always be written: lone surrogates (a program's
-    ``"\\ud800"``, a model's broken text) become their ``\\udXXX`` escape text, values nested
-    deeper than :data:`TRACE_MAX_DEPTH` are cut to a marker, and anything else becomes its
-    ``str``. Why: one unwritable trace (``model_dump_json`` raising) used to end the whole run."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-            return value
-        except UnicodeEncodeError:
-            return value.encode("utf-8", "backslashreplace").decode("utf-8")
-    if value is None or isinstance(value, bool | int | float):
-        return value
-    if depth >= TRACE_MAX_DEPTH:
-        return f"<{type(value).__name__} nested deeper than {TRACE_MAX_DEPTH} levels, not kept>"
-    if isinstance(value, dict):
-        return {writable(str(k) if not isinstance(k, str) else k): writable(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [writable(v, depth + 1) for v in value]
-    return writable(str(value))
-
-
 def _finish(record: dict[str, Any], trace: ItemTrace, t0: float) -> tuple[dict[str, Any], ItemTrace]:
     trace.seconds = time.monotonic() - t0
     record["program_calls"] = trace.judge_calls
     safe_record = writable(record)
     try:
-        safe_trace = ItemTrace.model_validate(writable(trace.model_dump(mode="python")))
+        # bounded before pydantic sees it: the serializer's own allocation failure aborts the process
+        budget = Budget()
+        safe_trace = ItemTrace.model_validate(writable(trace.model_dump(mode="python"), budget))
+        safe_trace.trace_cut = budget.cut
         safe_trace.model_dump_json()
     except Exception as exc:  # the last resort: the stop is recorded instead of the full trace
         safe_trace = ItemTrace(id=writable(trace.id), variant=trace.variant, status="internal_error",

@@ -14,7 +14,7 @@ Rules:
   ``break``/``continue``/``pass``, ``return``, and one ``def execute_command(video, options)``
   at top level (logic variants); no ``while``, ``import``, ``class``, ``lambda``, ``with``,
   ``try``, ``global``, ``del``, ``assert``, ``yield``, ``await``, comprehensions;
-* expressions: literals (strings up to ``max_const_chars``), names, list/tuple/dict
+* expressions: literals (strings up to ``max_const_chars``, finite numbers), names, list/tuple/dict
   displays, f-strings without format specs that nest expressions, comparisons, boolean
   and unary operators, ``+ - * / // %`` (no ``**``, no bit operators), subscripts;
 * names: no dunder names anywhere; the interpreter's own builtins only are callable;
@@ -24,6 +24,7 @@ Rules:
 from __future__ import annotations
 
 import ast
+import math
 from dataclasses import dataclass, field
 
 #: functions a program may call by name (API operations and a few pure builtins)
@@ -56,6 +57,18 @@ class Limits:
     ``max_memo`` bounds the interpreter's memo of measured values (memory, whatever the
     program does). ``max_answer_chars`` is checked on the planner's whole answer before
     the program is looked for in it.
+
+    Text sizes (each checked while the text is written, before it exists whole; see
+    :mod:`programs.bounded`): ``max_query_chars`` for ``find``'s query and any modality,
+    ``max_arg_chars`` for an instruction, a question, ``describe``'s ranges and a list of
+    options (all options together), ``max_range_items`` and ``max_options`` for how many
+    items those lists hold. ``max_return_chars`` caps the program's returned value as text
+    and every model answer an operation hands to the program (a description, a conclusion),
+    so that what the answer reader and the trace see is bounded; ``max_response_chars`` caps
+    the response the item assembles (``murgat score``'s own default limit, so a program's
+    response is never one that ``score`` would refuse). ``yield_steps``: how often (in
+    steps) the interpreter hands the event loop its turn, so that ``--program-timeout``
+    fires and other items go on while a program computes.
     """
 
     max_chars: int = 20_000
@@ -73,6 +86,13 @@ class Limits:
     max_value_depth: int = 32
     max_memo: int = 4_096
     max_answer_chars: int = 200_000
+    max_query_chars: int = 1_000
+    max_arg_chars: int = 10_000
+    max_range_items: int = 64
+    max_options: int = 26
+    max_return_chars: int = 20_000
+    max_response_chars: int = 200_000
+    yield_steps: int = 256
 
 
 class ProgramRefused(ValueError):
@@ -165,6 +185,8 @@ def _check_node(n: ast.AST, entry: ast.FunctionDef | None, lim: Limits) -> None:
             raise ProgramRefused("only str, int, float, bool and None literals", n)
         if isinstance(n.value, int) and not isinstance(n.value, bool) and abs(n.value) > lim.max_int:
             raise ProgramRefused(f"integer literal beyond {lim.max_int}", n)
+        if isinstance(n.value, float) and not math.isfinite(n.value):  # 1e999 is inf before anything runs
+            raise ProgramRefused("number literals must be finite (1e999 is infinity)", n)
     if isinstance(n, ast.Attribute):
         if n.attr.startswith("_"):
             raise ProgramRefused("private or dunder attributes are not allowed", n, n.attr)

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from murgat.cli import main
 from murgat.jsonl import read_records
+from programs.bounded import TRACE_MAX_CHARS, TRACE_MAX_DEPTH, TRACE_MAX_ITEMS, Budget, writable
 from programs.ops import OpRecord
-from programs.runner import TRACE_MAX_DEPTH, ItemTrace, _finish, writable
+from programs.runner import ItemTrace, PlanAttempt, _finish
 
 ASK = "A woman asks whether the lord of the universe is in."
 
@@ -123,3 +124,31 @@ def test_a_replay_miss_inside_a_program_still_ends_the_run_loudly(tmp_path: Path
     code = main(["program", str(data), "--media-root", str(example_media), "--variant", "logic-declarative",
                  "--planner", f"replay:{cas}", "--out", str(tmp_path / "prog"), "--json", "--quiet"])
     assert code == 3 and "replay cassette miss" in capsys.readouterr().err
+
+
+def test_a_trace_is_bounded_whatever_it_holds() -> None:
+    """Strings, lists and the whole trace are cut with a marker: serialising a trace that held
+    a huge value several times over needed gigabytes, and the process aborted (exit 134) in
+    the serializer, where no ``except`` can catch it."""
+    huge = "x" * 1_000_000 + "\ud800"
+    ops = [OpRecord(op="describe", inputs={"instruction": huge, "ranges": [huge] * 10}, output=huge) for _ in range(5)]
+    trace = ItemTrace(id="x", variant="v", ops=ops, plan_attempts=[PlanAttempt(attempt=0, raw=huge * 3)])
+    record, safe = _finish({"id": "x", "response": "Answer: B", "options": list(range(20_000))}, trace, 0.0)
+    line = safe.model_dump_json()
+    assert len(line) < 2 * TRACE_MAX_CHARS and safe.status == "ok" and safe.trace_cut > 0
+    assert safe.plan_attempts[0].raw.endswith("…[2000003 more characters not kept]")
+    assert "…[not kept" in line or "more items not kept" in line or "more characters not kept" in line
+    assert record["response"] == "Answer: B" and record["options"][-1] == f"…[{20_000 - TRACE_MAX_ITEMS} more items not kept]"
+
+
+def test_the_bounded_writer_keeps_small_values_exactly() -> None:
+    value = {"a": [1, 2.5, None, True, "é\U0001f600"], "b": {"c": ["x" * 1000]}, 3: "k"}
+    budget = Budget()
+    assert writable(value, budget) == {"a": [1, 2.5, None, True, "é\U0001f600"], "b": {"c": ["x" * 1000]}, "3": "k"}
+    assert budget.cut == 0
+    small = Budget(chars=50, max_string=20, max_items=3)
+    got = writable({"s": "y" * 100, "l": list(range(10)), "t": "z" * 40}, small)
+    assert got["s"] == "y" * 20 + "…[80 more characters not kept]"
+    assert got["l"] == [0, 1, 2, "…[7 more items not kept]"]
+    assert got["t"] == "z" * 20 + "…[20 more characters not kept]" or got["t"].startswith("…[")
+    assert small.cut >= 3
