@@ -56,7 +56,8 @@ import numpy as np
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
-Clusters = Sequence[Any] | None
+Clusters = Sequence[Any] | np.ndarray | None
+Values = Sequence[float] | np.ndarray
 
 
 @dataclass(frozen=True)
@@ -210,7 +211,7 @@ def _undefined(n: int, m: int, lam: float | None, alpha: float, reason: str, clu
                              reason=reason)
 
 
-def prediction_powered_mean(y: Sequence[float], yhat: Sequence[float], yhat_unlabelled: Sequence[float], *,
+def prediction_powered_mean(y: Values, yhat: Values, yhat_unlabelled: Values, *,
                             alpha: float = 0.05, lam: float | None = None, clusters: Clusters = None) -> CorrectedEstimate:
     """The prediction-powered mean of ``y`` with a ``1 − alpha`` interval (module docstring).
 
@@ -244,9 +245,9 @@ def _result(est: float, var: float, lam_used: float, var_h: float, alpha: float,
                              n_clusters_unlabelled=d.g_u if d.clustered else None)
 
 
-def prediction_powered_difference(y_a: Sequence[float], y_b: Sequence[float], yhat_a: Sequence[float],
-                                  yhat_b: Sequence[float], yhat_unlabelled_a: Sequence[float],
-                                  yhat_unlabelled_b: Sequence[float], *, alpha: float = 0.05, lam: float | None = None,
+def prediction_powered_difference(y_a: Values, y_b: Values, yhat_a: Values,
+                                  yhat_b: Values, yhat_unlabelled_a: Values,
+                                  yhat_unlabelled_b: Values, *, alpha: float = 0.05, lam: float | None = None,
                                   clusters: Clusters = None) -> CorrectedEstimate:
     """B − A for two runs scored by the same judge on the same items (paired, item by item).
 
@@ -288,9 +289,9 @@ def _ratio_fit(num: np.ndarray, den: np.ndarray, num_h: np.ndarray, den_h: np.nd
     return r, var, lam_used, var_h
 
 
-def prediction_powered_ratio(num: Sequence[float], den: Sequence[float], num_hat: Sequence[float],
-                             den_hat: Sequence[float], num_hat_unlabelled: Sequence[float],
-                             den_hat_unlabelled: Sequence[float], *, alpha: float = 0.05, lam: float | None = None,
+def prediction_powered_ratio(num: Values, den: Values, num_hat: Values,
+                             den_hat: Values, num_hat_unlabelled: Values,
+                             den_hat_unlabelled: Values, *, alpha: float = 0.05, lam: float | None = None,
                              clusters: Clusters = None) -> CorrectedEstimate:
     """Σ num / Σ den (e.g. UPR = unfaithful / perception steps) with a delta-method interval.
 
@@ -335,8 +336,8 @@ def _draw(n: int, units: list[np.ndarray] | None, rng: np.random.Generator,
     return idx, [f"{tag}{j}" for j, k in enumerate(pick) for _ in range(len(units[k]))]
 
 
-def bootstrap_corrected(estimate: Callable[..., CorrectedEstimate], arrays_labelled: Sequence[Sequence[float]],
-                        arrays_unlabelled: Sequence[Sequence[float]], *, alpha: float = 0.05, lam: float | None = None,
+def bootstrap_corrected(estimate: Callable[..., CorrectedEstimate], arrays_labelled: Sequence[Values],
+                        arrays_unlabelled: Sequence[Values], *, alpha: float = 0.05, lam: float | None = None,
                         clusters: Clusters = None, n_resamples: int = 2000, seed: int = 0,
                         progress: Callable[[int], None] | None = None) -> CorrectedEstimate:
     """A percentile bootstrap interval for ``estimate`` (``prediction_powered_mean`` or ``…_ratio``).
@@ -375,7 +376,7 @@ def bootstrap_corrected(estimate: Callable[..., CorrectedEstimate], arrays_label
     return CorrectedEstimate(**{**base, "ci_low": float(lo), "ci_high": float(hi)})
 
 
-def labels_needed(y: Sequence[float], yhat: Sequence[float], yhat_unlabelled: Sequence[float], *, half_width: float,
+def labels_needed(y: Values, yhat: Values, yhat_unlabelled: Values, *, half_width: float,
                   alpha: float = 0.05, clusters: Clusters = None) -> dict[str, Any]:
     """How many labelled items give a ``1 − alpha`` interval of half-width ``half_width``?
 

@@ -221,3 +221,35 @@ def ranking_tau(a: dict[str, float], b: dict[str, float]) -> dict[str, Any]:
         return {"tau": None, "p_value": None, "n_systems": len(keys)}
     res = sps.kendalltau([a[k] for k in keys], [b[k] for k in keys])
     return {"tau": float(res[0]), "p_value": float(res[1]), "n_systems": len(keys)}
+
+
+ABSTAINED, UNANSWERED = "abstained", "unanswered"
+
+
+def agreement_with_abstentions(pred: Sequence[bool | str], gold: Sequence[bool]) -> dict[str, Any] | None:
+    """:func:`binary_agreement` on the items the judge answered, and what its silences cost.
+
+    ``pred`` holds the judge's decision per human-labelled item, or ``"abstained"`` (it said it
+    cannot tell) or ``"unanswered"`` (no readable answer: an error, an unparseable reply, no
+    verdict at all). Beside the figures over answered items (unchanged by silences, and ``None``
+    with a ``reason`` when there are none) come the counts, the accuracy when every silence
+    counts as a disagreement, and κ with a silence as a category of its own. ``None`` when no
+    item was labelled at all.
+    """
+    if len(pred) != len(gold):
+        raise ValueError("pred and gold pair up item by item")
+    if not pred:
+        return None
+    answered = [(p, g) for p, g in zip(pred, gold, strict=True) if isinstance(p, bool)]
+    out = binary_agreement([p for p, _ in answered], [g for _, g in answered])
+    n_abst = sum(1 for p in pred if p == ABSTAINED)
+    n_unans = sum(1 for p in pred if p == UNANSWERED)
+    out.update({
+        "n_labelled": len(pred), "n_abstained": n_abst, "n_unanswered": n_unans,
+        "accuracy_silence_as_disagreement": sum(p == g for p, g in answered) / len(pred),
+        "kappa_silence_as_category": cohen_kappa([p if isinstance(p, bool) else "silent" for p in pred], list(gold)),
+    })
+    if not answered:
+        out["reason"] = (f"the judge answered none of the {len(pred)} labelled items "
+                         f"({n_abst} abstained, {n_unans} could not be answered)")
+    return out
