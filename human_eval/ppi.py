@@ -28,8 +28,8 @@ What ppi-python does not have, written here from the same estimator:
   the usual small-sample guard for cluster-robust errors. Items of one video are alike (one
   model on one piece of footage, one judge leaning one way on it): treated as independent they
   make the interval too narrow — on a simulated population of videos a 90% interval that
-  ignores them covers about 78% of the time, the clustered one about 89%
-  (``benchmarks/bench_ppi.py``);
+  ignores them covers 79% of the time, the clustered one 90% (10,000 draws,
+  ``benchmarks/bench_ppi.py``);
 * a **ratio of means** (UPR = Σ unfaithful / Σ perception) through the delta method: the
   estimate is the ratio of the two prediction-powered means, its variance that of the linearised
   values ``num − R · den``, and λ is tuned on those (at the λ = 1 ratio);

@@ -140,6 +140,15 @@ def _corrected_table(con: Any, title: str, block: dict[str, Any], alpha: float) 
                   _ci(h.get("estimate"), h.get("ci_low"), h.get("ci_high")),
                   _fmt(j.get("estimate")), f"{b['n_labelled']} / {b['n_unlabelled']}")
     con.print(t)
+    for fig, b in block["figures"].items():
+        dropped = b.get("dropped") or {}
+        if dropped.get("labelled_without_human_figure"):
+            con.print(f"note: {fig}: {_n(dropped['labelled_without_human_figure'], 'labelled response')} without a human "
+                      "figure (counted as unlabelled)")
+        if dropped.get("labelled_without_judge_figure"):
+            con.print(f"[yellow]note: {fig}: {_n(dropped['labelled_without_judge_figure'], 'labelled response')} without "
+                      "a judge figure (excluded or undetermined), left out: the estimate is of the responses the judge "
+                      "scored[/yellow]")
     for note in block.get("notes", []):
         con.print(f"note: {note}")
 

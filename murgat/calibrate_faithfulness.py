@@ -226,5 +226,8 @@ def plan_upr(labels: list[ResponseLabel], results: list[FaithResult], *, half_wi
     got["half_width"] = half_width
     if got.get("half_width_at_pilot_n") is not None:
         got["half_width_at_pilot_n"] /= den_mean  # back from the linearised values to UPR units
+    if got.get("reason"):
+        got["reason"] = f"even labelling all {got['population']} responses does not reach ±{half_width:g}"
+    got["pilot"]["units"] = "linearised values unfaithful − UPR × perception per response (the delta method's)"
     return {"half_width": half_width, "alpha": alpha, "clustered_by": "video" if cluster_by_video else None,
             "figures": {"upr": got}}

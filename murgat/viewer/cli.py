@@ -74,6 +74,10 @@ def _cmd_view(args: argparse.Namespace) -> int:
             print(f"error: murgat view compares score runs; these are: {', '.join(str(k) for k in kinds)}",
                   file=sys.stderr)
             return 2
+        if args.human:
+            print(f"error: --human corrects a score run's figures; for a '{kinds[0]}' run use murgat calibrate "
+                  "(--task faithfulness for step faithfulness)", file=sys.stderr)
+            return 2
         return _view_other_kind(runs[0], str(kinds[0]), args)
     for r in runs:
         if not (r / "summary.json").exists():
