@@ -111,7 +111,7 @@ def check_labels(designs: Sequence[SampleDesign | None], labelled_ids: Iterable[
                                                "murgat annotate --sample (or the design was removed)"])
     if missing:
         problems.append(f"{missing} of {len(designs)} label lines record no sampling design")
-    distinct = {d.model_dump_json() for d in designs if d is not None}
+    distinct = {d.model_dump_json(exclude={"run"}) for d in designs if d is not None}  # where it was run from: for people
     if len(distinct) > 1:
         return SampleCheck(ok=False, problems=[*problems, f"the label lines record {len(distinct)} different "
                                                           "sampling designs; label one sample at a time"])

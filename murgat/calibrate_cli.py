@@ -144,11 +144,11 @@ def _corrected_table(con: Any, title: str, block: dict[str, Any], alpha: float) 
         dropped = b.get("dropped") or {}
         if dropped.get("labelled_without_human_figure"):
             con.print(f"note: {fig}: {_n(dropped['labelled_without_human_figure'], 'labelled response')} without a human "
-                      "figure (counted as unlabelled)")
+                      "figure, counted as unlabelled (assumed missing at random)")
         if dropped.get("labelled_without_judge_figure"):
-            con.print(f"[yellow]note: {fig}: {_n(dropped['labelled_without_judge_figure'], 'labelled response')} without "
-                      "a judge figure (excluded or undetermined), left out: the estimate is of the responses the judge "
-                      "scored[/yellow]")
+            con.print(f"note: {fig}: {_n(dropped['labelled_without_judge_figure'], 'labelled response')} without "
+                      "a judge figure (excluded, undetermined, or no gold answer), left out as the run's own figure "
+                      "leaves them out: the estimate is of the responses the judge scored")
     for note in block.get("notes", []):
         con.print(f"note: {note}")
 

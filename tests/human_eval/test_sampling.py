@@ -68,6 +68,8 @@ def test_labels_without_or_against_the_design_are_refused() -> None:
     assert not grown.ok and "not the ones the sample was drawn from" in grown.problems[0]
     forged = SampleDesign(**{**d.model_dump(), "seed": 12})  # the same digest claimed for another seed
     assert not check_labels([forged] * 25, ids, IDS).ok
+    elsewhere = SampleDesign(**{**d.model_dump(), "run": "runs/a/"})  # the same draw, made from another path
+    assert check_labels([d, elsewhere], ids[:2], IDS).ok
     other = draw_sample(IDS, 25, seed=99)[1]
     two = check_labels([d, other], ids[:2], IDS)
     assert not two.ok and "different sampling designs" in two.problems[0]
