@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from murgat.viewer.report import build_report
 
@@ -45,6 +46,24 @@ def _view_other_kind(run: Path, kind: str, args: argparse.Namespace) -> int:
     return 2
 
 
+def _corrected(args: argparse.Namespace, run: Path) -> dict[str, Any] | None:
+    """``--human LABELS``: the first run's figures corrected with the labels (``murgat.corrected``), for
+    its run panel; None after an error is printed."""
+    from human_eval.labels import LabelError, load_labels
+    from murgat.corrected import corrected_figures
+    from murgat.engine.folder import RunDir
+
+    try:
+        labels = load_labels(args.human)
+    except LabelError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+    rd = RunDir(run, repair=False)
+    return corrected_figures(labels, rd.latest_results(), assume_random=args.assume_random,
+                             cluster_by_video=args.cluster_by_video,
+                             attributed_threshold=rd.summary().attributed_threshold)
+
+
 def _cmd_view(args: argparse.Namespace) -> int:
     from murgat.engine.folder import read_kind
 
@@ -55,14 +74,24 @@ def _cmd_view(args: argparse.Namespace) -> int:
             print(f"error: murgat view compares score runs; these are: {', '.join(str(k) for k in kinds)}",
                   file=sys.stderr)
             return 2
+        if args.human:
+            print(f"error: --human corrects a score run's figures; for a '{kinds[0]}' run use murgat calibrate "
+                  "(--task faithfulness for step faithfulness)", file=sys.stderr)
+            return 2
         return _view_other_kind(runs[0], str(kinds[0]), args)
     for r in runs:
         if not (r / "summary.json").exists():
             print(f"error: {r} has no summary.json (run murgat score first)", file=sys.stderr)
             return 2
     out = Path(args.out) if args.out else runs[0] / ("report.html" if len(runs) == 1 else "compare.html")
+    corrected = None
+    if args.human:
+        corrected = _corrected(args, runs[0])
+        if corrected is None:
+            return 2
     path = build_report(runs, out, copy_media=args.copy_media, media_root=args.media_root,
-                        with_evidence=args.save_evidence, allow_outside_root=args.allow_media_outside_root)
+                        with_evidence=args.save_evidence, allow_outside_root=args.allow_media_outside_root,
+                        corrected=corrected)
     print(f"wrote {path}")
     return 0
 
@@ -78,4 +107,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--allow-media-outside-root", action="store_true",
                    help="copy media and evidence wherever the run names them (default: only inside --media-root, "
                         "as scoring)")
+    p.add_argument("--human", default=None, metavar="LABELS",
+                   help="human labels of a random sample of the (first) run: its panel shows the judge's figures "
+                        "corrected with them (as murgat calibrate --human LABELS --run RUN)")
+    p.add_argument("--assume-random", action="store_true",
+                   help="with --human: treat labels that record no sampling design as a random sample (said on the page)")
+    p.add_argument("--cluster-by-video", action="store_true", help="with --human: videos are the sampling unit")
     p.set_defaults(func=_cmd_view)

@@ -102,9 +102,12 @@ def place_evidence(run: Path, evidence: dict[str, dict[str, list[str]]], report_
 
 
 def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media_root: str | None = None,
-                 with_evidence: bool = False, allow_outside_root: bool = False, annotator: str | None = None) -> Path:
+                 with_evidence: bool = False, allow_outside_root: bool = False, annotator: str | None = None,
+                 sample: dict[str, Any] | None = None, corrected: dict[str, Any] | None = None) -> Path:
     """Write the page for one or more runs (with ``annotator``, the labelling page of the first run:
-    ``murgat annotate``). ``--copy-media`` and ``--save-evidence`` find media as scoring did
+    ``murgat annotate``; with ``sample`` = ``{"ids", "design"}`` only the sampled items, the design
+    shown and exported with every label; ``corrected``: the first run's human-valid figures,
+    ``murgat view --human``). ``--copy-media`` and ``--save-evidence`` find media as scoring did
     (``--media-root``, else the input's folder) and refuse what scoring refused; each refusal is one
     ``warning:`` line on stderr."""
     from murgat.engine.folder import RunDir
@@ -121,6 +124,9 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
             cfg = json.loads((run / "config.json").read_text(encoding="utf-8")).get("config") or {}
         root = Path(media_root) if media_root else (Path(cfg["media_root"]) if cfg.get("media_root") else None)
         slim = rd.latest_results(slim=True)  # every item, without per-sentence detail (memory stays flat)
+        if sample is not None and run == runs[0]:  # murgat annotate --sample: the page holds the sample only
+            drawn = set(sample["ids"])
+            slim = [r for r in slim if r.id in drawn]
         all_results.append(slim)
         order = {r.id: k for k, r in enumerate(slim[:MAX_ITEMS])}
         # full records stream from the file one at a time (3,000 of them held at once doubled the
@@ -149,8 +155,10 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
     title = "murgat — " + (" vs ".join(d["name"] for d in docs))
     for why in dict.fromkeys(refused):
         print(f"warning: {why}", file=sys.stderr)
+    if corrected is not None:
+        docs[0]["corrected"] = corrected
     if annotator is not None:
-        docs[0]["annotate"] = {"annotator": annotator}
+        docs[0]["annotate"] = {"annotator": annotator, **({"sample": sample["design"]} if sample else {})}
         title = f"murgat labels — {docs[0]['name']} — {annotator}"
     return write_viewer(out, docs, comparison, title)
 
