@@ -279,8 +279,8 @@ def _canonical(text: str) -> tuple[str, str, str]:
             scene, t = m.group("scene"), t[:m.start()]
     speechy = re.search(r"\b(?:" + "|".join(sorted(CONTENT_VERBS, key=len, reverse=True)) + r")\b", t, re.IGNORECASE)
     m = _FRONT_ORDER.match(t.strip())
-    if m and speechy and not (set(w.lower() for w in tokenize(m.group("y"))) <= _DEICTIC) and not re.match(
-            rf"^(?:{_NUM})\s*{_UNIT}\b", m.group("y").strip(), re.IGNORECASE):
+    if m and speechy and not (set(w.lower() for w in tokenize(m.group("y"))) <= _DEICTIC) and not re.search(
+            rf"\b{_NUM}\s*{_UNIT}\b", m.group("y").strip(), re.IGNORECASE):
         rest = m.group("rest").rstrip(" .!")
         t = f"{rest} {(m.group('adj') or '').lower()} {m.group('rel').lower()} {m.group('y')}."
     elif not speechy:
@@ -432,7 +432,8 @@ def analyze(fact: str) -> Claim:
         if before_manner and (lw in QUANTIFIERS or is_number or lw in ("single", "only", "sole", "lone")):
             count_ = int(float(n)) if is_number else (2 if lw in ("both", "couple") else 1 if lw in (
                 "single", "sole", "lone") else None)
-            if count_ is not None:
+            only_one = count_ == 1 and (lw != "one" or (i > 0 and lower[i - 1] == "only"))
+            if count_ is not None and (count_ >= 2 or only_one):
                 speakers = count_
             continue
         if drop_subject and content_cue is not None and i < content_cue:
@@ -499,7 +500,8 @@ def _read_parts(claim: Claim, raw: list[str], lower: list[str], cue: int | None,
         return
     skip = ORDER_WORDS | NEGATIONS | {"appear", "appears", "seem", "seems", "one", "single", "only", "smallest", "largest", "lowest", "highest", "biggest",
                                       "number", "numbers", "word", "words", "name", "thing"}
-    who = [raw[i] for i in range(cue) if lower[i] not in STOP and lower[i] not in GENERIC_SPEAKERS
+    persons = {"he", "she", "they", "him", "her", "them", "himself", "herself", "themselves"}
+    who = [raw[i] for i in range(cue) if (lower[i] not in STOP or lower[i] in persons) and lower[i] not in GENERIC_SPEAKERS
            and lower[i] not in skip and not (positional and lower[i] in ("first", "last", "final"))]
     if [w for w in who if w.lower() not in TURN_NOUNS and w.lower() != "question"]:
         claim.speaker = " ".join(w for w in who if w.lower() not in TURN_NOUNS)

@@ -380,15 +380,21 @@ class EmbeddedJudge(Judge):
             return []
         pron = {"i", "you", "he", "she", "we", "they", "me", "him", "her", "us", "them", "my", "your", "his", "their",
                 "our", "its", "it", "yourself", "themselves"}
-        ctoks = ["PRON" if w in pron else w for w in claim.tokens]
-        htoks = ["PRON" if w in pron else w for w in hd.norms]
+        # negations are left out: where "not" stands is the polarity check's business ("ask not" = "not to ask")
+        ci = [i for i, w in enumerate(claim.tokens) if w != "not"]
+        hi = [j for j, w in enumerate(hd.norms) if w != "not"]
+        ctoks = ["PRON" if claim.tokens[i] in pron else claim.tokens[i] for i in ci]
+        htoks = ["PRON" if hd.norms[j] in pron else hd.norms[j] for j in hi]
         ops = difflib.SequenceMatcher(None, ctoks, htoks, autojunk=False).get_opcodes()
         moved = []
         for t in said:
-            op = next((o for o in ops if o[1] <= t.position < o[2]), None)
+            if t.position not in ci:
+                continue
+            k = ci.index(t.position)
+            op = next((o for o in ops if o[1] <= k < o[2]), None)
             if op is None or op[0] == "equal":
                 continue
-            span = hd.norms[op[3]:op[4]]
+            span = [hd.norms[hi[j]] for j in range(op[3], op[4])]
             if op[0] == "replace" and match_meaning(t.norm, _vocab_of(span), set(span))[0] is not None:
                 continue
             moved.append(t.text)
