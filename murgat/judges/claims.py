@@ -498,8 +498,9 @@ def _read_parts(claim: Claim, raw: list[str], lower: list[str], cue: int | None,
         if any(w in TURN_NOUNS for w in lower):
             claim.turns = True
         return
-    skip = ORDER_WORDS | NEGATIONS | {"appear", "appears", "seem", "seems", "one", "single", "only", "smallest", "largest", "lowest", "highest", "biggest",
-                                      "number", "numbers", "word", "words", "name", "thing"}
+    skip = ORDER_WORDS | NEGATIONS | {"appear", "appears", "seem", "seems", "one", "single", "only", "smallest",
+                                      "largest", "lowest", "highest", "biggest", "number", "numbers", "word", "words",
+                                      "name", "thing"}
     persons = {"he", "she", "they", "him", "her", "them", "himself", "herself", "themselves"}
     who = [raw[i] for i in range(cue) if (lower[i] not in STOP or lower[i] in persons) and lower[i] not in GENERIC_SPEAKERS
            and lower[i] not in skip and not (positional and lower[i] in ("first", "last", "final"))]
@@ -508,7 +509,7 @@ def _read_parts(claim: Claim, raw: list[str], lower: list[str], cue: int | None,
     person_pronouns = {"them", "him", "her", "us", "me"}
     to = [raw[i] for i in sorted(addressee) if lower[i] not in STOP or lower[i] in person_pronouns]
     if to and not all(w.lower() in GENERIC_AUDIENCE for w in to):
-        claim.addressee = " ".join(to)
+        claim.addressee = " ".join(raw[i] for i in sorted(addressee))
     verb = lower[cue]
     after = [lower[i] for i in range(cue + 1, len(lower)) if i not in addressee]
     claim.asks = (verb in ASK_VERBS and bool(after) and (after[0] in _WH or bool(claim.quoted))) or "question" in lower[:cue]

@@ -60,7 +60,7 @@ import difflib
 import itertools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from murgat.judges.base import Judge, RawAnswer
@@ -427,11 +427,15 @@ class EmbeddedJudge(Judge):
                     "cannot see the picture.")
         toks = hd.norms + _vocab(seen)[0]
         vocab = _vocab_of(hd.norms) | _vocab(seen)[1]
-        found, near, missing, flipped = [], [], [], []
+        found: list[tuple[Term, str]] = []
+        near: list[tuple[Term, str]] = []
+        missing: list[tuple[Term, None]] = []
+        flipped: list[tuple[Term, str]] = []
         for t in claim.terms:
             hit, how = match_meaning(t.norm, vocab, set(toks))
-            if hit is None and antonym_heard(t.norm, set(toks)):
-                flipped.append((t, antonym_heard(t.norm, set(toks))))
+            opposite = antonym_heard(t.norm, set(toks)) if hit is None else None
+            if opposite is not None:
+                flipped.append((t, opposite))
             elif hit is None:
                 missing.append((t, None))
             else:
@@ -439,15 +443,15 @@ class EmbeddedJudge(Judge):
         if claim.says_not:
             return self._absence(claim, found + near, labels)
         # an addressee ("his listeners") need not be heard; a number there is still checked
-        subs = self._substitutions(claim, [t for t, _ in missing if t.role == "said" or t.kind == "number"], toks,
-                                   heard + seen)
+        found_subs = self._substitutions(claim, [t for t, _ in missing if t.role == "said" or t.kind == "number"], toks,
+                                         heard + seen)
         required = [(t, h) for t, h in missing if t.role == "said"]
         detail = f"{len(found) + len(near)}/{len(claim.terms)} content terms heard/read"
         if near:
             detail += " (as " + ", ".join(f"{t.text}≈{h}" for t, h in near) + ")"
         if any(t.role == "addressee" for t, _ in missing):
             detail += "; who is spoken to need not be heard"
-        subs, unsure = self._sure_subs(subs, hd)
+        subs, unsure = self._sure_subs(found_subs, hd)
         if subs and claim.negated and "not" not in toks:
             # "is not in Texas" where "in Maryland" is heard: the other word agrees with the denial
             what = "; ".join(f"{t.text!r} where {labels} has {', '.join(repr(x) for x in ws)}" for t, ws in subs)
@@ -537,7 +541,7 @@ class EmbeddedJudge(Judge):
                 f"which this judge cannot decide ({how}).")
 
     @staticmethod
-    def _absence(claim: Claim, hits: list[tuple[object, str | None]], labels: str) -> str:
+    def _absence(claim: Claim, hits: list[tuple[Term, str]], labels: str) -> str:
         """"X is not said" ("does not mention Houston", "never says ten"): ``no`` when X is heard."""
         said = [t for t in claim.terms if t.role == "said"]
         if not said:
@@ -702,7 +706,7 @@ class EmbeddedJudge(Judge):
                 f"({p:.2f} > {n:.2f}): the words may have been missed.")
 
     @staticmethod
-    def _negated_near(claim: Claim, toks: list[str], hits: list[str | None]) -> bool:
+    def _negated_near(claim: Claim, toks: list[str], hits: Sequence[str | None]) -> bool:
         """Whether the evidence negates the stretch where the claim's terms are heard/read."""
         pos = [i for i, w in enumerate(toks) if w in set(h for h in hits if h)]
         if not pos:
@@ -745,24 +749,25 @@ class EmbeddedJudge(Judge):
         # a class not listed is below the listing floor: 0.01, or the lowest listed when the list is full
         ranked = sorted(scores.values(), reverse=True)
         floor = max(0.01, ranked[19]) if len(ranked) >= 20 else 0.01
-        p = max((scores.get(c, 0.0) for c in classes), default=0.0)
-        bound = p if any(c in scores for c in classes) else floor
+        p_hit = max((scores.get(c, 0.0) for c in classes), default=0.0)
+        bound = p_hit if any(c in scores for c in classes) else floor
         y, n = float(self.options.get("sound_yes", 0.6)), float(self.options.get("sound_no", 0.05))
-        shown = ", ".join(classes[:3])
-        if p >= y:
+        names = ", ".join(classes[:3])
+        if p_hit >= y:
             verdict = "yes"
         elif bound <= n:
             verdict = "no"
         else:
-            heard_at = f"heard at {p:.2f}" if any(c in scores for c in classes) else \
+            heard_at = f"heard at {p_hit:.2f}" if any(c in scores for c in classes) else \
                 f"not among the classes heard (below {floor:.2f})"
-            return (f"Label: unknown\nReason: {shown} {heard_at} in {labels}: between the thresholds for absent "
+            return (f"Label: unknown\nReason: {names} {heard_at} in {labels}: between the thresholds for absent "
                     f"(≤ {n:.2f}) and present (≥ {y:.2f}).")
-        level = f"{p:.2f}" if any(c in scores for c in classes) else f"below {floor:.2f} (not among the classes heard)"
+        level = f"{p_hit:.2f}" if any(c in scores for c in classes) else f"below {floor:.2f} (not among the classes heard)"
         if verdict == "yes" and claim.speech_presence and (claim.speakers or claim.manner):
-            extra = f"{claim.speakers} speakers" if claim.speakers else " ".join(claim.manner)
-            return (f"Label: unknown\nReason: speech is heard in {labels} ({shown} at {level}), but {extra!r} "
+            extra = ("one speaker" if claim.speakers == 1 else f"{claim.speakers} speakers") if claim.speakers else \
+                " ".join(claim.manner)
+            return (f"Label: unknown\nReason: speech is heard in {labels} ({names} at {level}), but {extra!r} "
                     "cannot be checked by this judge.")
         if claim.negated:
             verdict = "no" if verdict == "yes" else "yes"
-        return f"Label: {verdict}\nReason: sound tagger: {shown} at {level} in {labels} (classes by {how})."
+        return f"Label: {verdict}\nReason: sound tagger: {names} at {level} in {labels} (classes by {how})."

@@ -15,7 +15,6 @@ confidence can only lower a verdict when the ASR says how sure it was.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,8 +24,9 @@ from murgat.judges.types import EvidenceTextPart
 #: the ASR probability under which a word may be a mishearing: a missing quote or name is "no"
 #: only when every word heard in its place is at least this sure (``-J asr_sure=``)
 ASR_SURE = 0.5
-#: words shown per segment in the answer's record (the rest are counted)
-RECORD_WORDS = 60
+#: words kept per segment in the answer's record (the rest are counted): the record stays small
+#: enough to survive every place an answer is kept whole
+RECORD_WORDS = 40
 _AUX = frozenset("is are was were do does did can could will would shall should has have had may might must am".split())
 _SUBJECT_START = frozenset("the a an he she it they you we i there this that these those your his her their my our".split())
 
@@ -63,9 +63,12 @@ class Heard:
             for w in words:
                 k = len(h.words)
                 h.words.append({**w, "segment": p.label})
+                prob = w.get("probability")
+                spk = w.get("speaker")
                 for t in tokenize(str(w.get("word", ""))):
                     h.tokens.append(Token("not" if t.lower() in NEGATIONS else normalize_word(t), str(w.get("word", "")),
-                                          w.get("probability"), w.get("speaker"), p.label, k))
+                                          None if prob is None else float(prob), None if spk is None else str(spk),
+                                          p.label, k))
         return h
 
     @property
@@ -83,8 +86,12 @@ class Heard:
     def unsure(self, threshold: float, indices: range | list[int] | None = None) -> list[Token]:
         """The tokens at ``indices`` (all when ``None``) heard with a probability under ``threshold``."""
         idx = range(len(self.tokens)) if indices is None else indices
-        return [self.tokens[i] for i in idx if 0 <= i < len(self.tokens)
-                and self.tokens[i].probability is not None and self.tokens[i].probability < threshold]
+        out = []
+        for i in idx:
+            p = self.tokens[i].probability if 0 <= i < len(self.tokens) else None
+            if p is not None and p < threshold:
+                out.append(self.tokens[i])
+        return out
 
     def single_voice(self) -> bool:
         """Every heard word carries a speaker label and it is the same one: one voice in the window."""
@@ -123,15 +130,17 @@ class Heard:
         return bool(sent) and sent[-1].rstrip().endswith((".", "!")) and not self.asked(token_index)
 
     def record(self) -> dict[str, Any]:
-        """What was heard and read, per segment, as the answer carries it (JSON): each heard word
-        with its times and probability (the first :data:`RECORD_WORDS` per segment), and the text read."""
+        """What was heard and read, per segment, as the answer carries it (JSON): each heard word as
+        ``[word, start s, probability(, speaker)]`` (the first :data:`RECORD_WORDS` per segment; ``more``
+        counts the rest), and the text read on screen."""
         heard: list[dict[str, Any]] = []
         for w in self.words:
             if not heard or heard[-1]["segment"] != w["segment"]:
                 heard.append({"segment": w["segment"], "words": [], "more": 0})
             seg = heard[-1]
             if len(seg["words"]) < RECORD_WORDS:
-                seg["words"].append([w.get("word"), w.get("start"), w.get("end"), w.get("probability")]
+                p = w.get("probability")
+                seg["words"].append([w.get("word"), w.get("start"), None if p is None else round(float(p), 2)]
                                     + ([w["speaker"]] if w.get("speaker") is not None else []))
             else:
                 seg["more"] += 1
@@ -152,11 +161,3 @@ def shown(tokens: list[Token]) -> str:
         out.append(f"{t.word!r} ({p})")
     return ", ".join(out[:8]) + (", …" if len(out) > 8 else "")
 
-
-def question_order(text: str) -> bool:
-    """An auxiliary before a subject at a sentence's start ("Is he in"), in plain text."""
-    for sent in re.split(r"(?<=[.!?])\s+", text.strip()):
-        low = [w.lower() for w in tokenize(sent)]
-        if len(low) >= 2 and low[0] in _AUX and low[1] in _SUBJECT_START:
-            return True
-    return False
