@@ -60,13 +60,14 @@ def run_judge(claims: list[dict[str, Any]], options: dict[str, str]) -> list[dic
     from murgat.judges import make_judge
 
     judge = make_judge("embedded", options)
+    check: Any
     try:
-        from murgat.judges.claimcheck import check_claim
+        from murgat.judges.claimcheck import check_claim as check
     except ImportError:  # an older checkout (the "before" run): the same steps, inlined
-        check_claim = _old_check_claim
+        check = _old_check_claim
     out = []
     for c in claims:
-        v = check_claim(c["claim"], MEDIA / c["media"], judge)
+        v = check(c["claim"], MEDIA / c["media"], judge)
         out.append({"id": c["id"], "verdict": v.label, "reason": v.reason})
     return out
 
@@ -211,6 +212,7 @@ def main() -> None:
 
     res["after"] = tables(after)
     res["verifier"] = verifier_figures(claims)
+    res["verifier_vs_faithscore_stage1"] = faithscore_figures()
     if a.before:
         ref = a.before_ref or V3_JUDGE_COMMIT
         with tempfile.TemporaryDirectory() as d:
@@ -274,6 +276,25 @@ def verifier_figures(claims: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def faithscore_figures() -> dict[str, Any] | None:
+    """The verifier against FaithScore's stage-1 human labels (1 = a descriptive sub-sentence), when
+    the annotation file is beside the media (``../shared/data/real/annotations/faithscore``)."""
+    from human_eval.stats import binary_agreement
+    from murgat.rules import rule_verifiable
+
+    path = MEDIA.parent / "annotations" / "faithscore" / "annotation.jsonl"
+    if not path.exists():
+        return None
+    pred, gold = [], []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        for sub, lab in json.loads(line)["stage 1"].items():
+            if sub.strip():
+                pred.append(rule_verifiable(sub.strip())[0])
+                gold.append(bool(lab))
+    agg = binary_agreement(pred, gold)
+    return {"n": len(pred), "balanced_accuracy": _r(agg["balanced_accuracy"]), "kappa": _r(agg["kappa"])}
+
+
 def print_table(res: dict[str, Any]) -> None:
     print(f"{'set':28s}" + "".join(f"{c:>15s}" for c in ("when", "n", "true→no", "false→yes", "abstained", "right")))
     for name in res["after"]["sets"]:
@@ -282,7 +303,7 @@ def print_table(res: dict[str, Any]) -> None:
                 m = res[when]["sets"][name]
                 print(f"{name:28s}{when:>15s}{m['n']:>15}{m['true_said_no']:>15}{m['false_credited']:>15}"
                       f"{m['abstained']:>15}{m['right']:>15}")
-    print("verifier:", json.dumps(res["verifier"]))
+    print("verifier:", json.dumps(res["verifier"]), "vs FaithScore stage 1:", json.dumps(res["verifier_vs_faithscore_stage1"]))
     cols = ("n", "abstention_rate", "accuracy", "balanced_accuracy", "kappa", "false_credited", "true_said_no")
     for part in ("older_claims", "v3_holdout", "v4_holdout"):
         for when in ("before", "after"):
