@@ -100,6 +100,9 @@ class EvidenceSegment:
     sr: int = 16_000
     clip_path: Path | None = None
     transcript: str | None = None
+    #: the transcript's words behind ``transcript`` (times, ASR probability) when the text source
+    #: has word times: what the offline judge weighs a missing or misheard name by
+    words: list[Any] | None = None
     screen_text: str | None = None
     #: for an audio segment with the sound tagger on: AudioSet classes heard in it (highest
     #: patch probability, classes at 0.01 or more, at most 20) and its loudest patch (dBFS)
@@ -266,6 +269,8 @@ def build_evidence(
                 src = transcript if c.modality == "audio" else screen
                 if src is not None:
                     seg.transcript = src.text_in(seg.start, seg.end) if c.modality == "audio" else None
+                    if c.modality == "audio" and hasattr(src, "words_in"):
+                        seg.words = list(src.words_in(seg.start, seg.end))
                     seg.screen_text = src.text_in(seg.start, seg.end) if c.modality == "visual" else None
                 if sounds is not None and c.modality == "audio":
                     seg.sound_events, seg.loudness_db = sound_summary(sounds, seg.start, seg.end)

@@ -9,7 +9,7 @@ are the same.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from media.evidence import Evidence, EvidenceSegment
 from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, Part, TextPart, VideoPart
@@ -42,7 +42,8 @@ def evidence_parts(ev: Evidence, with_text: bool, box_view: Literal["both", "cro
                                        frames=list(s.frames), label=s.label))
         if with_text:
             if s.transcript is not None:
-                parts.append(EvidenceTextPart(label=s.label, modality=s.modality, source="transcript", text=s.transcript))
+                parts.append(EvidenceTextPart(label=s.label, modality=s.modality, source="transcript", text=s.transcript,
+                                              words=None if s.words is None else [word_doc(w) for w in s.words]))
             if s.screen_text is not None:
                 parts.append(EvidenceTextPart(label=s.label, modality=s.modality, source="screen_text", text=s.screen_text))
             if s.sound_events is not None:
@@ -52,6 +53,16 @@ def evidence_parts(ev: Evidence, with_text: bool, box_view: Literal["both", "cro
                                               text=f"{heard}{loud}", scores=dict(s.sound_events),
                                               loudness_db=s.loudness_db))
     return parts
+
+
+def word_doc(w: Any) -> dict[str, Any]:
+    """One transcript word as the request carries it: its text, times and ASR probability (and its
+    speaker where the transcript has turns)."""
+    d: dict[str, Any] = {"word": w.word, "start": round(float(w.start), 3), "end": round(float(w.end), 3),
+                         "probability": None if w.probability is None else round(float(w.probability), 3)}
+    if getattr(w, "speaker", None) is not None:
+        d["speaker"] = w.speaker
+    return d
 
 
 def _boxed_parts(s: EvidenceSegment, header: str, crop_only: bool = False) -> list[Part]:
