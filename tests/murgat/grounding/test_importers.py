@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -11,8 +10,9 @@ import pytest
 from murgat.grounding.gold import GoldFormatError, load_gold, write_gold
 from murgat.grounding.importers import bbox_tags, import_citevqa, import_nextgqa, import_rextime
 
-ROOT = Path(__file__).resolve().parents[3]
-NEXTGQA = Path(os.environ.get("MURGAT_NEXTGQA_SAMPLE", ROOT.parent / "shared" / "data" / "nextgqa-sample"))
+from ...conftest import NEXTGQA_SAMPLE
+
+NEXTGQA = NEXTGQA_SAMPLE  # bundled: tests/data/real/nextgqa-sample (MIT, see its LICENSES.md)
 
 
 def test_nextgqa_sample_imports_every_question() -> None:

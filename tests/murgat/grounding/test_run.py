@@ -17,8 +17,9 @@ from murgat.grounding.importers import import_nextgqa
 from murgat.grounding.run import GroundSettings, _viou, ground, ground_response
 from murgat.schema import AtomicFact, Item, ResponseResult, Scores, Sentence, SentenceResult
 
-ROOT = Path(__file__).resolve().parents[3]
-NEXTGQA = Path(os.environ.get("MURGAT_NEXTGQA_SAMPLE", ROOT.parent / "shared" / "data" / "nextgqa-sample"))
+from ...conftest import NEXTGQA_SAMPLE, ROOT
+
+NEXTGQA = NEXTGQA_SAMPLE  # bundled: tests/data/real/nextgqa-sample (MIT, see its LICENSES.md)
 LETTERS = "ABCDE"
 
 
