@@ -37,8 +37,8 @@ ROOT = HERE.parent
 V1_JUDGE_COMMIT = "c1d2918"
 V2_JUDGE_COMMIT = "b5ff0d2"
 CLAIMS = ROOT / "tests" / "data" / "embedded_claims" / "claims.jsonl"
-MEDIA = (ROOT.parent / "shared" / "data" / "real" / "media") if (ROOT.parent / "shared").exists() else \
-    Path(os.environ.get("MURGAT_REAL_MEDIA", "../shared/data/real/media"))
+sys.path.insert(0, str(HERE))
+from realdata import real_media  # noqa: E402  (bundled media first; a missing file stops with its name)
 
 
 def load_claims() -> list[dict[str, Any]]:
@@ -56,7 +56,7 @@ def run_judge(claims: list[dict[str, Any]], options: dict[str, str]) -> list[dic
         check_claim = _old_check_claim
     out = []
     for c in claims:
-        v = check_claim(c["claim"], MEDIA / c["media"], judge)
+        v = check_claim(c["claim"], real_media(c["media"]), judge)
         out.append({"id": c["id"], "verdict": v.label, "reason": v.reason})
     return out
 

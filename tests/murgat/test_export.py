@@ -161,10 +161,10 @@ def test_export_streams_into_a_pipe_and_stdout(run: Path, tmp_path: Path) -> Non
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     got: list[bytes] = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
     reader.start()
     done = main(["export", str(run), "--out", str(fifo)])
-    reader.join(30)
+    reader.join(10)
     assert done.returncode == 0, done.stderr
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)  # still the pipe, not a regular file put in its place
     assert got and got[0].decode().splitlines()[0].startswith("id,case,")

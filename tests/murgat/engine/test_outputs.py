@@ -107,7 +107,7 @@ def test_devices_and_pipes_are_streamed_into_never_replaced(tmp_path: Path) -> N
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     got: list[bytes] = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
     reader.start()
     claim_output(fifo).write_text("id,case\na,scored\n")
     reader.join(10)

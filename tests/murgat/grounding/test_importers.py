@@ -166,10 +166,10 @@ def test_gold_import_streams_into_stdout_and_a_pipe(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     read: list[bytes] = []
-    reader = threading.Thread(target=lambda: read.append(fifo.read_bytes()))
+    reader = threading.Thread(target=lambda: read.append(fifo.read_bytes()), daemon=True)
     reader.start()
     got = _import(str(fifo))
-    reader.join(30)
+    reader.join(10)
     assert got.returncode == 0 and len(read[0].splitlines()) == 24 and stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 
