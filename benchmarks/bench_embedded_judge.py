@@ -47,8 +47,8 @@ V1_JUDGE_COMMIT = "c1d2918"
 V2_JUDGE_COMMIT = "b5ff0d2"
 V3_JUDGE_COMMIT = "31873db"
 CLAIMS = ROOT / "tests" / "data" / "embedded_claims" / "claims.jsonl"
-MEDIA = (ROOT.parent / "shared" / "data" / "real" / "media") if (ROOT.parent / "shared").exists() else \
-    Path(os.environ.get("MURGAT_REAL_MEDIA", "../shared/data/real/media"))
+sys.path.insert(0, str(HERE))
+from realdata import real_media  # noqa: E402  (bundled media first; a missing file stops with its name)
 
 
 def load_claims() -> list[dict[str, Any]]:
@@ -67,7 +67,7 @@ def run_judge(claims: list[dict[str, Any]], options: dict[str, str]) -> list[dic
         check = _old_check_claim
     out = []
     for c in claims:
-        v = check(c["claim"], MEDIA / c["media"], judge)
+        v = check(c["claim"], real_media(c["media"]), judge)
         out.append({"id": c["id"], "verdict": v.label, "reason": v.reason})
     return out
 
@@ -282,7 +282,7 @@ def faithscore_figures() -> dict[str, Any] | None:
     from human_eval.stats import binary_agreement
     from murgat.rules import rule_verifiable
 
-    path = MEDIA.parent / "annotations" / "faithscore" / "annotation.jsonl"
+    path = ROOT / "tests" / "data" / "real" / "annotations" / "faithscore" / "annotation.jsonl"
     if not path.exists():
         return None
     pred, gold = [], []

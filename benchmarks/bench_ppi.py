@@ -3,7 +3,7 @@
 Three measurements, all seeded (run: ``python benchmarks/bench_ppi.py [--draws 10000]``; writes
 ``benchmarks/results/ppi.json``):
 
-1. **Real labels** — FaithScore's 1,378 stage-1 sub-sentences (``tests/data/faithscore``, MIT): the
+1. **Real labels** — FaithScore's 1,378 stage-1 sub-sentences (``tests/data/real/annotations/faithscore``, MIT): the
    human label "descriptive", the judge murgat's rule-based verifiability check. Each draw labels
    100 random sub-sentences and leaves 1,278 judged only; the truth is the share of descriptive
    ones among all 1,378. Coverage and mean width of the 90% PPI++, plain-PPI and human-only
@@ -33,7 +33,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-FAITHSCORE = ROOT / "tests" / "data" / "faithscore" / "annotation.jsonl"
+FAITHSCORE = ROOT / "tests" / "data" / "real" / "annotations" / "faithscore" / "annotation.jsonl"
 
 
 def _hit(e: Any, truth: float) -> tuple[bool, float]:

@@ -270,12 +270,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("error: --run-on ray needs Ray: pip install 'murgat[ray]'", file=sys.stderr)
             return 2
     from murgat.engine.folder import RunConfigMismatch
+    from murgat.engine.runs import RunUnreadable
     from murgat.jsonl import ResultsWriteError
 
     # how every command ends on what the run folder refuses or fails to take, in one place
     try:
         return int(args.func(args) or 0)
-    except RunConfigMismatch as exc:  # the folder holds a run with other settings (or of another kind)
+    except (RunConfigMismatch, RunUnreadable) as exc:  # other settings or kind, an output not ours, a damaged summary
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except ResultsWriteError as exc:  # any write of a run folder (config.json, summary.json, …) after the run began

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,28 +13,32 @@ from murgat.viewer.report import build_report
 def _view_other_kind(run: Path, kind: str, args: argparse.Namespace) -> int:
     """``murgat view`` on a folder that is not a score run: its own page, or where to find one."""
     from murgat.engine.folder import RunFolder
+    from murgat.engine.outputs import claim_output
+    from murgat.engine.runs import read_summary
 
     out = Path(args.out) if args.out else run / "report.html"
+    if kind in ("faithfulness", "reflect", "program"):
+        claim_output(out, role="file", what=f"the report {out}")  # refused before any work; written by the page
     if kind == "faithfulness":
         from murgat.faithfulness.records import FaithResult
         from murgat.viewer.steps import faithfulness_report
 
-        summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+        summary = read_summary(run)
         results = RunFolder(run, repair=False, record=FaithResult).latest_results()
-        print(f"wrote {faithfulness_report(out, results, summary, args.media_root)}")
+        _wrote(faithfulness_report(out, results, summary, args.media_root))
         return 0
     if kind == "reflect":
         from murgat.viewer.steps import reflect_report
 
-        summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+        summary = read_summary(run)
         traces = RunFolder(run, repair=False, record=None, results="traces.jsonl").latest_results()
         recs = {r["id"]: r for r in RunFolder(run, repair=False, record=None, results="responses.jsonl").latest_results()}
-        print(f"wrote {reflect_report(out, traces, recs, summary, args.media_root)}")
+        _wrote(reflect_report(out, traces, recs, summary, args.media_root))
         return 0
     if kind == "program":
         from programs.command import write_report
 
-        print(f"wrote {write_report(run, out, args.media_root)}")
+        _wrote(write_report(run, out, args.media_root))
         return 0
     where = {"program-variant": "it is one variant of a program run: murgat view the folder above (all variants), "
                                 "or, with --score, this folder's run/",
@@ -79,21 +82,31 @@ def _cmd_view(args: argparse.Namespace) -> int:
                   "(--task faithfulness for step faithfulness)", file=sys.stderr)
             return 2
         return _view_other_kind(runs[0], str(kinds[0]), args)
-    for r in runs:
-        if not (r / "summary.json").exists():
-            print(f"error: {r} has no summary.json (run murgat score first)", file=sys.stderr)
-            return 2
+    from murgat.engine.outputs import OutputRefused
+    from murgat.engine.runs import RunUnreadable
+
     out = Path(args.out) if args.out else runs[0] / ("report.html" if len(runs) == 1 else "compare.html")
     corrected = None
     if args.human:
         corrected = _corrected(args, runs[0])
         if corrected is None:
             return 2
-    path = build_report(runs, out, copy_media=args.copy_media, media_root=args.media_root,
-                        with_evidence=args.save_evidence, allow_outside_root=args.allow_media_outside_root,
-                        corrected=corrected)
-    print(f"wrote {path}")
+    try:
+        path = build_report(runs, out, copy_media=args.copy_media, media_root=args.media_root,
+                            with_evidence=args.save_evidence, allow_outside_root=args.allow_media_outside_root,
+                            corrected=corrected)
+    except (OutputRefused, RunUnreadable) as exc:  # a damaged summary, an output not the viewer's to write
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    _wrote(path)
     return 0
+
+
+def _wrote(path: Path) -> None:
+    """The status line: on stderr when the page went to a stream (``--out /dev/stdout``)."""
+    from murgat.engine.outputs import is_stream
+
+    print(f"wrote {path}", file=sys.stderr if is_stream(path) else sys.stdout)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

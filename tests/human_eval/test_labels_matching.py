@@ -10,8 +10,8 @@ import pytest
 from human_eval.labels import LabelError, load_faithscore, load_labels
 from human_eval.matching import greedy_match, lexical_similarity, match_facts
 
-# FaithScore's labels, copied into the repository (MIT; tests/data/faithscore/README.md)
-FAITHSCORE = Path(__file__).resolve().parents[1] / "data" / "faithscore" / "annotation.jsonl"
+# FaithScore's labels, copied into the repository (MIT; tests/data/real/annotations/faithscore/README.md)
+FAITHSCORE = Path(__file__).resolve().parents[1] / "data" / "real" / "annotations" / "faithscore" / "annotation.jsonl"
 
 
 def test_labels_validate_with_clear_errors(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """Do corrected intervals cover what they claim? On real labels and on a clustered population.
 
-Real labels: FaithScore's 1,378 stage-1 sub-sentences (``tests/data/faithscore``, MIT), the human
+Real labels: FaithScore's 1,378 stage-1 sub-sentences (``tests/data/real/annotations/faithscore``, MIT), the human
 label "descriptive", the judge murgat's rule-based verifiability check. Over 1,000 random draws
 of 100 labelled items (the other 1,278 judged only), the 90% PPI++ interval must cover the share
 of descriptive sub-sentences among all 1,378 at least 88% of the time and be narrower on average
@@ -23,7 +23,7 @@ from human_eval.ppi import prediction_powered_mean
 from human_eval.simulation import CLUSTERED_TRUTH, clustered_population
 from murgat.rules import rule_verifiable
 
-FAITHSCORE = Path(__file__).resolve().parents[1] / "data" / "faithscore" / "annotation.jsonl"
+FAITHSCORE = Path(__file__).resolve().parents[1] / "data" / "real" / "annotations" / "faithscore" / "annotation.jsonl"
 
 
 def faithscore_items() -> tuple[np.ndarray, np.ndarray]:
