@@ -345,5 +345,6 @@ def summarize_results(
         n_judge_errors=sum(r.n_judge_errors for r in results),
         n_empty_decompositions=sum(r.n_empty_decompositions for r in results),
         undetermined_causes=_sum_counts(r.undetermined_causes for r in results),
-        **intervals,
+        coverage=intervals["coverage"], precision=intervals["precision"], recall=intervals["recall"],
+        f1=intervals["f1"], murgat_s=intervals["murgat_s"],
     )
