@@ -541,3 +541,13 @@ def test_no_modality_named_is_said() -> None:
     assert "names no modality" in t.reason
     (t,) = find_time_like("The woman talks (audio, 3-5).")
     assert "names no modality" not in t.reason and "ambiguous" in t.reason
+
+
+@pytest.mark.parametrize("entry", ["visual, 0:12, box 0.10, 0.20, 0.30, 0.40", "visual, 0:12-0:14, box1000=100,200,550,800",
+                                   "visual, 0:03, box 0.1,0.1,0.2,0.2 or box1000 500,500,900,900.",
+                                   "visual, 0:12, box of cereal", "visual, 0:12", "audio, 0:01, boxpx 1 2 3 4 and box 1,2,3,4"])
+def test_box_keys_as_the_old_grammar_wrote_them(entry: str) -> None:
+    from murgat.citations import box_specs_key
+    from tests.murgat import legacy_grammar
+
+    assert box_specs_key(entry) == legacy_grammar.box_specs_key(entry)
