@@ -24,39 +24,21 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def _cmd_citations(args: argparse.Namespace) -> int:
-    from murgat.text import preprocess, split_sentences
-
     text = args.text
     if text == "-":
         text = sys.stdin.read()
     from murgat.boxes import BoxConvention, BoxError, parse_frame_size
-    from murgat.citations import apply_box_convention
+    from murgat.validate import citations_doc
 
     try:
         frame = parse_frame_size(args.box_frame_size) if args.box_frame_size else None
     except BoxError as exc:
         print(f"error: --box-frame-size: {exc.reason}", file=sys.stderr)
         return 2
-    pre = preprocess(text)
-    conv = BoxConvention(units=args.box_units, order=args.box_order, frame_size=frame)
-    sents = apply_box_convention(split_sentences(pre.reasoning), pre.reasoning, conv)
-    doc = {
-        "sentences": [
-            {
-                "index": s.index,
-                "text": s.text,
-                "citations": [
-                    {"modality": c.modality, "start": c.start, "end": c.end, "valid": c.valid,
-                     "reason": c.reason, "raw": c.raw,
-                     **({"boxes": [b.model_dump() for b in c.boxes]} if c.boxes else {})}  # as in records
-                    for c in s.citations
-                ],
-            }
-            for s in sents
-        ],
-        "answer": pre.answer or None,
-        "option": pre.option,
-    }
+    doc = citations_doc(text, BoxConvention(units=args.box_units, order=args.box_order, frame_size=frame))
+    if "error" in doc:
+        print(f"error: {doc['error']}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(doc, ensure_ascii=False))
         return 0
@@ -86,22 +68,31 @@ def _cmd_citations(args: argparse.Namespace) -> int:
                     if c else [""] * (6 if boxed else 5)
                 ),
             )
-    console().print(table)
+    con = console()
+    con.print(table)
+    for s in doc["sentences"]:  # time-like text that is not a citation: said, never dropped
+        for t in s["time_like"]:
+            con.print(Text(f"warning: sentence {s['index']}: '{t['text']}' is not a citation ({t['reason']})"
+                           + (f"; nearest accepted spelling: {t['nearest']}" if t["nearest"] else "")))
     return 0
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     from murgat.inputs import InputError
-    from murgat.validate import validate_file
+    from murgat.validate import exit_status, report_lines, validate_selection
 
     try:
-        reports = validate_file(args.input, args.media_root, args.allow_media_outside_root)
-    except InputError as exc:
+        reports, missing = validate_selection(args.input, args.media_root, args.allow_media_outside_root, args.ids)
+    except (InputError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if missing:
+        print(f"warning: --ids not in {args.input}: {', '.join(missing[:20])}", file=sys.stderr)
     n_bad = sum(1 for r in reports if not r.ok)
+    n_warn = sum(1 for r in reports if r.time_like)
     if args.json:
-        print(json.dumps({"n_items": len(reports), "n_with_problems": n_bad,
+        print(json.dumps({"n_items": len(reports), "n_with_problems": n_bad, "n_with_warnings": n_warn,
+                          "missing_ids": missing,
                           "items": [r.model_dump() | {"ok": r.ok} for r in reports]}, ensure_ascii=False))
     else:
         from rich.table import Table
@@ -113,15 +104,12 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         for col in ("id", "media", "sentences", "cited", "citations", "invalid", "problems"):
             table.add_column(col)
         for r in reports:
-            probs = [r.media_error] if r.media_error else []
-            probs += ["empty response"] if r.empty_response else []
-            probs += [f"s{p.sentence} '{p.raw}': {p.reason}" for p in r.problems]
             table.add_row(Text(r.id), Text(r.media or "-"), str(r.n_sentences), str(r.n_cited_sentences),
-                          str(r.n_citations), str(r.n_invalid), Text("\n".join(probs) or "ok"))
+                          str(r.n_citations), str(r.n_invalid), Text("\n".join(report_lines(r)) or "ok"))
         con = console()
         con.print(table)
-        con.print(f"{len(reports)} items, {n_bad} with problems")
-    return 1 if (args.strict and n_bad) else 0
+        con.print(f"{len(reports)} items, {n_bad} with problems, {n_warn} with warnings")
+    return exit_status(reports, args.strict)
 
 
 #: help for options of the commands without a settings model (those of score, faithfulness, reflect,
@@ -238,7 +226,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("input", help="JSONL (murgat) or JSON list (authors' format)")
     p.add_argument("--media-root", default=None, help="folder in which media names/ids are resolved")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--strict", action="store_true", help="exit 1 when any item has a problem")
+    p.add_argument("--strict", action="store_true", help="exit 1 when any item has a problem or a warning")
+    p.add_argument("--ids", default=None, help="comma-separated ids to check (default: every item)")
     p.add_argument("--allow-media-outside-root", action="store_true",
                    help="read media wherever the input names it (default: only inside --media-root)")
     p.set_defaults(func=_cmd_validate)
