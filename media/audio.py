@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import io
 import math
+import os
 import subprocess
 import wave
 from dataclasses import dataclass
@@ -128,7 +129,7 @@ def _decode(path: str, stream: int, sr: int, seek: float | None = None, duration
     return np.frombuffer(proc.stdout, dtype="<f4").astype(np.float32)
 
 
-def load_audio(path: str | Path, sr: int = SAMPLE_RATE, use_disk_cache: bool = True) -> AudioTrack:
+def load_audio(path: str | os.PathLike[str], sr: int = SAMPLE_RATE, use_disk_cache: bool = True) -> AudioTrack:
     """The file's audio as one mono track, decoded once per process (and cached on disk)."""
     info = probe(path)
     if not info.has_audio or info.audio_stream is None:
@@ -193,7 +194,7 @@ def is_long(info: ProbeResult) -> bool:
     return float(info.audio_duration or 0.0) > LONG_AUDIO_S
 
 
-def open_audio(path: str | Path, sr: int = SAMPLE_RATE) -> AudioTrack | ChunkedAudio:
+def open_audio(path: str | os.PathLike[str], sr: int = SAMPLE_RATE) -> AudioTrack | ChunkedAudio:
     """The file's audio for slicing: the whole track for a short file (:func:`load_audio`, as
     before), a :class:`ChunkedAudio` for a long one (nothing decoded until a span is asked for)."""
     info = probe(path)

@@ -156,7 +156,7 @@ class MediaCache:
         self.misses += 1
         return None
 
-    def get_or_create(self, namespace: str, key: str, suffix: str, produce: Callable[[Path], None]) -> Path:
+    def get_or_create(self, namespace: str, key: str, suffix: str, produce: Callable[[Path], object]) -> Path:
         """Return the entry, producing it with ``produce(tmp_path)`` when missing.
 
         When the cache folder cannot be written (read-only, full, not a folder) the entry is
@@ -178,7 +178,7 @@ class MediaCache:
             fb = self._fallback / namespace / key[:2] / f"{key}{suffix}"
             return fb if fb.exists() else self._create(fb, produce, evict=False)
 
-    def _create(self, final: Path, produce: Callable[[Path], None], evict: bool = True) -> Path:
+    def _create(self, final: Path, produce: Callable[[Path], object], evict: bool = True) -> Path:
         final.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=final.suffix, dir=final.parent)
         os.close(fd)

@@ -183,7 +183,7 @@ def _check(c: CitationLike, info: ProbeResult, cfg: EvidenceConfig) -> tuple[flo
         raise NoAudioStream(path, "audio citation on a file without an audio stream")
     if c.modality == "visual" and not info.has_video:
         raise NoVideoStream(path, "visual citation on a file without a video stream")
-    dur = float(info.audio_duration if c.modality == "audio" else info.video_duration or 0.0)
+    dur = float((info.audio_duration if c.modality == "audio" else info.video_duration) or 0.0)
     if c.start > dur:
         raise OutsideMedia(path, f"{c.modality} citation starts at {c.start:.2f} s, after the stream ends ({dur:.2f} s)")
     if c.end > dur + cfg.end_tolerance_s:
@@ -392,7 +392,7 @@ def _fill_visual(seg: EvidenceSegment, info: ProbeResult, cfg: EvidenceConfig, p
         frames = vf.frames_at([seg.start])
     else:
         frames = vf.frames_in(seg.start, seg.end, cfg.fps, cfg.max_frames)
-        natural = int(math.floor((seg.end - seg.start) * cfg.fps)) + 1
+        natural = math.floor((seg.end - seg.start) * cfg.fps) + 1
         if natural > cfg.max_frames:  # the cap decided how many frames the judge sees: say so
             seg.note = frames_note(seg.label, seg.citation_index, (seg.start, seg.end), len(frames), natural,
                                    f"--max-frames {cfg.max_frames} at --fps {cfg.fps:g}")

@@ -150,7 +150,7 @@ def resize_max_side(image: np.ndarray, max_side: int | None) -> np.ndarray:
     if scale >= 1:
         return image
     size = (max(1, round(w * scale)), max(1, round(h * scale)))
-    return np.asarray(Image.fromarray(image).resize(size, Image.BILINEAR))
+    return np.asarray(Image.fromarray(image).resize(size, Image.Resampling.BILINEAR))
 
 
 #: a normalised ``(x1, y1, x2, y2)`` region, top-left origin (``murgat.boxes.Box.coords()``)
@@ -181,7 +181,7 @@ def crop_region(image: np.ndarray, region: Region, margin: float = 0.15, side: i
     size = (max(1, round(cw * scale)), max(1, round(ch * scale)))
     if size == (cw, ch):
         return np.ascontiguousarray(crop)
-    return np.asarray(Image.fromarray(np.ascontiguousarray(crop)).resize(size, Image.BICUBIC))
+    return np.asarray(Image.fromarray(np.ascontiguousarray(crop)).resize(size, Image.Resampling.BICUBIC))
 
 
 def draw_regions(image: np.ndarray, regions: list[Region], color: tuple[int, int, int] = (255, 0, 0)) -> np.ndarray:

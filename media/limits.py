@@ -99,7 +99,7 @@ def choose_excerpts(windows: Sequence[tuple[float, float]], budget_s: float,
     total = sum(b - a for a, b in wins)
     if total <= budget_s + 1e-9 or not wins:
         return wins
-    k = max(1, int(math.floor(budget_s / excerpt_s + 1e-9)))
+    k = max(1, math.floor(budget_s / excerpt_s + 1e-9))
     piece = budget_s / k
     starts = [0.0] if k == 1 else [j * (total - piece) / (k - 1) for j in range(k)]
     out: list[tuple[float, float]] = []

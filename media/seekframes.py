@@ -26,7 +26,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -57,8 +57,8 @@ class SeekFrames:
             raise ToolMissing(self.path, "PyAV is not installed (pip install av)") from exc
         self._av = av
         try:
-            self._container = av.open(self.path, options={"protocol_whitelist": "file"})
-            self._stream = self._container.streams[int(info.video_stream)]
+            self._container: Any = cast(Any, av.open(self.path, options={"protocol_whitelist": "file"}))
+            self._stream: Any = cast(Any, self._container.streams[int(info.video_stream)])
         except (av.FFmpegError, IndexError) as exc:
             raise CorruptMedia(self.path, f"video cannot be decoded ({str(exc)[:200]})") from exc
         self._stream.thread_type = "SLICE"
@@ -67,8 +67,10 @@ class SeekFrames:
         self._pts0 = int(self._stream.start_time or 0)
         rate = self._stream.average_rate or self._stream.guessed_rate
         self.rate = float(rate) if rate else float(info.fps or 25.0)
+        if not self.rate > 0:
+            raise CorruptMedia(self.path, "the video stream has no frame rate")
         n = int(self._stream.frames or 0)
-        self.n_frames = n if n > 0 else max(1, int(math.floor(float(info.video_duration or 0.0) * self.rate + 1e-6)))
+        self.n_frames = n if n > 0 else max(1, math.floor(float(info.video_duration or 0.0) * self.rate + 1e-6))
         self._lock = threading.RLock()
         self._frames: OrderedDict[int, tuple[float, np.ndarray]] = OrderedDict()
         self._bytes = 0
@@ -89,13 +91,13 @@ class SeekFrames:
     # ----- which frames -----
     def index_at(self, t: float) -> int:
         """The frame shown at ``t`` (nominal: the last frame number whose instant is ``<= t``)."""
-        return min(max(int(math.floor((t + 1e-6) * self.rate)), 0), self.n_frames - 1)
+        return min(max(math.floor((t + 1e-6) * self.rate), 0), self.n_frames - 1)
 
     def range_indices(self, start: float, end: float, fps: float = 1.0, max_frames: int = 8) -> list[int]:
         """Frame numbers inside ``[start, end]`` at about ``fps``, at most ``max_frames``, evenly
         spread (the rule of :meth:`media.frames.VideoFrames.range_indices`)."""
-        lo = max(0, int(math.ceil((start - 1e-6) * self.rate)))
-        hi = min(self.n_frames - 1, int(math.floor((end + 1e-6) * self.rate)))
+        lo = max(0, math.ceil((start - 1e-6) * self.rate))
+        hi = min(self.n_frames - 1, math.floor((end + 1e-6) * self.rate))
         if lo > hi:
             return [self.index_at(start)]
         want = max(1, min(max_frames, int(np.floor((end - start) * fps)) + 1))
