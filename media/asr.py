@@ -48,6 +48,8 @@ from media.singleflight import lock_for
 #: the part of the timeline each ASR chunk owns, and the audio heard either side of it (seconds)
 ASR_CHUNK_S = 24.0
 ASR_MARGIN_S = 3.0
+#: a word counted in a window may be owned (by its midpoint) by the chunk next door: this far
+WORD_HALF_MAX_S = 1.0
 #: called as ``progress(seconds_done, seconds_total)`` while a long file is transcribed
 Progress = Callable[[float, float], None]
 
@@ -397,8 +399,8 @@ class ChunkedTranscript:
     def window(self, start: float, end: float) -> Transcript:
         """The chunks that ``[start, end]`` (widened by the word edge tolerance) touches, as one
         :class:`Transcript` (times from the file start)."""
-        lo = max(0.0, start - WORD_EDGE_TOLERANCE_S - ASR_MARGIN_S)
-        hi = max(lo, end + WORD_EDGE_TOLERANCE_S + ASR_MARGIN_S)
+        lo = max(0.0, start - WORD_EDGE_TOLERANCE_S - WORD_HALF_MAX_S)
+        hi = max(lo, end + WORD_EDGE_TOLERANCE_S + WORD_HALF_MAX_S)
         k0, k1 = int(lo // ASR_CHUNK_S), min(self.n_chunks - 1, int(hi // ASR_CHUNK_S))
         words = [w for k in range(k0, k1 + 1) for w in self.chunk_words(k)]
         return Transcript(model=self.model, language=self.language, words=words)

@@ -206,7 +206,7 @@ def open_audio(path: str | os.PathLike[str], sr: int = SAMPLE_RATE) -> AudioTrac
 
 
 _CHUNKS: Lru[tuple[str, int, int, int], np.ndarray] = Lru(MAX_CHUNKS_IN_MEMORY)
-_METHODS: Lru[tuple[str, int, int], str] = Lru(256)
+_METHODS: Lru[tuple[str, int, int, int], str] = Lru(256)
 
 SeekMethod = Literal["seek", "stream"]
 
@@ -328,7 +328,7 @@ def seek_method(info: ProbeResult, sr: int = SAMPLE_RATE, cache: MediaCache | No
     """``"seek"`` when chunks of this file may be decoded by input seeking, else ``"stream"``
     (see the module docstring). Checked once per file and kept in the media cache."""
     assert info.audio_stream is not None
-    mem = (info.path, int(info.audio_stream), sr)
+    mem = (info.path, int(info.audio_stream), sr, CHUNK_S)
     known = _METHODS.get(mem)
     if known is not None:
         return known  # type: ignore[return-value]

@@ -159,9 +159,11 @@ class SeekFrames:
                 img = fr.to_ndarray(format="rgb24")
                 self._frames[i] = (self._time(fr), img)
                 self._bytes += img.nbytes
-            while self._bytes > self.max_cache_bytes and len(self._frames) > len(missing):
-                _, (_, old) = self._frames.popitem(last=False)
-                self._bytes -= old.nbytes
+            keep = set(indices)
+            for i in [i for i in self._frames if i not in keep]:  # oldest first; never what was asked for
+                if self._bytes <= self.max_cache_bytes:
+                    break
+                self._bytes -= self._frames.pop(i)[1].nbytes
 
     def _get(self, indices: list[int]) -> list[tuple[float, np.ndarray]]:
         with self._lock:

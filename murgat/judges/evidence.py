@@ -232,7 +232,7 @@ def fit_request(ev: Evidence, limits: EvidenceLimits | None, box_view: Literal["
     if cap is not None and total > cap + 1e-6:
         for s in audio:
             _shorten_audio(s, cap * (len(s.audio) / s.sr) / total, limits.audio_excerpt_s)  # type: ignore[arg-type]
-            _renote_audio(s, limits, "audio per request")
+            _renote_audio(s, limits, "shared among the request's audio segments")
         notes.append(EvidenceNote(kind="audio_sampled", modality="audio", cited_s=total, sent_s=_audio_s(audio),
                                   limit=f"{fmt_duration(cap)} of audio per request ({limits.source})",
                                   text=(f"{fmt_duration(total)} of audio in this request; {fmt_duration(_audio_s(audio))} "
@@ -244,10 +244,12 @@ def fit_request(ev: Evidence, limits: EvidenceLimits | None, box_view: Literal["
             if sum(_images_per_frame(s, box_view) for s in visual) > limits.max_images:
                 return _refuse(ev, segs, notes, f"{len(visual)} visual segments need {count:,} images, more than "
                                f"{limits.max_images:,} per request even at one frame each", limits)
+            had = {id(s): len(s.frames) for s in visual}
             _fit_images(visual, limits.max_images, box_view)
             limit = f"{limits.max_images:,} images per request ({limits.source})"
             for s in visual:
-                _renote_frames(s, limit)
+                if len(s.frames) < had[id(s)]:
+                    _renote_frames(s, limit, ev.config.fps)
             notes.append(EvidenceNote(kind="images_capped", modality="visual", frames_sent=_image_count(visual, box_view),
                                       limit=limit, text=(f"{count:,} images in this request; "
                                                          f"{_image_count(visual, box_view):,} sent, frames thinned "
@@ -256,6 +258,7 @@ def fit_request(ev: Evidence, limits: EvidenceLimits | None, box_view: Literal["
         before = request_bytes(segs, box_view)
         if before > limits.max_request_bytes:
             est = before
+            had = {id(s): len(s.frames) if s.modality == "visual" else _n(s.audio) for s in [*visual, *audio]}
             for _ in range(8):
                 f = 0.95 * limits.max_request_bytes / est
                 for s in visual:
@@ -270,15 +273,21 @@ def fit_request(ev: Evidence, limits: EvidenceLimits | None, box_view: Literal["
                 return _refuse(ev, segs, notes, f"the evidence is {before / MB:.1f} MB, more than {limit} even "
                                "at one frame and one second per segment", limits)
             for s in visual:
-                _renote_frames(s, limit)
+                if len(s.frames) < had[id(s)]:
+                    _renote_frames(s, limit, ev.config.fps)
             for s in audio:
-                _renote_audio(s, limits, "bytes per request")
+                if _n(s.audio) < had[id(s)]:
+                    _renote_audio(s, limits, f"{limit}")
             notes.append(EvidenceNote(kind="bytes_capped", limit=limit,
                                       text=(f"{before / MB:.1f} MB of media in this request; {est / MB:.1f} MB sent, "
                                             f"frames and audio reduced together; limit: {limit}")))
     if not notes:
         return ev
     return Evidence(media_path=ev.media_path, segments=segs, config=ev.config, request_notes=[*ev.request_notes, *notes])
+
+
+def _n(x: Any) -> int:
+    return 0 if x is None else len(x)
 
 
 def _fit_images(visual: list[EvidenceSegment], cap: int, box_view: str) -> None:
@@ -292,10 +301,9 @@ def _fit_images(visual: list[EvidenceSegment], cap: int, box_view: str) -> None:
         _thin_frames(s, keep[id(s)])
 
 
-def _renote_frames(s: EvidenceSegment, limit: str) -> None:
+def _renote_frames(s: EvidenceSegment, limit: str, fps: float) -> None:
     in_span = s.note.frames_in_span if s.note is not None and s.note.frames_in_span else None
     if in_span is None:
-        fps = 1.0
         in_span = math.floor((s.end - s.start) * fps) + 1
     s.note = frames_note(s.label, s.citation_index, (s.start, s.end), len(s.frames), max(in_span, len(s.frames)),
                          limit, kind="images_capped")
@@ -306,7 +314,7 @@ def _renote_audio(s: EvidenceSegment, limits: EvidenceLimits, what: str) -> None
 
     cap = limits.max_audio_s or DEFAULT_MAX_AUDIO_S
     s.note = audio_note(s.label, s.citation_index, (s.start, s.end), s.excerpts or [(s.start, s.end)],
-                        f"{fmt_duration(cap)} of audio per request ({limits.source}); {what}")
+                        f"{fmt_duration(cap)} of audio per request ({limits.source}), {what}")
 
 
 def _refuse(ev: Evidence, segs: list[EvidenceSegment], notes: list[EvidenceNote], reason: str,
