@@ -326,7 +326,18 @@ def build_evidence(
     info = probe(path)
     chosen = list(range(len(citations))) if indices is None else list(indices)
     planned = [_plan_one(i, citations[i], info, cfg, limits) for i in chosen]
-    _prefetch_frames(info, [(citations[p.citation_index], p) for p, _ in planned], cfg)
+    spans = [x for p, e in planned if e is None and p.available and p.modality == "audio"
+             for x in (p.excerpts or ((p.start, p.end),))]
+    if spans and info.has_audio:
+        # audio is decoded by ffmpeg in its own process: let it run while the frames are decoded
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(1) as pool:
+            warm = pool.submit(_warm_audio, info, spans)
+            _prefetch_frames(info, [(citations[p.citation_index], p) for p, _ in planned], cfg)
+            warm.result()
+    else:
+        _prefetch_frames(info, [(citations[p.citation_index], p) for p, _ in planned], cfg)
     segs: list[EvidenceSegment] = []
     for plan, err in planned:
         c = citations[plan.citation_index]
@@ -357,6 +368,19 @@ def build_evidence(
         segs.append(seg)
     segs.sort(key=_order)
     return Evidence(media_path=info.path, segments=segs, config=cfg)
+
+
+def _warm_audio(info: ProbeResult, spans: Sequence[tuple[float, float]]) -> None:
+    """Decode what these spans need ahead of :func:`_fill_audio` (which then slices from memory);
+    a failure is left for :func:`_fill_audio` to report on its segment."""
+    from media.audio import open_audio
+
+    try:
+        track = open_audio(info.path)
+        for a, b in spans:
+            track.slice(a, b)
+    except (MediaError, ValueError):
+        return
 
 
 def _prefetch_frames(info: ProbeResult, planned: Sequence[tuple[CitationLike, SegmentPlan]], cfg: EvidenceConfig) -> None:
