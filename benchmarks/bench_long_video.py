@@ -94,8 +94,8 @@ FINAL_TEXT = ("Here is the last announcement of the day. The secret code word is
               "I repeat, the code word is pineapple. The night train leaves from platform nine.")
 
 
-def speech(seconds: int = 3600) -> tuple[Path, float]:
-    """An hour of speech whose last passage starts at the returned time (seconds)."""
+def speech(seconds: int = 3600) -> tuple[Path, float, float]:
+    """An hour of speech, the time its last passage starts and that passage's length (seconds)."""
     out = CACHE / "speech60.m4a"
     meta = CACHE / "speech60.json"
     if not (_done(out) and meta.exists()):
@@ -112,7 +112,8 @@ def speech(seconds: int = 3600) -> tuple[Path, float]:
                     "[a][b]concat=n=2:v=0:a=1[o]", "-map", "[o]", "-c:a", "aac", "-b:a", "32k", str(out))
         meta.write_text(json.dumps({"final_start": start, "final_s": final_s}))
         _mark(out)
-    return out, float(json.loads(meta.read_text())["final_start"])
+    doc = json.loads(meta.read_text())
+    return out, float(doc["final_start"]), float(doc["final_s"])
 
 
 # ----- evidence in a fresh process -----
@@ -347,11 +348,11 @@ print(json.dumps({"claims": rows, "wall_s": time.perf_counter() - t0, "windowed"
 """
 
 
-def embedded_run(path: Path, final_start: float) -> dict[str, Any]:
-    a = final_start
+def embedded_run(path: Path, final_start: float, final_s: float) -> dict[str, Any]:
+    a, z = final_start, final_start + final_s
     claims = [f"The speaker says the code word is pineapple (audio, {_ts(a + 2)}-{_ts(a + 8)}).",
               f"The speaker says the code word is banana (audio, {_ts(a + 2)}-{_ts(a + 8)}).",
-              f"The night train leaves from platform nine (audio, {_ts(a + 9)}-{_ts(a + 14)})."]
+              f"The night train leaves from platform nine (audio, {_ts(z - 5)}-{_ts(z)})."]
     with tempfile.TemporaryDirectory() as td:
         env = {**os.environ, "MURGAT_CACHE_DIR": str(Path(td) / "cache")}
         t0 = time.perf_counter()
@@ -398,8 +399,8 @@ def main() -> None:
         videos = [video(f"score{k}.mp4", 3600, shift=7 * (k + 1), rate=16000, channels=1, kbps=24) for k in range(5)]
         out["score"] = score_run(videos)
     if not args.skip_embedded:
-        sp, final_start = speech()
-        out["embedded"] = embedded_run(sp, final_start)
+        sp, final_start, final_s = speech()
+        out["embedded"] = embedded_run(sp, final_start, final_s)
     out["machine"] = {"cpus": os.cpu_count(), "python": sys.version.split()[0],
                       "max_rss_children_mb": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)}
     (HERE / "results").mkdir(exist_ok=True)

@@ -38,10 +38,11 @@ import io
 import math
 import os
 import subprocess
+import threading
 import wave
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, cast
 
 import numpy as np
 
@@ -316,10 +317,95 @@ class ChunkedAudio:
         n = self.chunk_samples
         if k == 0:
             return _decode(self.path, self.stream, self.sr, None, CHUNK_S)[:n].copy()
-        x = _decode(self.path, self.stream, self.sr, k * CHUNK_S - SEEK_MARGIN_S + _ffmpeg_offset(self.info),
-                    CHUNK_S + SEEK_MARGIN_S)
+        x = _seek_decode(self.path, self.stream, self.sr, k * CHUNK_S - SEEK_MARGIN_S + _ffmpeg_offset(self.info),
+                         CHUNK_S + SEEK_MARGIN_S)
         m = SEEK_MARGIN_S * self.sr
         return x[m: m + n].copy()
+
+
+class _OpenAudio:
+    """One file's audio stream held open in this process (PyAV) for decoding spans by seeking:
+    ``ffmpeg -ss`` would parse the file's index again on every call (a tenth of a second on an
+    hour-long MP4), an open container seeks in microseconds."""
+
+    def __init__(self, path: str, stream: int) -> None:
+        import av
+
+        self.av = av
+        self.lock = threading.Lock()
+        try:
+            self.container: Any = cast(Any, av.open(path, options={"protocol_whitelist": "file"}))
+            self.stream: Any = cast(Any, self.container.streams[stream])
+        except (av.FFmpegError, IndexError) as exc:
+            raise CorruptMedia(path, f"audio cannot be opened ({str(exc)[:200]})") from exc
+        self.path = path
+        self.start_s = (self.container.start_time or 0) / 1_000_000  # ffmpeg's -ss counts from here
+
+    def decode(self, seek: float, duration: float, sr: int) -> np.ndarray:
+        """What ``ffmpeg -ss seek -i FILE -map 0:S -t duration -ac 1 -ar sr -f f32le`` writes: the
+        source samples from ``seek`` (trimmed exactly, at the source rate, before resampling, as
+        ffmpeg's accurate seek does), downmixed and resampled, the first ``duration*sr`` output
+        samples (the resampler fed past the end, so the last ones are not a flushed tail)."""
+        av = self.av
+        want = round(duration * sr)
+        with self.lock:
+            target = self.start_s + seek
+            tb = float(self.stream.time_base)
+            try:
+                self.container.seek(int(target / tb), stream=self.stream, backward=True, any_frame=False)
+            except av.FFmpegError as exc:
+                raise CorruptMedia(self.path, f"cannot seek to {seek:.2f} s ({exc})") from exc
+            resampler = av.AudioResampler(format="flt", layout="mono", rate=sr)
+            out: list[np.ndarray] = []
+            got = 0
+            ended = True
+            try:
+                for frame in self.container.decode(self.stream):
+                    if frame.pts is None:
+                        continue
+                    rate = frame.sample_rate
+                    first = round(float(frame.pts) * tb * rate)  # the frame's first sample, at its own rate
+                    skip = round(target * rate) - first
+                    if skip >= frame.samples:
+                        continue
+                    if skip > 0:
+                        frame = _trimmed(av, frame, skip)
+                    for o in resampler.resample(frame):
+                        x = o.to_ndarray().reshape(-1)
+                        out.append(x)
+                        got += len(x)
+                    if got >= want:
+                        ended = False
+                        break
+            except av.FFmpegError as exc:
+                raise CorruptMedia(self.path, f"audio decode failed ({exc})") from exc
+            if ended:  # the stream ended within the span: flush, as ffmpeg does at the end of a file
+                for o in resampler.resample(None):
+                    out.append(o.to_ndarray().reshape(-1))
+        x = np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
+        return x[:want].astype(np.float32, copy=False)
+
+
+def _trimmed(av: Any, frame: Any, skip: int) -> Any:
+    """``frame`` without its first ``skip`` samples (same format, layout, rate; pts moved on)."""
+    arr = frame.to_ndarray()
+    fmt = frame.format.name
+    cut = arr[:, skip:] if frame.format.is_planar else arr[:, skip * len(frame.layout.channels):]
+    new = av.AudioFrame.from_ndarray(np.ascontiguousarray(cut), format=fmt, layout=frame.layout.name)
+    new.sample_rate = frame.sample_rate
+    new.time_base = frame.time_base
+    new.pts = None
+    return new
+
+
+_OPEN: Lru[tuple[str, int], _OpenAudio] = Lru(8)
+
+
+def _seek_decode(path: str, stream: int, sr: int, seek: float, duration: float) -> np.ndarray:
+    """``_decode(path, stream, sr, seek, duration)`` by an open container (see :class:`_OpenAudio`)."""
+    key = (path, stream)
+    track = _OPEN.get(key) or _OPEN.put(key, _OpenAudio(path, stream))
+    return track.decode(seek, duration, sr)
 
 
 def _ffmpeg_offset(info: ProbeResult) -> float:
@@ -368,7 +454,8 @@ def _check_seeking(info: ProbeResult, sr: int) -> tuple[SeekMethod, str]:
     with ThreadPoolExecutor(3) as pool:
         ref_f = pool.submit(_decode, info.path, stream, sr, None, 2 * CHUNK_S)
         one_f = pool.submit(ChunkedAudio(info, sr)._decode_chunk, 1)
-        mid_f = pool.submit(_decode, info.path, stream, sr, CHUNK_S + half - SEEK_MARGIN_S + off, half + SEEK_MARGIN_S)
+        mid_f = pool.submit(_seek_decode, info.path, stream, sr, CHUNK_S + half - SEEK_MARGIN_S + off,
+                            half + SEEK_MARGIN_S)
         ref, one, mid = ref_f.result(), one_f.result(), mid_f.result()[SEEK_MARGIN_S * sr:]
     worst = 0.0
     for name, got, want in (("chunk 1", one, ref[n:2 * n]), ("the middle of chunk 1", mid, ref[n + half * sr:2 * n])):

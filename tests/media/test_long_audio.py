@@ -77,17 +77,22 @@ def test_a_span_decodes_only_its_chunks(monkeypatch: pytest.MonkeyPatch, tmp_pat
     assert isinstance(chunked, ChunkedAudio)
     assert chunked.method == "seek"  # the one-time check decodes the first 3 chunks; now count
     calls: list[tuple[float | None, float | None]] = []
-    real = ma._decode
+    whole_decodes: list[int] = []
+    real_seek, real_whole = ma._seek_decode, ma._decode
 
-    def spy(p: str, stream: int, sr: int, seek: float | None = None, duration: float | None = None) -> np.ndarray:
+    def spy(p: str, stream: int, sr: int, seek: float, duration: float) -> np.ndarray:
         calls.append((seek, duration))
-        return real(p, stream, sr, seek, duration)
+        return real_seek(p, stream, sr, seek, duration)
 
-    monkeypatch.setattr(ma, "_decode", spy)
+    def whole(*a: object, **k: object) -> np.ndarray:
+        whole_decodes.append(1)
+        return real_whole(*a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ma, "_seek_decode", spy)
+    monkeypatch.setattr(ma, "_decode", whole)
     x = chunked.slice(80.0, 82.0)
     assert len(x) == 32000
-    assert calls and all(d is not None and d <= ma.CHUNK_S + ma.SEEK_MARGIN_S for _, d in calls)
-    assert len(calls) == 1  # 80-82 s lies in chunk 40 only
+    assert calls == [(79.0, ma.CHUNK_S + ma.SEEK_MARGIN_S)] and not whole_decodes  # chunk 40 only, by seeking
     calls.clear()
     assert np.array_equal(open_audio(path).slice(80.0, 82.0), x) and not calls  # cached in memory
     ma.clear_memory_cache()
