@@ -280,6 +280,29 @@ def plan_segments(path: str | Path, citations: Sequence[CitationLike], config: E
     return out
 
 
+def plan_notes(plans: Sequence[SegmentPlan], config: EvidenceConfig | None = None) -> list[EvidenceNote]:
+    """The notes :func:`build_evidence` will attach to these segments, from the plan alone (no
+    decoding): audio sampled or refused, and frames capped by ``max_frames``. A record whose
+    answer came from the judge cache gets its notes from here. (Frames sent: ``max_frames`` —
+    fewer only when the span holds fewer frames than that, which a capped span never does at
+    the stream's own rate.)"""
+    cfg = config or EvidenceConfig()
+    out: list[EvidenceNote] = []
+    for p in plans:
+        if p.note is not None:
+            out.append(p.note)
+            continue
+        if not p.available or p.modality != "visual" or (cfg.visual_as == "clip" and not p.boxes):
+            continue
+        if p.cited_start == p.cited_end and cfg.visual_point_window_s == 0 and cfg.pad_s == 0:
+            continue
+        natural = math.floor((p.end - p.start) * cfg.fps) + 1
+        if natural > cfg.max_frames:
+            out.append(frames_note(p.label, p.citation_index, (p.start, p.end), cfg.max_frames, natural,
+                                   f"--max-frames {cfg.max_frames} at --fps {cfg.fps:g}"))
+    return out
+
+
 #: classes whose score is always listed, however low (claims about them are common)
 KEY_SOUND_CLASSES = ("Speech", "Music", "Silence", "Conversation", "Narration, monologue", "Vehicle", "Explosion",
                      "Gunshot, gunfire")

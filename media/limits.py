@@ -170,3 +170,9 @@ def refused_note(label: str, citation_index: int | None, modality: Literal["visu
                  cited_s: float, reason: str, limit: str) -> EvidenceNote:
     return EvidenceNote(kind="refused", label=label, citation_index=citation_index, modality=modality,
                         cited_s=cited_s, limit=limit, text=f"{reason}; not sent; limit: {limit}")
+
+
+def count_notes(notes: Sequence[EvidenceNote]) -> dict[str, int]:
+    """``{kind: count}`` of these notes, in a fixed order (for a run's summary)."""
+    kinds: tuple[NoteKind, ...] = ("frames_sampled", "audio_sampled", "images_capped", "bytes_capped", "refused")
+    return {k: n for k in kinds if (n := sum(1 for x in notes if x.kind == k))}

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import media.audio as ma
-from media.evidence import EvidenceConfig, build_evidence, plan_segments
-from media.limits import EvidenceLimits, choose_excerpts
+from media.evidence import EvidenceConfig, build_evidence, plan_notes, plan_segments
+from media.limits import EvidenceLimits, choose_excerpts, count_notes
 from media.probe import probe
 from murgat.citations import check_durations, parse_citations
 from murgat.judges.evidence import evidence_parts, fit_request, limits_for, limits_key, request_bytes
@@ -47,7 +47,7 @@ def test_thirty_minutes_of_audio_are_sampled_and_noted(long_video: Path, monkeyp
     assert plan.sampling_key() == {"excerpts": [list(x) for x in plan.excerpts]} and len(plan.excerpts) == 10
     ev = build_evidence(long_video, c)
     (s,) = ev.segments
-    assert s.available and len(s.audio) == 300 * 16000 and len(s.excerpts) == 10
+    assert s.available and s.audio is not None and len(s.audio) == 300 * 16000 and len(s.excerpts) == 10
     assert None not in calls and sum(d for d in calls if d) <= 3 * ma.CHUNK_S  # the check and chunk 0, never the whole track
     assert s.note is not None and s.note.kind == "audio_sampled" and ev.notes == [s.note]
     assert s.note.text == ("30:00 of audio cited; 5:00 sent, sampled as 10 excerpts of 0:30 spread evenly "
@@ -101,7 +101,7 @@ def test_request_images_are_thinned_evenly(friday: Path) -> None:
 def test_request_audio_is_shared_in_proportion(friday: Path) -> None:
     ev = build_evidence(friday, cites("(audio, 0:00-0:04; audio, 0:04-0:06)", friday))
     fit = fit_request(ev, EvidenceLimits(max_audio_s=3.0, audio_excerpt_s=1.0))
-    sent = [len(s.audio) / 16000 for s in fit.segments]
+    sent = [len(s.audio) / 16000 for s in fit.segments if s.audio is not None]
     assert sum(sent) == pytest.approx(3.0, abs=1e-3) and sent[0] == pytest.approx(2.0, abs=1e-3)
     assert fit.request_notes[0].kind == "audio_sampled" and fit.segments[0].excerpts
 
@@ -131,3 +131,12 @@ def test_provider_limits_and_overrides() -> None:
     assert x.max_request_bytes == 20_000_000
     own = limits_for("openai", {"max_images": 16})
     assert own.max_images == 16 and "overridden: max_images=16" in own.source
+
+
+def test_notes_are_known_from_the_plan_alone(long_video: Path) -> None:
+    """A cached answer decodes nothing: its record gets the same notes from the plan."""
+    c = cites("(audio, 0:00-30:00; visual, 0:00-30:00; visual, 1:00-1:04; visual, 2:00)", long_video)
+    built = build_evidence(long_video, c)
+    planned = plan_notes(plan_segments(long_video, c))
+    assert [n.text for n in planned] == [n.text for n in built.notes]
+    assert count_notes(built.notes) == {"frames_sampled": 1, "audio_sampled": 1}
