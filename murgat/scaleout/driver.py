@@ -18,11 +18,15 @@ Why it keeps the one-machine guarantees:
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import queue
+import socket
+import sys
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,30 +40,72 @@ class RayUnavailable(ValueError):
 
 
 def init_ray(address: str | None, num_cpus: int | None = None) -> bool:
-    """Connect to ``address`` (``auto`` or ``ray://…``) or start a local instance; returns
-    whether this process started it (and must shut it down)."""
+    """Connect to ``address`` (``auto``, ``host:port`` or ``ray://host:port``) or start a local
+    instance; returns whether this process started it (and must shut it down).
+
+    A ``host:port`` is tried first (a TCP connection, 5 s at most): with nothing listening there,
+    Ray itself retries for minutes and prints each retry from its C++ core straight to the
+    terminal. What Ray writes to stderr while it starts is kept aside and shown only when it
+    starts, so a failure is the one line of :class:`RayUnavailable`."""
     try:
         import ray
     except ImportError as exc:
         raise RayUnavailable("--run-on ray needs Ray: pip install 'murgat[ray]'") from exc
     if ray.is_initialized():
         return False
-    import logging
-
+    where = f"--ray-address {address}" if address else "a local Ray instance"
+    _reachable(address, where)
     kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING,
                           "configure_logging": True}
     try:
-        if address:
-            ray.init(address=address, **kw)
-        else:
-            ray.init(num_cpus=num_cpus or os.cpu_count() or 1, **kw)
+        with _stderr_kept_aside() as noise:
+            if address:
+                ray.init(address=address, **kw)
+            else:
+                ray.init(num_cpus=num_cpus or os.cpu_count() or 1, **kw)
     except Exception as exc:  # unreachable, refused, token-protected, no client extra: one line, exit 2
         first = (str(exc).strip() or type(exc).__name__).split("\n")[0][:300]
-        where = f"--ray-address {address}" if address else "a local Ray instance"
         hint = " (ray:// addresses need the client extra: pip install 'ray[client]')" if (
             address and address.startswith("ray://") and "client" in str(exc).lower()) else ""
         raise RayUnavailable(f"cannot start or join {where}: {type(exc).__name__}: {first}{hint}") from None
+    if noise.text:
+        sys.stderr.write(noise.text)
     return True
+
+
+def _reachable(address: str | None, where: str) -> None:
+    """Raise :class:`RayUnavailable` when ``address`` names a ``host:port`` that takes no connection."""
+    host, sep, port = (address or "").removeprefix("ray://").rpartition(":")
+    if not (sep and host and port.isdigit()):
+        return  # "auto", no address (a local instance) or a name Ray resolves itself
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise RayUnavailable(f"cannot start or join {where}: nothing answers there ({reason})") from None
+
+
+class _KeptAside:
+    text = ""
+
+
+@contextlib.contextmanager
+def _stderr_kept_aside() -> Iterator[_KeptAside]:
+    """File descriptor 2 goes to a temporary file for the block (Ray's C++ core writes there directly,
+    past ``sys.stderr``); what was written is in ``.text`` afterwards."""
+    kept = _KeptAside()
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+b") as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield kept
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            kept.text = tmp.read().decode("utf-8", "replace")
 
 
 @dataclass
@@ -189,8 +235,6 @@ def run_groups(
                     pending.insert(0, g)
                 elif missing:
                     report.lost += [it.id for it in missing]
-                    import sys
-
                     print(f"warning: {len(missing)} item(s) of {g.items[0].media} were not scored: {payload}",
                           file=sys.stderr)
         flush()
