@@ -38,12 +38,12 @@ def _n(n: int, word: str) -> str:
 
 def _faithfulness(args: argparse.Namespace, labels: Any) -> int:
     from murgat.calibrate_faithfulness import calibrate_faithfulness
-    from murgat.engine.folder import RunDir
+    from murgat.engine.folder import RunFolder
     from murgat.faithfulness.records import FaithResult
 
     doc: dict[str, Any] = {"task": "faithfulness", "labels": args.human, "n_labels": len(labels), "runs": {}}
     for run in args.run or []:
-        rd = RunDir(run, repair=False, record=FaithResult)
+        rd = RunFolder(run, repair=False, record=FaithResult)
         if not rd.results_path.exists():
             print(f"error: {run} has no results.jsonl", file=sys.stderr)
             return 2
@@ -81,7 +81,7 @@ def _cmd(args: argparse.Namespace) -> int:
     from human_eval.matching import embedding_similarity, lexical_similarity
     from murgat.calibrate import calibrate_run, inter_annotator, plot_run, rules_baseline, select_judges
     from murgat.console import console
-    from murgat.engine.folder import RunDir
+    from murgat.engine.folder import RunFolder
 
     try:
         labels = _load_labels(args.human, args.faithscore_polarity)
@@ -102,7 +102,7 @@ def _cmd(args: argparse.Namespace) -> int:
     import os
 
     for run in [os.path.normpath(r) for r in args.run or []]:  # "runs/a/" and "runs/a" are one run
-        rd = RunDir(run, repair=False)
+        rd = RunFolder(run, repair=False)
         if not rd.results_path.exists():
             print(f"error: {run} has no results.jsonl", file=sys.stderr)
             return 2

@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from murgat import __version__
+from murgat.engine.errors import CommandError
+from murgat.jsonl import ResultsWriteError
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -243,7 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="read media wherever the input names it (default: only inside --media-root)")
     p.set_defaults(func=_cmd_validate)
 
-    for mod in ("murgat.media_cli", "murgat.pipeline.cli", "murgat.generation.cli", "programs.cli", "murgat.faithfulness.cli",
+    for mod in ("murgat.media_cli", "murgat.score.cli", "murgat.generation.cli", "programs.cli", "murgat.faithfulness.cli",
                 "murgat.faithfulness.reflect_cli", "murgat.calibrate_cli", "murgat.viewer.cli", "murgat.grounding.cli",
                 "murgat.export_cli", "murgat.viewer.annotate_cli"):
         try:
@@ -263,25 +265,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
-    if getattr(args, "run_on", "local") == "ray":
-        try:
-            import ray  # noqa: F401 - only to say early, and in one place, how to get it
-        except ImportError:
-            print("error: --run-on ray needs Ray: pip install 'murgat[ray]'", file=sys.stderr)
-            return 2
-    from murgat.engine.folder import RunConfigMismatch
-    from murgat.jsonl import ResultsWriteError
-
-    # how every command ends on what the run folder refuses or fails to take, in one place
+    # how every command ends on a refusal or a stop, in one place: the error's one line and its exit status
     try:
         return int(args.func(args) or 0)
-    except RunConfigMismatch as exc:  # the folder holds a run with other settings (or of another kind)
+    except CommandError as exc:  # bad input or settings (2), a replay miss (3), the run folder not writable (5)
+        print(f"error: {exc.message}", file=sys.stderr)
+        return exc.code
+    except ResultsWriteError as exc:  # a write of a run folder outside any command's run (none should be left)
         print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except ResultsWriteError as exc:  # any write of a run folder (config.json, summary.json, …) after the run began
-        from murgat.engine.guards import failure_code
-
-        return failure_code(exc) or 5
+        return 5
     except BrokenPipeError:  # `murgat … --json | head`: the reader left; no traceback
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -21,9 +21,11 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+from murgat.engine.errors import SettingsError
 
-class RunLocked(RuntimeError):
-    """Another live process holds the lock."""
+
+class RunLocked(SettingsError):
+    """Another live process holds the lock (exit 2: the run is refused before any work)."""
 
 
 class RunLock:

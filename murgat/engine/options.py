@@ -53,6 +53,10 @@ from typing import Any, ClassVar, Literal, Self, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.fields import FieldInfo
 
+from murgat.engine.fingerprint import Where, decides, derive
+from murgat.judges.types import GenerateConfig
+from murgat.judging.config import JudgingConfig
+
 #: the only defaults a command may set for itself (see the module docstring)
 ROLE_DEFAULTS = frozenset({"max_tokens", "timeout", "item_concurrency"})
 #: options whose meaning, and so help and default, is the command's own: the input (responses,
@@ -83,8 +87,9 @@ class Requests(BaseModel):
 
     title: ClassVar[str] = "requests (every model or judge request)"
 
-    temperature: float = Field(0.0, ge=0, description="sampling temperature (0 for reproducible answers)")
-    max_tokens: int = Field(1024, ge=1, description="cap on answer tokens")
+    temperature: float = Field(0.0, ge=0, description="sampling temperature (0 for reproducible answers)",
+                               json_schema_extra=decides())
+    max_tokens: int = Field(1024, ge=1, description="cap on answer tokens", json_schema_extra=decides())
     timeout: float = Field(120.0, gt=0, description="seconds before one attempt is abandoned (then retried)")
     retries: int = Field(5, ge=0, description="retries after the first attempt on 429/5xx/timeouts")
     backoff_max: float = Field(60.0, gt=0, description="longest wait between retries in seconds; also caps a "
@@ -95,16 +100,31 @@ class Requests(BaseModel):
     rpm: float | None = Field(None, gt=0, description="requests-per-minute limit per provider")
     tpm: float | None = Field(None, gt=0, description="tokens-per-minute limit per provider (estimated before sending)")
 
-    def generate_config(self, effort: str | None = None) -> Any:
-        """The requests' :class:`~murgat.judges.types.GenerateConfig`; ``effort`` is the one to send
-        (default: the settings' own ``--effort`` when they have one)."""
-        from murgat.judges.types import GenerateConfig
+    def generate_config(self, effort: str | None = None) -> GenerateConfig:
+        """The requests' :class:`~murgat.judges.types.GenerateConfig`, derived from these fields (and
+        ``--effort`` where the settings have one; ``effort``: the one to send instead, ``sweep``'s)."""
+        own = type(self).model_fields
+        cfg = derive(GenerateConfig, self, REQUEST_NAMES, fields=[f for f in (*Requests.model_fields,
+                                                                           *Effort.model_fields) if f in own])
+        return cfg if effort is None else cfg.model_copy(update={"reasoning_effort": effort})
 
-        return GenerateConfig(temperature=self.temperature, max_tokens=self.max_tokens,
-                              reasoning_effort=effort if effort is not None else getattr(self, "effort", None),
-                              timeout_s=self.timeout,
-                              retries=self.retries, backoff_max_s=self.backoff_max, max_retry_time_s=self.max_retry_time,
-                              concurrency=self.concurrency, rpm=self.rpm, tpm=self.tpm)
+
+#: where each request setting sits in a :class:`~murgat.judges.types.GenerateConfig`
+REQUEST_NAMES: dict[str, Where] = {"timeout": "timeout_s", "backoff_max": "backoff_max_s",
+                                   "max_retry_time": "max_retry_time_s", "effort": "reasoning_effort"}
+#: where the request, frame and evidence settings sit in a :class:`~murgat.judging.config.JudgingConfig`
+JUDGING_NAMES: dict[str, Where] = {
+    "temperature": "generate.temperature", "max_tokens": "generate.max_tokens", "retries": "generate.retries",
+    "concurrency": "generate.concurrency", "rpm": "generate.rpm", "tpm": "generate.tpm",
+    "timeout": "generate.timeout_s", "backoff_max": "generate.backoff_max_s", "max_retry_time": "generate.max_retry_time_s",
+    "effort": "generate.reasoning_effort", "fps": "evidence.fps", "max_frames": "evidence.max_frames"}
+
+
+def judging_config(s: Requests) -> JudgingConfig:
+    """The evidence and request settings of a command that asks about media (``faithfulness``,
+    ``reflect``, ``program``): the frames, the evidence text and every request setting."""
+    return derive(JudgingConfig, s, JUDGING_NAMES, fields=[f for f in ("fps", "max_frames", "evidence_text")
+                                                           if f in type(s).model_fields], generate=s.generate_config())
 
 
 class ChainRole(BaseModel):
@@ -113,7 +133,8 @@ class ChainRole(BaseModel):
 
     title: ClassVar[str] = "requests (every model or judge request)"
 
-    max_tokens: int = Field(2048, ge=1, description="cap on answer tokens (a whole reasoning chain)")
+    max_tokens: int = Field(2048, ge=1, description="cap on answer tokens (a whole reasoning chain)",
+                            json_schema_extra=decides())
     timeout: float = Field(300.0, gt=0, description="seconds before one attempt is abandoned (then retried)")
 
 
@@ -123,7 +144,8 @@ class GenerateRole(BaseModel):
 
     title: ClassVar[str] = "requests (every model or judge request)"
 
-    max_tokens: int = Field(4096, ge=1, description="cap on answer tokens (a whole reasoning chain)")
+    max_tokens: int = Field(4096, ge=1, description="cap on answer tokens (a whole reasoning chain)",
+                            json_schema_extra=decides())
     timeout: float = Field(300.0, gt=0, description="seconds before one attempt is abandoned (then retried)")
 
 
@@ -133,7 +155,7 @@ class Effort(BaseModel):
     title: ClassVar[str] = "requests (every model or judge request)"
 
     effort: str | None = Field(None, description="reasoning effort: none|minimal|low|medium|high|dynamic "
-                                                 "(mapped per provider)", json_schema_extra={"parse": "effort"})
+                                                 "(mapped per provider)", json_schema_extra=decides(parse="effort"))
 
     @field_validator("effort")
     @classmethod
@@ -230,7 +252,7 @@ class JudgeOption(BaseModel):
 
     judge_option: list[str] = Field(default_factory=list, description="judge option KEY=VALUE (repeatable), e.g. "
                                     "base_url=http://localhost:8000/v1",
-                                    json_schema_extra={"short": "-J", "metavar": "KEY=VALUE"})
+                                    json_schema_extra=decides(short="-J", metavar="KEY=VALUE"))
 
 
 class ModelOption(BaseModel):
@@ -239,7 +261,7 @@ class ModelOption(BaseModel):
     title: ClassVar[str] = ""
 
     model_option: list[str] = Field(default_factory=list, description="model option KEY=VALUE (repeatable)",
-                                    json_schema_extra={"short": "-M", "metavar": "KEY=VALUE"})
+                                    json_schema_extra=decides(short="-M", metavar="KEY=VALUE"))
 
 
 class Frames(BaseModel):
@@ -249,7 +271,7 @@ class Frames(BaseModel):
     title: ClassVar[str] = ""
 
     fps: float = Field(1.0, gt=0, description="frames per second sampled from the video (within each cited segment "
-                                              "where a command sends cited segments)")
+                                              "where a command sends cited segments)", json_schema_extra=decides())
 
 
 class EvidenceText(BaseModel):
@@ -257,7 +279,8 @@ class EvidenceText(BaseModel):
 
     title: ClassVar[str] = ""
 
-    evidence_text: bool = Field(False, description="also send ASR/OCR text of each cited segment")
+    evidence_text: bool = Field(False, description="also send ASR/OCR text of each cited segment",
+                                 json_schema_extra=decides())
 
 
 class Transcripts(BaseModel):
@@ -266,7 +289,7 @@ class Transcripts(BaseModel):
     title: ClassVar[str] = ""
 
     asr_model: str | None = Field(None, description="local faster-whisper model folder for transcripts (default: "
-                                                    "bundled Whisper base)")
+                                                    "bundled Whisper base)", json_schema_extra=decides())
 
 
 class Stats(BaseModel):
@@ -312,6 +335,19 @@ def passed_to_scoring(s: BaseModel) -> dict[str, Any]:
     temperature) — not the role defaults (``--max-tokens``, ``--timeout``), which are the judge's own."""
     keep = (set(RunOn.model_fields) | set(Requests.model_fields)) - ROLE_DEFAULTS
     return s.model_dump(include=keep & set(type(s).model_fields))
+
+
+def scoring_values(parent: Any, *, input: str, judge: str, judge_option: list[str], out: str,
+                   cache: str) -> dict[str, Any]:
+    """The settings values of the score run another command makes of its own output (``sweep``'s
+    efforts, ``program --score``'s variants): the parent's media place, where to run, how requests
+    are sent (one account's rate limits, retries and concurrency hold for scoring too),
+    ``--overwrite``, ``--retry-errors`` and quietness (``--json`` too: the parent prints the one
+    document); scoring's own role defaults (``--max-tokens``, ``--timeout``) and everything else."""
+    return {"input": input, "judge": judge, "judge_option": list(judge_option), "out": out, "cache": cache,
+            "overwrite": parent.overwrite, "retry_errors": parent.retry_errors,
+            "quiet": parent.quiet or parent.print_json, **parent.model_dump(include=set(Place.model_fields)),
+            **passed_to_scoring(parent)}
 
 
 def _extra(info: FieldInfo) -> dict[str, Any]:

@@ -36,7 +36,9 @@ from murgat.judges.base import Judge
 from murgat.judges.evidence import evidence_parts
 from murgat.judges.parsing import clip_answer, parse_json_answer, shared_answer_note
 from murgat.judges.types import JudgeRequest, Part, TextPart
-from murgat.pipeline.stages import CallPool, ItemContext, sentences_of
+from murgat.judging.context import ItemContext
+from murgat.judging.pool import CallPool
+from murgat.judging.sentences import sentences_of
 
 Variant = Literal["vanilla", "grounding", "grounding+rationale"]
 VARIANTS: tuple[str, ...] = ("vanilla", "grounding", "grounding+rationale")

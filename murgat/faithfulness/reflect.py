@@ -49,7 +49,8 @@ from murgat.faithfulness.label import Labeller
 from murgat.faithfulness.records import FaithResult, StepLabel, tally
 from murgat.judges.base import Judge
 from murgat.judges.types import JudgeRequest, MediaPart, TextPart
-from murgat.pipeline.stages import CallPool, ItemContext
+from murgat.judging.context import ItemContext
+from murgat.judging.pool import CallPool
 from murgat.text import preprocess, strip_thinking
 
 #: defaults of the per-item bounds (``--max-regenerations``, ``--max-steps``)

@@ -1,7 +1,10 @@
 """``FaithfulnessSettings`` and ``ReflectSettings``: every setting of ``murgat faithfulness`` and
 ``murgat reflect`` (``murgat.faithfulness(...)``, ``murgat.reflect(...)``). Both label reasoning
 steps against the media with the same prompts and evidence, and their models write or read whole
-reasoning chains, so requests have the reasoning role's defaults (2,048 tokens, 300 s)."""
+reasoning chains, so requests have the reasoning role's defaults (2,048 tokens, 300 s).
+
+Fields marked ``decides()`` are the folder's fingerprint; :data:`FAITHFULNESS_NAMES` and
+:data:`REFLECT_NAMES` say where each sits in the ``config.json`` of earlier versions."""
 
 from __future__ import annotations
 
@@ -10,8 +13,16 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 import murgat.engine.options as o
+from murgat.engine.fingerprint import Late, Where, decides
 
 _OPT = {"metavar": "KEY=VALUE"}
+
+#: faithfulness folders record the evidence and request settings as the judging configuration has them, the
+#: judge's options parsed ("options"); --evidence-text was not recorded before (it decides the labels)
+FAITHFULNESS_NAMES: dict[str, Where] = {**o.JUDGING_NAMES, "judge_option": None, "evidence_text": Late("evidence_text")}
+#: reflect folders record every setting by its own name, the options parsed ("model_options", …) and --from
+#: by its content ("from")
+REFLECT_NAMES: dict[str, Where] = {"model_option": None, "detector_option": None, "judge_option": None, "from_": None}
 
 
 class _Labelling(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Place, o.Folder, o.Pace, o.Output,
@@ -19,10 +30,13 @@ class _Labelling(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Place, o
     """What ``faithfulness`` and ``reflect`` share: how steps are labelled and what the labeller sees."""
 
     variant: Literal["vanilla", "grounding", "grounding+rationale"] = Field(
-        "grounding", description="labelling prompt: grounding = the judge first describes the media (cached per media)")
+        "grounding", description="labelling prompt: grounding = the judge first describes the media (cached per media)",
+        json_schema_extra=decides())
     granularity: Literal["chain", "step"] = Field(
-        "chain", description="one labelling call per chain (cheap) or per step with its own evidence (precise)")
-    max_frames: int = Field(16, ge=1, description="frames sampled across the whole video when a step cites nothing")
+        "chain", description="one labelling call per chain (cheap) or per step with its own evidence (precise)",
+        json_schema_extra=decides())
+    max_frames: int = Field(16, ge=1, description="frames sampled across the whole video when a step cites nothing",
+                            json_schema_extra=decides())
 
 
 class FaithfulnessSettings(_Labelling, o.Undetermined):
@@ -32,9 +46,10 @@ class FaithfulnessSettings(_Labelling, o.Undetermined):
 
     input: str = Field(description="murgat JSONL or the authors' JSON list (responses with reasoning chains)",
                        json_schema_extra={"positional": True})
-    judge: str = Field(description="provider:model of the labelling judge")
+    judge: str = Field(description="provider:model of the labelling judge", json_schema_extra=decides())
     segmentation: Literal["sentences", "judge"] = Field(
-        "sentences", description="steps = murgat's citation-aware sentences (deterministic) or the judge's split")
+        "sentences", description="steps = murgat's citation-aware sentences (deterministic) or the judge's split",
+        json_schema_extra=decides())
 
 
 class ReflectSettings(_Labelling, o.ModelOption):
@@ -45,20 +60,23 @@ class ReflectSettings(_Labelling, o.ModelOption):
 
     data: str = Field(description="questions: murgat JSONL/CSV, videommmu:PATH, nextgqa:PATH or hf:PATH",
                       json_schema_extra={"positional": True})
-    model: str = Field(description="provider:model that writes, regenerates and continues chains")
-    detector: str = Field(description="provider:model of the step checker, or 'self'")
+    model: str = Field(description="provider:model that writes, regenerates and continues chains",
+                       json_schema_extra=decides())
+    detector: str = Field(description="provider:model of the step checker, or 'self'", json_schema_extra=decides())
     detector_option: list[str] = Field(default_factory=list, description="detector option KEY=VALUE (repeatable)",
-                                       json_schema_extra={"short": "-D", **_OPT})
+                                       json_schema_extra=decides(short="-D", **_OPT))
     detector_prompt: Literal["detect", "label"] = Field(
         "detect", description="detect: question-aware, flags only errors that matter to the question; label: the "
-                              "labelling prompt of 'murgat faithfulness'")
+                              "labelling prompt of 'murgat faithfulness'", json_schema_extra=decides())
     judge: str | None = Field(None, description="provider:model that measures UPR before/after (independent labeller; "
-                                                "default: the detector, with a warning)")
-    k: int = Field(3, ge=1, le=20, description="regeneration attempts per unfaithful step")
+                                                "default: the detector, with a warning)", json_schema_extra=decides())
+    k: int = Field(3, ge=1, le=20, description="regeneration attempts per unfaithful step", json_schema_extra=decides())
     max_regenerations: int = Field(15, ge=0, description="regeneration attempts per item, all steps together (later "
-                                                         "unfaithful steps are left as they are)")
+                                                         "unfaithful steps are left as they are)",
+                                   json_schema_extra=decides())
     max_steps: int = Field(100, ge=1, description="steps checked per item, continuations included (later steps are "
-                                                  "kept unchecked)")
+                                                  "kept unchecked)", json_schema_extra=decides())
     from_: str | None = Field(None, description="start from these responses instead of generating chains",
-                              json_schema_extra={"flag": "--from", "metavar": "RESPONSES"})
-    mode: Literal["base", "cite"] = Field("base", description="chains with or without citations")
+                              json_schema_extra=decides(flag="--from", metavar="RESPONSES"))
+    mode: Literal["base", "cite"] = Field("base", description="chains with or without citations",
+                                          json_schema_extra=decides())

@@ -31,12 +31,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from murgat.engine.errors import SettingsError
+
 if TYPE_CHECKING:
     from murgat.engine.options import RunOn
 
 
-class RayUnavailable(ValueError):
-    """Ray is not installed (a setting this machine cannot honour: exit 2, like other bad settings)."""
+class RayUnavailable(SettingsError):
+    """Ray is not installed, or the cluster cannot be started or joined (a setting this machine
+    cannot honour: exit 2, like other bad settings)."""
+
+
+def require_ray() -> None:
+    """Refuse ``--run-on ray`` where Ray is not installed, before any work (exit 2)."""
+    try:
+        import ray  # noqa: F401 - only to say early, and in one place, how to get it
+    except ImportError as exc:
+        raise RayUnavailable("--run-on ray needs Ray: pip install 'murgat[ray]'") from exc
 
 
 def init_ray(address: str | None, num_cpus: int | None = None) -> bool:
@@ -261,7 +272,13 @@ def services_for(cache_path: Path) -> tuple[Any, Any]:
     return start_services(cache_path)
 
 
-def run_command(s: RunOn, cache_path: Path, todo: list[Any], task: Callable[..., Any],
+def services_for_run(cache_path: Path) -> tuple[Any, Any] | None:
+    """``None``: :func:`run_on_cluster` starts the standard services (tests replace this to shorten
+    the rate window)."""
+    return None
+
+
+def run_on_cluster(s: RunOn, cache_path: Path, todo: list[Any], task: Callable[..., Any],
                 payload_of: Callable[[list[Any]], dict[str, Any]], write: Callable[[list[dict[str, Any]]], None],
                 *, label: str, total: int, con: Any, services: tuple[Any, Any] | None = None,
                 transcribes: bool = False) -> RayRunReport:
@@ -273,6 +290,8 @@ def run_command(s: RunOn, cache_path: Path, todo: list[Any], task: Callable[...,
     fixed for reproducible decoding): two such tasks on two CPUs would each run two threads on
     a shared core and finish later than one after the other (measured in benchmarks/bench_ray.py)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from murgat.console import console
 
     started = init_ray(s.ray_address, s.ray_cpus)  # RayUnavailable
     import ray
@@ -290,7 +309,8 @@ def run_command(s: RunOn, cache_path: Path, todo: list[Any], task: Callable[...,
 
             task_cpus = float(min(ASR_THREADS, max(1, cpus)))
         progress = Progress(TextColumn(f"[bold]{label} (ray)"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=con, disable=getattr(s, "quiet", False) or getattr(s, "print_json", False))
+                            console=con if con is not None else console(stderr=True),
+                            disable=getattr(s, "quiet", False) or getattr(s, "print_json", False))
         with progress:
             bar = progress.add_task("items", total=total, completed=total - len(todo))
             report = run_groups(groups, task, payload_of, (cache, limits), write, max_in_flight=max(2, 2 * cpus),

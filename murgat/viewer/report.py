@@ -107,14 +107,14 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
     ``murgat annotate``). ``--copy-media`` and ``--save-evidence`` find media as scoring did
     (``--media-root``, else the input's folder) and refuse what scoring refused; each refusal is one
     ``warning:`` line on stderr."""
-    from murgat.engine.folder import RunDir
+    from murgat.engine.folder import RunFolder
     from murgat.viewer import comparison_doc, grounding_docs, run_doc, write_viewer
 
     docs, all_results = [], []
     refused: list[str] = []
     out.parent.mkdir(parents=True, exist_ok=True)  # --out may name a folder that does not exist yet
     for run in runs:
-        rd = RunDir(run, repair=False)
+        rd = RunFolder(run, repair=False)
         summary = rd.summary()
         cfg: dict[str, Any] = {}
         if (run / "config.json").exists():

@@ -65,7 +65,7 @@ def test_a_run_folder_that_cannot_be_written_is_a_run_error_5(tmp_path: Path, ex
 
 def test_a_settings_object_draws_no_progress_bar_unless_asked(tmp_path: Path, example_media: Path, capsys) -> None:
     """Before: murgat.score(settings=ScoreSettings(...)) drew the progress bar on stderr (keywords did not)."""
-    from murgat.pipeline.settings import ScoreSettings
+    from murgat.score.settings import ScoreSettings
 
     cas = _write(tmp_path / "c.jsonl", CASSETTE)
     s = ScoreSettings(input=str(_input(tmp_path)), judge=f"replay:{cas}", out=str(tmp_path / "run"),

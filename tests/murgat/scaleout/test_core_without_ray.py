@@ -13,9 +13,9 @@ import pytest
 
 def test_the_core_does_not_import_ray() -> None:
     # the command modules too: since the settings/API change the work of each command lives there
-    code = ("import sys; import murgat.cli as c; c.build_parser(); import murgat.pipeline.runner, programs.cli, "
-            "murgat.faithfulness.cli, murgat.generation.cli, murgat.scaleout, murgat.api, murgat.pipeline.command, "
-            "murgat.pipeline.ray, murgat.faithfulness.command, murgat.faithfulness.reflect_command, "
+    code = ("import sys; import murgat.cli as c; c.build_parser(); import murgat.score.runner, programs.cli, "
+            "murgat.faithfulness.cli, murgat.generation.cli, murgat.scaleout, murgat.api, murgat.score.command, "
+            "murgat.engine.command, murgat.faithfulness.command, murgat.faithfulness.reflect_command, "
             "murgat.generation.command, programs.command, murgat.scaleout.tasks, murgat.scaleout.driver, "
             "murgat.scaleout.services, murgat.scaleout.worker; print('ray' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -12,9 +12,13 @@ from media.probe import probe
 from murgat.boxes import BoxConvention
 from murgat.judges.scripted import ScriptedJudge
 from murgat.judges.types import ImagePart, TextPart
-from murgat.pipeline.config import JudgeSpec, ScoreConfig
-from murgat.pipeline.stages import CallPool, ItemContext, ask_entailment, attach_citations, sentences_of
 from murgat.schema import AtomicFact
+from murgat.score.config import JudgeSpec, ScoreConfig
+from murgat.judging.context import ItemContext
+from murgat.judging.entail import ask_entailment
+from murgat.judging.pool import CallPool
+from murgat.judging.sentences import sentences_of
+from murgat.score.stages import attach_citations
 
 
 def _cfg(**kw) -> ScoreConfig:
@@ -28,7 +32,7 @@ def _ask(media: Path, text: str, judge: ScriptedJudge, cfg: ScoreConfig | None =
     (sent,) = sentences_of(text, info.durations(), 1.0, cfg.boxes.with_native(info.width, info.height))
     ctx = ItemContext(media=media, durations=info.durations(), config=cfg, _info=info)
     fact = AtomicFact(index=0, sentence_index=0, text=text, citations=sent.citations)
-    verdict, _ = asyncio.run(ask_entailment(CallPool(), judge, fact, frozenset(range(len(sent.citations))), cfg, ctx))
+    verdict, _ = asyncio.run(ask_entailment(CallPool(), judge, fact, frozenset(range(len(sent.citations))), ctx))
     return verdict
 
 
@@ -60,7 +64,7 @@ def test_box_free_cache_recipe_is_unchanged(friday: Path) -> None:
     info = probe(friday)
     (sent,) = sentences_of("A hat (visual, 0:02; audio, 0:01-0:03).", info.durations(), 1.0, BoxConvention())
     ctx = ItemContext(media=friday, durations=info.durations(), config=cfg, _info=info)
-    plans = ctx.plan(sent.citations, [0, 1])
+    plans = ctx.segment_plans(sent.citations, [0, 1])
     before = {"file": file_digest(friday), "evidence": cfg.evidence.model_dump(),
               "segments": [[p.modality, p.cited_start, p.cited_end, p.start, p.end] for p in plans], "text": None}
     assert ctx.evidence_hint(plans, False) == hashlib.sha256(json.dumps(before, sort_keys=True, default=str).encode()).hexdigest()
@@ -86,9 +90,13 @@ def test_run_convention_reads_boxes_and_facts_keep_them(friday: Path) -> None:
 
 
 def test_default_box_options_keep_old_fingerprints() -> None:
-    cfg = _cfg()
-    assert "boxes" not in cfg.scoring_fingerprint()
-    assert _cfg(boxes=BoxConvention(units="1000")).scoring_fingerprint()["boxes"]["units"] == "1000"
+    from murgat.score.command import score_config, score_fingerprint
+    from murgat.score.settings import ScoreSettings
+
+    s = ScoreSettings(input="i", judge="embedded", out="o")
+    assert "boxes" not in score_fingerprint(s, score_config(s))
+    s = ScoreSettings(input="i", judge="embedded", out="o", box_units="1000")
+    assert score_fingerprint(s, score_config(s))["boxes"]["units"] == "1000"
 
 
 def test_score_counts_wrong_boxes_without_changing_scores(tmp_path: Path, example_media: Path) -> None:
@@ -129,12 +137,12 @@ def test_score_counts_wrong_boxes_without_changing_scores(tmp_path: Path, exampl
 
 def test_score_box_options_reach_the_config(tmp_path: Path, capsys) -> None:
     from murgat.cli import build_parser, main
-    from murgat.pipeline.command import build_config
-    from murgat.pipeline.settings import ScoreSettings
+    from murgat.score.command import score_config
+    from murgat.score.settings import ScoreSettings
 
     args = build_parser().parse_args(["score", "in.jsonl", "--judge", "embedded", "--out", str(tmp_path / "o"),
                                       "--box-units", "px", "--box-order", "yxyx", "--box-frame-size", "320x240"])
-    assert build_config(ScoreSettings.from_args(args)).boxes == BoxConvention(units="px", order="yxyx", frame_size=(320, 240))
+    assert score_config(ScoreSettings.from_args(args)).boxes == BoxConvention(units="px", order="yxyx", frame_size=(320, 240))
     inp = tmp_path / "in.jsonl"
     inp.write_text(json.dumps({"id": "a", "media": "friday.mp4", "response": "x"}) + "\n")
     assert main(["score", str(inp), "--judge", "embedded", "--out", str(tmp_path / "o"),

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
-from murgat.pipeline.rundir import RunDir
+from murgat.engine.folder import RunFolder
 
 from ...standin import StandIn
 
@@ -63,7 +63,7 @@ def test_line_separators_round_trip_through_score_resume_and_summarize(tmp_path,
     assert first["n_items"] == 3 and first["murgat_s"]["value"] == 1.0
     raw = (out / "results.jsonl").read_text(encoding="utf-8")
     assert "\u2028" not in raw and "\u0085" not in raw and raw.count("\n") == 3
-    res = RunDir(out).latest_results()
+    res = RunFolder(out).latest_results()
     assert BREAKERS in res[0].sentences[0].sentence.text
     assert _score(inp, out, f"replay:{cas}", example_media) == 0  # resume
     assert json.loads(capsys.readouterr().out)["extra"]["this_invocation"]["requests"] == 0
@@ -102,7 +102,7 @@ def test_line_separators_round_trip_through_generate_and_its_compaction(tmp_path
 
 
 def test_decomposition_context_is_bounded_and_long_responses_are_refused(tmp_path, example_media, capsys) -> None:
-    from murgat.pipeline.runner import decompose_context
+    from murgat.score.runner import decompose_context
     from murgat.text import split_sentences
 
     sents = split_sentences(" ".join(f"Sentence number {k} is here (audio, 0:01)." for k in range(2000)))
@@ -114,7 +114,7 @@ def test_decomposition_context_is_bounded_and_long_responses_are_refused(tmp_pat
                              {"id": "fine", "media": "friday.mp4", "response": "The woman speaks (audio, 0:01)."}])
     assert _score(inp, tmp_path / "run", f"replay:{_cassette(tmp_path)}", example_media, "--max-response-chars", "1000") == 1
     cap = capsys.readouterr()
-    res = {r.id: r for r in RunDir(tmp_path / "run").latest_results()}
+    res = {r.id: r for r in RunFolder(tmp_path / "run").latest_results()}
     assert res["huge"].error.startswith("response_too_long: 5,000 characters") and res["huge"].case == "error"
     assert res["fine"].scores.murgat_s == 1.0 and "FAILED: 1 of 2" in cap.err
 
@@ -145,7 +145,7 @@ def test_judge_outage_items_are_retried_with_retry_errors_and_exit_status_says_s
         assert _score(inp, out, "openai:m", example_media, *base) == 1
         cap = capsys.readouterr()
         assert "FAILED: 2 of 2 item(s) undetermined" in cap.err.strip().splitlines()[-1]
-        res = RunDir(out).latest_results()
+        res = RunFolder(out).latest_results()
         assert all(r.case == "undetermined" and r.n_judge_errors > 0 and r.undetermined_causes.get("error") for r in res)
         server.mode = "ok"
         n_before = len(server.requests)
@@ -154,7 +154,7 @@ def test_judge_outage_items_are_retried_with_retry_errors_and_exit_status_says_s
         assert "keeping 0 earlier item(s) with errors and 2 left undetermined by judge errors" in cap.err
         assert "--retry-errors" in cap.err and len(server.requests) == n_before
         assert _score(inp, out, "openai:m", example_media, *base, "--retry-errors") == 0
-        res = RunDir(out).latest_results()
+        res = RunFolder(out).latest_results()
         assert len(res) == 2 and all(r.case == "scored" and r.scores.murgat_s == 1.0 for r in res)
 
 
@@ -198,7 +198,7 @@ def test_unwritable_media_cache_degrades_instead_of_failing(tmp_path, example_me
     assert _score(inp, tmp_path / "run", "embedded", example_media) in (0, 1)
     cap = capsys.readouterr()
     assert "media cache" in cap.err and "cannot be written" in cap.err
-    (r,) = RunDir(tmp_path / "run").latest_results()
+    (r,) = RunFolder(tmp_path / "run").latest_results()
     assert r.error is None
 
 
@@ -227,7 +227,7 @@ def test_media_outside_the_root_is_refused(tmp_path, root_and_outside, capsys) -
              "hls": "playlist.mp4", "concat": "concat.mp4", "ok": "inside.mp4"}
     inp = _inputs(tmp_path, [{"id": k, "media": v, "response": "She talks (audio, 0:01-0:03)."} for k, v in names.items()])
     assert _score(inp, tmp_path / "run", f"replay:{_cassette(tmp_path)}", root) == 1
-    res = {r.id: r for r in RunDir(tmp_path / "run").latest_results()}
+    res = {r.id: r for r in RunFolder(tmp_path / "run").latest_results()}
     for k in ("dotdot", "absolute", "symlink"):
         assert res[k].error.startswith("media_outside_root") and "--allow-media-outside-root" in res[k].error
     for k in ("hls", "concat"):  # refused by the demuxer allow-list or the file-only protocol list
@@ -236,7 +236,7 @@ def test_media_outside_the_root_is_refused(tmp_path, root_and_outside, capsys) -
     capsys.readouterr()
     # opting in reads the outside files, but playlists stay refused
     assert _score(inp, tmp_path / "run2", f"replay:{_cassette(tmp_path)}", root, "--allow-media-outside-root") == 1
-    res = {r.id: r for r in RunDir(tmp_path / "run2").latest_results()}
+    res = {r.id: r for r in RunFolder(tmp_path / "run2").latest_results()}
     assert all(res[k].error is None for k in ("dotdot", "absolute", "symlink", "ok"))
     assert res["hls"].error and res["concat"].error
 
@@ -326,10 +326,10 @@ def test_results_write_failure_stops_cleanly_with_what_was_written_intact(tmp_pa
     err = capsys.readouterr().err
     assert code == 5 and "No space left on device" in err and "intact" in err and "Traceback" not in err
     monkeypatch.setattr(jsonl.os, "fsync", real_fsync)
-    kept = RunDir(out).latest_results()
+    kept = RunFolder(out).latest_results()
     assert 2 <= len(kept) <= 3 and all(r.scores.murgat_s == 1.0 for r in kept)
     assert _score(inp, out, f"replay:{_cassette(tmp_path)}", example_media) == 0  # resumes
-    assert len(RunDir(out).latest_results()) == 6
+    assert len(RunFolder(out).latest_results()) == 6
 
 
 # 9 ------------------------------------------------------------------------------------------
@@ -350,7 +350,7 @@ def test_corrupt_results_lines_are_moved_aside_and_rescored(tmp_path, example_me
     cap = capsys.readouterr()
     assert "2 corrupt line(s)" in cap.err and "results.corrupt.jsonl" in cap.err
     assert (out / "results.corrupt.jsonl").read_text().count("\n") == 2
-    assert sorted(r.id for r in RunDir(out).latest_results()) == ["c0", "c1", "c2"]
+    assert sorted(r.id for r in RunFolder(out).latest_results()) == ["c0", "c1", "c2"]
     assert main(["summarize", str(out), "--json"]) == 0
 
 
@@ -380,7 +380,7 @@ def test_empty_decomposition_is_flagged_not_a_silent_zero(tmp_path, example_medi
     inp = _inputs(tmp_path, [{"id": "e", "media": "friday.mp4", "response": "She talks (audio, 0:01-0:03)."}])
     assert _score(inp, tmp_path / "run", f"replay:{_cassette(tmp_path, rows)}", example_media) == 1
     summary = json.loads(capsys.readouterr().out)
-    (r,) = RunDir(tmp_path / "run").latest_results()
+    (r,) = RunFolder(tmp_path / "run").latest_results()
     assert r.case == "undetermined" and r.scores.murgat_s is None and r.n_empty_decompositions == 1
     assert "no facts" in r.sentences[0].verdicts[0].reason
     assert summary["n_empty_decompositions"] == 1 and summary["murgat_s"]["value"] is None

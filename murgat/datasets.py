@@ -1,4 +1,4 @@
-"""Question sets for ``murgat generate``: murgat JSONL, CSV, HF ``load_from_disk``, and the
+"""Question sets for ``murgat generate``, ``sweep``, ``program`` and ``reflect``: murgat JSONL, CSV, HF ``load_from_disk``, and the
 Video-MMMU and NExT-GQA annotation files.
 
 Every loader returns :class:`~murgat.schema.Item` objects (with an empty ``response``)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
-from murgat.pipeline.rundir import RunDir
+from murgat.engine.folder import RunFolder
 
 from ...standin import StandIn
 
@@ -40,13 +40,13 @@ def test_empty_or_garbage_answers_are_not_cached_and_retry_errors_asks_again(tmp
         server.text = bad
         assert _score(inp, out, example_media, *base) == 1
         assert "--retry-errors" in capsys.readouterr().err.strip().splitlines()[-1]
-        res = RunDir(out).latest_results()
+        res = RunFolder(out).latest_results()
         assert all(r.case == "undetermined" and r.undetermined_causes.get("unparseable") for r in res)
         server.text = None  # the judge recovers
         n_before = len(server.requests)
         assert _score(inp, out, example_media, *base, "--retry-errors") == 0
         assert len(server.requests) > n_before, "the recovered judge must be asked again"
-        res = RunDir(out).latest_results()
+        res = RunFolder(out).latest_results()
         assert len(res) == 2 and all(r.case == "scored" and r.scores.murgat_s == 1.0 for r in res)
 
 
@@ -65,7 +65,7 @@ def test_unreachable_judge_names_the_cause_in_the_record_and_the_last_stderr_lin
     assert _score(_inputs(tmp_path, 1), tmp_path / "run", example_media, "--retries", "0", "-J", f"base_url={url}") == 1
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert "got no answer" in last and "connection refused" in last.lower() and url in last
-    (rec,) = RunDir(tmp_path / "run").latest_results()
+    (rec,) = RunFolder(tmp_path / "run").latest_results()
     assert rec.judge_failure and "connection refused" in rec.judge_failure.lower() and url in rec.judge_failure
 
 
@@ -102,7 +102,7 @@ def test_http_error_with_a_non_json_body_shows_status_and_first_bytes(tmp_path, 
         server.server_close()
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert "HTTP 502" in last and "502 Bad Gateway" in last and url in last
-    (rec,) = RunDir(tmp_path / "run").latest_results()
+    (rec,) = RunFolder(tmp_path / "run").latest_results()
     assert "nginx upstream down" in rec.judge_failure and len(rec.judge_failure) <= 500
 
 
@@ -120,7 +120,7 @@ def _replay_score(tmp: Path, media: Path, response: str, *extra: str, rows: list
     inp.write_text(json.dumps({"id": "a", "media": "friday.mp4", "response": response}) + "\n")
     code = main(["score", str(inp), "--media-root", str(media), "--judge", f"replay:{cas}", "--out", str(tmp / "run"),
                  "--quiet", "--json", *extra])
-    (rec,) = RunDir(tmp / "run").latest_results()
+    (rec,) = RunFolder(tmp / "run").latest_results()
     return code, rec
 
 

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from murgat.pipeline.rundir import RunDir
+from murgat.engine.folder import RunFolder
 
 from ...standin import StandIn
 from .test_hardening import _cassette, _inputs, _score
@@ -30,7 +30,7 @@ def test_two_endpoints_share_work_and_one_dying_loses_nothing(tmp_path, example_
         # 3 of them from b before it died: a answered the rest, including the one b dropped
         assert len(a.requests) == 17 - 3
     assert code == 0
-    res = RunDir(tmp_path / "run", repair=False).latest_results()
+    res = RunFolder(tmp_path / "run", repair=False).latest_results()
     assert len(res) == 8 and all(r.error is None and r.scores.murgat_s == 1.0 for r in res)
     capsys.readouterr()
 
@@ -127,7 +127,7 @@ def test_scoring_starts_without_decoders_or_rich() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, murgat.cli as c; c.build_parser(); import murgat.pipeline.runner, murgat.pipeline.stages, "
+    code = ("import sys, murgat.cli as c; c.build_parser(); import murgat.score.runner, murgat.score.stages, "
             "murgat.judges.replay, media.evidence, media.probe\n"
             "print(sorted(m for m in ('numpy', 'PIL', 'decord', 'rich', 'filelock') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 
 from murgat.judges.scripted import ScriptedJudge
-from murgat.pipeline.config import JudgeSpec, ScoreConfig
-from murgat.pipeline.rundir import RunDir
-from murgat.pipeline.runner import run_items, summarize_run
-from murgat.pipeline.stages import Judges
 from murgat.schema import Item
+from murgat.score.config import JudgeSpec, ScoreConfig
+from murgat.engine.folder import RunFolder
+from murgat.engine.preflight import MediaPlace
+from murgat.score.runner import score_items, summarize_run
+from murgat.score.stages import StageJudges
 
 N = 12
 
@@ -93,9 +94,10 @@ def _answer(req) -> str:
 
 def _run(items: list[Item], tmp: Path, media: Path, allow_outside_root: bool = False, **cfg_kw):
     j = ScriptedJudge(_answer)
-    rd = RunDir(tmp)
+    rd = RunFolder(tmp)
     cfg = _cfg(**cfg_kw)
-    fresh, _ = asyncio.run(run_items(items, cfg, Judges(j, j, j), rd, media_root=media, allow_outside_root=allow_outside_root))
+    fresh, _ = asyncio.run(score_items(items, cfg, StageJudges(j, j, j), rd,
+                                       place=MediaPlace(media, None, allow_outside_root)))
     return {r.id: r for r in fresh}, summarize_run(rd, cfg)
 
 
@@ -143,9 +145,9 @@ def test_unparseable_answers_are_reported_apart(tmp_path: Path, example_media: P
         return _answer(req)
 
     j = ScriptedJudge(answer)
-    rd = RunDir(tmp_path / "u")
+    rd = RunFolder(tmp_path / "u")
     items = [Item(id="u", media="friday.mp4", response="She talks (audio, 0:01-0:02).")]
-    fresh, _ = asyncio.run(run_items(items, _cfg(), Judges(j, j, j), rd, media_root=example_media))
+    fresh, _ = asyncio.run(score_items(items, _cfg(), StageJudges(j, j, j), rd, place=MediaPlace(example_media)))
     r = fresh[0]
     assert r.case == "undetermined" and r.scores.murgat_s is None and r.n_facts_undetermined == 1
     assert r.sentences[0].verdicts[0].joint == "unparseable"
@@ -161,9 +163,9 @@ def test_a_judge_that_times_out_leaves_facts_undetermined(tmp_path: Path, exampl
     cfg = _cfg()
     cfg.generate.timeout_s = 0.05
     cfg.generate.retries = 1
-    rd = RunDir(tmp_path / "t")
+    rd = RunFolder(tmp_path / "t")
     items = [Item(id="slow", media="friday.mp4", response="She talks (audio, 0:01-0:02).")]
-    fresh, _ = asyncio.run(run_items(items, cfg, Judges(j, j, j), rd, media_root=example_media))
+    fresh, _ = asyncio.run(score_items(items, cfg, StageJudges(j, j, j), rd, place=MediaPlace(example_media)))
     r = fresh[0]
     assert r.error is None and r.sentences[0].verify_verdict == "error" and r.sentences[0].verifiable is None
     assert r.n_verify_undetermined == 1 and r.case == "undetermined" and r.scores.murgat_s is None

@@ -8,11 +8,12 @@ from pathlib import Path
 
 from murgat.cli import main
 from murgat.judges.scripted import ScriptedJudge
-from murgat.pipeline.config import JudgeSpec, ScoreConfig
-from murgat.pipeline.rundir import RunDir
-from murgat.pipeline.runner import run_items
-from murgat.pipeline.stages import Judges
 from murgat.schema import Item
+from murgat.score.config import JudgeSpec, ScoreConfig
+from murgat.engine.folder import RunFolder
+from murgat.engine.preflight import MediaPlace
+from murgat.score.runner import score_items
+from murgat.score.stages import StageJudges
 
 TEXT = "A woman talks (audio, 0:01-0:03). She asks a question (audio, 0:01-0:03)."
 
@@ -30,8 +31,8 @@ def _run(tmp: Path, media: Path, decontext_answer: str, decompose_answer=None):
     j = ScriptedJudge(answer)
     spec = JudgeSpec(spec="scripted")
     cfg = ScoreConfig(judge_verify=spec, judge_decompose=spec, judge_entail=spec, judge_decontextualize=spec)
-    fresh, _ = asyncio.run(run_items([Item(id="x", media="friday.mp4", response=TEXT)], cfg, Judges(j, j, j, j),
-                                     RunDir(tmp), media_root=media))
+    fresh, _ = asyncio.run(score_items([Item(id="x", media="friday.mp4", response=TEXT)], cfg, StageJudges(j, j, j, j),
+                                       RunFolder(tmp), place=MediaPlace(media)))
     return fresh[0], j
 
 
