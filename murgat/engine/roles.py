@@ -22,7 +22,6 @@ import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from murgat.engine.errors import SettingsError
 from murgat.judges import make_judge, parse_options

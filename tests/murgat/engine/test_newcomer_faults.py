@@ -110,7 +110,7 @@ def test_two_spellings_of_one_generate_output_are_one_lock(tmp_path: Path) -> No
     from murgat.generation.settings import GenerateSettings
     from murgat.runlock import RunLocked
 
-    def outputs(out: Path):  # noqa: ANN202
+    def outputs(out: Path):
         return GenerateCommand().outputs(GenerateSettings(data="q.jsonl", model="m", out=str(out)))
 
     with held(outputs(tmp_path / "g5")), pytest.raises(RunLocked):  # --out DIR holds DIR/responses.jsonl

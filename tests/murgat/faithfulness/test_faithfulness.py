@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
+from murgat.engine.folder import RunFolder
 from murgat.faithfulness.metric import paired_ratio_diff, ratio_ci
 from murgat.faithfulness.records import FaithResult
-from murgat.engine.folder import RunFolder
 
 PHONE = "A woman talks on a phone (visual, 0:01)."
 ASKS = "She asks whether the lord of the universe is in (audio, 0:01-0:03)."

@@ -12,12 +12,12 @@ from media.probe import probe
 from murgat.boxes import BoxConvention
 from murgat.judges.scripted import ScriptedJudge
 from murgat.judges.types import ImagePart, TextPart
-from murgat.schema import AtomicFact
-from murgat.score.config import JudgeSpec, ScoreConfig
 from murgat.judging.context import ItemContext
 from murgat.judging.entail import ask_entailment
 from murgat.judging.pool import CallPool
 from murgat.judging.sentences import sentences_of
+from murgat.schema import AtomicFact
+from murgat.score.config import JudgeSpec, ScoreConfig
 from murgat.score.stages import attach_citations
 
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from murgat.engine.folder import RunFolder
+from murgat.engine.preflight import MediaPlace
 from murgat.judges.scripted import ScriptedJudge
 from murgat.schema import Item
 from murgat.score.config import JudgeSpec, ScoreConfig
-from murgat.engine.folder import RunFolder
-from murgat.engine.preflight import MediaPlace
 from murgat.score.runner import score_items, summarize_run
 from murgat.score.stages import StageJudges
 

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 from murgat.cli import main
+from murgat.engine.folder import RunFolder
+from murgat.engine.preflight import MediaPlace
 from murgat.judges.scripted import ScriptedJudge
 from murgat.schema import Item
 from murgat.score.config import JudgeSpec, ScoreConfig
-from murgat.engine.folder import RunFolder
-from murgat.engine.preflight import MediaPlace
 from murgat.score.runner import score_items
 from murgat.score.stages import StageJudges
 
