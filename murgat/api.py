@@ -95,7 +95,7 @@ def execute(settings: Settings, *, echo: bool = True, sink: dict[str, Any] | Non
     return done.code
 
 
-def add_run_command(sub: argparse._SubParsersAction, settings: type[Settings], help: str) -> None:  # type: ignore[type-arg]
+def add_run_command(sub: argparse._SubParsersAction, settings: type[Settings], help: str) -> None:
     """``murgat COMMAND``: the parser made from the command's settings model; running it is
     :func:`execute` of the parsed settings (the command line does nothing of its own)."""
     p = sub.add_parser(settings.command, help=help)
@@ -128,7 +128,7 @@ def _settings(cls: type[S], given: Any, values: dict[str, Any]) -> S:
         given = given if isinstance(given, cls) else cls.model_validate(given)
         if "quiet" not in given.model_fields_set:  # no progress bar unless asked for, as with keywords
             given = given.model_copy(update={"quiet": True})
-        return given  # type: ignore[no-any-return]
+        return given
     # paths may be Path objects; a None positional is left out so pydantic names it as missing
     clean = {k: (os.fspath(v) if isinstance(v, os.PathLike) else v) for k, v in values.items()
              if not (v is None and k in ("input", "data"))}

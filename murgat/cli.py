@@ -16,79 +16,72 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from murgat import __version__
-from murgat.engine.errors import CommandError
+from murgat.boxes import BoxConvention, BoxError, parse_frame_size
+from murgat.citations import apply_box_convention
+from murgat.engine.errors import CommandError, SettingsError
+from murgat.engine.options import number_parser
 from murgat.jsonl import ResultsWriteError
+from murgat.text import preprocess, split_sentences
 
 Handler = Callable[[argparse.Namespace], int]
 
 
-def _cmd_citations(args: argparse.Namespace) -> int:
-    from murgat.text import preprocess, split_sentences
-
-    text = args.text
-    if text == "-":
-        text = sys.stdin.read()
-    from murgat.boxes import BoxConvention, BoxError, parse_frame_size
-    from murgat.citations import apply_box_convention
-
-    try:
-        frame = parse_frame_size(args.box_frame_size) if args.box_frame_size else None
-    except BoxError as exc:
-        print(f"error: --box-frame-size: {exc.reason}", file=sys.stderr)
-        return 2
+def _citations_doc(text: str, conv: BoxConvention) -> dict[str, Any]:
+    """The sentences of ``text`` and their parsed citations, as ``murgat citations --json`` prints them."""
     pre = preprocess(text)
-    conv = BoxConvention(units=args.box_units, order=args.box_order, frame_size=frame)
     sents = apply_box_convention(split_sentences(pre.reasoning), pre.reasoning, conv)
-    doc = {
-        "sentences": [
-            {
-                "index": s.index,
-                "text": s.text,
-                "citations": [
-                    {"modality": c.modality, "start": c.start, "end": c.end, "valid": c.valid,
-                     "reason": c.reason, "raw": c.raw,
-                     **({"boxes": [b.model_dump() for b in c.boxes]} if c.boxes else {})}  # as in records
-                    for c in s.citations
-                ],
-            }
-            for s in sents
-        ],
-        "answer": pre.answer or None,
-        "option": pre.option,
-    }
-    if args.json:
-        print(json.dumps(doc, ensure_ascii=False))
-        return 0
+    sentences = [{"index": s.index, "text": s.text, "citations": [
+        {"modality": c.modality, "start": c.start, "end": c.end, "valid": c.valid, "reason": c.reason, "raw": c.raw,
+         **({"boxes": [b.model_dump() for b in c.boxes]} if c.boxes else {})}  # as in records
+        for c in s.citations]} for s in sents]
+    return {"sentences": sentences, "answer": pre.answer or None, "option": pre.option}
+
+
+def _citation_cells(c: dict[str, Any] | None, boxed: bool) -> list[Any]:
+    """One citation's cells of the table (plain Text: "[audio, 00:01:02.5]" is a citation, not rich markup)."""
+    from rich.text import Text
+
+    if c is None:
+        return [""] * (6 if boxed else 5)
+    boxes = [Text("\n".join(",".join(f"{b[k]:.3f}" for k in ("x1", "y1", "x2", "y2")) for b in c.get("boxes", [])))]
+    return [Text(str(c["modality"])), f"{c['start']:g}" if c["start"] is not None else "",
+            f"{c['end']:g}" if c["end"] is not None else "", *(boxes if boxed else []),
+            "yes" if c["valid"] else "NO", Text(c["reason"] or "")]
+
+
+def _citations_table(doc: dict[str, Any]) -> Any:
     from rich.table import Table
     from rich.text import Text
 
-    from murgat.console import console
-
-    # cells are plain Text: "[audio, 00:01:02.5]" is a citation, not rich markup
     table = Table(title="sentences and citations", show_lines=True)
-    boxed = any("boxes" in c for s in doc["sentences"] for c in s["citations"])
+    sentences: list[dict[str, Any]] = doc["sentences"]
+    boxed = any("boxes" in c for s in sentences for c in s["citations"])
     for col in ("#", "sentence", "modality", "start", "end", *(["boxes (x1,y1,x2,y2 of 0-1)"] if boxed else []),
                 "valid", "reason"):
         table.add_column(col)
-    for s in doc["sentences"]:
-        cites = s["citations"] or [None]
-        for j, c in enumerate(cites):
-            table.add_row(
-                str(s["index"]) if j == 0 else "",
-                Text(s["text"]) if j == 0 else "",
-                *(
-                    [Text(str(c["modality"])), f"{c['start']:g}" if c["start"] is not None else "",
-                     f"{c['end']:g}" if c["end"] is not None else "",
-                     *([Text("\n".join(",".join(f"{b[k]:.3f}" for k in ("x1", "y1", "x2", "y2"))
-                                       for b in c.get("boxes", [])))] if boxed else []),
-                     "yes" if c["valid"] else "NO", Text(c["reason"] or "")]
-                    if c else [""] * (6 if boxed else 5)
-                ),
-            )
-    console().print(table)
+    for s in sentences:
+        for j, c in enumerate(s["citations"] or [None]):
+            table.add_row(str(s["index"]) if j == 0 else "", Text(s["text"]) if j == 0 else "",
+                          *_citation_cells(c, boxed))
+    return table
+
+
+def _cmd_citations(args: argparse.Namespace) -> int:
+    text = sys.stdin.read() if args.text == "-" else args.text
+    try:
+        frame = parse_frame_size(args.box_frame_size) if args.box_frame_size else None
+    except BoxError as exc:
+        raise SettingsError(f"--box-frame-size: {exc.reason}") from None
+    doc = _citations_doc(text, BoxConvention(units=args.box_units, order=args.box_order, frame_size=frame))
+    if args.json:
+        print(json.dumps(doc, ensure_ascii=False))
+        return 0
+    from murgat.console import console  # rich: only when a table is drawn
+
+    console().print(_citations_table(doc))
     return 0
 
 
@@ -99,8 +92,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     try:
         reports = validate_file(args.input, args.media_root, args.allow_media_outside_root)
     except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        raise SettingsError(str(exc)) from None
     n_bad = sum(1 for r in reports if not r.ok)
     if args.json:
         print(json.dumps({"n_items": len(reports), "n_with_problems": n_bad,
@@ -154,54 +146,19 @@ COUNT_MAXIMUM: dict[str, int] = {"--bootstrap": 100_000}
 SHARE_OPTIONS = frozenset({"--attributed-threshold", "--recall-threshold"})
 
 
-def _count_type(option: str, minimum: int) -> Callable[[str], int]:
-    maximum = COUNT_MAXIMUM.get(option)
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
-        if maximum is not None and value > maximum:
-            raise argparse.ArgumentTypeError(f"must be at most {maximum}, got {value}")
-        return value
-
-    parse.__name__ = option.lstrip("-").replace("-", "_")
-    return parse
-
-
-def _finite_type(share: bool) -> Callable[[str], float]:
-    """Every float option: a finite number (``nan`` passed every comparison and broke the summary
-    after all the work); a share also lies in 0–1."""
-    import math
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
-        if share and not 0 <= value <= 1:
-            raise argparse.ArgumentTypeError(f"must be a share between 0 and 1, got {value:g}")
-        return value
-
-    parse.__name__ = "number"
-    return parse
-
-
 def _fill_help(parser: argparse.ArgumentParser) -> None:
     for a in parser._actions:
         if isinstance(a, argparse._SubParsersAction):
             for sp in a.choices.values():
                 _fill_help(sp)
             continue
-        if a.option_strings and a.option_strings[-1] in COUNT_MINIMUM and a.type is int:
-            a.type = _count_type(a.option_strings[-1], COUNT_MINIMUM[a.option_strings[-1]])
-        elif a.option_strings and a.type is float:
-            a.type = _finite_type(a.option_strings[-1] in SHARE_OPTIONS)
+        flag = a.option_strings[-1] if a.option_strings else ""
+        if flag in COUNT_MINIMUM and a.type is int:
+            a.type = number_parser(flag.lstrip("-").replace("-", "_"), int, low=COUNT_MINIMUM[flag],
+                                   high=COUNT_MAXIMUM.get(flag))
+        elif flag and a.type is float:
+            share = flag in SHARE_OPTIONS
+            a.type = number_parser("number", float, low=0 if share else None, high=1 if share else None)
         if a.help is None and not isinstance(a, argparse._HelpAction):
             key = a.option_strings[0] if a.option_strings else a.dest
             a.help = COMMON_HELP.get(key)

@@ -47,9 +47,10 @@ def load_videommmu(path: str | Path) -> list[Item]:
         rows = items.values() if isinstance(items, dict) else items
         for rec in rows:
             vid = youtube_id(rec.get("link_selected", "")) or rec["id"]
-            out.append(Item(id=f"{track}/{rec['id']}", media=vid, question=rec["question"], options=list(rec.get("options") or []),
-                            gold=rec.get("answer"), response="", question_type=rec.get("question_type") or track,
-                            track=track, source="videommmu"))
+            out.append(Item.model_validate({
+                "id": f"{track}/{rec['id']}", "media": vid, "question": rec["question"],
+                "options": list(rec.get("options") or []), "gold": rec.get("answer"), "response": "",
+                "question_type": rec.get("question_type") or track, "track": track, "source": "videommmu"}))
     return out
 
 
@@ -60,8 +61,9 @@ def load_nextgqa(path: str | Path) -> list[Item]:
         for row in csv.DictReader(f):
             options = [row[f"a{i}"] for i in range(10) if f"a{i}" in row]
             gold = LETTERS[options.index(row["answer"])] if row["answer"] in options else None
-            out.append(Item(id=f"{row['video_id']}_{row['qid']}", media=row["video_id"], question=row["question"],
-                            options=options, gold=gold, response="", question_type=row.get("type"), source="nextgqa"))
+            out.append(Item.model_validate({
+                "id": f"{row['video_id']}_{row['qid']}", "media": row["video_id"], "question": row["question"],
+                "options": options, "gold": gold, "response": "", "question_type": row.get("type"), "source": "nextgqa"}))
     return out
 
 

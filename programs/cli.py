@@ -9,6 +9,6 @@ from murgat import api
 from programs.settings import ProgramSettings
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     api.add_run_command(sub, ProgramSettings, "plan-then-execute answers (find / describe / synthesize), grounded by "
                                               "construction")

@@ -46,7 +46,7 @@ from murgat.engine.errors import CommandError, SettingsError, stopped
 from murgat.engine.folder import RunFolder, needs_retry, record_field
 from murgat.engine.guards import Held, Outputs, check_outputs, held
 from murgat.engine.loop import Digest, ItemTask, WorkPlan, plan_work, run_items
-from murgat.engine.options import Settings
+from murgat.engine.options import RunSettings
 from murgat.engine.preflight import MediaPlace, check_media_root
 from murgat.engine.progress import item_progress, stats_text
 from murgat.engine.roles import JudgeFactory, JudgeMaker
@@ -58,7 +58,7 @@ from murgat.scaleout.driver import RayRunReport, init_ray, report_extra, shutdow
 from murgat.scaleout.tasks import TaskSpec, run_on_ray
 from murgat.schema import Item
 
-S = TypeVar("S", bound=Settings)
+S = TypeVar("S", bound=RunSettings)
 
 
 @dataclass
@@ -336,9 +336,13 @@ async def _here(command: Command[Any], run: Run, todo: list[tuple[Stream, list[I
                     run.pools.append(task.pool)
                 n = len(run.items)
                 bar = progress.add_task(stream.label, total=n, completed=n - len(items), stats=_stats(run))
+
+                def advance(_record: Any, bar: Any = bar) -> None:
+                    progress.advance(bar)
+
                 await _exported(stream, run, _ticking(progress, bar, run, run_items(
                     task, items, stream.folder, command.digest(stream.payload), concurrency=stream.concurrency,
-                    on_item=lambda _rec, bar=bar: progress.advance(bar))))
+                    on_item=advance)))
     finally:
         await run.judges.aclose()
 

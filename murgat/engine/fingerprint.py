@@ -110,12 +110,12 @@ def fingerprint(s: BaseModel, names: Mapping[str, Where] | None = None,
 
 
 def derive(model: type[M], s: BaseModel, names: Mapping[str, Where] | None = None, *,
-           fields: list[str] | None = None, **extra: Any) -> M:
+           fields: list[str] | None = None, extra: Mapping[str, Any] | None = None) -> M:
     """The runtime configuration ``model`` made from the settings ``s``: each setting (of ``fields``,
     default all) at its place in ``names`` (those the model has no field for are left out), then
     ``extra`` (what the run adds: judge specs, prompt hashes, …)."""
     doc = _known(model, placed(s, names or {}, fields))
-    return model.model_validate(merge(doc, extra))
+    return model.model_validate(merge(doc, extra or {}))
 
 
 def _known(model: type[BaseModel], doc: dict[str, Any]) -> dict[str, Any]:

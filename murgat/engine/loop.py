@@ -53,8 +53,10 @@ def internal_error(exc: BaseException) -> ItemFailure:
 class ItemTask(Protocol):
     """What one command does with one item."""
 
-    #: the task's call pool (its request counts), or ``None`` when it asks through none
-    pool: CallPool | None
+    @property
+    def pool(self) -> CallPool | None:
+        """The task's call pool (its request counts), or ``None`` when it asks through none."""
+        ...
 
     async def run(self, item: Item) -> Any:
         """The item's record (a pydantic model or a JSON object with ``id``)."""

@@ -47,13 +47,15 @@ import argparse
 import inspect
 import math
 import types
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Self, Union, get_args, get_origin
+from typing import Any, ClassVar, Literal, Protocol, Self, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.fields import FieldInfo
 
 from murgat.engine.fingerprint import Where, decides, derive
+from murgat.judges.effort import arg_type, check
 from murgat.judges.types import GenerateConfig
 from murgat.judging.config import JudgingConfig
 
@@ -124,7 +126,8 @@ def judging_config(s: Requests) -> JudgingConfig:
     """The evidence and request settings of a command that asks about media (``faithfulness``,
     ``reflect``, ``program``): the frames, the evidence text and every request setting."""
     return derive(JudgingConfig, s, JUDGING_NAMES, fields=[f for f in ("fps", "max_frames", "evidence_text")
-                                                           if f in type(s).model_fields], generate=s.generate_config())
+                                                           if f in type(s).model_fields],
+                  extra={"generate": s.generate_config()})
 
 
 class ChainRole(BaseModel):
@@ -162,8 +165,6 @@ class Effort(BaseModel):
     def _one_vocabulary(cls, value: str | None) -> str | None:
         """The check and spelling ``--effort`` gets (``"LOW"`` → ``"low"``): the Python API then makes
         the same fingerprint as the command line, and an unknown effort fails here, not per request."""
-        from murgat.judges.effort import check
-
         return check(value)
 
 
@@ -319,6 +320,27 @@ class RunOn(BaseModel):
                                                                "the items not yet returned")
 
 
+class RunSettings(Protocol):
+    """What the engine reads of a run command's settings: the groups every run command has
+    (:class:`Folder`, :class:`Place`, :class:`Output`, :class:`RunOn`)."""
+
+    command: ClassVar[str]
+    out: str
+    media_root: str | None
+    overwrite: bool
+    retry_errors: bool
+    quiet: bool
+    print_json: bool
+    run_on: Literal["local", "ray"]
+    ray_address: str | None
+    ray_cpus: int | None
+    ray_group_size: int
+    ray_task_cpus: float | None
+    ray_task_retries: int
+
+    def cache_path(self) -> Path: ...
+
+
 class _OldExecutorSpelling(argparse.Action):
     """``--executor local|ray`` was where-to-run in some commands; ``--executor`` now names only the
     program's executing model, so the old spelling gets a one-line hint instead of a second meaning."""
@@ -369,15 +391,23 @@ def _scalar(annotation: Any) -> Any:
 
 def _parser_for(name: str, info: FieldInfo) -> Any:
     if _extra(info).get("parse") == "effort":
-        from murgat.judges.effort import arg_type
-
         return arg_type
     kind = _scalar(info.annotation)
+    if kind not in (int, float):
+        return kind
     low = next((m.ge for m in info.metadata if hasattr(m, "ge")), None)
     above = next((m.gt for m in info.metadata if hasattr(m, "gt")), None)
     high = next((m.le for m in info.metadata if hasattr(m, "le")), None)
+    return number_parser(name, kind, low=low, above=above, high=high)
 
-    def parse(text: str) -> Any:
+
+def number_parser(name: str, kind: type[int] | type[float], *, low: float | None = None, above: float | None = None,
+                  high: float | None = None) -> Callable[[str], int | float]:
+    """The one check of a number on the command line (every command's, with or without a settings
+    model): a whole number or a finite one (``nan`` passed every comparison and broke a summary after
+    all the work), within its bounds; anything else is argparse's exit 2 with the reason."""
+
+    def parse(text: str) -> int | float:
         try:
             value = kind(text)
         except ValueError:

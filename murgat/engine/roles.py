@@ -22,6 +22,7 @@ import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from murgat.engine.errors import SettingsError
 from murgat.judges import make_judge, parse_options
@@ -45,7 +46,7 @@ class JudgeMaker:
     """Makes and keeps the providers of one run (see the module docstring)."""
 
     def __init__(self, cache_path: Path, *, dry_run: bool = False, record: str | None = None,
-                 wrap: Callable[[Judge], Judge] | None = None) -> None:
+                 wrap: Callable[[Judge], Any] | None = None) -> None:
         self.cache_path = cache_path
         self.dry_run, self.record, self.wrap = dry_run, record, wrap
         self._cache: ResponseCache | None = None

@@ -94,7 +94,8 @@ class ReflectCommand(Command[ReflectSettings]):
 
     def open(self, s: ReflectSettings, run: Run) -> Work:
         cfg = judging_config(s)
-        start = {it.id: it.response for it in load_selected(lambda: load_items(s.from_))} if s.from_ else None
+        chains = s.from_
+        start = {it.id: it.response for it in load_selected(lambda: load_items(chains))} if chains else None
         place = MediaPlace.of(s).resolved()
         payload = {"config": cfg.model_dump(mode="json"), "model": s.model, "model_options": options_of(s.model_option),
                    "detector": s.detector, "detector_options": options_of(s.detector_option),

@@ -9,6 +9,6 @@ from murgat import api
 from murgat.generation.settings import GenerateSettings, SweepSettings
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     api.add_run_command(sub, GenerateSettings, "generate (cited) answers with an omni/vision model")
     api.add_run_command(sub, SweepSettings, "generate and score at several reasoning efforts")

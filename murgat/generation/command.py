@@ -98,7 +98,8 @@ class GenerateCommand(Command[GenerateSettings]):
     def open(self, s: GenerateSettings, run: Run) -> Work:
         if s.mode == "posthoc" and not s.base:
             raise SettingsError("--mode posthoc needs --base RESPONSES (a base-mode responses file)")
-        base = {it.id: it.response for it in load_selected(lambda: load_items(s.base))} if s.mode == "posthoc" else {}
+        base_file = s.base if s.mode == "posthoc" else None
+        base = {it.id: it.response for it in load_selected(lambda: load_items(base_file))} if base_file else {}
         opts = options_of(s.model_option)
         cfg = s.generate_config()
         run.judges.role(s.model, opts, cfg, self.needs(s)["model"])

@@ -1,3 +1,9 @@
 """Deprecated: :mod:`murgat.score.report`."""
 
-from murgat.score.report import *  # noqa: F403
+from typing import Any
+
+from murgat.score import report as _moved
+
+
+def __getattr__(name: str) -> Any:
+    return getattr(_moved, name)

@@ -11,7 +11,7 @@ from murgat.judging.context import ItemContext
 from murgat.judging.pool import CallPool
 from murgat.judging.sentences import sentences_of
 from murgat.schema import AtomicFact, JudgeCall, Verdict
-from murgat.score.stages import *  # noqa: F403
+from murgat.score import stages as _stages
 from murgat.score.stages import StageJudges
 
 #: the score stages' judges (the name of earlier versions)
@@ -24,6 +24,11 @@ async def ask_entailment(pool: CallPool, judge: Any, fact: AtomicFact, subset: f
     :func:`murgat.judging.entail.ask_entailment`."""
     kw.setdefault("variant", getattr(cfg, "entail_variant", "simple"))
     return await _entail.ask_entailment(pool, judge, fact, subset, ctx, **kw)
+
+
+def __getattr__(name: str) -> Any:
+    """Every other name of the stages module of earlier versions: :mod:`murgat.score.stages`."""
+    return getattr(_stages, name)
 
 
 __all__ = ["CallPool", "ItemContext", "Judges", "ask_entailment", "evidence_parts", "sentences_of"]

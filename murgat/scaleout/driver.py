@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from murgat.engine.errors import SettingsError
 
 if TYPE_CHECKING:
-    from murgat.engine.options import RunOn
+    from murgat.engine.options import RunSettings
 
 
 class RayUnavailable(SettingsError):
@@ -278,7 +278,7 @@ def services_for_run(cache_path: Path) -> tuple[Any, Any] | None:
     return None
 
 
-def run_on_cluster(s: RunOn, cache_path: Path, todo: list[Any], task: Callable[..., Any],
+def run_on_cluster(s: RunSettings, cache_path: Path, todo: list[Any], task: Callable[..., Any],
                 payload_of: Callable[[list[Any]], dict[str, Any]], write: Callable[[list[dict[str, Any]]], None],
                 *, label: str, total: int, con: Any, services: tuple[Any, Any] | None = None,
                 transcribes: bool = False) -> RayRunReport:

@@ -33,10 +33,12 @@ from murgat.scaleout.worker import DriverGone, driver_watch, make_cluster_judge,
 from murgat.schema import Item
 
 if TYPE_CHECKING:
-    from murgat.engine.options import RunOn
+    from murgat.engine.options import RunSettings
 
 #: packages a command may live in
 FACTORY_PACKAGES = ("murgat.", "programs.")
+#: what stops a group in a worker: what stops a local run, or a driver that is gone (nobody to write for)
+STOPS_GROUP: tuple[type[BaseException], ...] = (*STOPS_RUN, DriverGone)
 
 
 @dataclass
@@ -79,7 +81,7 @@ def run_group(payload: dict[str, Any], cache: Any, limits: Any) -> Iterator[dict
         async def handle(item: Item) -> dict[str, Any]:
             try:
                 rec = await task.run(item)
-            except (*STOPS_RUN, DriverGone):
+            except STOPS_GROUP:
                 raise  # stops the run, as it does locally (or: nobody is left to write it)
             except Exception as exc:  # recorded as a local run records it
                 rec = task.error_record(item, internal_error(exc))
@@ -111,12 +113,12 @@ class Handler:
         return self.counts["deduplicated"]
 
 
-def run_on_ray(spec: TaskSpec, digest: Digest, todo: Sequence[Item], folder: RunFolder, s: RunOn, *, label: str,
+def run_on_ray(spec: TaskSpec, digest: Digest, todo: Sequence[Item], folder: RunFolder, s: RunSettings, *, label: str,
                total: int, con: Any, cache_path: Path, services: tuple[Any, Any] | None = None) -> RayRunReport:
     """The driver side: ``todo`` (from :func:`murgat.engine.loop.plan_work`) in Ray tasks grouped by
     media file; each record is stamped with its item's ``digest`` and appended to ``folder``."""
     digests = {it.id: digest(it) for it in todo}
-    driver = {"pid": os.getpid(), "node": None}
+    driver: dict[str, int | str | None] = {"pid": os.getpid(), "node": None}
 
     def payload_of(rows: list[Item]) -> dict[str, Any]:
         if driver["node"] is None:  # Ray is initialised by now (run_on_cluster started or joined it)

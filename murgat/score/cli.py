@@ -70,7 +70,7 @@ def _cmd_summarize(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     api.add_run_command(sub, ScoreSettings, "score responses with MURGAT-S")
 
     p = sub.add_parser("summarize", help="compare runs side by side with paired bootstrap CIs")

@@ -67,11 +67,11 @@ def score_config(s: ScoreSettings) -> ScoreConfig:
     contextual = s.decontextualize or s.judge_decontextualize
     used = [f"verify_{s.verify_variant}", "decompose_sentence", "decompose_response", "decompose_single_pass",
             f"entail_{s.entail_variant}", f"entail_{s.entail_variant}_question", "decontextualize"]
-    return derive(ScoreConfig, s, SCORE_NAMES, **specs, generate=s.generate_config(),
-                  judge_decontextualize=JudgeSpec(spec=s.judge_decontextualize or s.judge, options=opts)
-                  if contextual else None,
-                  boxes=BoxConvention(units=s.box_units, order=s.box_order, frame_size=frame),
-                  prompt_hashes={n: prompts.template_hash(n) for n in used}, versions=_versions())
+    return derive(ScoreConfig, s, SCORE_NAMES, extra={
+        **specs, "generate": s.generate_config(),
+        "judge_decontextualize": JudgeSpec(spec=s.judge_decontextualize or s.judge, options=opts) if contextual else None,
+        "boxes": BoxConvention(units=s.box_units, order=s.box_order, frame_size=frame),
+        "prompt_hashes": {n: prompts.template_hash(n) for n in used}, "versions": _versions()})
 
 
 def score_fingerprint(s: ScoreSettings, cfg: ScoreConfig) -> dict[str, Any]:

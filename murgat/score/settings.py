@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal, Self
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 import murgat.engine.options as o
 from murgat.engine.fingerprint import Late, Where, decides
@@ -116,9 +116,9 @@ class ScoreSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Trans
 
     @field_validator("max_citations_per_fact", "max_evidence_s", mode="before")
     @classmethod
-    def _none_is_the_default(cls, value: Any, info: Any) -> Any:
+    def _cap_none_is_the_default(cls, value: Any, info: ValidationInfo) -> Any:
         """``None`` (the Python API of earlier versions) means the cap's default."""
-        return cls.model_fields[info.field_name].default if value is None else value
+        return cls.model_fields[str(info.field_name)].default if value is None else value
 
     @classmethod
     def scoring_of(cls, parent: Any, *, input: str, judge: str, judge_option: list[str], out: str,
