@@ -17,7 +17,8 @@ from typing import Any, Literal, Protocol
 import prompts
 from murgat.answers import is_correct
 from murgat.citations import strip_citations
-from murgat.judges.types import GenerateConfig, JudgeOutput, JudgeRequest, MediaPart, TextPart
+from murgat.judges.types import GenerateConfig, JudgeRequest, MediaPart, TextPart
+from murgat.judging.pool import Provider
 from murgat.schema import Item
 from murgat.text import preprocess
 
@@ -26,13 +27,9 @@ MODES: tuple[str, ...] = ("base", "cite", "posthoc")
 LETTERS = "ABCDEFGHIJ"
 
 
-class Model(Protocol):
-    """The model being evaluated: any provider of :mod:`murgat.judges` (its name and its answers)."""
-
-    @property
-    def name(self) -> str: ...
-
-    async def generate(self, req: JudgeRequest) -> JudgeOutput: ...
+class Model(Provider, Protocol):
+    """The model being evaluated: any provider of :mod:`murgat.judges`, asked as the judges are
+    (a call pool, the response cache), but what is measured, never what measures."""
 
 
 def options_block(options: Sequence[str] | None) -> str:

@@ -156,6 +156,78 @@ class RayRunReport:
     seconds: float = 0.0
 
 
+class _Groups:
+    """The driver's side of one Ray run over groups: a thread per running group streams its records
+    into one queue; this thread alone takes them, writes them in batches and resubmits what a lost
+    worker did not return (see :func:`run_groups`)."""
+
+    def __init__(self, remote: Any, payload_of: Callable[[list[Any]], dict[str, Any]], services: tuple[Any, ...],
+                 write: Callable[[list[dict[str, Any]]], None], on_written: Callable[[int], None] | None) -> None:
+        self.remote, self.payload_of, self.services = remote, payload_of, services
+        self.write, self.on_written = write, on_written
+        self.report = RayRunReport()
+        self.events: queue.Queue[tuple[str, Group, Any]] = queue.Queue()
+        self.seen: set[str] = set()
+        self.running = 0
+        self.batch: list[dict[str, Any]] = []
+        self.last_flush = time.monotonic()
+
+    def consume(self, g: Group) -> None:
+        import ray
+
+        try:
+            gen = self.remote.remote(self.payload_of([it for it in g.items if it.id not in g.received]), *self.services)
+            for ref in gen:
+                self.events.put(("rec", g, ray.get(ref)))
+            self.events.put(("done", g, None))
+        except ray.exceptions.RayTaskError as exc:
+            # the task itself raised (a replay miss, a bug): as in a local run the run stops with it
+            self.events.put(("error", g, exc.as_instanceof_cause()))
+        except Exception as exc:  # the worker was lost: its items go to another one
+            self.events.put(("failed", g, exc))
+
+    def submit(self, g: Group) -> None:
+        g.attempts += 1
+        self.running += 1
+        threading.Thread(target=self.consume, args=(g,), name=f"murgat-ray-{g.index}", daemon=True).start()
+
+    def flush(self) -> None:
+        if self.batch:
+            self.write(self.batch)
+            self.report.written += len(self.batch)
+            if self.on_written:
+                self.on_written(len(self.batch))
+            self.batch = []
+        self.last_flush = time.monotonic()
+
+    def record(self, g: Group, payload: dict[str, Any]) -> None:
+        """One record streamed back (or the group's closing statistics); a repeated id is ignored."""
+        if "__stats__" in payload:
+            self.report.stats.append(payload["__stats__"])
+            self.report.worker_pids.add(payload["__stats__"].get("pid"))
+            return
+        rid = str(payload.get("id"))
+        g.received.add(rid)
+        if rid in self.seen:
+            self.report.duplicates_ignored += 1
+            return
+        self.seen.add(rid)
+        self.batch.append(payload)
+        if len(self.batch) >= 64 or time.monotonic() - self.last_flush > 0.2:
+            self.flush()
+
+    def failed(self, g: Group, why: Any, retries: int, pending: list[Group]) -> None:
+        """A group whose worker was lost: its missing items go again, or are lost after ``retries``."""
+        self.running -= 1
+        missing = [it for it in g.items if it.id not in g.received]
+        if missing and g.attempts <= retries:
+            self.report.resubmitted += 1
+            pending.insert(0, g)
+        elif missing:
+            self.report.lost += [it.id for it in missing]
+            print(f"warning: {len(missing)} item(s) of {g.items[0].media} were not done: {why}", file=sys.stderr)
+
+
 def run_groups(
     groups: list[Group],
     task: Callable[..., Any],
@@ -172,91 +244,35 @@ def run_groups(
     each yielded record to ``write`` in batches, from this thread only."""
     import ray
 
-    remote = ray.remote(task).options(max_retries=0, num_cpus=task_cpus)
-    report = RayRunReport()
-    events: queue.Queue[tuple[str, Group, Any]] = queue.Queue()
-    seen: set[str] = set()
+    run = _Groups(ray.remote(task).options(max_retries=0, num_cpus=task_cpus), payload_of, services, write, on_written)
     pending = list(groups)
-    running = 0
     t0 = time.monotonic()
-
-    def consume(g: Group) -> None:
-        try:
-            gen = remote.remote(payload_of([it for it in g.items if it.id not in g.received]), *services)
-            for ref in gen:
-                events.put(("rec", g, ray.get(ref)))
-            events.put(("done", g, None))
-        except ray.exceptions.RayTaskError as exc:
-            # the task itself raised (a replay miss, a bug): as in a local run the run stops with it
-            events.put(("error", g, exc.as_instanceof_cause()))
-        except Exception as exc:  # the worker was lost: its items go to another one
-            events.put(("failed", g, exc))
-
-    def submit(g: Group) -> None:
-        nonlocal running
-        g.attempts += 1
-        running += 1
-        threading.Thread(target=consume, args=(g,), name=f"murgat-ray-{g.index}", daemon=True).start()
-
-    batch: list[dict[str, Any]] = []
-    last_flush = time.monotonic()
-
-    def flush() -> None:
-        nonlocal batch, last_flush
-        if batch:
-            write(batch)
-            report.written += len(batch)
-            if on_written:
-                on_written(len(batch))
-            batch = []
-        last_flush = time.monotonic()
-
     try:
-        while pending or running:
-            while pending and running < max_in_flight:
-                submit(pending.pop(0))
+        while pending or run.running:
+            while pending and run.running < max_in_flight:
+                run.submit(pending.pop(0))
             try:
-                kind, g, payload = events.get(timeout=0.2)
+                kind, g, payload = run.events.get(timeout=0.2)
             except queue.Empty:
-                flush()
+                run.flush()
                 continue
             if kind == "rec":
-                if "__stats__" in payload:
-                    report.stats.append(payload["__stats__"])
-                    report.worker_pids.add(payload["__stats__"].get("pid"))
-                    continue
-                rid = str(payload.get("id"))
-                g.received.add(rid)
-                if rid in seen:
-                    report.duplicates_ignored += 1
-                    continue
-                seen.add(rid)
-                batch.append(payload)
-                if len(batch) >= 64 or time.monotonic() - last_flush > 0.2:
-                    flush()
+                run.record(g, payload)
             elif kind == "done":
-                running -= 1
+                run.running -= 1
             elif kind == "error":
                 raise payload
-            else:  # failed
-                running -= 1
-                missing = [it for it in g.items if it.id not in g.received]
-                if missing and g.attempts <= retries:
-                    report.resubmitted += 1
-                    pending.insert(0, g)
-                elif missing:
-                    report.lost += [it.id for it in missing]
-                    print(f"warning: {len(missing)} item(s) of {g.items[0].media} were not scored: {payload}",
-                          file=sys.stderr)
-        flush()
+            else:
+                run.failed(g, payload, retries, pending)
+        run.flush()
     except BaseException:
         # keep what already came back (Ctrl-C, a lost connection) unless writing is what failed
         with contextlib.suppress(Exception):
-            flush()
+            run.flush()
         raise
     finally:
-        report.seconds = time.monotonic() - t0
-    return report
+        run.report.seconds = time.monotonic() - t0
+    return run.report
 
 
 def shutdown(started: bool) -> None:
