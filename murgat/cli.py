@@ -23,8 +23,10 @@ from murgat.boxes import BoxConvention, BoxError, parse_frame_size
 from murgat.citations import apply_box_convention
 from murgat.engine.errors import CommandError, SettingsError
 from murgat.engine.options import number_parser
+from murgat.inputs import InputError
 from murgat.jsonl import ResultsWriteError
 from murgat.text import preprocess, split_sentences
+from murgat.validate import validate_file
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -86,9 +88,6 @@ def _cmd_citations(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from murgat.inputs import InputError
-    from murgat.validate import validate_file
-
     try:
         reports = validate_file(args.input, args.media_root, args.allow_media_outside_root)
     except InputError as exc:

@@ -37,7 +37,16 @@ from typing import Any
 from pydantic import ValidationError
 
 from murgat.engine.errors import SettingsError
-from murgat.jsonl import BadLine, ResultsWriteError, append_lines, cut_torn_tail, dumps, loads_line, quarantine_lines
+from murgat.jsonl import (
+    BadLine,
+    ResultsWriteError,
+    append_lines,
+    cut_torn_tail,
+    dumps,
+    loads_line,
+    quarantine_lines,
+    read_records,
+)
 from murgat.schema import ResponseResult, RunSummary
 
 #: what a run folder can hold; ``config.json`` says which
@@ -531,8 +540,6 @@ def pair_record(item_id: str, record: dict[str, Any], trace: dict[str, Any]) -> 
 
 
 def _adopt_pairs(path: Path) -> None:
-    from murgat.jsonl import read_records
-
     def latest(name: str) -> dict[str, dict[str, Any]]:
         out: dict[str, dict[str, Any]] = {}
         if (path / name).exists():

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from murgat.engine.folder import RunFolder, read_kind
+
 
 @dataclass
 class RunResult:
@@ -31,14 +33,10 @@ class RunResult:
 
     def iter_records(self) -> Iterator[dict[str, Any]]:
         """The records one by one (what :attr:`records` lists), read from the run folder on each call."""
-        from murgat.engine.folder import RunFolder
-
         if self.records_file is not None:
             yield from RunFolder(self.path, repair=False, record=None, results=self.records_file.resolve()).latest_results()
             return
         if self.kind == "program":  # one record per item and variant, from each variant's folder
-            from murgat.engine.folder import read_kind
-
             # not OUT/baseline-run/, the score run of --baseline (a child folder with results too)
             variants = (p for p in self.path.iterdir() if (p / "results.jsonl").exists() and read_kind(p) != "score")
             for sub in sorted(variants):
@@ -64,8 +62,6 @@ class RunResult:
 
 def load_run(path: str | Path) -> RunResult:
     """Any run folder (``score``, ``faithfulness``, ``reflect``, ``program``, ``generate``, ``sweep``)."""
-    from murgat.engine.folder import read_kind
-
     p = Path(path)
     records_file = None
     if p.suffix == ".jsonl" and p.is_file():  # generate --out FILE.jsonl keeps its folder beside the file

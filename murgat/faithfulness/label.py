@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 import prompts
 from media.evidence import build_evidence
-from murgat.citations import make_citation
+from murgat.citations import check_durations, make_citation, parse_citations
 from murgat.faithfulness.records import StepLabel
 from murgat.judges.base import Judge
 from murgat.judges.evidence import evidence_parts
@@ -140,8 +140,6 @@ class Labeller:
         if out.error or not isinstance(steps, list) or not steps or not all(isinstance(x, str) and x.strip() for x in steps):
             why = out.error or "unparseable segmentation"
             return by_sentences, f"judge segmentation unusable ({why}); sentences used"
-        from murgat.citations import check_durations, parse_citations
-
         return [StepLabel(index=i, text=t.strip(), citations=check_durations(parse_citations(t), ctx.durations,
                                                                             ctx.config.end_tolerance_s))
                 for i, t in enumerate(steps)], None

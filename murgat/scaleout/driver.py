@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from murgat.engine.errors import SettingsError
+from murgat.judges.base import JudgeStats
+from murgat.scaleout.services import start_services
 
 if TYPE_CHECKING:
     from murgat.engine.options import RunSettings
@@ -283,8 +285,6 @@ def shutdown(started: bool) -> None:
 
 
 def services_for(cache_path: Path) -> tuple[Any, Any]:
-    from murgat.scaleout.services import start_services
-
     return start_services(cache_path)
 
 
@@ -342,8 +342,6 @@ def run_on_cluster(s: RunSettings, cache_path: Path, todo: list[Any], task: Call
 
 def summed_stats(report: RayRunReport) -> tuple[int, int, dict[str, Any]]:
     """(requests, deduplicated, {judge name: JudgeStats}) summed over the report's tasks."""
-    from murgat.judges.base import JudgeStats
-
     totals: dict[str, JudgeStats] = {}
     requests = deduplicated = 0
     for st in report.stats:

@@ -17,6 +17,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
+from murgat.judges import make_judge
 from murgat.judges.types import JudgeOutput, JudgeRequest
 from murgat.scaleout.services import HEARTBEAT_S, LEASE_S
 
@@ -179,8 +180,6 @@ def wire_judge(judge: Any, cache: Any, limits: Any, alive: Callable[[], None] | 
 
 def make_cluster_judge(spec: str, options: dict[str, Any], config: Any, cache: Any, limits: Any,
                        alive: Callable[[], None] | None = None) -> Any:
-    from murgat.judges import make_judge
-
     return wire_judge(make_judge(spec, options, cache=None, config=config), cache, limits, alive)
 
 

@@ -122,13 +122,46 @@ async def test_lean_client_sends_the_same_body_as_the_httpx_path() -> None:
 
 
 def test_scoring_starts_without_decoders_or_rich() -> None:
-    """The first requests of a run are text-only: loading the CLI and the scoring pipeline must
-    not import numpy, Pillow, decord, rich or filelock (~0.15 s before the first request)."""
+    """The first requests of a run are text-only: loading the CLI, the API and every command must
+    not import numpy, Pillow, decord, rich, filelock or any other package on the lazy list
+    (murgat.lazy.HEAVY_PACKAGES: ~0.15 s before the first request for the first five alone)."""
     import subprocess
     import sys
 
-    code = ("import sys, murgat.cli as c; c.build_parser(); import murgat.score.runner, murgat.score.stages, "
-            "murgat.judges.replay, media.evidence, media.probe\n"
-            "print(sorted(m for m in ('numpy', 'PIL', 'decord', 'rich', 'filelock') if m in sys.modules))")
+    from murgat.lazy import HEAVY_PACKAGES
+
+    code = ("import sys, murgat.cli as c; c.build_parser(); import murgat.api, murgat.score.runner, murgat.score.stages, "
+            "murgat.judges.replay, media.evidence, media.probe, murgat.engine.command, murgat.scaleout.tasks\n"
+            f"print(sorted(m for m in {sorted(HEAVY_PACKAGES)!r} if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+#: the orchestration code: the engine, the judging layer, the run commands, the API and the command line
+ORCHESTRATION = ("murgat/engine", "murgat/scaleout", "murgat/judging", "murgat/score", "murgat/faithfulness",
+                 "murgat/generation", "programs/command.py", "programs/task.py", "programs/settings.py",
+                 "programs/cli.py", "murgat/api.py", "murgat/cli.py", "murgat/runlock.py", "murgat/__init__.py",
+                 "murgat/datasets.py", "murgat/comparison.py", "murgat/pipeline")
+
+
+def test_orchestration_imports_at_the_top_but_for_the_lazy_list() -> None:
+    """#32: a third of murgat's imports were inside functions, eight of them in one function of
+    ``score``; only what is on the one lazy list (murgat.lazy) may be imported where it is used."""
+    import ast
+
+    from murgat.lazy import is_lazy
+
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    files = [f for d in ORCHESTRATION for f in ([root / d] if d.endswith(".py") else sorted((root / d).rglob("*.py")))]
+    inside: list[str] = []
+    for f in files:
+        for fn in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                for n in ast.walk(fn):
+                    names = [a.name for a in n.names] if isinstance(n, ast.Import) else (
+                        [f"{n.module}.{a.name}" for a in n.names] if isinstance(n, ast.ImportFrom) else [])
+                    inside += [f"{f.relative_to(root)}:{n.lineno} {m}" for m in names
+                               if not (is_lazy(m) or is_lazy(m.rpartition(".")[0]))]
+    assert len(files) > 40 and not inside, "\n".join(inside)
