@@ -148,10 +148,9 @@ def test_orchestration_imports_at_the_top_but_for_the_lazy_list() -> None:
     """#32: a third of murgat's imports were inside functions, eight of them in one function of
     ``score``; only what is on the one lazy list (murgat.lazy) may be imported where it is used."""
     import ast
+    from pathlib import Path
 
     from murgat.lazy import is_lazy
-
-    from pathlib import Path
 
     root = Path(__file__).resolve().parents[3]
     files = [f for d in ORCHESTRATION for f in ([root / d] if d.endswith(".py") else sorted((root / d).rglob("*.py")))]
