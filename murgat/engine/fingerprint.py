@@ -29,7 +29,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
+from pydantic_core import PydanticUndefined
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -50,6 +51,13 @@ def decides(**extra: Any) -> dict[str, Any]:
     """The ``json_schema_extra`` of a field whose value decides the work (with any other spelling
     keys of :mod:`murgat.engine.options`, e.g. ``flag``)."""
     return {**extra, "decides": True}
+
+
+def Deciding(default: Any = PydanticUndefined, *, description: str, spelled: dict[str, Any] | None = None,
+             **kw: Any) -> Any:
+    """A settings field whose value decides the work: pydantic's ``Field`` with the :func:`decides`
+    mark (``spelled``: the command-line spelling keys, e.g. ``{"flag": "--from"}``)."""
+    return Field(default, description=description, json_schema_extra=decides(**(spelled or {})), **kw)
 
 
 def _extra(model: type[BaseModel], name: str) -> dict[str, Any]:

@@ -54,7 +54,7 @@ from typing import Any, ClassVar, Literal, Protocol, Self, Union, get_args, get_
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.fields import FieldInfo
 
-from murgat.engine.fingerprint import Where, decides, derive
+from murgat.engine.fingerprint import Deciding, Where, derive
 from murgat.judges.effort import arg_type, check
 from murgat.judges.types import GenerateConfig
 from murgat.judging.config import JudgingConfig
@@ -89,9 +89,8 @@ class Requests(BaseModel):
 
     title: ClassVar[str] = "requests (every model or judge request)"
 
-    temperature: float = Field(0.0, ge=0, description="sampling temperature (0 for reproducible answers)",
-                               json_schema_extra=decides())
-    max_tokens: int = Field(1024, ge=1, description="cap on answer tokens", json_schema_extra=decides())
+    temperature: float = Deciding(0.0, ge=0, description="sampling temperature (0 for reproducible answers)")
+    max_tokens: int = Deciding(1024, ge=1, description="cap on answer tokens")
     timeout: float = Field(120.0, gt=0, description="seconds before one attempt is abandoned (then retried)")
     retries: int = Field(5, ge=0, description="retries after the first attempt on 429/5xx/timeouts")
     backoff_max: float = Field(60.0, gt=0, description="longest wait between retries in seconds; also caps a "
@@ -136,8 +135,7 @@ class ChainRole(BaseModel):
 
     title: ClassVar[str] = "requests (every model or judge request)"
 
-    max_tokens: int = Field(2048, ge=1, description="cap on answer tokens (a whole reasoning chain)",
-                            json_schema_extra=decides())
+    max_tokens: int = Deciding(2048, ge=1, description="cap on answer tokens (a whole reasoning chain)")
     timeout: float = Field(300.0, gt=0, description="seconds before one attempt is abandoned (then retried)")
 
 
@@ -147,8 +145,7 @@ class GenerateRole(BaseModel):
 
     title: ClassVar[str] = "requests (every model or judge request)"
 
-    max_tokens: int = Field(4096, ge=1, description="cap on answer tokens (a whole reasoning chain)",
-                            json_schema_extra=decides())
+    max_tokens: int = Deciding(4096, ge=1, description="cap on answer tokens (a whole reasoning chain)")
     timeout: float = Field(300.0, gt=0, description="seconds before one attempt is abandoned (then retried)")
 
 
@@ -157,8 +154,8 @@ class Effort(BaseModel):
 
     title: ClassVar[str] = "requests (every model or judge request)"
 
-    effort: str | None = Field(None, description="reasoning effort: none|minimal|low|medium|high|dynamic "
-                                                 "(mapped per provider)", json_schema_extra=decides(parse="effort"))
+    effort: str | None = Deciding(None, description="reasoning effort: none|minimal|low|medium|high|dynamic "
+                                                 "(mapped per provider)", spelled={"parse": "effort"})
 
     @field_validator("effort")
     @classmethod
@@ -251,9 +248,8 @@ class JudgeOption(BaseModel):
 
     title: ClassVar[str] = ""
 
-    judge_option: list[str] = Field(default_factory=list, description="judge option KEY=VALUE (repeatable), e.g. "
-                                    "base_url=http://localhost:8000/v1",
-                                    json_schema_extra=decides(short="-J", metavar="KEY=VALUE"))
+    judge_option: list[str] = Deciding(default_factory=list, description="judge option KEY=VALUE (repeatable), e.g. "
+                                    "base_url=http://localhost:8000/v1", spelled={"short": "-J", "metavar": "KEY=VALUE"})
 
 
 class ModelOption(BaseModel):
@@ -261,8 +257,8 @@ class ModelOption(BaseModel):
 
     title: ClassVar[str] = ""
 
-    model_option: list[str] = Field(default_factory=list, description="model option KEY=VALUE (repeatable)",
-                                    json_schema_extra=decides(short="-M", metavar="KEY=VALUE"))
+    model_option: list[str] = Deciding(default_factory=list, description="model option KEY=VALUE (repeatable)",
+                                       spelled={"short": "-M", "metavar": "KEY=VALUE"})
 
 
 class Frames(BaseModel):
@@ -271,8 +267,8 @@ class Frames(BaseModel):
 
     title: ClassVar[str] = ""
 
-    fps: float = Field(1.0, gt=0, description="frames per second sampled from the video (within each cited segment "
-                                              "where a command sends cited segments)", json_schema_extra=decides())
+    fps: float = Deciding(1.0, gt=0, description="frames per second sampled from the video (within each cited segment "
+                                              "where a command sends cited segments)")
 
 
 class EvidenceText(BaseModel):
@@ -280,8 +276,7 @@ class EvidenceText(BaseModel):
 
     title: ClassVar[str] = ""
 
-    evidence_text: bool = Field(False, description="also send ASR/OCR text of each cited segment",
-                                 json_schema_extra=decides())
+    evidence_text: bool = Deciding(False, description="also send ASR/OCR text of each cited segment")
 
 
 class Transcripts(BaseModel):
@@ -289,8 +284,8 @@ class Transcripts(BaseModel):
 
     title: ClassVar[str] = ""
 
-    asr_model: str | None = Field(None, description="local faster-whisper model folder for transcripts (default: "
-                                                    "bundled Whisper base)", json_schema_extra=decides())
+    asr_model: str | None = Deciding(None, description="local faster-whisper model folder for transcripts (default: "
+                                                    "bundled Whisper base)")
 
 
 class Stats(BaseModel):
