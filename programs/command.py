@@ -174,9 +174,6 @@ class ProgramCommand(Command[ProgramSettings]):
         return {**summary, "comparison": compare(runs, n_resamples=2000, seed=0)}
 
     def show(self, s: ProgramSettings, run: Run, work: Work, summary: dict[str, Any]) -> None:
-        if s.print_json:
-            print(json.dumps(summary, indent=2, sort_keys=True, default=str))
-            return
         print_variants(summary)
         if summary.get("comparison"):
             print_comparison(summary["comparison"])

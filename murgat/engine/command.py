@@ -35,12 +35,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import shutil
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel
 
 from murgat.engine.errors import CommandError, SettingsError, stopped
 from murgat.engine.folder import RunFolder, needs_retry, record_field
@@ -221,8 +224,12 @@ class Command(Generic[S]):
         the summary with what they add (it is written again), or ``None``."""
         return None
 
+    def tables(self, s: S) -> bool:
+        """Whether this run has tables to print (else its summary is printed as JSON, as with ``--json``)."""
+        return True
+
     def show(self, s: S, run: Run, work: Work, summary: Any) -> None:
-        """What ``echo`` prints on stdout: the tables, or the JSON document with ``--json``."""
+        """The tables ``echo`` prints on stdout (``--json`` prints the summary as one JSON document instead)."""
 
     def notes(self, s: S, run: Run, work: Work, summary: Any) -> list[str]:
         """Lines for stderr before the outcome (where missing media were looked for, …)."""
@@ -418,7 +425,10 @@ def _finish(command: Command[Any], run: Run, work: Work, hold: Held) -> Outcome:
         run.folder.write_summary(summary, command.summary_file)
         command.report(s, run, work, summary)
         summary = _followed_up(command, run, work, summary)
-    if run.echo:
+    if run.echo and (s.print_json or not command.tables(s)):
+        print(summary.model_dump_json(indent=2) if isinstance(summary, BaseModel)
+              else json.dumps(summary, indent=2, sort_keys=True, default=str))
+    elif run.echo:
         command.show(s, run, work, summary)
     for line in command.notes(s, run, work, summary):
         print(line, file=sys.stderr)

@@ -5,7 +5,6 @@ engine's (:func:`~murgat.engine.command.run_command`)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -92,10 +91,7 @@ class FaithfulnessCommand(Command[FaithfulnessSettings]):
         faithfulness_report(run.folder.path / "report.html", work.state["results"], summary, s.media_root)
 
     def show(self, s: FaithfulnessSettings, run: Run, work: Work, summary: dict[str, Any]) -> None:
-        if s.print_json:
-            print(json.dumps(summary, indent=2, sort_keys=True))
-        else:
-            print_faithfulness(summary, str(run.folder.path))
+        print_faithfulness(summary, str(run.folder.path))
 
     def failure(self, s: FaithfulnessSettings, run: Run, work: Work, summary: dict[str, Any]) -> str | None:
         return failure_line(work.state["results"], s.max_undetermined)

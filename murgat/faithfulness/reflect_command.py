@@ -19,7 +19,6 @@ starts over (the cache stays), an edited question or replaced video is redone.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -144,10 +143,7 @@ class ReflectCommand(Command[ReflectSettings]):
                        summary, s.media_root)
 
     def show(self, s: ReflectSettings, run: Run, work: Work, summary: dict[str, Any]) -> None:
-        if s.print_json:
-            print(json.dumps(summary, indent=2, sort_keys=True))
-        else:
-            print_reflection(summary)
+        print_reflection(summary)
 
     def failure(self, s: ReflectSettings, run: Run, work: Work, summary: dict[str, Any]) -> str | None:
         if not summary["errors"]:

@@ -5,7 +5,6 @@ given their settings (:mod:`murgat.generation.settings`). ``generate`` is one st
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -132,9 +131,6 @@ class GenerateCommand(Command[GenerateSettings]):
         return table
 
     def show(self, s: GenerateSettings, run: Run, work: Work, summary: dict[str, Any]) -> None:
-        if s.print_json:
-            print(json.dumps(summary, indent=2))
-            return
         acc = summary["accuracy"]
         print(f"wrote {summary['responses']}: {summary['n']} responses, {summary['n_errors']} errors, "
               f"{summary['n_posthoc_rejected']} post-hoc rewrites rejected")
@@ -217,10 +213,7 @@ class SweepCommand(Command[SweepSettings]):
         work.state["png"] = plot_sweep(summary, Path(s.out) / "sweep.png")
 
     def show(self, s: SweepSettings, run: Run, work: Work, summary: dict[str, Any]) -> None:
-        if s.print_json:
-            print(json.dumps(summary, indent=2))
-        else:
-            print_sweep(s, summary, Path(s.out), work.state["png"])
+        print_sweep(s, summary, Path(s.out), work.state["png"])
 
     def failure(self, s: SweepSettings, run: Run, work: Work, summary: dict[str, Any]) -> str | None:
         if not work.state["failed"]:

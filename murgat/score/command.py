@@ -11,7 +11,6 @@ Exit statuses: 0 scored, 1 scored with failed or undetermined items beyond ``max
 
 from __future__ import annotations
 
-import json
 import sys
 from importlib.metadata import version
 from pathlib import Path
@@ -192,16 +191,14 @@ class ScoreCommand(Command[ScoreSettings]):
         build_report([run.folder.path], run.folder.path / "report.html", copy_media=s.copy_media,
                      with_evidence=s.save_evidence, allow_outside_root=s.allow_media_outside_root)
 
-    def show(self, s: ScoreSettings, run: Run, work: Work, summary: Any) -> None:
-        if s.dry_run:
-            print(json.dumps(summary, indent=2))
-        elif s.print_json:
-            print(summary.model_dump_json(indent=2))
-        else:
-            from murgat.console import console  # rich: only when a table is drawn
+    def tables(self, s: ScoreSettings) -> bool:
+        return not s.dry_run  # a dry run's estimate is one JSON document
 
-            print_summary(summary, work.state["results"][:50],
-                          f"MURGAT-S ({work.state['cfg'].precision_mode} precision) — {run.folder.path}", console())
+    def show(self, s: ScoreSettings, run: Run, work: Work, summary: Any) -> None:
+        from murgat.console import console  # rich: only when a table is drawn
+
+        print_summary(summary, work.state["results"][:50],
+                      f"MURGAT-S ({work.state['cfg'].precision_mode} precision) — {run.folder.path}", console())
 
     def notes(self, s: ScoreSettings, run: Run, work: Work, summary: Any) -> list[str]:
         hint = None if s.dry_run else missing_hint(work.state["results"], work.state["place"])
