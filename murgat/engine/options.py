@@ -1,6 +1,6 @@
 """Every command's settings as one pydantic model, and the command line made from it.
 
-A command's settings class (``ScoreSettings`` in ``murgat/pipeline/settings.py`` and so on)
+A command's settings class (``ScoreSettings`` in ``murgat/score/settings.py`` and so on)
 inherits the groups it uses from here and adds its own fields. :func:`add_settings` declares
 every field on an argparse parser (flag from the name, help from the description, default,
 choices and bounds from the field), and :meth:`Settings.from_args` turns parsed arguments back
