@@ -87,8 +87,10 @@ def node(mod: str) -> str:
     return mod if parts[0] == "murgat" else parts[0]
 
 
-def _named(node_: ast.AST, name: str, is_package: bool) -> list[str]:
-    """The module names one AST node imports (resolved against ``name`` for relative imports)."""
+def _named(node_: ast.AST, name: str, is_package: bool, imports_by_name: bool) -> list[str]:
+    """The module names one AST node imports (resolved against ``name`` for relative imports);
+    a table of module names counts in a module that imports by name (``murgat.cli``'s
+    ``__import__`` loop), not in one that only lists names (``murgat.lazy``)."""
     if isinstance(node_, ast.Import):
         return [a.name for a in node_.names]
     if isinstance(node_, ast.ImportFrom):
@@ -106,7 +108,7 @@ def _named(node_: ast.AST, name: str, is_package: bool) -> list[str]:
             return [node_.args[0].value]
     if isinstance(node_, ast.Constant) and isinstance(node_.value, str) and (m := FACTORY.match(node_.value)):
         return [m.group(1)]
-    if isinstance(node_, ast.Tuple | ast.List | ast.Set):  # a table of module names
+    if imports_by_name and isinstance(node_, ast.Tuple | ast.List | ast.Set):  # a table of module names
         return [e.value for e in node_.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
                 and re.fullmatch(r"[A-Za-z_][\w]*(\.[A-Za-z_]\w*)+", e.value)]
     return []
@@ -115,8 +117,12 @@ def _named(node_: ast.AST, name: str, is_package: bool) -> list[str]:
 def edges_of(name: str, source: str, mods: set[str], is_package: bool = False) -> set[str]:
     """The modules of ours that module ``name`` (its ``source``) imports, in any of the ways above."""
     edges: set[str] = set()
-    for n in ast.walk(ast.parse(source)):
-        for t in _named(n, name, is_package):
+    tree = ast.parse(source)
+    by_name = any(isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else
+                                               n.func.id if isinstance(n.func, ast.Name) else "") in IMPORTERS
+                  for n in ast.walk(tree))
+    for n in ast.walk(tree):
+        for t in _named(n, name, is_package, by_name):
             parts = t.split(".")
             for k in range(len(parts), 0, -1):
                 cand = ".".join(parts[:k])
@@ -201,6 +207,9 @@ def test_the_rule_sees_every_kind_of_import() -> None:
     assert edges_of("murgat.score.runner", src, mods) == {"murgat.engine", "murgat.engine.loop", "murgat.score.stages",
                                                             "programs.task", "murgat.faithfulness.label"}
     assert edges_of("murgat.score", "from . import runner\n", mods, is_package=True) == {"murgat.score.runner"}
+    table = "for m in ('programs.task', 'murgat.engine.loop'):\n    __import__(m)\n"
+    assert edges_of("murgat.cli", table, mods) == {"programs.task", "murgat.engine.loop"}
+    assert edges_of("murgat.lazy", "LAZY = frozenset({'programs.task'})\n", mods) == set()
     assert "murgat.score.runner" in imports()["murgat.score.command"]  # and on the tree itself
 
 
