@@ -293,7 +293,7 @@ def _locked(command: Command[Any], run: Run, hold: Held) -> Outcome:
         run.folder.check_config(work.fingerprint, work.config, kind=command.kind)
     try:
         _run_streams(command, run, work)
-    except BaseException as exc:
+    except BaseException as exc:  # named after the stream that stopped (a program run has one per variant)
         err = stopped(exc, f" ({work.streams[0].folder.results_path})" if work.streams else "")
         if err is None:
             raise
@@ -318,7 +318,7 @@ def _earlier_failures_note(run: Run, streams: Sequence[Stream]) -> None:
     errors = sum(1 for r in kept if record_field(r, "error") is not None or record_field(r, "generation_error"))
     if kept:
         print(f"note: keeping {errors} earlier item(s) with errors and {len(kept) - errors} left undetermined by "
-              "judge errors; rerun with --retry-errors to score them again", file=sys.stderr)
+              "judge errors; rerun with --retry-errors to do them again", file=sys.stderr)
 
 
 def _run_streams(command: Command[Any], run: Run, work: Work) -> None:
