@@ -172,14 +172,14 @@ def _plan_table(con: Any, run: str, plan: dict[str, Any]) -> None:
 
 def _faithfulness(args: argparse.Namespace, labels_for: dict[str, Any]) -> int:
     from murgat.calibrate_faithfulness import calibrate_faithfulness, corrected_upr, plan_upr
-    from murgat.engine.folder import RunDir
+    from murgat.engine.folder import RunFolder
     from murgat.faithfulness.records import FaithResult
 
     first = next(iter(labels_for.values()))
     doc: dict[str, Any] = {"task": "faithfulness", "labels": args.human[0] if len(args.human) == 1 else args.human,
                            "n_labels": len(first), "runs": {}}
     for run in args.run or []:
-        rd = RunDir(run, repair=False, record=FaithResult)
+        rd = RunFolder(run, repair=False, record=FaithResult)
         if not rd.results_path.exists():
             print(f"error: {run} has no results.jsonl", file=sys.stderr)
             return 2
@@ -232,12 +232,12 @@ def _faithfulness(args: argparse.Namespace, labels_for: dict[str, Any]) -> int:
 
 
 def _score_runs(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    from murgat.engine.folder import RunDir
+    from murgat.engine.folder import RunFolder
 
     runs = [os.path.normpath(r) for r in args.run or []]  # "runs/a/" and "runs/a" are one run
     results: dict[str, Any] = {}
     for run in runs:
-        rd = RunDir(run, repair=False)
+        rd = RunFolder(run, repair=False)
         if not rd.results_path.exists():
             print(f"error: {run} has no results.jsonl", file=sys.stderr)
             return None

@@ -189,6 +189,8 @@ class ResponseResult(_Model):
 
     id: str
     error: str | None = None
+    error_kind: str | None = Field(default=None, description="the kind of ``error`` (missing_media, corrupt_media, "
+                                   "internal_error, …); records of earlier versions have it only as the error's prefix")
     scores: Scores = Field(default_factory=Scores)
     case: ResponseCase = "scored"
     n_sentences: int = 0

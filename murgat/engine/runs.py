@@ -10,10 +10,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from murgat.engine.errors import SettingsError
+from murgat.engine.folder import RunFolder, read_kind
 
-class RunUnreadable(ValueError):
+
+class RunUnreadable(SettingsError, ValueError):
     """A file a run writes whole (``summary.json``, ``sweep.json``) is there but cannot be read: cut
-    short or damaged. Said with the file and the way out, never read as an empty summary."""
+    short or damaged. Said with the file and the way out, never read as an empty summary. A
+    :class:`~murgat.engine.errors.SettingsError` (exit 2, rendered once by the command line) and
+    still a ``ValueError`` for callers of :func:`load_run` that caught one."""
 
 
 def read_summary(folder: str | Path, name: str = "summary.json") -> dict[str, Any]:
@@ -62,16 +67,12 @@ class RunResult:
 
     def iter_records(self) -> Iterator[dict[str, Any]]:
         """The records one by one (what :attr:`records` lists), read from the run folder on each call."""
-        from murgat.engine.folder import RunFolder
-
         if self.records_file is not None:
             folder = RunFolder(self.path, repair=False, record=None, results=self.records_file.resolve())
             yield from folder.latest_results()
             _warn_skipped(folder)
             return
         if self.kind == "program":  # one record per item and variant, from each variant's folder
-            from murgat.engine.folder import read_kind
-
             # not OUT/baseline-run/, the score run of --baseline (a child folder with results too)
             variants = (p for p in self.path.iterdir() if (p / "results.jsonl").exists() and read_kind(p) != "score")
             for sub in sorted(variants):
@@ -101,8 +102,6 @@ class RunResult:
 
 def load_run(path: str | Path) -> RunResult:
     """Any run folder (``score``, ``faithfulness``, ``reflect``, ``program``, ``generate``, ``sweep``)."""
-    from murgat.engine.folder import read_kind
-
     p = Path(path)
     records_file = None
     if p.suffix == ".jsonl" and p.is_file():  # generate --out FILE.jsonl keeps its folder beside the file

@@ -387,12 +387,12 @@ def summarize_ground(records: Sequence[GroundRecord], gold: dict[str, GoldItem],
 
 
 def _score_records(folder: str) -> dict[str, Any]:
-    from murgat.engine.folder import RunDir
+    from murgat.engine.folder import RunFolder
 
     p = Path(folder)
     if not (p / "results.jsonl").is_file():
         raise FileNotFoundError(f"{p}: not a murgat score run (no results.jsonl)")
-    return {r.id: r for r in RunDir(p, repair=False).latest_results()}
+    return {r.id: r for r in RunFolder(p, repair=False).latest_results()}
 
 
 #: what a ground run folder holds (``.lock`` while a ground run writes it)

@@ -54,14 +54,14 @@ def _corrected(args: argparse.Namespace, run: Path) -> dict[str, Any] | None:
     its run panel; None after an error is printed."""
     from human_eval.labels import LabelError, load_labels
     from murgat.corrected import corrected_figures
-    from murgat.engine.folder import RunDir
+    from murgat.engine.folder import RunFolder
 
     try:
         labels = load_labels(args.human)
     except LabelError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return None
-    rd = RunDir(run, repair=False)
+    rd = RunFolder(run, repair=False)
     return corrected_figures(labels, rd.latest_results(), assume_random=args.assume_random,
                              cluster_by_video=args.cluster_by_video,
                              attributed_threshold=rd.summary().attributed_threshold)

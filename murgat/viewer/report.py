@@ -140,7 +140,7 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
     ``out`` is claimed first (:mod:`murgat.engine.outputs`: not a run's own file, not an input,
     no link out of its folder, a device streamed into), so a refused page costs no work; a
     damaged ``summary.json`` or ``config.json`` is :class:`~murgat.engine.runs.RunUnreadable`."""
-    from murgat.engine.folder import RunDir
+    from murgat.engine.folder import RunFolder
     from murgat.engine.outputs import claim_output
     from murgat.viewer import comparison_doc, grounding_docs, run_doc, write_viewer
 
@@ -152,7 +152,7 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
     refused: list[str] = []
     notices: list[str] = []
     for run, cfg, summary in zip(runs, configs, summaries, strict=True):
-        rd = RunDir(run, repair=False)
+        rd = RunFolder(run, repair=False)
         root = Path(media_root) if media_root else (Path(cfg["media_root"]) if cfg.get("media_root") else None)
         slim = rd.latest_results(slim=True)  # every item, without per-sentence detail (memory stays flat)
         if sample is not None and run == runs[0]:  # murgat annotate --sample: the page holds the sample only

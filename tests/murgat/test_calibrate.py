@@ -10,9 +10,9 @@ import pytest
 
 from murgat.calibrate import calibrate_run, human_scores
 from murgat.cli import main
+from murgat.engine.folder import RunFolder
 from murgat.judges.scripted import ScriptedJudge
 from murgat.pipeline.config import JudgeSpec, ScoreConfig
-from murgat.pipeline.rundir import RunDir
 from murgat.pipeline.runner import run_items, summarize_run
 from murgat.pipeline.stages import Judges
 from murgat.schema import Item
@@ -45,7 +45,7 @@ def make_run(tmp: Path, media: Path) -> Path:
     spec = JudgeSpec(spec="scripted")
     cfg = ScoreConfig(judge_verify=spec, judge_decompose=spec, judge_entail=spec)
     j = ScriptedJudge(_answer)
-    rd = RunDir(tmp / "run")
+    rd = RunFolder(tmp / "run")
     asyncio.run(run_items(items, cfg, Judges(j, j, j), rd, media_root=media))
     summarize_run(rd, cfg)
     return rd.path
@@ -110,7 +110,7 @@ def test_judge_selection_ranks_runs(tmp_path: Path, example_media: Path) -> None
     from murgat.calibrate import select_judges
 
     labels = load_labels(labels_path)
-    good = calibrate_run(labels, RunDir(run).latest_results(), n_resamples=200)
+    good = calibrate_run(labels, RunFolder(run).latest_results(), n_resamples=200)
     worse = json.loads(json.dumps(good))
     worse["support"]["kappa"] = 0.1
     worse["verifiability"]["kappa"] = 0.2
@@ -171,7 +171,7 @@ def _abstaining_run(tmp: Path, media: Path, entail: str = "crown") -> Path:
     spec = JudgeSpec(spec="scripted")
     cfg = ScoreConfig(judge_verify=spec, judge_decompose=spec, judge_entail=spec)
     j = ScriptedJudge(answer)
-    rd = RunDir(tmp / f"abstain-{entail}")
+    rd = RunFolder(tmp / f"abstain-{entail}")
     asyncio.run(run_items(items, cfg, Judges(j, j, j), rd, media_root=media))
     summarize_run(rd, cfg)
     return rd.path
@@ -222,7 +222,7 @@ def write_run(tmp: Path, name: str, judge: list[float], videos: list[str] | None
               correct: list[bool | None] | None = None) -> Path:
     """A score run folder holding one record per response (judge figure ``judge[k]`` for every metric),
     written and summarised with the engine's own run folder and metric code."""
-    from murgat.engine.folder import RunDir as Folder
+    from murgat.engine.folder import RunFolder as Folder
     from murgat.metric import summarize_results
     from murgat.schema import ResponseResult, Scores
 
@@ -257,7 +257,7 @@ def _sampled(run: Path, human, n: int, seed: int = 5, by_video: bool = False) ->
     from human_eval.sampling import draw_sample
     from murgat.corrected import population
 
-    ids, videos = population(RunDir(run).latest_results())
+    ids, videos = population(RunFolder(run).latest_results())
     drawn, design = draw_sample(ids, n, seed=seed, videos=videos if by_video else None)
     return drawn, design.model_dump()
 

@@ -18,9 +18,9 @@ def _murgat(args: list[str]) -> subprocess.CompletedProcess[str]:
 def _labels(run: Path, tmp: Path, with_design: bool) -> Path:
     from human_eval.sampling import draw_sample
     from murgat.corrected import population
-    from murgat.engine.folder import RunDir
+    from murgat.engine.folder import RunFolder
 
-    ids, _ = population(RunDir(run, repair=False).latest_results())
+    ids, _ = population(RunFolder(run, repair=False).latest_results())
     drawn, design = draw_sample(ids, 3, seed=2)
     rows = [{"id": i, "annotator": "ann", "ratings": {"murgat_s": 0.5, "coverage": 1.0, "precision": 0.5, "recall": 0.5},
              **({"sample": design.model_dump()} if with_design else {})} for i in drawn]
