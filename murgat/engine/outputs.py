@@ -61,6 +61,7 @@ import re
 import secrets
 import shutil
 import stat
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -197,8 +198,6 @@ class Claim:
         return self.write(fill)
 
     def _write_stream(self, fill: Callable[[IO[bytes]], object]) -> None:
-        import sys
-
         try:
             if self.fd is not None:
                 for s in (sys.stdout, sys.stderr):  # what Python has buffered for the descriptor comes first
