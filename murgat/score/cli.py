@@ -6,12 +6,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from murgat import api
 from murgat.comparison import compare
 from murgat.engine.errors import SettingsError
-from murgat.engine.folder import RunFolder, read_kind
+from murgat.engine.folder import RunFolder, read_kind, read_summary, score_summary
 from murgat.grounding.compare import is_ground_run, summarize_ground_runs
 from murgat.schema import ResponseResult, RunSummary
 from murgat.score.report import comparison_table, summary_table
@@ -26,24 +25,23 @@ def _other_kind(runs: list[str]) -> int:
         raise SettingsError("murgat summarize compares score runs; " + ", ".join(f"{p} is a '{k}' run"
                                                                                  for p, k in others.items()))
     kind = others[str(runs[0])]
-    where = Path(runs[0]) / ("sweep.json" if kind == "sweep" else "summary.json")
-    if not where.exists():
-        raise SettingsError(f"{runs[0]} is a '{kind}' folder without summary.json"
+    name = "sweep.json" if kind == "sweep" else "summary.json"
+    summary = read_summary(runs[0], name)  # a damaged file: RunUnreadable, named (exit 2)
+    if not summary:
+        raise SettingsError(f"{runs[0]} is a '{kind}' folder without {name}"
                             + (" (summarize the program run above it)" if kind == "program-variant" else ""))
-    print(json.dumps({"kind": kind, "summary": json.loads(where.read_text(encoding="utf-8"))}, indent=2,
-                     ensure_ascii=False))
+    print(json.dumps({"kind": kind, "summary": summary}, indent=2, ensure_ascii=False))
     return 0
 
 
 def _score_runs(paths: list[str]) -> list[tuple[str, list[ResponseResult], RunSummary]]:
     runs = []
     for path in paths:
-        if not (Path(path) / "summary.json").exists():
-            raise SettingsError(f"{path} has no summary.json (run murgat score first)")
+        summary = score_summary(path)  # missing, cut short or not a score summary: RunUnreadable (exit 2)
         folder = RunFolder(path, repair=False)
         for note in folder.notices:
             print(f"warning: {note}", file=sys.stderr)
-        runs.append((str(path), folder.latest_results(), folder.summary()))
+        runs.append((str(path), folder.latest_results(), summary))
     return runs
 
 
