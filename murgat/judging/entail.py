@@ -43,10 +43,11 @@ def judge_call(stage: str, out: JudgeOutput, verdict: Verdict | None, evidence: 
 
 async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset: frozenset[int], ctx: ItemContext, *,
                          variant: Literal["simple", "json"] = "simple", box_view: Literal["both", "crop"] = "both",
-                         stage: str = "entail") -> tuple[Verdict, JudgeCall]:
+                         stage: str = "entail", repeat: int = 0) -> tuple[Verdict, JudgeCall]:
     """Is ``fact`` entailed by the evidence of its citations ``subset``? ``variant`` names the
     prompt (``entail_simple``/``entail_json``); ``box_view="crop"`` shows boxed segments as their
-    enlarged boxes only (the wrong-box check); ``stage`` names the question in the record."""
+    enlarged boxes only (the wrong-box check); ``stage`` names the question in the record;
+    ``repeat``: which repeat of the question (``score --repeats``, :func:`~murgat.judging.pool.repeat_of`)."""
     cfg = ctx.config
     idx = sorted(subset)
     try:
@@ -79,7 +80,7 @@ async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset:
     req = JudgeRequest(parts=[head, tail], key_hint=hint, schema=schema, config=cfg.generate, task="entail",
                        inputs=inputs, expects="verdict")
     try:
-        out = await pool.ask(judge, req, materialize)
+        out = await pool.ask(judge, req, materialize, repeat=repeat)
     except _EvidenceBroken as exc:
         return "error", JudgeCall(stage=stage, evidence=idx, verdict="error", error=f"evidence unavailable: {exc.reason}")
     except MediaError as exc:

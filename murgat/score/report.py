@@ -78,6 +78,23 @@ def print_summary(summary: RunSummary, results: Sequence[ResponseResult], title:
         )
     if ex.get("judge_notes"):
         con.print(f"[yellow]{ex['judge_notes']}[/yellow]")
+    if ex.get("repeats"):
+        con.print(repeats_line(ex["repeats"]), soft_wrap=True)
+
+
+def _num(x: float | None, pattern: str = "{:.3f}") -> str:
+    return "–" if x is None else pattern.format(x)
+
+
+def repeats_line(rep: dict[str, Any]) -> str:
+    """``score --repeats``: how stable the judge's verdicts and MURGAT-S were over the repeats (one line)."""
+    f, v, sp = rep["facts"], rep["verifiability"], rep["murgat_s"]
+    text = (f"repeats {rep['k']} (seeds {rep['seeds'][0]}–{rep['seeds'][-1]}, temperature {rep['temperature']:g}): "
+            f"facts flip {_num(f['flip_share'], '{:.1%}')} ({f['n_flipped']} of {f['n_facts_repeated']}), agreement "
+            f"with the majority {_num(f['mean_agreement'])}, Fleiss κ {_num(f['fleiss_kappa'])}; verifiability flips "
+            f"{_num(v['flip_share'], '{:.1%}')}; ties {rep['n_tied']}; MURGAT-S over repeats {_num(sp['mean'])} "
+            f"(sd {_num(sp['sd'])}, {_num(sp['min'])}–{_num(sp['max'])})")
+    return text + (f" — [yellow]{rep['note']}[/yellow]" if rep.get("note") else "")
 
 
 def comparison_table(doc: dict[str, Any]) -> Table:
