@@ -97,6 +97,38 @@ def repeats_line(rep: dict[str, Any]) -> str:
     return text + (f" — [yellow]{rep['note']}[/yellow]" if rep.get("note") else "")
 
 
+def _k(x: float | None) -> str:
+    """κ or α: 'undefined' when it is (one class on both sides), not a dash that reads as missing."""
+    return "undefined" if x is None else f"{x:.3f}"
+
+
+def agreement_table(ag: dict[str, Any]) -> Table:
+    """Agreement between judges of the same responses (:mod:`murgat.judge_agreement`): Cohen's κ of each
+    pair, Krippendorff's α across all, and with human labels the correlation of their errors and the
+    effective number of independent judges (``summarize`` and ``calibrate`` print it)."""
+    from rich.table import Table
+
+    t = Table(title="agreement between the judges (decided verdicts; errors against the human labels)")
+    for col in ("stage", "pair / all", "n", "Cohen κ / Krippendorff α", "error correlation", "effective judges"):
+        t.add_column(col)
+    for stage in ("verifiability", "support"):
+        s = ag.get(stage) or {}
+        errs = {(p["a"], p["b"]): p for p in (s.get("errors") or {}).get("pairs", [])}
+        for p in s.get("pairwise_kappa", []):
+            e = errs.get((p["a"], p["b"]), {})
+            t.add_row(stage, f"{p['a']} · {p['b']}", str(p["n"]), _k(p["kappa"]),
+                      _num(e.get("correlation")) + (f" (n={e['n']})" if e else ""), "")
+        a = s.get("krippendorff_alpha") or {}
+        e = s.get("errors") or {}
+        t.add_row(stage, "all judges", str(a.get("n_units", 0)), _k(a.get("alpha")),
+                  _num(e.get("mean_correlation")), _num(e.get("effective_judges")))
+    ms = (ag.get("murgat_s") or {}).get("errors")
+    if ms:
+        t.add_row("MURGAT-S", "all judges (signed error)", "", "", _num(ms.get("mean_correlation")),
+                  _num(ms.get("effective_judges")))
+    return t
+
+
 def comparison_table(doc: dict[str, Any]) -> Table:
     from rich.table import Table
 
