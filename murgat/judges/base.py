@@ -22,6 +22,7 @@ import email.utils
 import math
 import os
 import random
+import sys
 import time
 import uuid
 import weakref
@@ -31,8 +32,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from murgat.judges.account import IdentityTracker, JudgeIdentity, Sent, SentTotals, media_warnings
 from murgat.judges.cache import ResponseCache, request_key
 from murgat.judges.parsing import TRUNCATED, parse_json_answer, parse_verdict
 from murgat.judges.pricing import list_price
@@ -145,6 +147,11 @@ class RawAnswer:
     model: str | None = None
     #: the server stopped the answer at the token cap (``finish_reason: "length"``, ``MAX_TOKENS``)
     truncated: bool = False
+    #: what the attempt carried (providers that build a wire request count it while building)
+    sent: Sent | None = None
+    #: prompt tokens per modality, only those the provider counts (``audio``, ``image``, ``video``, ``text``)
+    modality_tokens: dict[str, int] | None = None
+    system_fingerprint: str | None = None
 
 
 class JudgeStats(BaseModel):
@@ -163,6 +170,8 @@ class JudgeStats(BaseModel):
     unpriced_calls: int = 0
     dry_run_calls: int = 0
     est_input_tokens: int = 0
+    #: what the answered requests carried (images, pixels, audio and clip seconds, bytes)
+    sent: SentTotals = Field(default_factory=SentTotals)
 
 
 class _RateLimiter:
@@ -334,6 +343,8 @@ class Judge(ABC):
         self.reached = False
         self._unreachable_since: float | None = None
         self._unreachable_waited = 0.0
+        self._identity = IdentityTracker(f"{self.provider}:{model}", self.provider, model)
+        self._warned: set[str] = set()
 
     # ----- provider hooks -----
     @abstractmethod
@@ -362,6 +373,23 @@ class Judge(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, most providers hold nothing
         """Release provider resources (uploaded files, clients)."""
+
+    def identity(self) -> JudgeIdentity:
+        """The judge as requested and as its answers named it so far (model version strings, system
+        fingerprints), with warnings for a floating alias or a model that changed mid-run."""
+        return self._identity.identity()
+
+    def _media_check(self, ans: RawAnswer) -> list[str]:
+        """Warnings from the answer's per-modality token counts; each kind is printed once per judge
+        and every such answer is counted (``stats.sent.media_warnings``)."""
+        found = media_warnings(ans.sent, ans.modality_tokens, f"{self.name} at {self.where()}")
+        if found:
+            self.stats.sent.media_warnings += 1
+            for kind, w in found.items():
+                if kind not in self._warned:
+                    self._warned.add(kind)
+                    print(f"warning: {w} (each such answer is counted in the run's media account)", file=sys.stderr)
+        return list(found.values())
 
     @property
     def name(self) -> str:
@@ -420,6 +448,7 @@ class Judge(ABC):
             # a bad answer stored by an older version is a miss: the judge is asked again
             if hit is not None and answer_problem(req, hit) is None:
                 self.stats.cache_hits += 1
+                self._identity.saw(hit.model, hit.system_fingerprint, cached=True)
                 return hit.model_copy(update={"cached": True})
         if materialize is not None and not self.dry_run:
             req = await materialize()
@@ -553,10 +582,14 @@ class Judge(ABC):
             self.stats.cost_usd += cost
             if ans.blocked:
                 self.stats.blocked += 1
+            self.stats.sent.add(ans.sent)
+            self._identity.saw(ans.model, ans.system_fingerprint, cached=False)
             return JudgeOutput(
                 text=ans.text, usage=ans.usage, latency_s=time.monotonic() - started, model=ans.model or self.model,
                 provider=self.provider, retries=retries, blocked=ans.blocked, truncated=ans.truncated,
                 error=f"blocked: {ans.block_reason}" if ans.blocked else None, raw=ans.raw, cost_usd=cost,
+                sent=ans.sent, modality_tokens=ans.modality_tokens, system_fingerprint=ans.system_fingerprint,
+                warnings=self._media_check(ans),
             )
         self.stats.errors += 1
         self.stats.calls += 1
