@@ -264,7 +264,8 @@ def identity_warnings(ident: JudgeIdentity) -> list[str]:
     alias = floating_alias(ident.requested)
     if alias:
         out.append(alias)
-    others = sorted(m for m in ident.reported if m != ident.requested and not m.endswith("/" + ident.requested))
+    # "models/gemini-2.5-flash" or "embedded-rules-asr-ocr" name the requested model; "gpt-4o-2024-08-06" another
+    others = sorted(m for m in ident.reported if not m.endswith(ident.requested))
     if others and not alias:
         out.append(f"{ident.name} answered as {', '.join(others)}: the requested name is an alias; pin "
                    f"{others[0]!r} to reproduce these answers")

@@ -47,6 +47,8 @@ SCALE = 12
 SHOW_TIMES: tuple[tuple[float, float], tuple[float, float]] = ((0.0, 4.0), (4.0, 8.0))
 #: when each of the two words starts being said
 SAY_TIMES: tuple[float, float] = (1.3, 5.3)
+#: longest a phrase may last (it must end before 3.0 s and 7.0 s, the ends of the cited windows)
+SAY_SLOT_S = 1.6
 #: what the voice says: one word of :data:`WORDS` in a short carrier phrase
 PHRASE = "I say {word}."
 #: words a speech recogniser (Whisper base) hears right when espeak-ng says them
@@ -132,13 +134,24 @@ def clip_bytes(seed: int) -> tuple[bytes, dict[str, object]]:
     for word, t0 in zip((w1, w2), SAY_TIMES, strict=True):
         pcm = speak(PHRASE.format(word=word))
         i = round(t0 * SAMPLE_RATE)
-        if i + len(pcm) > len(sound) or len(pcm) > 2 * SAMPLE_RATE:
-            raise ValueError(f"espeak-ng's {word!r} is {len(pcm) / SAMPLE_RATE:.2f} s long: it does not fit its slot")
+        if len(pcm) > SAY_SLOT_S * SAMPLE_RATE:
+            # the probes cite 0:01-0:03 and 0:05-0:07: the phrase must end inside its window
+            raise ValueError(f"espeak-ng says {PHRASE.format(word=word)!r} in {len(pcm) / SAMPLE_RATE:.2f} s, longer than "
+                             f"its {SAY_SLOT_S} s slot")
         sound[i:i + len(pcm)] = pcm
         said.append((str(word), t0, round((i + len(pcm)) / SAMPLE_RATE, 3)))
     data = write_avi(frames, FPS, sound, SAMPLE_RATE)
     return data, {"seed": seed, "espeak": espeak_version(), "numbers": (a, b), "other_number": other,
                   "words": (w1, w2), "other_word": w_other, "said": said}
+
+
+def design_digest() -> str:
+    """SHA-256 of every setting the clip is made from (a changed word list or time is another clip)."""
+    from murgat.probes import glyphs
+
+    blob = repr((CLIP_VERSION, WIDTH, HEIGHT, FPS, DURATION_S, SAMPLE_RATE, SCALE, SHOW_TIMES, SAY_TIMES, SAY_SLOT_S,
+                 PHRASE, WORDS, NUMBERS, ESPEAK_ARGS, sorted(glyphs.DIGITS.items()), glyphs.BACKGROUND, glyphs.INK))
+    return hashlib.sha256(blob.encode()).hexdigest()
 
 
 def probe_clip(seed: int = 0) -> ProbeClip:
@@ -147,7 +160,7 @@ def probe_clip(seed: int = 0) -> ProbeClip:
     from media.cache import default_cache, file_digest, make_key
 
     cache = default_cache()
-    key = make_key("probe-clip", CLIP_VERSION, seed=seed, espeak=espeak_version(), size=[WIDTH, HEIGHT, FPS])
+    key = make_key("probe-clip", CLIP_VERSION, seed=seed, espeak=espeak_version(), design=design_digest())
     meta_holder: dict[str, object] = {}
 
     def produce(tmp: Path) -> None:

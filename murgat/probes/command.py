@@ -1,0 +1,184 @@
+"""``murgat judge check``: the probes asked of one judge, as a table (or one JSON document).
+
+The judge is built and asked exactly as a run would build and ask it: ``--stage entail`` takes
+its configuration from ``score``'s own builder (the same evidence options, prompt variant and
+request settings as ``murgat score``), ``--stage faith-step``/``faith-chain`` from
+``faithfulness``' (the same labeller). Answers go to a response cache (``--cache``; by default
+``judge-check.sqlite`` in murgat's cache folder), so checking the same judge again asks nothing.
+
+Exit status: 0 every probe passed (abstentions allowed), 1 a probe failed or went unanswered,
+2 bad settings or a judge that cannot be built, 4 the judge cannot be reached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+import murgat.engine.options as o
+
+
+class JudgeCheckSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Transcripts, o.Output, o.Requests,
+                         o.Effort):
+    """``murgat judge check --judge J [-J KEY=VALUE ...] [options]``."""
+
+    command: ClassVar[str] = "judge check"
+
+    judge: str = Field(description="provider[:model] of the judge to probe, e.g. gemini:gemini-2.5-flash, embedded")
+    stage: Literal["entail", "faith-step", "faith-chain"] = Field(
+        "entail", description="how the judge is asked: entail (score, program), faith-step (faithfulness "
+                              "--granularity step, reflect's detector) or faith-chain (faithfulness' default)")
+    probe_seed: int = Field(0, ge=0, description="seed of the probe clip (other numbers and words)")
+    cache: str | None = Field(None, description="response cache file (default: judge-check.sqlite in murgat's cache "
+                                                "folder, $MURGAT_CACHE_DIR)")
+    record: str | None = Field(None, description="append every judge exchange to this JSONL cassette")
+    # the evidence options of ``murgat score`` (same names, defaults and help)
+    entail_variant: Literal["simple", "json"] = Field("simple", description="entailment prompt: simple (yes/no) or json")
+    pad: float = Field(0.0, ge=0, description="seconds that widen every evidence segment on each side")
+    max_frames: int = Field(8, ge=1, description="most frames sent for one cited visual segment")
+    visual_as: Literal["frames", "clip"] = Field(
+        "frames", description="send visual segments as sampled frames or as a picture-only clip")
+    audio_point_pad: float = Field(1.0, ge=0, description="seconds on each side of a point audio citation")
+    ocr_fps: float = Field(1.0, gt=0, description="frames per second read for on-screen text")
+    sound_events: bool = Field(True, description="do not tag sound events (music, engines, silence…) in cited audio "
+                                                 "(for --evidence-text and the embedded judge, whose sound claims then "
+                                                 "get 'unknown')", json_schema_extra={"flag": "--no-sound-events"})
+    variant: Literal["vanilla", "grounding", "grounding+rationale"] = Field(
+        "grounding", description="faith stages: labelling prompt (as murgat faithfulness --variant)")
+
+    def cache_path(self) -> Path:
+        from media.cache import cache_root
+
+        return Path(self.cache) if self.cache else cache_root() / "judge-check.sqlite"
+
+
+def _score_config(s: JudgeCheckSettings) -> Any:
+    """The configuration ``murgat score`` would run this judge with (its own builder)."""
+    from murgat.pipeline.command import build_config
+    from murgat.pipeline.settings import ScoreSettings
+
+    shared = s.model_dump(include={"judge_option", "fps", "evidence_text", "asr_model", "entail_variant", "pad",
+                                   "max_frames", "visual_as", "audio_point_pad", "ocr_fps", "sound_events",
+                                   *o.Requests.model_fields, *o.Effort.model_fields})
+    return build_config(ScoreSettings(input="(probes)", out="(probes)", judge=s.judge, **shared))
+
+
+def _faith_config(s: JudgeCheckSettings, opts: dict[str, str]) -> Any:
+    from murgat.faithfulness.settings import FaithfulnessSettings
+    from murgat.faithfulness.shared import _config
+
+    fs = FaithfulnessSettings(input="(probes)", out="(probes)", judge=s.judge, judge_option=list(s.judge_option),
+                              fps=s.fps, evidence_text=s.evidence_text, variant=s.variant,
+                              granularity="step" if s.stage == "faith-step" else "chain",
+                              **s.model_dump(include={*o.Requests.model_fields, *o.Effort.model_fields}))
+    return _config(fs, s.judge, opts)
+
+
+def run_judge_check(s: JudgeCheckSettings, *, echo: bool = True, sink: dict[str, Any] | None = None) -> int:
+    """Probe ``s.judge`` (see the module docstring); ``sink["report"]`` receives the report."""
+    import sqlite3
+
+    from murgat.judges import make_judge, parse_options
+    from murgat.judges.cache import ResponseCache
+
+    try:
+        opts = parse_options(s.judge_option)
+        cfg = _score_config(s) if s.stage == "entail" else _faith_config(s, opts)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    path = s.cache_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        cache = ResponseCache(path)
+    except (OSError, sqlite3.Error) as exc:
+        print(f"error: cannot open the response cache {path}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        judge = make_judge(s.judge, opts, cache=cache, config=cfg.generate, record=s.record)
+    except (ValueError, FileNotFoundError, ImportError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        cache.close()
+        return 2
+    if judge.needs_evidence_text or cfg.evidence_text:
+        cfg.evidence.text = True  # what score and faithfulness do for a judge that reads ASR/OCR text
+    try:
+        report = asyncio.run(_check(s, judge, cfg))
+    except Exception as exc:
+        from murgat.engine.guards import exit_code_of
+
+        cache.close()
+        return exit_code_of(exc)
+    cache.close()
+    if sink is not None:
+        sink["report"] = report
+    if echo and s.print_json:
+        print(report.model_dump_json(indent=2))
+    elif echo:
+        print_report(report)
+    return 0 if report.ok else 1
+
+
+async def _check(s: JudgeCheckSettings, judge: Any, cfg: Any) -> Any:
+    from murgat.pipeline.stages import CallPool
+    from murgat.probes.paths import EntailPath, FaithPath
+    from murgat.probes.runner import run_probes
+
+    pool = CallPool()
+    try:
+        if s.stage == "entail":
+            path: Any = EntailPath(judge, cfg, pool)
+        else:
+            from murgat.faithfulness.label import Labeller
+
+            path = FaithPath(Labeller(judge=judge, pool=pool, variant=s.variant,
+                                      granularity="step" if s.stage == "faith-step" else "chain"), cfg)
+        return await run_probes([path], seed=s.probe_seed, setting="check")
+    finally:
+        await judge.aclose()
+
+
+def print_report(report: Any, con: Any = None) -> None:
+    """The probes as a table: probe, claim and citation, expected, answer, result, what was sent."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from murgat.console import console
+
+    con = con or console()
+    if report.problem:
+        con.print(Text(f"judge probes did not run: {report.problem}", style="bold red"))
+        return
+    colour = {"pass": "green", "fail": "bold red", "error": "bold red", "abstain": "yellow", "skipped": "dim"}
+    for j in report.judges:
+        table = Table(title=f"probes of {j.judge} ({j.stage}) — clip {report.clip_sha256[:12]} seed {report.seed}")
+        for col in ("probe", "claim", "expected", "answer", "result", "sent"):
+            table.add_column(col)
+        for r in report.results:
+            if r.judge != j.judge or r.stage != j.stage:
+                continue
+            sent = r.sent.brief() if r.sent is not None else ("cached" if r.cached else "-")
+            table.add_row(Text(r.probe), Text(f"{r.claim} {r.citation}"), r.expected, Text(r.answer),
+                          Text(r.outcome, style=colour[r.outcome]), Text(sent))
+        con.print(table)
+        ident = j.identity
+        who = ""
+        if ident is not None and (ident.reported or ident.system_fingerprints):
+            who = " · answered as " + ", ".join(ident.reported) + (
+                f" (system_fingerprint {', '.join(ident.system_fingerprints)})" if ident.system_fingerprints else "")
+        con.print(f"{j.passed} passed, {j.failed} failed, {j.abstained} abstained, {j.errors} unanswered"
+                  f"{f', {j.skipped} skipped' if j.skipped else ''} · {j.calls} calls, {j.cache_hits} from the cache"
+                  f", ${j.cost_usd:.4f}{who}", soft_wrap=True)
+        for w in (ident.warnings if ident is not None else []):
+            con.print(Text(f"warning: {w}", style="yellow"), soft_wrap=True)
+    for r in report.failures():
+        con.print(Text(f"{r.probe}: {r.means}" + (f" ({r.error})" if r.error else ""), style="red"), soft_wrap=True)
+
+
+def report_json(report: Any) -> str:
+    return json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False)
