@@ -105,6 +105,11 @@ def run_judge_check(s: JudgeCheckSettings, *, echo: bool = True, sink: dict[str,
         print(f"error: {exc}", file=sys.stderr)
         cache.close()
         return 2
+    why = judge.refusal("entail" if s.stage == "entail" else s.stage.replace("-", "_"))
+    if why is not None:  # as score and faithfulness refuse it, before any request
+        print(f"error: {why}", file=sys.stderr)
+        cache.close()
+        return 2
     if judge.needs_evidence_text or cfg.evidence_text:
         cfg.evidence.text = True  # what score and faithfulness do for a judge that reads ASR/OCR text
     try:
