@@ -27,8 +27,8 @@ LAYERS = ("leaves", "core", "judges", "engine", "commands", "cli")
 CLI = {"murgat.cli", "murgat.api", "murgat.__main__", "murgat.media_cli", "murgat.calibrate_cli",
        "murgat.faithfulness.reflect_cli"}
 COMMAND_PACKAGES = ("murgat.pipeline", "murgat.faithfulness", "murgat.generation", "murgat.viewer", "murgat.grounding",
-                    "programs")
-COMMAND_MODULES = {"murgat.calibrate", "murgat.calibrate_faithfulness", "murgat.validate"}
+                    "programs", "murgat.probes")
+COMMAND_MODULES = {"murgat.calibrate", "murgat.calibrate_faithfulness", "murgat.validate", "murgat.diff"}
 ENGINE = ("murgat.engine", "murgat.scaleout", "murgat.runlock")
 
 
