@@ -130,8 +130,8 @@ def _values(run: Path) -> dict[str, tuple[str, Any]]:
     """Every comparable value of a run folder: ``key → (section, value)``."""
     cfg = _read_json(run / "config.json")
     summary = _read_json(run / "summary.json")
-    full = cfg.get("config") if isinstance(cfg.get("config"), dict) else {}
-    full = dict(full)
+    inner = cfg.get("config")
+    full: dict[str, Any] = dict(inner) if isinstance(inner, dict) else {}
     probes = full.pop("probes", None) or cfg.get("probes") or (summary.get("extra") or {}).get("probes") \
         or summary.get("probes")
     ident = full.pop("judge_identity", None) or cfg.get("judge_identity") or \
@@ -226,7 +226,8 @@ def _faith_verdicts(rec: dict[str, Any]) -> dict[tuple[Any, ...], Any]:
             elif s.get("type") == "reasoning":
                 label = "reasoning"
             else:
-                label = {True: "faithful", False: "unfaithful"}.get(s.get("faithful"), "undetermined")
+                faithful = s.get("faithful")
+                label = "faithful" if faithful is True else "unfaithful" if faithful is False else "undetermined"
             out[("step", s.get("index"), s.get("text"))] = label
     return out
 

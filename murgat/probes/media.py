@@ -4,10 +4,11 @@ An 8-second clip, 320 x 180 pictures at 2 frames per second and mono sound at 22
 
 * the screen shows one two-digit number for the first half and another for the second half
   (:data:`SHOW_TIMES`), drawn with murgat's own bitmap digits (:mod:`murgat.probes.glyphs`);
-* a voice (espeak-ng) says "I say WORD." at 1.3 s and "I say OTHER." at 5.3 s (:data:`SAY_TIMES`),
+* a voice (espeak-ng) says "I say W1." at 1.3 s and "I say W2." at 5.3 s (:data:`SAY_TIMES`),
   with silence around them (the two carrier words make Whisper hear the word every time; a word
-  alone after seconds of silence was missed by its voice-activity filter one time in three); nothing is written on screen about them and nothing is said about the
-  numbers, so each fact lives in exactly one modality;
+  alone after seconds of silence was missed by its voice-activity filter one time in three);
+  nothing is written on screen about the words and nothing is said about the numbers, so each
+  fact lives in exactly one modality;
 * the seed picks the numbers, the words and the ones never shown or said (the probes' "other"
   values) from fixed lists, by SHA-256 (the same choice on every Python).
 

@@ -114,6 +114,16 @@ class ProbeReport(BaseModel):
         names = ", ".join(f"{r.probe} ({r.judge}, {r.stage}: expected {r.expected}, answered {r.answer})" for r in bad)
         return f"JUDGE PROBES FAILED: {len(bad)}/{n}: {names}"
 
+    def identity_warnings(self) -> list[str]:
+        """What the judges' answers say about the models behind them (floating aliases, an alias that
+        resolved to a versioned model, a model or serving configuration that changed), once each."""
+        seen: list[str] = []
+        for j in self.judges:
+            for w in j.identity.warnings if j.identity is not None else []:
+                if w not in seen:
+                    seen.append(w)
+        return seen
+
     def warning_lines(self) -> list[str]:
         """The loud warning printed before the first item and again with the summary."""
         if self.ok:

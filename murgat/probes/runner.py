@@ -24,8 +24,9 @@ import sys
 from collections.abc import Sequence
 from typing import IO
 
+from murgat.probes.media import ProbeClip
 from murgat.probes.paths import Answer, ProbePath
-from murgat.probes.probeset import PROBES_VERSION, probe_set
+from murgat.probes.probeset import PROBES_VERSION, Probe, probe_set
 from murgat.probes.results import JudgeProbes, ProbeReport, ProbeResult, Setting, outcome_of
 
 
@@ -56,10 +57,7 @@ async def run_probes(paths: Sequence[ProbePath], *, seed: int = 0, setting: str 
     return report
 
 
-def _error_result(path: ProbePath, p: object, error: str) -> ProbeResult:
-    from murgat.probes.probeset import Probe
-
-    assert isinstance(p, Probe)
+def _error_result(path: ProbePath, p: Probe, error: str) -> ProbeResult:
     if not path.applies(p):
         return _result(path, p, None)
     return ProbeResult(judge=path.judge.name, stage=path.stage, probe=p.name, checks=p.checks, claim=p.claim,
@@ -67,33 +65,27 @@ def _error_result(path: ProbePath, p: object, error: str) -> ProbeResult:
                        means=p.failure_means)
 
 
-def _result(path: ProbePath, p: object, a: Answer | None) -> ProbeResult:
-    from murgat.probes.probeset import Probe
-
-    assert isinstance(p, Probe)
-    common = {"judge": path.judge.name, "stage": path.stage, "probe": p.name, "checks": p.checks, "claim": p.claim,
-              "citation": p.citation, "expected": p.expected}
+def _result(path: ProbePath, p: Probe, a: Answer | None) -> ProbeResult:
+    base = ProbeResult(judge=path.judge.name, stage=path.stage, probe=p.name, checks=p.checks, claim=p.claim,
+                       citation=p.citation, expected=p.expected, answer="-", outcome="skipped")
     if a is None:
-        return ProbeResult(**common, answer="-", outcome="skipped")
+        return base
     outcome = outcome_of(p.expected, a.verdict)
     fresh = [o for o in a.outputs if not o.cached]
     sent = next((o.sent for o in reversed(a.outputs) if o.sent is not None), None)
-    return ProbeResult(**common, answer=a.verdict, outcome=outcome, raw=a.raw, error=a.error,
-                       cached=bool(a.outputs) and not fresh, calls=len(fresh), cost_usd=sum(o.cost_usd for o in fresh),
-                       sent=sent, means=p.failure_means if outcome in ("fail", "error") else None)
+    return base.model_copy(update={
+        "answer": a.verdict, "outcome": outcome, "raw": a.raw, "error": a.error,
+        "cached": bool(a.outputs) and not fresh, "calls": len(fresh), "cost_usd": sum(o.cost_usd for o in fresh),
+        "sent": sent, "means": p.failure_means if outcome in ("fail", "error") else None})
 
 
-async def _one_path(path: ProbePath, probes: list[object], clip: object) -> list[ProbeResult]:
-    from murgat.probes.media import ProbeClip
-    from murgat.probes.probeset import Probe
-
-    assert isinstance(clip, ProbeClip)
-    asked = [p for p in probes if isinstance(p, Probe) and path.applies(p)]
+async def _one_path(path: ProbePath, probes: list[Probe], clip: ProbeClip) -> list[ProbeResult]:
     why = path.judge.refusal(path.stage)
     if why is not None:  # e.g. the embedded judge asked to label steps: a run refuses it the same way
         return [_error_result(path, p, why) for p in probes]
+    asked = [p for p in probes if path.applies(p)]
     answers = dict(zip((p.name for p in asked), await path.ask_all(asked, clip), strict=True))
-    return [_result(path, p, answers.get(p.name)) for p in probes if isinstance(p, Probe)]
+    return [_result(path, p, answers.get(p.name)) for p in probes]
 
 
 def _tally(path: ProbePath, results: list[ProbeResult]) -> JudgeProbes:
@@ -130,6 +122,8 @@ async def probes_before_run(setting: Setting, paths: Sequence[ProbePath], *, see
         raise ValueError(f"--probes must be on, off or require, not {setting!r}")
     report = await run_probes(paths, seed=seed, setting=setting)
     out = stream if stream is not None else sys.stderr
+    for w in report.identity_warnings():
+        print(f"warning: {w}", file=out)
     if not report.ok:
         if setting == "require":
             print(f"error: {report.headline()} (--probes require: no item was started)", file=out)

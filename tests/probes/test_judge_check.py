@@ -10,16 +10,14 @@ stand-in's pass, the faulty ones' are caught the same way.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from standin import StandIn  # noqa: E402
+from murgat.cli import main
+from murgat.probes.command import JudgeCheckSettings, run_judge_check
 
-from murgat.cli import main  # noqa: E402
-from murgat.probes.command import JudgeCheckSettings, run_judge_check  # noqa: E402
+from ..standin import StandIn
 
 
 def _check(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict, str]:

@@ -10,20 +10,18 @@ caught by the "no" probes; an honest one passes all.
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from standin import StandIn  # noqa: E402
+from murgat.judges import make_judge
+from murgat.judges.cache import ResponseCache
+from murgat.probes.command import JudgeCheckSettings, _score_config
+from murgat.probes.paths import EntailPath, FaithPath
+from murgat.probes.runner import gate_exit, probes_before_run, run_probes
 
-from murgat.judges import make_judge  # noqa: E402
-from murgat.judges.cache import ResponseCache  # noqa: E402
-from murgat.probes.command import JudgeCheckSettings, _score_config  # noqa: E402
-from murgat.probes.paths import EntailPath, FaithPath  # noqa: E402
-from murgat.probes.runner import gate_exit, probes_before_run, run_probes  # noqa: E402
+from ..standin import StandIn
 
 ALL = {"hearing", "hearing_other", "seeing", "seeing_other", "time_seeing", "time_seeing_elsewhere", "time_hearing",
        "time_hearing_elsewhere", "modality_visual", "modality_audio", "order", "order_reversed"}
