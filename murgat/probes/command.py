@@ -40,7 +40,8 @@ class JudgeCheckSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.
     # the evidence options of ``murgat score`` (same names, defaults and help)
     entail_variant: Literal["simple", "json"] = Field("simple", description="entailment prompt: simple (yes/no) or json")
     pad: float = Field(0.0, ge=0, description="seconds that widen every evidence segment on each side")
-    max_frames: int = Field(8, ge=1, description="most frames sent for one cited visual segment")
+    max_frames: int | None = Field(None, ge=1, description="most frames sent for one cited visual segment (default: "
+                                                             "8 as in score; faith stages: 16 as in faithfulness)")
     visual_as: Literal["frames", "clip"] = Field(
         "frames", description="send visual segments as sampled frames or as a picture-only clip")
     audio_point_pad: float = Field(1.0, ge=0, description="seconds on each side of a point audio citation")
@@ -48,6 +49,14 @@ class JudgeCheckSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.
     sound_events: bool = Field(True, description="do not tag sound events (music, engines, silence…) in cited audio "
                                                  "(for --evidence-text and the embedded judge, whose sound claims then "
                                                  "get 'unknown')", json_schema_extra={"flag": "--no-sound-events"})
+    # the role defaults of the command whose path is probed (None: score's for entail, faithfulness' for faith
+    # stages), so Requests' two fields are widened to take None
+    max_tokens: int | None = Field(  # type: ignore[assignment]
+        None, ge=1, description="cap on answer tokens (default: 1,024 for entail as in score; 2,048 for faith stages "
+                                "as in faithfulness)")
+    timeout: float | None = Field(  # type: ignore[assignment]
+        None, gt=0, description="seconds before one attempt is abandoned (default: 120 for entail, 300 for faith "
+                                "stages, as in those commands)")
     variant: Literal["vanilla", "grounding", "grounding+rationale"] = Field(
         "grounding", description="faith stages: labelling prompt (as murgat faithfulness --variant)")
 
@@ -57,14 +66,22 @@ class JudgeCheckSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.
         return Path(self.cache) if self.cache else cache_root() / "judge-check.sqlite"
 
 
+def _given(s: JudgeCheckSettings, *groups: Any) -> dict[str, Any]:
+    """The request settings as given, leaving the role defaults (``None``) to the probed command."""
+    names = {n for g in groups for n in g.model_fields}
+    return {k: v for k, v in s.model_dump(include=names).items() if not (k in ("max_tokens", "timeout") and v is None)}
+
+
 def _score_config(s: JudgeCheckSettings) -> Any:
     """The configuration ``murgat score`` would run this judge with (its own builder)."""
     from murgat.pipeline.command import build_config
     from murgat.pipeline.settings import ScoreSettings
 
-    shared = s.model_dump(include={"judge_option", "fps", "evidence_text", "asr_model", "entail_variant", "pad",
-                                   "max_frames", "visual_as", "audio_point_pad", "ocr_fps", "sound_events",
-                                   *o.Requests.model_fields, *o.Effort.model_fields})
+    shared = {**s.model_dump(include={"judge_option", "fps", "evidence_text", "asr_model", "entail_variant", "pad",
+                                      "visual_as", "audio_point_pad", "ocr_fps", "sound_events"}),
+              **_given(s, o.Requests, o.Effort)}
+    if s.max_frames is not None:
+        shared["max_frames"] = s.max_frames
     return build_config(ScoreSettings(input="(probes)", out="(probes)", judge=s.judge, **shared))
 
 
@@ -72,10 +89,12 @@ def _faith_config(s: JudgeCheckSettings, opts: dict[str, str]) -> Any:
     from murgat.faithfulness.settings import FaithfulnessSettings
     from murgat.faithfulness.shared import _config
 
-    fs = FaithfulnessSettings(input="(probes)", out="(probes)", judge=s.judge, judge_option=list(s.judge_option),
-                              fps=s.fps, evidence_text=s.evidence_text, variant=s.variant,
-                              granularity="step" if s.stage == "faith-step" else "chain",
-                              **s.model_dump(include={*o.Requests.model_fields, *o.Effort.model_fields}))
+    kw: dict[str, Any] = {"judge_option": list(s.judge_option), "fps": s.fps, "evidence_text": s.evidence_text,
+                          "variant": s.variant, "granularity": "step" if s.stage == "faith-step" else "chain",
+                          **_given(s, o.Requests, o.Effort)}
+    if s.max_frames is not None:
+        kw["max_frames"] = s.max_frames
+    fs = FaithfulnessSettings(input="(probes)", out="(probes)", judge=s.judge, **kw)
     return _config(fs, s.judge, opts)
 
 
@@ -141,7 +160,7 @@ async def _check(s: JudgeCheckSettings, judge: Any, cfg: Any) -> Any:
         else:
             from murgat.faithfulness.label import Labeller
 
-            path = FaithPath(Labeller(judge=judge, pool=pool, variant=s.variant,
+            path = FaithPath(Labeller(judge=judge, pool=pool, variant=s.variant, max_frames=cfg.evidence.max_frames,
                                       granularity="step" if s.stage == "faith-step" else "chain"), cfg)
         return await run_probes([path], seed=s.probe_seed, setting="check")
     finally:

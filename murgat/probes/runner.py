@@ -80,7 +80,8 @@ def _result(path: ProbePath, p: Probe, a: Answer | None) -> ProbeResult:
 
 
 async def _one_path(path: ProbePath, probes: list[Probe], clip: ProbeClip) -> list[ProbeResult]:
-    why = path.judge.refusal(path.stage)
+    refusal = getattr(path.judge, "refusal", None)  # a wrapper (a dry run's) may not have one
+    why = refusal(path.stage) if callable(refusal) else None
     if why is not None:  # e.g. the embedded judge asked to label steps: a run refuses it the same way
         return [_error_result(path, p, why) for p in probes]
     asked = [p for p in probes if path.applies(p)]

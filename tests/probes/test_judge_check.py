@@ -95,3 +95,23 @@ def test_the_python_api_returns_the_report(tmp_path: Path) -> None:
     from murgat.probes.media import probe_clip
 
     assert report.clip_sha256 == probe_clip(4).sha256 != probe_clip(0).sha256
+
+
+def test_judge_check_builds_the_configuration_score_would() -> None:
+    """The entail path is score's: the same builder, so the same evidence, prompts and requests."""
+    from murgat.pipeline.command import build_config
+    from murgat.pipeline.settings import ScoreSettings
+    from murgat.probes.command import _faith_config, _score_config
+
+    opts = {"fps": 2.0, "max_frames": 4, "pad": 0.5, "visual_as": "clip", "entail_variant": "json",
+            "judge_option": ["video=clip"], "max_tokens": 77, "effort": "low"}
+    mine = _score_config(JudgeCheckSettings(judge="openai:m", **opts))
+    score = build_config(ScoreSettings(input="x.jsonl", out="o", judge="openai:m", **opts))
+    assert mine.scoring_fingerprint() == score.scoring_fingerprint()
+    default = _score_config(JudgeCheckSettings(judge="openai:m"))
+    assert default.scoring_fingerprint() == build_config(ScoreSettings(input="x", out="o", judge="openai:m")
+                                                         ).scoring_fingerprint()
+    faith = _faith_config(JudgeCheckSettings(judge="openai:m", stage="faith-step"), {})
+    assert faith.evidence.max_frames == 16  # faithfulness' own defaults for its requests
+    assert (faith.generate.max_tokens, faith.generate.timeout_s) == (2048, 300.0)
+    assert (default.generate.max_tokens, default.generate.timeout_s) == (1024, 120.0)
