@@ -103,6 +103,13 @@ class SentTotals(BaseModel):
         self.request_bytes += s.request_bytes or 0
         self.bytes_estimated += 0 if s.bytes_exact else 1
 
+    def __add__(self, other: SentTotals | dict[str, Any]) -> SentTotals:
+        """The sum of two accounts; ``other`` may be a dumped one (a Ray worker's stats come as dicts,
+        and the driver sums every field of :class:`~murgat.judges.base.JudgeStats` with ``+``)."""
+        out = self.model_copy(deep=True)
+        out.merge(other if isinstance(other, SentTotals) else SentTotals.model_validate(other))
+        return out
+
     def merge(self, other: SentTotals) -> None:
         for name in ("requests", "images", "pixels", "unlabelled_images", "audio_parts", "video_clips", "whole_files",
                      "text_chars", "request_bytes", "bytes_estimated", "media_warnings"):

@@ -148,3 +148,17 @@ def test_floating_aliases_and_changing_models_are_called_out() -> None:
     served = JudgeIdentity(name="gemini:gemini-2.5-flash", provider="gemini", requested="gemini-2.5-flash",
                            reported={"models/gemini-2.5-flash": 1})
     assert identity_warnings(served) == []
+
+
+def test_totals_add_up_as_worker_stats_do() -> None:
+    """A Ray driver sums every JudgeStats field of its workers' dumped stats with ``+``."""
+    from murgat.judges.base import JudgeStats
+
+    worker = JudgeStats()
+    worker.sent.add(Sent(images=2, image_sizes=[(8, 8), (8, 8)], frame_labels=["a", None], audio_parts=1, audio_s=1.5))
+    acc = JudgeStats()
+    for k, v in worker.model_dump().items():
+        setattr(acc, k, getattr(acc, k) + v)
+    for k, v in worker.model_dump().items():
+        setattr(acc, k, getattr(acc, k) + v)
+    assert (acc.sent.images, acc.sent.audio_s, acc.sent.image_sizes, acc.sent.unlabelled_images) == (4, 3.0, {"8x8": 4}, 2)
