@@ -120,13 +120,17 @@ class SentTotals(BaseModel):
             self.image_sizes[k] = self.image_sizes.get(k, 0) + v
 
 
-def sent_totals(stats: Any) -> SentTotals:
-    """The run's account from judges' :class:`~murgat.judges.base.JudgeStats` (or anything with a
-    ``sent`` :class:`SentTotals`): what the lead puts in ``summary.json`` as the media account."""
+def sent_totals(judges: Any) -> SentTotals:
+    """The run's media account from its judges (each judge's ``sent_totals``; a wrapper's inner judge's):
+    what the lead puts in ``summary.json``. On Ray the workers' judges are elsewhere: their flat
+    ``JudgeStats.sent_*`` counters come back summed with the other statistics."""
     total = SentTotals()
-    for st in stats:
-        part = getattr(st, "sent", None)
-        if isinstance(part, SentTotals):
+    seen: set[int] = set()
+    for j in judges:
+        j = getattr(j, "inner", j)
+        part = getattr(j, "sent_totals", None)
+        if isinstance(part, SentTotals) and id(part) not in seen:
+            seen.add(id(part))
             total.merge(part)
     return total
 

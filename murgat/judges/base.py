@@ -32,7 +32,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from murgat.judges.account import IdentityTracker, JudgeIdentity, Sent, SentTotals, media_warnings
 from murgat.judges.cache import ResponseCache, request_key
@@ -170,8 +170,17 @@ class JudgeStats(BaseModel):
     unpriced_calls: int = 0
     dry_run_calls: int = 0
     est_input_tokens: int = 0
-    #: what the answered requests carried (images, pixels, audio and clip seconds, bytes)
-    sent: SentTotals = Field(default_factory=SentTotals)
+    # what the answered requests carried (flat numbers, as every field here: commands and the Ray driver
+    # sum stats field by field); the full account, image sizes included, is Judge.sent_totals
+    sent_requests: int = 0
+    sent_images: int = 0
+    sent_pixels: int = 0
+    sent_unlabelled_images: int = 0
+    sent_audio_s: float = 0.0
+    sent_video_s: float = 0.0
+    sent_bytes: int = 0
+    #: answers whose per-modality token counts say the server may have dropped media
+    media_warnings: int = 0
 
 
 class _RateLimiter:
@@ -345,6 +354,8 @@ class Judge(ABC):
         self._unreachable_waited = 0.0
         self._identity = IdentityTracker(f"{self.provider}:{model}", self.provider, model)
         self._warned: set[str] = set()
+        #: what this judge's answered requests carried, summed (:mod:`murgat.judges.account`)
+        self.sent_totals = SentTotals()
 
     # ----- provider hooks -----
     @abstractmethod
@@ -374,6 +385,19 @@ class Judge(ABC):
     async def aclose(self) -> None:  # noqa: B027 - optional hook, most providers hold nothing
         """Release provider resources (uploaded files, clients)."""
 
+    def _count_sent(self, sent: Sent | None) -> None:
+        if sent is None:
+            return
+        self.sent_totals.add(sent)
+        st = self.stats
+        st.sent_requests += 1
+        st.sent_images += sent.images
+        st.sent_pixels += sum(w * h for w, h in sent.image_sizes)
+        st.sent_unlabelled_images += sent.unlabelled_images
+        st.sent_audio_s = round(st.sent_audio_s + sent.audio_s, 3)
+        st.sent_video_s = round(st.sent_video_s + sent.video_s, 3)
+        st.sent_bytes += sent.request_bytes or 0
+
     def identity(self) -> JudgeIdentity:
         """The judge as requested and as its answers named it so far (model version strings, system
         fingerprints), with warnings for a floating alias or a model that changed mid-run."""
@@ -381,10 +405,11 @@ class Judge(ABC):
 
     def _media_check(self, ans: RawAnswer) -> list[str]:
         """Warnings from the answer's per-modality token counts; each kind is printed once per judge
-        and every such answer is counted (``stats.sent.media_warnings``)."""
+        and every such answer is counted (``stats.media_warnings``)."""
         found = media_warnings(ans.sent, ans.modality_tokens, f"{self.name} at {self.where()}")
         if found:
-            self.stats.sent.media_warnings += 1
+            self.stats.media_warnings += 1
+            self.sent_totals.media_warnings += 1
             for kind, w in found.items():
                 if kind not in self._warned:
                     self._warned.add(kind)
@@ -582,7 +607,7 @@ class Judge(ABC):
             self.stats.cost_usd += cost
             if ans.blocked:
                 self.stats.blocked += 1
-            self.stats.sent.add(ans.sent)
+            self._count_sent(ans.sent)
             self._identity.saw(ans.model, ans.system_fingerprint, cached=False)
             return JudgeOutput(
                 text=ans.text, usage=ans.usage, latency_s=time.monotonic() - started, model=ans.model or self.model,

@@ -9,6 +9,8 @@ compatible: chat.completion objects as servers send them (``usage.prompt_tokens_
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -61,7 +63,7 @@ async def test_gemini_frames_are_counted_with_their_time_labels_and_tokens_check
     assert out.modality_tokens == {"text": 40, "image": 1032, "audio": 0, "video": 0}
     assert out.warnings and "dropped the audio" in out.warnings[0]
     assert "dropped the audio" in capsys.readouterr().err
-    assert j.stats.sent.media_warnings == 1 and j.stats.sent.images == 4
+    assert j.stats.media_warnings == 1 and j.stats.sent_images == 4 and j.sent_totals.images == 4
     ident = j.identity()
     assert ident.reported == {"gemini-2.5-flash-001": 1}
     assert any("alias" in w for w in ident.warnings)
@@ -121,18 +123,21 @@ def test_totals_sum_requests_and_judges() -> None:
     a = Sent(images=1, image_sizes=[(320, 180)], frame_labels=[None], audio_parts=1, audio_s=2.0, request_bytes=10,
              bytes_exact=True)
     b = Sent(video_clips=1, video_s=3.5, request_bytes=7)
-    t1, t2 = SentTotals(), SentTotals()
-    t1.add(a)
-    t1.add(None)
-    t2.add(b)
 
-    class St:
-        def __init__(self, t: SentTotals) -> None:
-            self.sent = t
+    class J:
+        def __init__(self, *sent: Sent) -> None:
+            self.sent_totals = SentTotals()
+            for x in sent:
+                self.sent_totals.add(x)
 
-    total = sent_totals([St(t1), St(t2), object()])
-    assert (total.requests, total.images, total.pixels, total.unlabelled_images) == (2, 1, 320 * 180, 1)
-    assert (total.audio_s, total.video_s, total.request_bytes, total.bytes_estimated) == (2.0, 3.5, 17, 1)
+    class Wrapper:  # a dry run's or a recorder's wrapper: its inner judge holds the account
+        def __init__(self, inner: J) -> None:
+            self.inner = inner
+
+    one = J(a, Sent())
+    total = sent_totals([one, Wrapper(one), J(b), object()])  # the same judge twice is counted once
+    assert (total.requests, total.images, total.pixels, total.unlabelled_images) == (3, 1, 320 * 180, 1)
+    assert (total.audio_s, total.video_s, total.request_bytes, total.bytes_estimated) == (2.0, 3.5, 17, 2)
 
 
 def test_floating_aliases_and_changing_models_are_called_out() -> None:
@@ -150,15 +155,24 @@ def test_floating_aliases_and_changing_models_are_called_out() -> None:
     assert identity_warnings(served) == []
 
 
-def test_totals_add_up_as_worker_stats_do() -> None:
-    """A Ray driver sums every JudgeStats field of its workers' dumped stats with ``+``."""
-    from murgat.judges.base import JudgeStats
+def test_stats_stay_flat_numbers_that_add_up() -> None:
+    """Commands and the Ray driver sum JudgeStats field by field with ``+``: the account's part of
+    them is flat numbers."""
+    from murgat.judges.base import Judge, JudgeStats
 
-    worker = JudgeStats()
-    worker.sent.add(Sent(images=2, image_sizes=[(8, 8), (8, 8)], frame_labels=["a", None], audio_parts=1, audio_s=1.5))
+    class J(Judge):
+        provider = "x"
+
+        async def _call(self, req: JudgeRequest) -> Any:
+            raise NotImplementedError
+
+    j = J("m")
+    j._count_sent(Sent(images=2, image_sizes=[(8, 8), (8, 8)], frame_labels=["a", None], audio_parts=1, audio_s=1.5,
+                       request_bytes=100))
     acc = JudgeStats()
-    for k, v in worker.model_dump().items():
-        setattr(acc, k, getattr(acc, k) + v)
-    for k, v in worker.model_dump().items():
-        setattr(acc, k, getattr(acc, k) + v)
-    assert (acc.sent.images, acc.sent.audio_s, acc.sent.image_sizes, acc.sent.unlabelled_images) == (4, 3.0, {"8x8": 4}, 2)
+    for _ in range(2):
+        for k, v in j.stats.model_dump().items():
+            setattr(acc, k, getattr(acc, k) + v)
+    assert (acc.sent_images, acc.sent_pixels, acc.sent_unlabelled_images, acc.sent_audio_s, acc.sent_bytes) == \
+        (4, 256, 2, 3.0, 200)
+    assert j.sent_totals.image_sizes == {"8x8": 2}

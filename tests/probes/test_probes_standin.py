@@ -64,7 +64,7 @@ def test_an_honest_judge_passes_every_probe_and_the_account_matches_the_wire() -
     # the lean client's body size is the body the server read, byte for byte
     assert sorted(r.sent.request_bytes for r in report.results) == sorted(server.body_sizes)
     assert all(r.sent.bytes_exact for r in report.results)
-    totals = judge.stats.sent
+    totals = judge.sent_totals
     assert totals.requests == 12 and totals.audio_parts == 5 and totals.audio_s == pytest.approx(10.0)
     assert totals.images == 1 * 4 + 3 + 8 * 2 and totals.image_sizes == {"320x180": 23}
     ident = report.judges[0].identity
@@ -103,12 +103,12 @@ def test_a_server_that_counts_no_audio_tokens_is_warned_about(capsys: pytest.Cap
         report, judge = _probe(server)
     err = capsys.readouterr().err
     assert err.count("the server may have dropped the audio") == 1  # once per judge, every case counted
-    assert judge.stats.sent.media_warnings == len(AUDIO_CITED)
+    assert judge.stats.media_warnings == len(AUDIO_CITED) == judge.sent_totals.media_warnings
     assert {r.probe for r in report.results if r.sent is not None and r.sent.audio_parts} == AUDIO_CITED
     with StandIn() as server:
         server.honest, server.audio_tokens = True, True
         _, judge = _probe(server)
-    assert judge.stats.sent.media_warnings == 0 and "dropped" not in capsys.readouterr().err
+    assert judge.stats.media_warnings == 0 and "dropped" not in capsys.readouterr().err
 
 
 def test_a_rerun_asks_the_judge_nothing(tmp_path: Path) -> None:
