@@ -2,7 +2,7 @@
 # (set up + run the whole test suite). Both work on a fresh machine and are quick after.
 SHELL := /bin/bash
 .ONESHELL:
-.PHONY: demo test lint bench setup
+.PHONY: demo test lint types bench setup
 
 setup:
 	@bash scripts/bootstrap.sh >/dev/null
@@ -17,11 +17,16 @@ test:
 	@set -euo pipefail
 	VENV=$$(bash scripts/bootstrap.sh | tail -n 1)
 	"$$VENV/bin/ruff" check murgat media programs prompts human_eval tests benchmarks
+	"$$VENV/bin/python" -m mypy
 	"$$VENV/bin/python" -m pytest -q -p no:cacheprovider tests
 
 # the code is not formatter-managed (hand-wrapped at 120-140 columns): lint is ruff's checks on every tree
 lint:
 	@VENV=$$(bash scripts/bootstrap.sh | tail -n 1); "$$VENV/bin/ruff" check murgat media programs prompts human_eval tests benchmarks
+
+# argument types over murgat, programs, media, prompts and human_eval ([tool.mypy] in pyproject.toml)
+types:
+	@VENV=$$(bash scripts/bootstrap.sh | tail -n 1); "$$VENV/bin/python" -m mypy
 
 bench:
 	@VENV=$$(bash scripts/bootstrap.sh | tail -n 1); for b in benchmarks/bench_*.py; do "$$VENV/bin/python" "$$b"; done

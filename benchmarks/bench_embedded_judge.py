@@ -15,10 +15,19 @@ odd-numbered older claims — and reported per kind on the v3 hold-out half (cla
 while writing the v3 rules) as well as on all. Also reported: the share of true claims
 answered "no" (``true_said_no``) — a wrong "no" is as bad as a wrong "yes".
 
-Run: ``python benchmarks/bench_embedded_judge.py [--before]``; ``--before`` runs the judge of
-the commit named by ``--before-ref`` (default: b5ff0d2, the last commit with the v2 judge; the
-v1 judge is c1d2918 and runs with the ASR setting it used, int8) from a temporary git worktree,
-for the before/after table. Writes ``benchmarks/results/embedded_judge.json``.
+The v4 claims (issue #37: adjacency, speaker, question, quantifier, mixed, meta words, quoted
+names, hedges) are measured per half (``v4_dev``: read while writing the v4 rules and part of the
+development half for the thresholds; ``v4_holdout``: only measured). Each v4 claim also says
+whether its sentence is verifiable; the verifier (:func:`murgat.rules.rule_verifiable`) is
+scored on those (``verifier``). ``sets`` gives, per labelled set, the counts that matter most:
+true claims answered "no", false claims credited "yes", abstentions.
+
+Run: ``python benchmarks/bench_embedded_judge.py [--before] [--fixed]``; ``--before`` runs the
+judge of the commit named by ``--before-ref`` (default: 31873db, the last commit with the v3
+judge; b5ff0d2 is the last v2 judge, c1d2918 the v1 judge, which runs with the ASR setting it
+used, int8) from a temporary git worktree, for the before/after table; ``--fixed`` skips the
+threshold searches and uses the judge's defaults (quicker; the figures of a run with the
+shipped settings). Writes ``benchmarks/results/embedded_judge.json``.
 """
 
 from __future__ import annotations
@@ -36,9 +45,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 V1_JUDGE_COMMIT = "c1d2918"
 V2_JUDGE_COMMIT = "b5ff0d2"
+V3_JUDGE_COMMIT = "31873db"
 CLAIMS = ROOT / "tests" / "data" / "embedded_claims" / "claims.jsonl"
-MEDIA = (ROOT.parent / "shared" / "data" / "real" / "media") if (ROOT.parent / "shared").exists() else \
-    Path(os.environ.get("MURGAT_REAL_MEDIA", "../shared/data/real/media"))
+sys.path.insert(0, str(HERE))
+from realdata import real_media  # noqa: E402  (bundled media first; a missing file stops with its name)
 
 
 def load_claims() -> list[dict[str, Any]]:
@@ -50,13 +60,14 @@ def run_judge(claims: list[dict[str, Any]], options: dict[str, str]) -> list[dic
     from murgat.judges import make_judge
 
     judge = make_judge("embedded", options)
+    check: Any
     try:
-        from murgat.judges.claimcheck import check_claim
+        from murgat.judges.claimcheck import check_claim as check
     except ImportError:  # an older checkout (the "before" run): the same steps, inlined
-        check_claim = _old_check_claim
+        check = _old_check_claim
     out = []
     for c in claims:
-        v = check_claim(c["claim"], MEDIA / c["media"], judge)
+        v = check(c["claim"], real_media(c["media"]), judge)
         out.append({"id": c["id"], "verdict": v.label, "reason": v.reason})
     return out
 
@@ -147,8 +158,10 @@ def choose_sound_thresholds(claims: list[dict[str, Any]]) -> dict[str, float]:
 
 
 def is_dev(c: dict[str, Any]) -> bool:
-    """The development half for the meaning thresholds: v3 "dev" claims and odd-numbered older ones."""
-    return c.get("v3") == "dev" or ("v3" not in c and int(c["id"][1:]) % 2 == 1)
+    """The development half for the meaning thresholds: v3 and v4 "dev" claims and odd-numbered older ones."""
+    if "v3" in c or "v4" in c:
+        return c.get("v3", c.get("v4")) == "dev"
+    return int(c["id"][1:]) % 2 == 1
 
 
 def choose_meaning_thresholds(claims: list[dict[str, Any]], sound: dict[str, float]) -> dict[str, float]:
@@ -172,6 +185,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--before", action="store_true", help="also measure the judge of --before-ref")
     ap.add_argument("--before-ref", default=None)
+    ap.add_argument("--fixed", action="store_true", help="use the judge's default thresholds (no search)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     claims = load_claims()
@@ -179,26 +193,28 @@ def main() -> None:
         print(json.dumps(run_judge(claims, {})))
         return
     res: dict[str, Any] = {"claims": len(claims)}
-    chosen = choose_sound_thresholds(claims)
-    res["sound_thresholds_chosen_on_odd_ids"] = chosen
-    meaning = choose_meaning_thresholds(claims, chosen)
-    res["meaning_thresholds_chosen_on_dev_half"] = meaning
+    if a.fixed:
+        chosen: dict[str, float] = {}
+        meaning: dict[str, float] = {}
+        res["thresholds"] = "the judge's defaults (--fixed)"
+    else:
+        chosen = choose_sound_thresholds(claims)
+        res["sound_thresholds_chosen_on_odd_ids"] = chosen
+        meaning = choose_meaning_thresholds(claims, chosen)
+        res["meaning_thresholds_chosen_on_dev_half"] = meaning
     after = run_judge(claims, {k: str(v) for k, v in {**chosen, **meaning}.items()})
-    held = {c["id"] for c in claims if int(c["id"][1:]) % 2 == 0 and "v3" not in c}
-    fresh = {c["id"] for c in claims if c.get("fresh")}
-    v3_hold = {c["id"] for c in claims if c.get("v3") == "holdout"}
-    v3_dev = {c["id"] for c in claims if c.get("v3") == "dev"}
-    old = {c["id"] for c in claims if "v3" not in c}
+    subsets = claim_sets(claims)
 
     def tables(verdicts: list[dict[str, Any]]) -> dict[str, Any]:
-        return {"all_claims": table(claims, verdicts), "older_claims": table(claims, verdicts, old),
-                "held_out_even_ids": table(claims, verdicts, held),
-                "written_after_rules_frozen": table(claims, verdicts, fresh),
-                "v3_holdout": table(claims, verdicts, v3_hold), "v3_dev": table(claims, verdicts, v3_dev)}
+        out = {name: table(claims, verdicts, ids) for name, ids in subsets.items()}
+        out["sets"] = {name: counts(claims, verdicts, ids) for name, ids in subsets.items()}
+        return out
 
     res["after"] = tables(after)
+    res["verifier"] = verifier_figures(claims)
+    res["verifier_vs_faithscore_stage1"] = faithscore_figures()
     if a.before:
-        ref = a.before_ref or V2_JUDGE_COMMIT
+        ref = a.before_ref or V3_JUDGE_COMMIT
         with tempfile.TemporaryDirectory() as d:
             wt = Path(d) / "before"
             subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(wt), ref], check=True,
@@ -222,9 +238,74 @@ def main() -> None:
     print_table(res)
 
 
+def claim_sets(claims: list[dict[str, Any]]) -> dict[str, set[str] | None]:
+    """The labelled sets, kept apart: the older claims (and their even-numbered and fresh parts),
+    the v3 halves and the v4 halves; ``None`` is every claim."""
+    older = [c for c in claims if "v3" not in c and "v4" not in c]
+    return {"all_claims": None, "older_claims": {c["id"] for c in older},
+            "held_out_even_ids": {c["id"] for c in older if int(c["id"][1:]) % 2 == 0},
+            "written_after_rules_frozen": {c["id"] for c in claims if c.get("fresh")},
+            "v3_dev": {c["id"] for c in claims if c.get("v3") == "dev"},
+            "v3_holdout": {c["id"] for c in claims if c.get("v3") == "holdout"},
+            "v4_dev": {c["id"] for c in claims if c.get("v4") == "dev"},
+            "v4_holdout": {c["id"] for c in claims if c.get("v4") == "holdout"}}
+
+
+def counts(claims: list[dict[str, Any]], verdicts: list[dict[str, Any]], subset: set[str] | None) -> dict[str, int]:
+    """Counts, not rates: true claims answered "no", false claims credited "yes", abstentions."""
+    by = {v["id"]: v["verdict"] for v in verdicts}
+    rows = [(c["label"], by[c["id"]]) for c in claims if subset is None or c["id"] in subset]
+    return {"n": len(rows), "true": sum(1 for lab, _ in rows if lab), "false": sum(1 for lab, _ in rows if not lab),
+            "true_said_no": sum(1 for lab, v in rows if lab and v == "no"),
+            "false_credited": sum(1 for lab, v in rows if not lab and v == "yes"),
+            "abstained": sum(1 for _, v in rows if v not in ("yes", "no")),
+            "right": sum(1 for lab, v in rows if v == ("yes" if lab else "no"))}
+
+
+def verifier_figures(claims: list[dict[str, Any]]) -> dict[str, Any]:
+    """The verifier on the claims that say whether their sentence is verifiable (the v4 set)."""
+    from murgat.rules import rule_verifiable
+
+    out: dict[str, Any] = {}
+    for half in ("dev", "holdout"):
+        rows = [(c["verifiable"], rule_verifiable(c["claim"])) for c in claims if "verifiable" in c and c.get("v4") == half]
+        out[half] = {"n": len(rows), "hedged_passed": sum(1 for want, (got, _) in rows if not want and got),
+                     "hedged": sum(1 for want, _ in rows if not want),
+                     "plain_refused": sum(1 for want, (got, _) in rows if want and not got),
+                     "plain": sum(1 for want, _ in rows if want)}
+    return out
+
+
+def faithscore_figures() -> dict[str, Any] | None:
+    """The verifier against FaithScore's stage-1 human labels (1 = a descriptive sub-sentence), when
+    the annotation file is beside the media (``../shared/data/real/annotations/faithscore``)."""
+    from human_eval.stats import binary_agreement
+    from murgat.rules import rule_verifiable
+
+    path = ROOT / "tests" / "data" / "real" / "annotations" / "faithscore" / "annotation.jsonl"
+    if not path.exists():
+        return None
+    pred, gold = [], []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        for sub, lab in json.loads(line)["stage 1"].items():
+            if sub.strip():
+                pred.append(rule_verifiable(sub.strip())[0])
+                gold.append(bool(lab))
+    agg = binary_agreement(pred, gold)
+    return {"n": len(pred), "balanced_accuracy": _r(agg["balanced_accuracy"]), "kappa": _r(agg["kappa"])}
+
+
 def print_table(res: dict[str, Any]) -> None:
+    print(f"{'set':28s}" + "".join(f"{c:>15s}" for c in ("when", "n", "true→no", "false→yes", "abstained", "right")))
+    for name in res["after"]["sets"]:
+        for when in ("before", "after"):
+            if when in res and "sets" in res[when]:
+                m = res[when]["sets"][name]
+                print(f"{name:28s}{when:>15s}{m['n']:>15}{m['true_said_no']:>15}{m['false_credited']:>15}"
+                      f"{m['abstained']:>15}{m['right']:>15}")
+    print("verifier:", json.dumps(res["verifier"]), "vs FaithScore stage 1:", json.dumps(res["verifier_vs_faithscore_stage1"]))
     cols = ("n", "abstention_rate", "accuracy", "balanced_accuracy", "kappa", "false_credited", "true_said_no")
-    for part in ("older_claims", "v3_holdout"):
+    for part in ("older_claims", "v3_holdout", "v4_holdout"):
         for when in ("before", "after"):
             if when not in res:
                 continue

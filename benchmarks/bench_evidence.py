@@ -12,12 +12,13 @@ import json
 import os
 import random
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_MEDIA = HERE.parent.parent / "shared" / "data" / "real" / "media" / "tears-of-steel-battle-clip-medium.webm"
+DEFAULT_MEDIA = "tears-of-steel-battle-clip-medium.webm"  # bundled in tests/data/real/media (CC BY 3.0)
 
 
 def make_citations(n: int, duration: float, seed: int = 0) -> list[str]:
@@ -63,8 +64,13 @@ def decode_once(path: str, cites: list) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=100)
-    ap.add_argument("--media", default=str(DEFAULT_MEDIA))
+    ap.add_argument("--media", default=None, help=f"a media file (default: the bundled {DEFAULT_MEDIA})")
     args = ap.parse_args()
+    if args.media is None:
+        sys.path.insert(0, str(HERE))
+        from realdata import real_media  # bundled media first; a missing file stops with its name
+
+        args.media = str(real_media(DEFAULT_MEDIA))
     with tempfile.TemporaryDirectory() as td:
         os.environ["MURGAT_CACHE_DIR"] = str(Path(td) / "cache")
         from media import audio, frames

@@ -28,7 +28,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-REAL = ROOT.parent / "shared" / "data" / "real" / "media"
 FILES = {
     "friday.mp4": "She says somebody must have stolen the crown jewels (audio, 0:04-0:06). A woman sits at a desk "
                   "(visual, 0:02).",
@@ -56,7 +55,11 @@ def run(inp: Path, out: Path, cache_dir: Path, extra: list[str]) -> dict:
     os.environ["MURGAT_CACHE_DIR"] = str(cache_dir)
     t0, c0 = time.perf_counter(), time.process_time()
     with contextlib.redirect_stdout(io.StringIO()):
-        code = main(["score", str(inp), "--media-root", str(REAL), "--judge", "embedded", "--out", str(out),
+        sys.path.insert(0, str(HERE))
+        from realdata import media_root  # bundled copies first; a missing file stops with its name
+
+        real = media_root(FILES, out.parent / "media")
+        code = main(["score", str(inp), "--media-root", str(real), "--judge", "embedded", "--out", str(out),
                      "--quiet", "--json", *extra])
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     summary = json.loads((out / "summary.json").read_text())

@@ -25,6 +25,8 @@ they are used as that annotator's figures instead of the ones computed from sent
 ``supported``: the fact's cited segments jointly entail it. ``necessary``: one flag per
 citation of the fact, in order — removing that citation breaks the entailment (or it
 supports the fact on its own). Several annotators label the same id on separate lines.
+``sample``: the design that drew the item (``human_eval.sampling.SampleDesign``; the page of
+``murgat annotate --sample N`` writes it into every line it exports).
 
 Importers: this schema (:func:`load_labels`), and FaithScore's ``annotation.jsonl``
 (:func:`load_faithscore`), whose polarity needs care — see that function.
@@ -38,6 +40,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
+
+from human_eval.sampling import SampleDesign
 
 
 class FactLabel(BaseModel):
@@ -79,6 +83,9 @@ class ResponseLabel(BaseModel):
     n_unfaithful: int | None = Field(default=None, ge=0, description="unfaithful perception steps")
     system: str | None = Field(default=None, description="the model that wrote the response, for system rankings")
     source: str | None = None
+    sample: SampleDesign | None = Field(
+        default=None, description="how the labelled items were drawn (murgat annotate --sample); "
+        "murgat calibrate computes corrected estimates only from a recorded random sample")
 
     @model_validator(mode="after")
     def _unique_sentences(self) -> ResponseLabel:

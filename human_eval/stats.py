@@ -3,17 +3,23 @@
 Everything returns plain dicts of floats (JSON-ready). Confidence intervals are seeded
 percentile bootstraps over the paired items (10,000 resamples by default), p-values come
 from scipy's tests. Depends on nothing else of murgat's.
+
+Corrected (human-valid) estimates from judge scores and a labelled sample live in
+``human_eval.ppi``; :func:`prediction_powered_mean` is also reachable from here.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from scipy import stats as sps
+
+from human_eval.ppi import CorrectedEstimate as CorrectedEstimate
+from human_eval.ppi import prediction_powered_mean as prediction_powered_mean
 
 
 def confusion(pred: Sequence[bool], gold: Sequence[bool]) -> dict[str, int]:
@@ -48,11 +54,18 @@ def binary_agreement(pred: Sequence[bool], gold: Sequence[bool]) -> dict[str, An
             "recall": rec, "f1": f1, "kappa": cohen_kappa(list(pred), list(gold)), **c}
 
 
-def _boot(x: np.ndarray, y: np.ndarray, fn: Any, n_resamples: int, seed: int, alpha: float = 0.05) -> tuple[float | None, float | None]:
+Progress = Callable[[int], None]
+"""Called after each resample with the number done (``murgat calibrate`` shows a bar with it)."""
+
+
+def _boot(x: np.ndarray, y: np.ndarray, fn: Any, n_resamples: int, seed: int, alpha: float = 0.05,
+          progress: Progress | None = None) -> tuple[float | None, float | None]:
     rng = np.random.default_rng(seed)
     n = len(x)
     vals = []
-    for _ in range(n_resamples):
+    for k in range(n_resamples):
+        if progress is not None and ((k + 1) % 100 == 0 or k + 1 == n_resamples):
+            progress(k + 1)  # every 100th: a bar's update costs more than a resample
         idx = rng.integers(0, n, n)
         xs, ys = x[idx], y[idx]
         if np.ptp(xs) == 0 or np.ptp(ys) == 0:
@@ -66,10 +79,13 @@ def _boot(x: np.ndarray, y: np.ndarray, fn: Any, n_resamples: int, seed: int, al
     return float(lo), float(hi)
 
 
-def correlations(x: Sequence[float], y: Sequence[float], n_resamples: int = 10_000, seed: int = 0) -> dict[str, Any]:
+def correlations(x: Sequence[float], y: Sequence[float], n_resamples: int = 10_000, seed: int = 0,
+                 progress: Progress | None = None) -> dict[str, Any]:
     """Pearson, Spearman and Kendall (τ-b) with p-values and bootstrap 95% CIs.
 
     Resamples where one side is constant are skipped (the coefficient is undefined there).
+    ``progress`` is called with the resamples done so far, over the three coefficients
+    (3 × ``n_resamples`` in all when they are defined).
     """
     xa, ya = np.asarray(x, float), np.asarray(y, float)
     out: dict[str, Any] = {"n": len(xa)}
@@ -84,7 +100,13 @@ def correlations(x: Sequence[float], y: Sequence[float], n_resamples: int = 10_0
             continue
         res = fn(xa, ya)
         stat, p = float(res[0]), float(res[1])
-        lo, hi = _boot(xa, ya, lambda a, b, f=fn: float(f(a, b)[0]), n_resamples, seed)
+        step: Progress | None = None
+        if progress is not None:
+            done, report = list(fns).index(name) * n_resamples, progress
+
+            def step(k: int, done: int = done, report: Progress = report) -> None:
+                report(done + k)
+        lo, hi = _boot(xa, ya, lambda a, b, f=fn: float(f(a, b)[0]), n_resamples, seed, progress=step)
         out[name] = {"value": stat, "p_value": p, "ci_low": lo, "ci_high": hi}
     return out
 
@@ -102,7 +124,7 @@ def _anova(y: np.ndarray) -> tuple[float, float, float, int, int]:
     return msr, msc, mse, n, k
 
 
-def icc(ratings: Sequence[Sequence[float]]) -> dict[str, float | None]:
+def icc(ratings: Sequence[Sequence[float]] | np.ndarray) -> dict[str, float | None]:
     """Shrout & Fleiss ICCs for an ``n targets × k raters`` matrix with no missing cells.
 
     ICC(3,1): two-way mixed, consistency, single rater — raters are the fixed set studied
@@ -130,7 +152,7 @@ def icc(ratings: Sequence[Sequence[float]]) -> dict[str, float | None]:
     }
 
 
-def icc_with_ci(ratings: Sequence[Sequence[float]], alpha: float = 0.05, n_resamples: int = 2000,
+def icc_with_ci(ratings: Sequence[Sequence[float]] | np.ndarray, alpha: float = 0.05, n_resamples: int = 2000,
                 seed: int = 0) -> dict[str, Any]:
     """ICC(3,1), ICC(3,k) with exact F-based CIs (Shrout & Fleiss; McGraw & Wong) and ICC(2,1)
     with a percentile bootstrap CI over targets (its exact interval needs approximate df)."""
@@ -199,3 +221,35 @@ def ranking_tau(a: dict[str, float], b: dict[str, float]) -> dict[str, Any]:
         return {"tau": None, "p_value": None, "n_systems": len(keys)}
     res = sps.kendalltau([a[k] for k in keys], [b[k] for k in keys])
     return {"tau": float(res[0]), "p_value": float(res[1]), "n_systems": len(keys)}
+
+
+ABSTAINED, UNANSWERED = "abstained", "unanswered"
+
+
+def agreement_with_abstentions(pred: Sequence[bool | str], gold: Sequence[bool]) -> dict[str, Any] | None:
+    """:func:`binary_agreement` on the items the judge answered, and what its silences cost.
+
+    ``pred`` holds the judge's decision per human-labelled item, or ``"abstained"`` (it said it
+    cannot tell) or ``"unanswered"`` (no readable answer: an error, an unparseable reply, no
+    verdict at all). Beside the figures over answered items (unchanged by silences, and ``None``
+    with a ``reason`` when there are none) come the counts, the accuracy when every silence
+    counts as a disagreement, and κ with a silence as a category of its own. ``None`` when no
+    item was labelled at all.
+    """
+    if len(pred) != len(gold):
+        raise ValueError("pred and gold pair up item by item")
+    if not pred:
+        return None
+    answered = [(p, g) for p, g in zip(pred, gold, strict=True) if isinstance(p, bool)]
+    out = binary_agreement([p for p, _ in answered], [g for _, g in answered])
+    n_abst = sum(1 for p in pred if p == ABSTAINED)
+    n_unans = sum(1 for p in pred if p == UNANSWERED)
+    out.update({
+        "n_labelled": len(pred), "n_abstained": n_abst, "n_unanswered": n_unans,
+        "accuracy_silence_as_disagreement": sum(p == g for p, g in answered) / len(pred),
+        "kappa_silence_as_category": cohen_kappa([p if isinstance(p, bool) else "silent" for p in pred], list(gold)),
+    })
+    if not answered:
+        out["reason"] = (f"the judge answered none of the {len(pred)} labelled items "
+                         f"({n_abst} abstained, {n_unans} could not be answered)")
+    return out

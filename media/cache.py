@@ -2,9 +2,11 @@
 
 Key recipe: ``sha256(namespace, file digest, sorted parameters)``, where the file digest
 is the SHA-256 of the file's *bytes* — never its path — so a renamed or copied video hits
-the same entries and an edited one misses. One exception: ffprobe's answers (namespace
-``probe``) are keyed by the file's path and stat identity, because hashing a large video to
-look up its stream list would cost more than the probe (see :mod:`media.probe`).
+the same entries and an edited one misses. Two entries are keyed by the file's path and
+*stat identity* instead (device, inode, size, modification and change times in ns): ffprobe's
+answers (namespace ``probe``, see :mod:`media.probe`) and the file digest itself (namespace
+``digest``, see :func:`file_digest`), because hashing a large video to look either up would
+cost more than what is looked up.
 
 Crash and concurrency safety: every entry is written to a temporary file in the same
 folder and moved into place with ``os.replace`` (atomic on POSIX), so readers see either
@@ -23,13 +25,21 @@ import shutil
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 DEFAULT_MAX_BYTES = 5 * 1024**3
+#: a file changed less than this long ago gets no stat-keyed entry (probe, digest): file times
+#: tick in steps of a few milliseconds, so a second write within the same tick could otherwise
+#: leave the stat identity unchanged
+RACY_NS = 2_000_000_000
 _DIGESTS: dict[tuple[int, ...], str] = {}
 _DIGEST_LOCK = threading.Lock()
+#: bumped if the digest recipe ever changes (it is SHA-256 of the bytes; the value is what every
+#: other cache key is built from, so it must never change for the same bytes)
+_DIGEST_V = 1
 
 
 def cache_root() -> Path:
@@ -45,20 +55,50 @@ def stat_identity(st: os.stat_result) -> tuple[int, ...]:
 
 
 def file_digest(path: str | os.PathLike[str]) -> str:
-    """SHA-256 of the file's bytes (memoised in this process per :func:`stat_identity` — one
-    ``stat``, no path resolution, which cost a ``lstat`` per path component on every call)."""
-    memo = stat_identity(os.stat(path))
+    """SHA-256 of the file's bytes, computed once per file identity and kept.
+
+    The value is exactly the SHA-256 of the bytes, as it always was, so every cache key built
+    from it is unchanged. What changed is how often it is computed: hashing a one-hour video
+    (1–3 GB) took seconds on every run, for every process. Now it is memoised in this process
+    and kept in the media cache (namespace ``digest``) under the file's real path and
+    :func:`stat_identity`, as the probe is; concurrent callers for one file wait for one
+    hash (single-flight).
+
+    What it protects is unchanged: an edited file gets a new digest, because any write changes
+    the file's change time (which a user cannot set back) and a replaced file has a new inode,
+    so its stat identity — the lookup key — differs and the bytes are hashed again. A file
+    changed less than :data:`RACY_NS` ago is hashed but not kept (two writes within one tick of
+    the file clock could leave the identity unchanged). The one case it does not cover is a
+    filesystem that does not maintain change times (raw block writes, some network mounts):
+    there an in-place edit that restores size and mtime would keep the old digest; such media
+    should live on a normal local disk, or ``MURGAT_CACHE_DIR`` be emptied after editing.
+    """
+    from media.singleflight import lock_for
+
+    st = os.stat(path)
+    memo = stat_identity(st)
     with _DIGEST_LOCK:
         if memo in _DIGESTS:
             return _DIGESTS[memo]
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    digest = h.hexdigest()
-    with _DIGEST_LOCK:
-        _DIGESTS[memo] = digest
-    return digest
+    with lock_for(("digest", memo)):
+        with _DIGEST_LOCK:
+            if memo in _DIGESTS:
+                return _DIGESTS[memo]
+        cache = default_cache()
+        key = make_key("digest", "stat:" + ":".join(map(str, memo)), path=os.path.realpath(path), v=_DIGEST_V)
+        found = cache.get_json("digest", key)
+        digest = found.get("sha256") if isinstance(found, dict) else None
+        if not (isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
+            h = hashlib.sha256()
+            with open(path, "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    h.update(chunk)
+            digest = h.hexdigest()
+            if time.time_ns() - memo[4] > RACY_NS:
+                cache.put_json("digest", key, {"sha256": digest, "size": memo[2]})
+        with _DIGEST_LOCK:
+            _DIGESTS[memo] = digest
+        return digest
 
 
 def install_folder(target: Path, ready: tuple[str, ...], fill: Callable[[Path], None]) -> Path:
@@ -116,7 +156,7 @@ class MediaCache:
         self.misses += 1
         return None
 
-    def get_or_create(self, namespace: str, key: str, suffix: str, produce: Callable[[Path], None]) -> Path:
+    def get_or_create(self, namespace: str, key: str, suffix: str, produce: Callable[[Path], object]) -> Path:
         """Return the entry, producing it with ``produce(tmp_path)`` when missing.
 
         When the cache folder cannot be written (read-only, full, not a folder) the entry is
@@ -138,7 +178,7 @@ class MediaCache:
             fb = self._fallback / namespace / key[:2] / f"{key}{suffix}"
             return fb if fb.exists() else self._create(fb, produce, evict=False)
 
-    def _create(self, final: Path, produce: Callable[[Path], None], evict: bool = True) -> Path:
+    def _create(self, final: Path, produce: Callable[[Path], object], evict: bool = True) -> Path:
         final.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=final.suffix, dir=final.parent)
         os.close(fd)

@@ -5,6 +5,11 @@ Cut with ffmpeg-python. A video cut is stream-copied when its start lies on a ke
 (copying from elsewhere would start on the previous keyframe and show frames outside the
 citation) and re-encoded otherwise. Audio clips are written from the decoded 16 kHz
 track, so they are sample-exact. Results are cached by file digest and cut parameters.
+
+A long file (over :data:`media.frames.LONG_VIDEO_S`) is cut without reading all of it: its
+keyframes are listed only around the cut (``-read_intervals``), and a re-encoded cut seeks to its
+start (ffmpeg's accurate input seek decodes from the keyframe before and drops what precedes the
+start) instead of decoding from the file's beginning. Short files are cut exactly as before.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from pathlib import Path
 import ffmpeg
 import numpy as np
 
-from media.audio import load_audio, wav_bytes
+from media.audio import open_audio, wav_bytes
 from media.cache import MediaCache, default_cache, file_digest, make_key
 from media.errors import CorruptMedia, NoVideoStream
 from media.probe import SAFE_INPUT_ARGS, _tool, probe
@@ -38,28 +43,51 @@ def keyframe_times(path: str, stream: int) -> tuple[float, ...]:
     return tuple(sorted(times))
 
 
+def keyframes_near(path: str, stream: int, t: float, span: float = 1.0) -> tuple[float, ...]:
+    """Keyframe times within ``span`` seconds of ``t`` (reads only that stretch of the file)."""
+    cmd = [_tool("ffprobe"), "-v", "error", "-select_streams", str(stream), "-read_intervals",
+           f"{max(0.0, t - span):.3f}%{t + span:.3f}", "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0",
+           *SAFE_INPUT_ARGS, "file:" + path]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise CorruptMedia(path, "cannot list keyframes")
+    times = []
+    for line in proc.stdout.split("\n"):
+        parts = line.split(",")
+        if len(parts) >= 2 and "K" in parts[1] and parts[0] not in ("", "N/A"):
+            times.append(float(parts[0]))
+    return tuple(sorted(times))
+
+
 def video_clip(path: str | Path, start: float, end: float, cache: MediaCache | None = None) -> tuple[Path, str]:
     """An mp4 of ``[start, end]`` with no audio; returns ``(path, "copy" | "reencode")``."""
+    from media.frames import LONG_VIDEO_S
+
     info = probe(path)
     if not info.has_video or info.video_stream is None:
         raise NoVideoStream(str(path), "the file has no video stream")
     if end <= start:
         raise ValueError(f"a clip needs end > start (got {start}-{end})")
     cache = cache or default_cache()
-    kfs = keyframe_times(info.path, info.video_stream)
+    long = float(info.video_duration or 0.0) > LONG_VIDEO_S
+    kfs = keyframes_near(info.path, info.video_stream, start) if long else keyframe_times(info.path, info.video_stream)
     on_key = bool(kfs) and bool(np.min(np.abs(np.asarray(kfs) - start)) < 1e-3)
     mode = "copy" if on_key and info.format.startswith("mov") else "reencode"
     key = make_key("vclip", file_digest(info.path), start=round(start, 3), end=round(end, 3), mode=mode)
 
     def produce(tmp: Path) -> None:
         src = "file:" + info.path
-        inp = (ffmpeg.input(src, ss=start, to=end, protocol_whitelist="file") if mode == "copy"
-               else ffmpeg.input(src, protocol_whitelist="file"))
+        if mode == "copy":
+            inp = ffmpeg.input(src, ss=start, to=end, protocol_whitelist="file")
+        elif long:  # accurate input seek: decodes from the keyframe before start, not from 0:00
+            inp = ffmpeg.input(src, ss=start, t=end - start, protocol_whitelist="file")
+        else:
+            inp = ffmpeg.input(src, protocol_whitelist="file")
         stream = inp[str(info.video_stream)]
         if mode == "copy":
             out = ffmpeg.output(stream, str(tmp), c="copy", an=None, f="mp4", movflags="+faststart")
         else:
-            trimmed = stream.trim(start=start, end=end).setpts("PTS-STARTPTS")
+            trimmed = stream.setpts("PTS-STARTPTS") if long else stream.trim(start=start, end=end).setpts("PTS-STARTPTS")
             out = ffmpeg.output(trimmed, str(tmp), vcodec="libx264", preset="ultrafast", crf=23,
                                 pix_fmt="yuv420p", an=None, f="mp4", movflags="+faststart")
         try:
@@ -72,8 +100,8 @@ def video_clip(path: str | Path, start: float, end: float, cache: MediaCache | N
 
 
 def audio_clip(path: str | Path, start: float, end: float, cache: MediaCache | None = None) -> Path:
-    """A 16 kHz mono WAV of ``[start, end)`` with no picture."""
-    track = load_audio(path)
+    """A 16 kHz mono WAV of ``[start, end)`` with no picture (a long file: only that span is decoded)."""
+    track = open_audio(path)
     cache = cache or default_cache()
     key = make_key("aclip", file_digest(track.path), start=round(start, 3), end=round(end, 3), sr=track.sr)
     data = wav_bytes(track.slice(start, end), track.sr)

@@ -13,13 +13,21 @@ Rules (DESIGN.md, "Evidence"):
 * a ``visual`` citation with boxes → its frames with the boxes drawn, each followed by a
   crop of every box (``CROP_MARGIN`` around it, enlarged to ``CROP_SIDE``), always as frames
   (a clip cannot show a box);
-* optional text channel: ASR words / OCR lines inside the segment.
+* optional text channel: ASR words / OCR lines inside the segment;
+* over a limit (:mod:`media.limits`): a visual range gets at most ``max_frames`` frames and,
+  when that is fewer than it holds at ``fps``, a ``frames_sampled`` note; an audio segment
+  longer than ``limits.max_audio_s`` is sent as evenly spread excerpts (``audio_sampled``) or
+  refused with the reason — never cut short silently. :attr:`Evidence.notes` lists them.
 
-Media is decoded once per file (shared readers, one decoded audio track) and sliced.
+Cost follows the cited seconds, not the file: a short file is decoded once and sliced (as
+always); a long one is read by seeking — audio in cached chunks (:class:`media.audio.ChunkedAudio`),
+frames by seeking (:class:`media.seekframes.SeekFrames`) — so memory per open file is bounded
+whatever its length.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, Field
 
 from media.errors import MediaError, NoAudioStream, NoVideoStream, OutsideMedia
+from media.limits import EvidenceLimits, EvidenceNote, audio_note, choose_excerpts, fmt_duration, frames_note, refused_note
 from media.probe import ProbeResult, probe
 
 if TYPE_CHECKING:  # decoders load on the first decode, so a run starts its text-only calls without them
@@ -100,6 +109,9 @@ class EvidenceSegment:
     sr: int = 16_000
     clip_path: Path | None = None
     transcript: str | None = None
+    #: the transcript's words behind ``transcript`` (times, ASR probability) when the text source
+    #: has word times: what the offline judge weighs a missing or misheard name by
+    words: list[Any] | None = None
     screen_text: str | None = None
     #: for an audio segment with the sound tagger on: AudioSet classes heard in it (highest
     #: patch probability, classes at 0.01 or more, at most 20) and its loudest patch (dBFS)
@@ -109,12 +121,30 @@ class EvidenceSegment:
     #: hold, per frame, one enlarged crop per region (frame-major order)
     boxes: tuple[Region, ...] = ()
     crops: list[Frame] = field(default_factory=list)
+    #: an audio segment sent as a sample: the excerpts' (start, end) times, in order; ``audio``
+    #: then holds their samples one after another (empty: the whole segment was sent)
+    excerpts: list[tuple[float, float]] = field(default_factory=list)
+    #: what a limit changed in this segment (frames sampled, audio sampled, refused), or None
+    note: EvidenceNote | None = None
 
     @property
     def label(self) -> str:
         from media.timefmt import fmt_range
 
         return f"{self.modality} {fmt_range(self.cited_start, self.cited_end)}{regions_label(self.boxes)}"
+
+    def audio_pieces(self) -> list[tuple[float, float, np.ndarray]]:
+        """``(start, end, samples)`` per piece sent: the whole segment, or each excerpt."""
+        if self.audio is None:
+            return []
+        if not self.excerpts:
+            return [(self.start, self.end, self.audio)]
+        out, k = [], 0
+        for a, b in self.excerpts:
+            n = round(b * self.sr) - round(a * self.sr)
+            out.append((a, b, self.audio[k:k + n]))
+            k += n
+        return out
 
 
 @dataclass
@@ -124,6 +154,8 @@ class Evidence:
     media_path: str
     segments: list[EvidenceSegment]
     config: EvidenceConfig
+    #: notes about the request as a whole (added by :func:`murgat.judges.evidence.fit_request`)
+    request_notes: list[EvidenceNote] = field(default_factory=list)
 
     @property
     def available(self) -> list[EvidenceSegment]:
@@ -132,6 +164,11 @@ class Evidence:
     @property
     def empty(self) -> bool:
         return not self.available
+
+    @property
+    def notes(self) -> list[EvidenceNote]:
+        """Every limit applied to this evidence: per segment (time order), then per request."""
+        return [s.note for s in self.segments if s.note is not None] + list(self.request_notes)
 
 
 class TextSource(Protocol):
@@ -149,7 +186,7 @@ def _check(c: CitationLike, info: ProbeResult, cfg: EvidenceConfig) -> tuple[flo
         raise NoAudioStream(path, "audio citation on a file without an audio stream")
     if c.modality == "visual" and not info.has_video:
         raise NoVideoStream(path, "visual citation on a file without a video stream")
-    dur = float(info.audio_duration if c.modality == "audio" else info.video_duration or 0.0)
+    dur = float((info.audio_duration if c.modality == "audio" else info.video_duration) or 0.0)
     if c.start > dur:
         raise OutsideMedia(path, f"{c.modality} citation starts at {c.start:.2f} s, after the stream ends ({dur:.2f} s)")
     if c.end > dur + cfg.end_tolerance_s:
@@ -178,6 +215,9 @@ class SegmentPlan:
     available: bool
     reason: str | None
     boxes: tuple[Region, ...] = ()
+    #: an audio segment over ``limits.max_audio_s``: the excerpts that will be sent
+    excerpts: tuple[tuple[float, float], ...] = ()
+    note: EvidenceNote | None = None
 
     @property
     def label(self) -> str:
@@ -185,26 +225,84 @@ class SegmentPlan:
 
         return f"{self.modality} {fmt_range(self.cited_start, self.cited_end)}{regions_label(self.boxes)}"
 
+    def sampling_key(self) -> dict[str, Any] | None:
+        """What a limit changed in this segment, for cache keys: ``None`` when nothing (every
+        segment of a short file's ordinary citations), so keys made before limits existed stay."""
+        if self.excerpts:
+            return {"excerpts": [list(x) for x in self.excerpts]}
+        if self.note is not None and self.note.kind == "refused":
+            return {"refused": self.note.limit}
+        return None
+
+
+#: the limits :func:`build_evidence` and :func:`plan_segments` apply when none are given
+DEFAULT_LIMITS = EvidenceLimits()
+
+
+def _plan_one(i: int, c: CitationLike, info: ProbeResult, cfg: EvidenceConfig,
+              limits: EvidenceLimits | None) -> tuple[SegmentPlan, MediaError | None]:
+    """One citation's plan (and the typed error when it has no evidence)."""
+    boxes = regions_of(c)
+    try:
+        a, b = _check(c, info, cfg)
+    except MediaError as exc:
+        return SegmentPlan(i, str(c.modality), c.start, c.end, 0.0, 0.0, False, exc.reason, boxes), exc
+    plan = SegmentPlan(i, str(c.modality), c.start, c.end, a, b, True, None, boxes)
+    cap = limits.max_audio_s if limits is not None else None
+    if c.modality != "audio" or cap is None or b - a <= cap + 1e-9:
+        return plan, None
+    assert limits is not None
+    limit = f"{fmt_duration(cap)} of audio per request ({limits.source})"
+    if limits.over_limit == "refuse":
+        note = refused_note(plan.label, i, "audio", b - a, f"{fmt_duration(b - a)} of audio cited, more than {fmt_duration(cap)}",
+                            limit)
+        return SegmentPlan(i, str(c.modality), c.start, c.end, a, b, False, note.text, boxes, note=note), None
+    excerpts = tuple(choose_excerpts([(a, b)], cap, limits.audio_excerpt_s))
+    note = audio_note(plan.label, i, (a, b), excerpts, limit)
+    return SegmentPlan(i, str(c.modality), c.start, c.end, a, b, True, None, boxes, excerpts, note), None
+
+
+def _order(s: Any) -> tuple[float, str, int]:
+    return (s.start if s.available else float("inf"), s.modality, s.citation_index)
+
 
 def plan_segments(path: str | Path, citations: Sequence[CitationLike], config: EvidenceConfig | None = None,
-                  indices: Sequence[int] | None = None, info: ProbeResult | None = None) -> list[SegmentPlan]:
+                  indices: Sequence[int] | None = None, info: ProbeResult | None = None,
+                  limits: EvidenceLimits | None = DEFAULT_LIMITS) -> list[SegmentPlan]:
     """The segments :func:`build_evidence` would make, in its order, from the probe alone.
 
-    Cache keys are built from this plan (file digest + segment times + settings), so a rerun
-    whose answers are all cached never decodes a frame or a sample.
+    Cache keys are built from this plan (file digest + segment times + settings, plus
+    :meth:`SegmentPlan.sampling_key` where a limit applies), so a rerun whose answers are all
+    cached never decodes a frame or a sample. ``limits=None`` applies none.
     """
     cfg = config or EvidenceConfig()
     info = info or probe(path)
     chosen = list(range(len(citations))) if indices is None else list(indices)
-    out: list[SegmentPlan] = []
-    for i in chosen:
-        c = citations[i]
-        try:
-            a, b = _check(c, info, cfg)
-            out.append(SegmentPlan(i, str(c.modality), c.start, c.end, a, b, True, None, regions_of(c)))
-        except MediaError as exc:
-            out.append(SegmentPlan(i, str(c.modality), c.start, c.end, 0.0, 0.0, False, exc.reason, regions_of(c)))
-    out.sort(key=lambda s: (s.start if s.available else float("inf"), s.modality, s.citation_index))
+    out = [_plan_one(i, citations[i], info, cfg, limits)[0] for i in chosen]
+    out.sort(key=_order)
+    return out
+
+
+def plan_notes(plans: Sequence[SegmentPlan], config: EvidenceConfig | None = None) -> list[EvidenceNote]:
+    """The notes :func:`build_evidence` will attach to these segments, from the plan alone (no
+    decoding): audio sampled or refused, and frames capped by ``max_frames``. A record whose
+    answer came from the judge cache gets its notes from here. (Frames sent: ``max_frames`` —
+    fewer only when the span holds fewer frames than that, which a capped span never does at
+    the stream's own rate.)"""
+    cfg = config or EvidenceConfig()
+    out: list[EvidenceNote] = []
+    for p in plans:
+        if p.note is not None:
+            out.append(p.note)
+            continue
+        if not p.available or p.modality != "visual" or (cfg.visual_as == "clip" and not p.boxes):
+            continue
+        if p.cited_start == p.cited_end and cfg.visual_point_window_s == 0 and cfg.pad_s == 0:
+            continue
+        natural = math.floor((p.end - p.start) * cfg.fps) + 1
+        if natural > cfg.max_frames:
+            out.append(frames_note(p.label, p.citation_index, (p.start, p.end), cfg.max_frames, natural,
+                                   f"--max-frames {cfg.max_frames} at --fps {cfg.fps:g}"))
     return out
 
 
@@ -241,31 +339,52 @@ def build_evidence(
     screen: TextSource | None = None,
     sounds: Any = None,
     strict: bool = False,
+    limits: EvidenceLimits | None = DEFAULT_LIMITS,
 ) -> Evidence:
     """Evidence for ``citations`` (or the subset ``indices``), ordered by time.
 
     With ``strict=True`` the first unusable citation raises its typed :class:`MediaError`
     (``NoAudioStream``, ``OutsideMedia``, …); otherwise it becomes an unavailable segment.
+    ``limits`` (default :data:`DEFAULT_LIMITS`; ``None``: none) caps each segment's audio; what it
+    changed is in each segment's ``note`` and in :attr:`Evidence.notes`.
     """
     cfg = config or EvidenceConfig()
     info = probe(path)
     chosen = list(range(len(citations))) if indices is None else list(indices)
-    _prefetch_frames(info, [citations[i] for i in chosen], cfg)
+    planned = [_plan_one(i, citations[i], info, cfg, limits) for i in chosen]
+    spans = [x for p, e in planned if e is None and p.available and p.modality == "audio"
+             for x in (p.excerpts or ((p.start, p.end),))]
+    if spans and info.has_audio:
+        # audio is decoded by ffmpeg in its own process: let it run while the frames are decoded
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(1) as pool:
+            warm = pool.submit(_warm_audio, info, spans)
+            _prefetch_frames(info, [(citations[p.citation_index], p) for p, _ in planned], cfg)
+            warm.result()
+    else:
+        _prefetch_frames(info, [(citations[p.citation_index], p) for p, _ in planned], cfg)
     segs: list[EvidenceSegment] = []
-    for i in chosen:
-        c = citations[i]
-        seg = EvidenceSegment(citation_index=i, modality=str(c.modality), cited_start=c.start, cited_end=c.end,
-                              boxes=regions_of(c))
+    for plan, err in planned:
+        c = citations[plan.citation_index]
+        seg = EvidenceSegment(citation_index=plan.citation_index, modality=plan.modality, cited_start=c.start,
+                              cited_end=c.end, boxes=plan.boxes, note=plan.note)
         try:
-            seg.start, seg.end = _check(c, info, cfg)
-            if c.modality == "visual":
+            if err is not None:
+                raise err
+            seg.start, seg.end = plan.start, plan.end
+            if not plan.available:  # refused by a limit: the reason says which
+                seg.available, seg.reason = False, plan.reason
+            elif c.modality == "visual":
                 _fill_visual(seg, info, cfg, point=c.point)
             else:
-                _fill_audio(seg, info)
-            if cfg.text:
+                _fill_audio(seg, info, plan.excerpts)
+            if cfg.text and seg.available:
                 src = transcript if c.modality == "audio" else screen
                 if src is not None:
                     seg.transcript = src.text_in(seg.start, seg.end) if c.modality == "audio" else None
+                    if c.modality == "audio" and hasattr(src, "words_in"):
+                        seg.words = list(src.words_in(seg.start, seg.end))
                     seg.screen_text = src.text_in(seg.start, seg.end) if c.modality == "visual" else None
                 if sounds is not None and c.modality == "audio":
                     seg.sound_events, seg.loudness_db = sound_summary(sounds, seg.start, seg.end)
@@ -275,11 +394,24 @@ def build_evidence(
             seg.available = False
             seg.reason = exc.reason
         segs.append(seg)
-    segs.sort(key=lambda s: (s.start if s.available else float("inf"), s.modality, s.citation_index))
+    segs.sort(key=_order)
     return Evidence(media_path=info.path, segments=segs, config=cfg)
 
 
-def _prefetch_frames(info: ProbeResult, citations: Sequence[CitationLike], cfg: EvidenceConfig) -> None:
+def _warm_audio(info: ProbeResult, spans: Sequence[tuple[float, float]]) -> None:
+    """Decode what these spans need ahead of :func:`_fill_audio` (which then slices from memory);
+    a failure is left for :func:`_fill_audio` to report on its segment."""
+    from media.audio import open_audio
+
+    try:
+        track = open_audio(info.path)
+        for a, b in spans:
+            track.slice(a, b)
+    except (MediaError, ValueError):
+        return
+
+
+def _prefetch_frames(info: ProbeResult, planned: Sequence[tuple[CitationLike, SegmentPlan]], cfg: EvidenceConfig) -> None:
     """Decode every frame these citations need in one sorted pass."""
     if not info.has_video:
         return
@@ -287,18 +419,14 @@ def _prefetch_frames(info: ProbeResult, citations: Sequence[CitationLike], cfg: 
 
     wanted: list[int] = []
     vf = None
-    for c in citations:
-        if c.modality != "visual" or (cfg.visual_as == "clip" and not regions_of(c)):
-            continue
-        try:
-            start, end = _check(c, info, cfg)
-        except MediaError:
+    for c, plan in planned:
+        if c.modality != "visual" or not plan.available or (cfg.visual_as == "clip" and not plan.boxes):
             continue
         vf = vf or open_video(info.path)
         if c.point and cfg.visual_point_window_s == 0 and cfg.pad_s == 0:
-            wanted.append(vf.index_at(start))
+            wanted.append(vf.index_at(plan.start))
         else:
-            wanted.extend(vf.range_indices(start, end, cfg.fps, cfg.max_frames))
+            wanted.extend(vf.range_indices(plan.start, plan.end, cfg.fps, cfg.max_frames))
     if vf is not None and wanted:
         vf.prefetch(wanted)
 
@@ -316,6 +444,10 @@ def _fill_visual(seg: EvidenceSegment, info: ProbeResult, cfg: EvidenceConfig, p
         frames = vf.frames_at([seg.start])
     else:
         frames = vf.frames_in(seg.start, seg.end, cfg.fps, cfg.max_frames)
+        natural = math.floor((seg.end - seg.start) * cfg.fps) + 1
+        if natural > cfg.max_frames:  # the cap decided how many frames the judge sees: say so
+            seg.note = frames_note(seg.label, seg.citation_index, (seg.start, seg.end), len(frames), natural,
+                                   f"--max-frames {cfg.max_frames} at --fps {cfg.fps:g}")
     if seg.boxes:
         # crops come from the native frame (the detail a judge needs), before any downscaling
         regions = list(seg.boxes)
@@ -326,12 +458,19 @@ def _fill_visual(seg: EvidenceSegment, info: ProbeResult, cfg: EvidenceConfig, p
     seg.frames = [Frame(f.index, f.time, resize_max_side(f.image, cfg.max_side)) for f in frames]
 
 
-def _fill_audio(seg: EvidenceSegment, info: ProbeResult) -> None:
-    from media.audio import load_audio
+def _fill_audio(seg: EvidenceSegment, info: ProbeResult, excerpts: Sequence[tuple[float, float]] = ()) -> None:
+    """The segment's samples (only the excerpts' when it is sampled), from a whole track or chunks."""
+    import numpy as np
 
-    track = load_audio(info.path)
-    seg.audio = track.slice(seg.start, seg.end)
+    from media.audio import open_audio
+
+    track = open_audio(info.path)
     seg.sr = track.sr
+    if excerpts:
+        seg.excerpts = [(float(a), float(b)) for a, b in excerpts]
+        seg.audio = np.concatenate([track.slice(a, b) for a, b in excerpts])
+    else:
+        seg.audio = track.slice(seg.start, seg.end)
     if len(seg.audio) == 0:
         seg.available = False
         seg.reason = "the audio segment is empty after clipping to the stream"
@@ -347,7 +486,9 @@ def describe(ev: Evidence) -> list[dict[str, Any]]:
             "frames": [round(f.time, 3) for f in s.frames],
             **({"boxes": [list(r) for r in s.boxes], "crops": len(s.crops)} if s.boxes else {}),
             "audio_samples": None if s.audio is None else len(s.audio),
+            **({"excerpts": [list(x) for x in s.excerpts]} if s.excerpts else {}),
             "clip": str(s.clip_path) if s.clip_path else None,
             "transcript": s.transcript, "screen_text": s.screen_text,
+            **({"note": s.note.model_dump()} if s.note is not None else {}),
         })
     return out

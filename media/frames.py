@@ -4,6 +4,11 @@ decord opens each video once per process (an LRU of readers) and serves any numb
 slices; its stream choice is the same as :mod:`media.probe`'s (checked on open). The
 frame shown for instant ``t`` is the last frame whose presentation time is ``<= t`` —
 what a player displays at ``t``.
+
+A video longer than :data:`LONG_VIDEO_S` is read by seeking instead
+(:class:`media.seekframes.SeekFrames`): decord indexes every frame of a file when it opens it,
+which on an hour-long file is a pass over all of it before the first picture.
+:func:`open_video` picks the reader; short files are read exactly as before.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PIL import Image
@@ -20,6 +26,9 @@ from PIL import Image
 from media.errors import CorruptMedia, NoVideoStream, ToolMissing
 from media.lru import Lru
 from media.probe import probe
+
+if TYPE_CHECKING:
+    from media.seekframes import SeekFrames
 
 
 @dataclass(frozen=True)
@@ -141,7 +150,7 @@ def resize_max_side(image: np.ndarray, max_side: int | None) -> np.ndarray:
     if scale >= 1:
         return image
     size = (max(1, round(w * scale)), max(1, round(h * scale)))
-    return np.asarray(Image.fromarray(image).resize(size, Image.BILINEAR))
+    return np.asarray(Image.fromarray(image).resize(size, Image.Resampling.BILINEAR))
 
 
 #: a normalised ``(x1, y1, x2, y2)`` region, top-left origin (``murgat.boxes.Box.coords()``)
@@ -172,7 +181,7 @@ def crop_region(image: np.ndarray, region: Region, margin: float = 0.15, side: i
     size = (max(1, round(cw * scale)), max(1, round(ch * scale)))
     if size == (cw, ch):
         return np.ascontiguousarray(crop)
-    return np.asarray(Image.fromarray(np.ascontiguousarray(crop)).resize(size, Image.BICUBIC))
+    return np.asarray(Image.fromarray(np.ascontiguousarray(crop)).resize(size, Image.Resampling.BICUBIC))
 
 
 def draw_regions(image: np.ndarray, regions: list[Region], color: tuple[int, int, int] = (255, 0, 0)) -> np.ndarray:
@@ -202,13 +211,25 @@ def encode_image(image: np.ndarray, fmt: str = "jpeg", quality: int = 90) -> byt
     return buf.getvalue()
 
 
-_READERS: Lru[str, VideoFrames] = Lru(4)
+#: a video stream longer than this (seconds) is read by seeking (:mod:`media.seekframes`)
+LONG_VIDEO_S = 600.0
+
+_READERS: Lru[str, VideoFrames | SeekFrames] = Lru(4)
 
 
-def open_video(path: str | Path) -> VideoFrames:
-    """A shared reader for ``path`` (kept open across citations: decode once, slice many)."""
+def open_video(path: str | Path) -> VideoFrames | SeekFrames:
+    """A shared reader for ``path`` (kept open across citations: decode once, slice many):
+    decord for a short file, :class:`~media.seekframes.SeekFrames` for a long one."""
     key = str(Path(path).resolve())
-    return _READERS.get(key) or _READERS.put(key, VideoFrames(path))
+    found = _READERS.get(key)
+    if found is not None:
+        return found
+    info = probe(path)
+    if info.has_video and float(info.video_duration or 0.0) > LONG_VIDEO_S:
+        from media.seekframes import SeekFrames
+
+        return _READERS.put(key, SeekFrames(path))
+    return _READERS.put(key, VideoFrames(path))
 
 
 def clear_readers() -> None:

@@ -8,6 +8,7 @@ was visible in [a, b]". Results are cached per file digest and sampling settings
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -76,8 +77,11 @@ def screen_text(
     max_side: int = 1280,
     min_score: float = 0.5,
     cache: MediaCache | None = None,
+    progress: Callable[[float, float], None] | None = None,
 ) -> ScreenText:
-    """OCR the video's frames sampled at ``fps`` (cached)."""
+    """OCR the video's frames sampled at ``fps`` (cached). Frames are read 16 at a time (memory:
+    16 frames, whatever the length); ``progress(seconds_done, seconds_total)`` after each batch.
+    For a few cited windows of a long video use :class:`LazyScreen`, which reads only those."""
     vf = open_video(path)
     cache = cache or default_cache()
     key = make_key("ocr", file_digest(vf.path), fps=fps, max_side=max_side, min_score=min_score, engine="rapidocr")
@@ -93,6 +97,8 @@ def screen_text(
             out.times.append(fr.time)
             for text, score, box in read_text(img, min_score):
                 out.lines.append(OcrLine(time=fr.time, text=text, score=score, box=box))
+        if progress is not None:
+            progress(min(vf.duration, float(times[min(chunk + 15, len(times) - 1)])), vf.duration)
     cache.put_json("ocr", key, out.model_dump())
     return out
 

@@ -35,7 +35,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from media.cache import default_cache, make_key, stat_identity
+from media.cache import RACY_NS, default_cache, make_key, stat_identity
 from media.errors import CorruptMedia, MediaNotFound, ToolMissing, UnsupportedCodec
 from media.singleflight import lock_for
 
@@ -55,6 +55,7 @@ class StreamInfo(BaseModel):
     sample_rate: int | None = None
     channels: int | None = None
     attached_pic: bool = False
+    start_time: float | None = Field(default=None, description="first timestamp (s); ffmpeg's -ss counts from the container's")
 
 
 class ProbeResult(BaseModel):
@@ -63,6 +64,7 @@ class ProbeResult(BaseModel):
     path: str
     format: str
     duration: float | None = Field(description="container duration in seconds")
+    start_time: float | None = Field(default=None, description="container start time in seconds")
     streams: list[StreamInfo]
     video_stream: int | None = Field(default=None, description="ffprobe index of the chosen video stream")
     audio_stream: int | None = Field(default=None, description="ffprobe index of the chosen audio stream")
@@ -84,8 +86,6 @@ class ProbeResult(BaseModel):
         return next(s for s in self.streams if s.index == index)
 
 
-#: a file changed less than this long ago is not kept in the probe cache (see the module docstring)
-RACY_NS = 2_000_000_000
 #: ffmpeg/ffprobe input options that keep them to the one local file named: no network
 #: protocols, no playlists or concat lists pulling other files in
 SAFE_INPUT_ARGS: tuple[str, ...] = ("-protocol_whitelist", "file")
@@ -210,6 +210,7 @@ def _probe_cached(path: str, ident: tuple[int, ...]) -> ProbeResult:
                 sample_rate=int(s["sample_rate"]) if s.get("sample_rate") else None,
                 channels=s.get("channels"),
                 attached_pic=bool(disp.get("attached_pic")),
+                start_time=_float(s.get("start_time")),
             )
         )
     if not any(s.type in ("video", "audio") for s in streams):
@@ -225,6 +226,7 @@ def _probe_cached(path: str, ident: tuple[int, ...]) -> ProbeResult:
         path=path,
         format=fmt.get("format_name", "unknown"),
         duration=container,
+        start_time=_float(fmt.get("start_time")),
         streams=streams,
         video_stream=v.index if v else None,
         audio_stream=a.index if a else None,

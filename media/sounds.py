@@ -20,7 +20,12 @@ returns uint8 logits; the scales and zero points below belong to the pinned mode
 (checked by digest when the model is loaded).
 
 Scores are computed once per file (all patches) and cached by the file's digest, so a
-claim about any window reads them without decoding again.
+claim about any window reads them without decoding again. A long file (over
+:data:`media.audio.LONG_AUDIO_S`) is tagged by window instead (:class:`ChunkedSounds`, from
+:func:`sound_source`): patches in blocks of :data:`SOUND_CHUNK_PATCHES`, each block computed from
+just the samples its patches cover, when a cited window needs it, and cached per block. The
+patches sit on the same 0.48 s grid from the file start and see the same samples, so a block's
+scores are the whole-file scores of those patches.
 """
 
 from __future__ import annotations
@@ -220,3 +225,78 @@ def tag_file(path: str | os.PathLike[str], cache: MediaCache | None = None) -> S
 def model_digests() -> dict[str, str]:
     """What the sound tagger ran with, for ``config.json``."""
     return {"yamnet_onnx_sha256": MODEL_ONNX_SHA256, "yamnet_data_sha256": MODEL_DATA_SHA256}
+
+
+#: patches per block of a long file's sound scores (50 × 0.48 s = 24 s of patch starts)
+SOUND_CHUNK_PATCHES = 50
+_PATCH_SAMPLES = PATCH_HOP * HOP  # 7,680 samples between patch starts
+
+
+def sound_source(path: str | os.PathLike[str], cache: MediaCache | None = None) -> SoundScores | ChunkedSounds | None:
+    """What sound claims are judged from: the whole file's scores for a short file
+    (:func:`tag_file`, unchanged), a lazy :class:`ChunkedSounds` for a long one; ``None`` without audio."""
+    from media.audio import is_long
+    from media.probe import probe
+
+    info = probe(path)
+    if not info.has_audio:
+        return None
+    if is_long(info):
+        return ChunkedSounds(path, cache)
+    return tag_file(path, cache)
+
+
+class ChunkedSounds:
+    """A long file's sound scores, computed block by block where windows need them (module docstring)."""
+
+    def __init__(self, path: str | os.PathLike[str], cache: MediaCache | None = None) -> None:
+        from media.probe import probe
+
+        self.info = probe(path)
+        self.path = self.info.path
+        self.cache = cache or default_cache()
+        self.model = f"yamnet-w8a8-{MODEL_ONNX_SHA256[:12]}"
+        self.identity = make_key("sounds-chunked", file_digest(self.path), model=MODEL_ONNX_SHA256,
+                                 front_end="yamnet-logmel-v1", patches=SOUND_CHUNK_PATCHES, v=1)
+        self._memo: dict[int, SoundScores] = {}
+        self.blocks_computed = 0
+
+    def block(self, k: int) -> SoundScores:
+        """Scores of patches ``[k*SOUND_CHUNK_PATCHES, (k+1)*SOUND_CHUNK_PATCHES)``."""
+        if k in self._memo:
+            return self._memo[k]
+        key = make_key("sounds-chunk", self.identity, index=k)
+        with lock_for(("sounds-chunk", key)):
+            hit = self.cache.get_json("sounds-chunk", key)
+            if hit is not None:
+                scores = SoundScores.model_validate(hit)
+            else:
+                scores = self._compute(k)
+                self.cache.put_json("sounds-chunk", key, scores.model_dump())
+        self._memo[k] = scores
+        return scores
+
+    def _compute(self, k: int) -> SoundScores:
+        from media.audio import open_audio
+
+        j0 = k * SOUND_CHUNK_PATCHES
+        first = j0 * _PATCH_SAMPLES
+        last = first + (SOUND_CHUNK_PATCHES - 1) * _PATCH_SAMPLES + (PATCH - 1) * HOP + WIN  # end of the block's last patch
+        samples = open_audio(self.path).slice(first / SR, last / SR)
+        self.blocks_computed += 1
+        if len(samples) < WIN + (PATCH - 1) * HOP:  # not one whole patch left: the file ends here
+            return SoundScores(model=self.model, patch_starts=[], probs=[], rms_db=[])
+        local = tag_samples(samples)
+        n = min(len(local.patch_starts), SOUND_CHUNK_PATCHES)
+        return SoundScores(model=self.model, patch_starts=[(j0 + i) * _PATCH_SAMPLES / SR for i in range(n)],
+                           probs=local.probs[:n], rms_db=local.rms_db[:n])
+
+    def window(self, start: float, end: float) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`SoundScores.window` over the blocks around ``[start, end]``."""
+        step = SOUND_CHUNK_PATCHES * PATCH_HOP_S
+        k0 = max(0, int((start - PATCH_S) // step))
+        k1 = max(k0, int(max(start, end) // step))
+        blocks = [self.block(k) for k in range(k0, k1 + 1)]
+        joined = SoundScores(model=self.model, patch_starts=[t for b in blocks for t in b.patch_starts],
+                             probs=[p for b in blocks for p in b.probs], rms_db=[r for b in blocks for r in b.rms_db])
+        return joined.window(start, end)

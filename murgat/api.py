@@ -23,100 +23,105 @@ other settings raises :class:`~murgat.engine.folder.RunConfigMismatch`.
 
 from __future__ import annotations
 
-import contextlib
-import io
+import argparse
+import asyncio
 import os
-import sys
-from importlib import import_module
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import SimpleNamespace
+from typing import Any, TypeVar
 
+from murgat.engine.command import Command, Outcome, run_command
+from murgat.engine.errors import CommandError
+from murgat.engine.options import Settings, add_settings
 from murgat.engine.runs import RunResult, load_run
-
-if TYPE_CHECKING:
-    from murgat.engine.options import Settings
+from murgat.faithfulness.command import FaithfulnessCommand
+from murgat.faithfulness.reflect_command import ReflectCommand
+from murgat.faithfulness.settings import FaithfulnessSettings, ReflectSettings
+from murgat.generation.command import GenerateCommand, SweepCommand
+from murgat.generation.settings import GenerateSettings, SweepSettings
+from murgat.grounding.run import ground_score_run
+from murgat.score.command import ScoreCommand
+from murgat.score.settings import ScoreSettings
+from programs.command import ProgramCommand
+from programs.settings import ProgramSettings
 
 __all__ = ["RunError", "RunResult", "execute", "faithfulness", "generate", "load_run", "program", "reflect", "score",
            "sweep"]
 
-#: command → "module:function" that runs it (imported on first use: the command line starts fast)
-COMMANDS = {
-    "score": "murgat.pipeline.command:run_score",
-    "faithfulness": "murgat.faithfulness.command:run_faithfulness_command",
-    "reflect": "murgat.faithfulness.reflect_command:run_reflect",
-    "program": "programs.command:run_program",
-    "generate": "murgat.generation.command:run_generate_command",
-    "sweep": "murgat.generation.command:run_sweep",
+#: a run command that did not run to its end (exit status 2, 3 or 5): ``exit_code`` and the reason, exactly as the
+#: command line prints them (every refusal and stop is raised as this class where it is found)
+RunError = CommandError
+
+#: every run command by name: its declaration and its settings
+COMMANDS: dict[str, tuple[Command[Any], type[Settings]]] = {
+    "score": (ScoreCommand(), ScoreSettings),
+    "faithfulness": (FaithfulnessCommand(), FaithfulnessSettings),
+    "reflect": (ReflectCommand(), ReflectSettings),
+    "program": (ProgramCommand(), ProgramSettings),
+    "generate": (GenerateCommand(), GenerateSettings),
+    "sweep": (SweepCommand(), SweepSettings),
 }
+S = TypeVar("S", bound=Settings)
 
 
-class RunError(RuntimeError):
-    """A command that did not run to its end (exit status 2, 3 or 5): ``exit_code`` and the reason."""
+class Commands:
+    """The run commands, by name: what a command that runs others (``sweep``, ``program --score``,
+    ``score --gold``) is given (:class:`murgat.engine.command.Others`), so that no command package
+    imports another."""
 
-    def __init__(self, exit_code: int, message: str) -> None:
-        super().__init__(f"exit {exit_code}: {message}")
-        self.exit_code = exit_code
-        self.message = message
+    def run(self, kind: str, values: dict[str, Any]) -> Outcome:
+        if kind == "ground":  # the grounding figures of a score run against --gold (not a run command)
+            doc = ground_score_run(SimpleNamespace(**values), Path(values["run"]))
+            return Outcome(0 if "grounding" in doc else 2, doc, Path(values["run"]) / "grounding")
+        command, cls = COMMANDS[kind]
+        return run_command(command, cls.model_validate(values), echo=False, others=self)
+
+
+def outcome(settings: Settings, *, echo: bool = True) -> Outcome:
+    """Run one command's settings; its :class:`~murgat.engine.command.Outcome`, or the
+    :class:`RunError` that refused or stopped it."""
+    command, _ = COMMANDS[settings.command]
+    return _outside_running_loop(lambda: run_command(command, settings, echo=echo, others=Commands()))
 
 
 def execute(settings: Settings, *, echo: bool = True, sink: dict[str, Any] | None = None) -> int:
-    """Run one command's settings and return its exit status (what the command line returns).
-    ``echo``: print the command's tables or JSON document; ``sink`` receives a document the run
-    folder does not hold (``score --dry-run``'s estimate)."""
-    from murgat.jsonl import ResultsWriteError
+    """Run one command's settings and return its exit status, 0 or 1 (what the command line returns;
+    a refusal or a stop raises :class:`RunError`, which the command line prints). ``echo``: print the
+    command's tables or JSON document; ``sink`` receives the summary as ``sink["document"]``."""
+    done = outcome(settings, echo=echo)
+    if sink is not None:
+        sink["document"] = done.summary
+    return done.code
 
-    module, _, name = COMMANDS[settings.command].partition(":")
-    run = getattr(import_module(module), name)
-    kwargs: dict[str, Any] = {"echo": echo, **({"sink": sink} if sink is not None and settings.command == "score" else {})}
-    try:
-        return int(_outside_running_loop(lambda: run(settings, **kwargs)))
-    except ResultsWriteError as exc:  # a write of the run folder failed after the run began: exit 5, here so the
-        from murgat.engine.guards import failure_code  # Python API raises RunError(5) as the command line exits 5
 
-        return failure_code(exc) or 5
+def add_run_command(sub: argparse._SubParsersAction, settings: type[Settings], help: str) -> None:
+    """``murgat COMMAND``: the parser made from the command's settings model; running it is
+    :func:`execute` of the parsed settings (the command line does nothing of its own)."""
+    p = sub.add_parser(settings.command, help=help)
+    add_settings(p, settings)
+    p.set_defaults(func=lambda args: execute(settings.from_args(args)))
 
 
 def _outside_running_loop(call: Any) -> Any:
     """``call()``, in a worker thread when this thread already runs an asyncio event loop: a Jupyter
     cell does (its kernel's loop), and the commands start their own loop with ``asyncio.run``, which
     refuses to run inside another ("cannot be called from a running event loop")."""
-    import asyncio
-
     try:
         asyncio.get_running_loop()
     except RuntimeError:  # no loop here: the command line, a script
+        looping = False
+    else:
+        looping = True
+    if not looping:
         return call()
-    from concurrent.futures import ThreadPoolExecutor
-
     with ThreadPoolExecutor(1, thread_name_prefix="murgat-run") as pool:
         return pool.submit(call).result()
 
 
-class _LastLines(io.TextIOBase):
-    """stderr that passes everything on and remembers the tail (the error line a RunError carries)."""
-
-    def __init__(self, target: Any) -> None:
-        self.target, self.tail = target, ""
-
-    def write(self, text: str) -> int:
-        self.target.write(text)
-        self.tail = (self.tail + text)[-4000:]
-        return len(text)
-
-    def flush(self) -> None:
-        self.target.flush()
-
-    def error_line(self) -> str:
-        lines = [ln.strip() for ln in self.tail.split("\n") if ln.strip()]
-        errors = [ln for ln in lines if ln.startswith(("error:", "FAILED"))]
-        return (errors or lines or ["no reason given"])[-1]
-
-
-def _settings(cls_path: str, given: Any, values: dict[str, Any]) -> Settings:
+def _settings(cls: type[S], given: Any, values: dict[str, Any]) -> S:
     """The settings of one call: ``given`` (a settings object or a dict of its fields) or the keyword
     ``values``, never both; no progress bar unless ``quiet=False`` is asked for."""
-    module, _, name = cls_path.partition(":")
-    cls = getattr(import_module(module), name)
     if given is not None:
         if any(v is not None for v in values.values()):
             raise TypeError(f"pass either settings= or keyword options to murgat.{cls.command}, not both")
@@ -131,51 +136,47 @@ def _settings(cls_path: str, given: Any, values: dict[str, Any]) -> Settings:
     return cls.model_validate(clean)
 
 
-def _run(s: Any) -> RunResult:
-    """Execute the settings ``s`` (any command's: they all have ``out``) quietly and read the run back;
-    :class:`RunError` for exit statuses other than 0 and 1."""
-    sink: dict[str, Any] = {}
-    err = _LastLines(sys.stderr)
-    with contextlib.redirect_stderr(err):
-        code = execute(s, echo=False, sink=sink)
-    if code not in (0, 1):
-        raise RunError(code, err.error_line())
-    if "document" in sink:  # a dry run: its estimate, no folder
-        res = RunResult(path=Path(s.out), kind=s.command, summary=sink["document"])
+def _run(s: Settings) -> RunResult:
+    """Execute the settings ``s`` quietly and read the run back; :class:`RunError` for a run refused
+    or stopped (exit statuses 2, 3, 5)."""
+    done = outcome(s, echo=False)
+    out = s.model_dump(include={"out"})["out"]  # every run command's settings have their --out
+    if isinstance(s, ScoreSettings) and s.dry_run:  # its estimate; no folder
+        res = RunResult(path=Path(out), kind=s.command, summary=done.summary)
     else:
-        res = load_run(s.out)
-    res.exit_code, res.settings = code, s
+        res = load_run(out)
+    res.exit_code, res.settings = done.code, s
     return res
 
 
 def score(input: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
-    """``murgat score``: MURGAT-S of the responses in ``input`` (options: :class:`~murgat.pipeline.settings.ScoreSettings`)."""
-    return _run(_settings("murgat.pipeline.settings:ScoreSettings", settings, {"input": input, **options}))
+    """``murgat score``: MURGAT-S of the responses in ``input`` (options: :class:`~murgat.score.settings.ScoreSettings`)."""
+    return _run(_settings(ScoreSettings, settings, {"input": input, **options}))
 
 
 def faithfulness(input: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
     """``murgat faithfulness``: step labels and UPR (options: :class:`~murgat.faithfulness.settings.FaithfulnessSettings`)."""
-    return _run(_settings("murgat.faithfulness.settings:FaithfulnessSettings", settings, {"input": input, **options}))
+    return _run(_settings(FaithfulnessSettings, settings, {"input": input, **options}))
 
 
 def reflect(data: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
     """``murgat reflect``: self-reflection (options: :class:`~murgat.faithfulness.settings.ReflectSettings`)."""
-    return _run(_settings("murgat.faithfulness.settings:ReflectSettings", settings, {"data": data, **options}))
+    return _run(_settings(ReflectSettings, settings, {"data": data, **options}))
 
 
 def program(data: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
     """``murgat program``: plan-then-execute answers (options: :class:`~programs.settings.ProgramSettings`)."""
-    return _run(_settings("programs.settings:ProgramSettings", settings, {"data": data, **options}))
+    return _run(_settings(ProgramSettings, settings, {"data": data, **options}))
 
 
 def generate(data: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
     """``murgat generate``: answers from a model; ``out`` is a run folder (or a ``.jsonl`` file)
     (options: :class:`~murgat.generation.settings.GenerateSettings`)."""
-    return _run(_settings("murgat.generation.settings:GenerateSettings", settings, {"data": data, **options}))
+    return _run(_settings(GenerateSettings, settings, {"data": data, **options}))
 
 
 def sweep(data: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
     """``murgat sweep``: generate and score at several reasoning efforts
     (options: :class:`~murgat.generation.settings.SweepSettings`); the summary is ``sweep.json``
     (what :func:`load_run` reads for a sweep folder)."""
-    return _run(_settings("murgat.generation.settings:SweepSettings", settings, {"data": data, **options}))
+    return _run(_settings(SweepSettings, settings, {"data": data, **options}))

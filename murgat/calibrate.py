@@ -10,7 +10,14 @@ mean pairwise κ and ICCs. Across runs: a ranking for judge selection.
 Human response-level scores use the same formula as the judge (murgat.metric): V from
 the human verifiability labels, Vc = those sentences that carry citations, facts with
 citations; a fact's recall is its "supported" label and its precision the mean of
-"supported and necessary" over its citations (recall itself when necessity is not labelled).
+"supported and necessary" over its citations (recall itself when necessity is not labelled)
+(``murgat.corrected.human_scores``).
+
+Abstentions are figures too: for each stage, the human-labelled items the judge abstained on
+(``unknown``) or could not answer (an error, an unparseable answer, no verdict) are counted
+beside the agreement over the answered ones, with the accuracy when every such silence counts
+as a disagreement (``human_eval.stats.agreement_with_abstentions``). The agreement over answered
+items is exactly what it was before they were counted.
 """
 
 from __future__ import annotations
@@ -24,50 +31,33 @@ import numpy as np
 
 from human_eval.labels import ResponseLabel, by_id
 from human_eval.matching import lexical_similarity, match_facts
-from human_eval.stats import binary_agreement, correlations, fleiss_kappa, icc, pairwise_kappa, ranking_tau
+from human_eval.stats import (
+    ABSTAINED,
+    UNANSWERED,
+    agreement_with_abstentions,
+    binary_agreement,
+    correlations,
+    fleiss_kappa,
+    icc,
+    pairwise_kappa,
+    ranking_tau,
+)
 from murgat.citations import parse_citations
-from murgat.metric import FactScore, ResponseFigures, score_response
+from murgat.corrected import METRICS, human_scores, majority, reference_sentence
 from murgat.schema import ResponseResult
 
-METRICS = ("coverage", "precision", "recall", "murgat_s")
+__all__ = ["METRICS", "calibrate_run", "human_scores", "inter_annotator", "plot_run", "rules_baseline", "select_judges"]
+
+Progress = Callable[[int], None]
 
 
-def _majority(values: Sequence[bool | None]) -> bool | None:
-    vals = [v for v in values if v is not None]
-    if not vals:
-        return None
-    yes = sum(vals)
-    if yes * 2 == len(vals):
-        return None  # a tie is no label
-    return yes * 2 > len(vals)
+def _silence(verdict: str | None) -> str:
+    """How the judge failed to decide: it abstained (``unknown``) or gave no readable answer."""
+    return ABSTAINED if verdict == "unknown" else UNANSWERED
 
 
-def human_scores(label: ResponseLabel, result: ResponseResult | None) -> dict[str, float | None]:
-    """One annotator's response-level figures, computed with MURGAT-S's own formula."""
-    cited_by_run = {}
-    if result is not None:
-        cited_by_run = {sr.sentence.index: bool(sr.sentence.citations) for sr in result.sentences}
-    V = [s for s in label.sentences if s.verifiable]
-    Vc = [s for s in V if cited_by_run.get(s.index, any(f.citations for f in s.facts))]
-    facts: list[FactScore] = []
-    for s in Vc:
-        for f in s.facts:
-            if not f.citations or f.supported is None:
-                continue
-            r = 1.0 if f.supported else 0.0
-            if f.necessary is not None and all(n is not None for n in f.necessary):
-                p = float(np.mean([1.0 if (f.supported and n) else 0.0 for n in f.necessary]))
-            else:
-                p = r
-            facts.append(FactScore(r, p, [], "judged"))
-    scores, _ = score_response(ResponseFigures(len(V), len(Vc), facts))
-    out = scores.model_dump()
-    if not label.sentences:
-        out = {m: None for m in out}  # nothing labelled at sentence level: no computed figures
-    for m in METRICS:  # response-level ratings given directly win over computed ones
-        if m in label.ratings:
-            out[m] = float(label.ratings[m])
-    return out
+def _offset(progress: Progress, done: int) -> Progress:
+    return lambda k: progress(done + k)
 
 
 def _citation_keys(raws: Sequence[str]) -> set[tuple[Any, ...]]:
@@ -79,14 +69,22 @@ def _citation_keys(raws: Sequence[str]) -> set[tuple[Any, ...]]:
 
 
 def calibrate_run(labels: list[ResponseLabel], results: list[ResponseResult], *, n_resamples: int = 10_000, seed: int = 0,
-                  similarity: Callable[[str, str], float] = lexical_similarity, threshold: float = 0.5) -> dict[str, Any]:
-    """All statistics for one judge run against the labels (joined by response id)."""
+                  similarity: Callable[[str, str], float] = lexical_similarity, threshold: float = 0.5,
+                  progress: Progress | None = None) -> dict[str, Any]:
+    """All statistics for one judge run against the labels (joined by response id).
+
+    ``progress`` is called with the bootstrap resamples done, out of ``len(METRICS) × 3 ×
+    n_resamples`` (the response-level correlations are most of the time this takes)."""
     lab = by_id(labels)
     res = {r.id: r for r in results if r.error is None}
     shared = sorted(set(lab) & set(res))
-    v_pred, v_gold = [], []
+    v_pred: list[bool | str] = []
+    v_gold: list[bool] = []
     n_pred = n_gold = n_match = cite_ok = cite_n = 0
-    sup_pred, sup_gold, nec_pred, nec_gold = [], [], [], []
+    sup_pred: list[bool | str] = []
+    sup_gold: list[bool] = []
+    nec_pred: list[bool | str] = []
+    nec_gold: list[bool] = []
     per_resp: dict[str, dict[str, list[float]]] = {m: {"judge": [], "human": []} for m in METRICS}
     resp_ids: list[str] = []
     for rid in shared:
@@ -100,11 +98,11 @@ def calibrate_run(labels: list[ResponseLabel], results: list[ResponseResult], *,
             sr = sents.get(idx)
             if sr is None:
                 continue
-            gold = _majority([s.verifiable for s in hs])
-            if sr.verifiable is not None and gold is not None:
-                v_pred.append(sr.verifiable)
+            gold = majority([s.verifiable for s in hs])
+            if gold is not None:
+                v_pred.append(sr.verifiable if sr.verifiable is not None else _silence(sr.verify_verdict))
                 v_gold.append(gold)
-            ref = next((s for s in hs if s.facts), None)  # first annotator who decomposed this sentence
+            ref = reference_sentence(hs)  # first annotator who decomposed this sentence
             if ref is None or not sr.facts:
                 continue
             m = match_facts([f.text for f in sr.facts], [f.text for f in ref.facts], similarity, threshold)
@@ -118,13 +116,14 @@ def calibrate_run(labels: list[ResponseLabel], results: list[ResponseResult], *,
                 cite_n += 1
                 cite_ok += same
                 v = verdicts.get(jf.index)
-                if v is not None and v.joint in ("yes", "no") and hf.supported is not None:
-                    sup_pred.append(v.joint == "yes")
+                if hf.supported is not None:
+                    sup_pred.append(v.joint == "yes" if v is not None and v.joint in ("yes", "no")
+                                    else _silence(v.joint if v is not None else None))
                     sup_gold.append(bool(hf.supported))
                 if v is not None and same and hf.necessary is not None and len(v.precise) == len(hf.necessary):
                     for jp, hn in zip(v.precise, hf.necessary, strict=True):
-                        if jp is not None and hn is not None:
-                            nec_pred.append(bool(jp))
+                        if hn is not None:
+                            nec_pred.append(bool(jp) if jp is not None else _silence(v.joint))
                             nec_gold.append(bool(hn))
         humans = [human_scores(a, r) for a in anns]
         ok = True
@@ -145,15 +144,17 @@ def calibrate_run(labels: list[ResponseLabel], results: list[ResponseResult], *,
     out: dict[str, Any] = {
         "n_responses": len(shared),
         "n_dropped_for_missing_ratings": n_dropped,
-        "verifiability": binary_agreement(v_pred, v_gold) if v_pred else None,
+        "verifiability": agreement_with_abstentions(v_pred, v_gold),
         "decomposition": {
             "n_pred": n_pred, "n_gold": n_gold, "n_matched": n_match, "precision": dec_p, "recall": dec_r,
             "f1": 2 * dec_p * dec_r / (dec_p + dec_r) if dec_p and dec_r else (0.0 if n_pred and n_gold else None),
             "citation_accuracy": cite_ok / cite_n if cite_n else None, "threshold": threshold,
         },
-        "support": binary_agreement(sup_pred, sup_gold) if sup_pred else None,
-        "necessity": binary_agreement(nec_pred, nec_gold) if nec_pred else None,
-        "response": {m: correlations(per_resp[m]["judge"], per_resp[m]["human"], n_resamples, seed) for m in METRICS},
+        "support": agreement_with_abstentions(sup_pred, sup_gold),
+        "necessity": agreement_with_abstentions(nec_pred, nec_gold),
+        "response": {m: correlations(per_resp[m]["judge"], per_resp[m]["human"], n_resamples, seed,
+                                     progress=None if progress is None else _offset(progress, k * 3 * n_resamples))
+                     for k, m in enumerate(METRICS)},
         "response_points": {"ids": resp_ids, **{m: per_resp[m] for m in METRICS}},
     }
     js, hs_ = per_resp["murgat_s"]["judge"], per_resp["murgat_s"]["human"]
@@ -199,11 +200,12 @@ def inter_annotator(labels: list[ResponseLabel], results: dict[str, ResponseResu
     out["verifiability_pairwise_kappa"] = pairwise_kappa(ver_by_ann)
     out["support_fleiss_kappa"] = fleiss_kappa([v for v in sup_items.values() if len(v) >= 2])
     out["support_pairwise_kappa"] = pairwise_kappa(sup_by_ann)
-    rows = []
+    rows: list[list[float]] = []
     for rid, anns in lab.items():
         by_ann = {a.annotator: human_scores(a, (results or {}).get(rid))["murgat_s"] for a in anns}
-        if all(by_ann.get(x) is not None for x in annotators):
-            rows.append([by_ann[x] for x in annotators])
+        vals = [by_ann.get(x) for x in annotators]
+        if all(v is not None for v in vals):
+            rows.append([float(v) for v in vals if v is not None])
     out["murgat_s_icc"] = icc(rows) if len(rows) >= 2 else None
     return out
 

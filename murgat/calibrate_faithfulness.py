@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from human_eval.labels import ResponseLabel
-from human_eval.stats import binary_agreement, icc_with_ci
+from human_eval.stats import ABSTAINED, UNANSWERED, agreement_with_abstentions, icc_with_ci
 from murgat.faithfulness.records import FaithResult
 
 QUANTITIES = ("n_perception", "n_unfaithful")
@@ -83,20 +83,28 @@ def calibrate_faithfulness(labels: list[ResponseLabel], results: list[FaithResul
                       "human_mean": float(np.mean(human)) if human else None}
         both = sorted(set(labs) & set(res))
         row["judge_undetermined_perception"] = sum(counts[i]["judge_undetermined_perception"] for i in both)
-        type_p, type_g, faith_p, faith_g = [], [], [], []
+        type_p: list[bool | str] = []
+        faith_p: list[bool | str] = []
+        type_g: list[bool] = []
+        faith_g: list[bool] = []
         for i in sorted(set(labs) & set(res)):
             steps = {s.index: s for s in res[i].steps}
             for hs in labs[i].steps:
                 js = steps.get(hs.index)
-                if js is None or js.status != "labelled" or hs.type is None:
+                if js is None or hs.type is None:
+                    continue
+                if js.status != "labelled" or js.type is None:  # an error or an unreadable answer
+                    type_p.append(UNANSWERED)
+                    type_g.append(hs.type == "perception")
                     continue
                 type_p.append(js.type == "perception")
                 type_g.append(hs.type == "perception")
-                if hs.type == "perception" and js.type == "perception" and hs.faithful is not None and js.faithful is not None:
-                    faith_p.append(bool(js.faithful))
+                if hs.type == "perception" and js.type == "perception" and hs.faithful is not None:
+                    faith_p.append(bool(js.faithful) if js.faithful is not None else ABSTAINED)
                     faith_g.append(bool(hs.faithful))
-        row["step_type"] = binary_agreement(type_p, type_g) if type_p else None
-        row["step_faithful"] = binary_agreement(faith_p, faith_g) if faith_p else None
+        # agreement over the steps the judge answered, with the ones it did not counted beside it
+        row["step_type"] = agreement_with_abstentions(type_p, type_g)
+        row["step_faithful"] = agreement_with_abstentions(faith_p, faith_g)
         out["annotators"][ann] = row
     names = sorted(by_ann)
     if len(names) >= 2:
@@ -111,3 +119,115 @@ def calibrate_faithfulness(labels: list[ResponseLabel], results: list[FaithResul
                 inter[q] = {"n": len(common), "icc": None}
         out["inter_annotator"] = inter
     return out
+
+
+def _faith_rows(labels: list[ResponseLabel], results: list[FaithResult]
+                ) -> tuple[list[tuple[str, float, float, float, float, str]], list[tuple[str, float, float, str]]]:
+    """Per response: the human's mean counts (labelled) and the judge's counts as the run's UPR
+    sums them (decided perception steps, their unfaithful ones)."""
+    by: dict[str, list[ResponseLabel]] = defaultdict(list)
+    for lab in labels:
+        by[lab.id].append(lab)
+    labelled, unlabelled = [], []
+    for r in sorted((r for r in results if r.error is None), key=lambda r: r.id):
+        video = r.video or r.id
+        anns = [a for a in by.get(r.id, []) if a.n_perception is not None and a.n_unfaithful is not None]
+        if anns:
+            labelled.append((r.id, float(np.mean([float(a.n_unfaithful or 0) for a in anns])),
+                             float(np.mean([float(a.n_perception or 0) for a in anns])),
+                             float(r.n_unfaithful), float(r.n_perception), video))
+        else:
+            unlabelled.append((r.id, float(r.n_unfaithful), float(r.n_perception), video))
+    return labelled, unlabelled
+
+
+def corrected_upr(labels: list[ResponseLabel], results: list[FaithResult], *, alpha: float = 0.05,
+                  cluster_by_video: bool = False, ci: str = "normal", assume_random: bool = False,
+                  n_resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
+    """UPR and the per-response counts it is made of, corrected with the labels' counts.
+
+    UPR = Σ unfaithful / Σ perception through the prediction-powered ratio (delta method, or a
+    bootstrap of the whole estimator with ``ci="bootstrap"``); the mean counts per response
+    through the prediction-powered mean. The judge's counts are the run's own (those its UPR
+    sums, so the judge-only UPR is the summary's); responses without both human counts count as
+    unlabelled. The labels must be a recorded random sample of the run (``murgat.corrected``).
+    """
+    from human_eval.ppi import bootstrap_corrected, prediction_powered_mean, prediction_powered_ratio
+    from murgat.corrected import sample_check
+
+    check = sample_check(labels, results)
+    if not check.ok and not assume_random:
+        return {"refused": "the labels are not a recorded random sample of this run: draw the sample with "
+                           "murgat annotate RUN --sample N, or pass --assume-random", "problems": check.problems}
+    clustered = cluster_by_video or (check.design is not None and check.design.method == "video")
+    labelled, unlabelled = _faith_rows(labels, results)
+    lab = np.array([row[1:5] for row in labelled], float).reshape(-1, 4)
+    unl = np.array([row[1:3] for row in unlabelled], float).reshape(-1, 2)
+    clusters = [row[-1] for row in labelled] + [row[-1] for row in unlabelled] if clustered else None
+    out: dict[str, Any] = {"alpha": alpha, "ci": ci, "clustered_by": "video" if clustered else None,
+                           "sample": check.design.model_dump() if check.design else None, "sample_checked": check.ok,
+                           "assumption": None if check.ok else "--assume-random: the labelled responses were treated "
+                                                               "as a uniform random sample of the run",
+                           "problems": check.problems, "notes": check.notes, "figures": {}}
+    args = ([lab[:, 0], lab[:, 1], lab[:, 2], lab[:, 3]], [unl[:, 0], unl[:, 1]])
+    if ci == "bootstrap":
+        main = bootstrap_corrected(prediction_powered_ratio, *args, alpha=alpha, clusters=clusters,
+                                   n_resamples=n_resamples, seed=seed)
+    else:
+        main = prediction_powered_ratio(*args[0], *args[1], alpha=alpha, clusters=clusters)
+    plain = prediction_powered_ratio(*args[0], *args[1], alpha=alpha, lam=1.0, clusters=clusters)
+    human = prediction_powered_ratio(*args[0], *args[1], alpha=alpha, lam=0.0, clusters=clusters)
+    all_num = np.concatenate([lab[:, 2], unl[:, 0]])
+    all_den = np.concatenate([lab[:, 3], unl[:, 1]])
+    judge = float(all_num.sum() / all_den.sum()) if all_den.sum() > 0 else None
+
+    def block(est: Any) -> dict[str, Any]:
+        d = est.to_dict()
+        d["lambda"] = d.pop("lam")
+        return d
+
+    out["figures"]["upr"] = {**block(main),
+                             "ppi": {"estimate": plain.estimate, "ci_low": plain.ci_low, "ci_high": plain.ci_high,
+                                     "lambda": 1.0},
+                             "human_only": {"estimate": human.estimate, "ci_low": human.ci_low,
+                                            "ci_high": human.ci_high, "n": human.n_labelled},
+                             "judge_only": {"estimate": judge, "n": len(all_num),
+                                            "note": "the run's own UPR (Σ unfaithful / Σ perception of the judge)"}}
+    for name, col_h, col_j, col_u in (("n_perception", 1, 3, 1), ("n_unfaithful", 0, 2, 0)):
+        y, yh, yu = lab[:, col_h], lab[:, col_j], unl[:, col_u]
+        est = prediction_powered_mean(y, yh, yu, alpha=alpha, clusters=clusters)
+        h = prediction_powered_mean(y, yh, yu, alpha=alpha, lam=0.0, clusters=clusters)
+        every = np.concatenate([yh, yu])
+        out["figures"][f"{name}_per_response"] = {
+            **block(est), "human_only": {"estimate": h.estimate, "ci_low": h.ci_low, "ci_high": h.ci_high,
+                                         "n": h.n_labelled},
+            "judge_only": {"estimate": float(every.mean()) if len(every) else None, "n": len(every)}}
+    return out
+
+
+def plan_upr(labels: list[ResponseLabel], results: list[FaithResult], *, half_width: float, alpha: float = 0.05,
+             cluster_by_video: bool = False) -> dict[str, Any]:
+    """How many labelled responses give the corrected UPR a half-width of ``half_width``, from a
+    pilot: the plan of the linearised values Σ(unfaithful − R·perception) (the delta method's),
+    whose half-width is the UPR's times the mean perception count per response."""
+    from human_eval.ppi import labels_needed
+
+    labelled, unlabelled = _faith_rows(labels, results)
+    lab = np.array([row[1:5] for row in labelled], float).reshape(-1, 4)
+    unl = np.array([row[1:3] for row in unlabelled], float).reshape(-1, 2)
+    den_mean = float(np.concatenate([lab[:, 3], unl[:, 1]]).mean()) if len(lab) + len(unl) else 0.0
+    if len(lab) < 2 or den_mean <= 0 or lab[:, 1].sum() <= 0:
+        return {"half_width": half_width, "figures": {"upr": {"n_needed": None, "reason": "the pilot needs two or more "
+                                                               "labelled responses with perception steps"}}}
+    r = float(lab[:, 0].sum() / lab[:, 1].sum())
+    clusters = [row[-1] for row in labelled] + [row[-1] for row in unlabelled] if cluster_by_video else None
+    got = labels_needed(lab[:, 0] - r * lab[:, 1], lab[:, 2] - r * lab[:, 3], unl[:, 0] - r * unl[:, 1],
+                        half_width=half_width * den_mean, alpha=alpha, clusters=clusters)
+    got["half_width"] = half_width
+    if got.get("half_width_at_pilot_n") is not None:
+        got["half_width_at_pilot_n"] /= den_mean  # back from the linearised values to UPR units
+    if got.get("reason"):
+        got["reason"] = f"even labelling all {got['population']} responses does not reach ±{half_width:g}"
+    got["pilot"]["units"] = "linearised values unfaithful − UPR × perception per response (the delta method's)"
+    return {"half_width": half_width, "alpha": alpha, "clustered_by": "video" if cluster_by_video else None,
+            "figures": {"upr": got}}

@@ -16,92 +16,85 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from murgat import __version__
+from murgat.boxes import BoxConvention, BoxError, parse_frame_size
+from murgat.engine.errors import CommandError, SettingsError
+from murgat.engine.options import number_parser
+from murgat.inputs import InputError
+from murgat.jsonl import ResultsWriteError
+from murgat.validate import citations_doc, exit_status, report_lines, validate_selection
 
 Handler = Callable[[argparse.Namespace], int]
 
 
-def _cmd_citations(args: argparse.Namespace) -> int:
-    from murgat.text import preprocess, split_sentences
+def _citation_cells(c: dict[str, Any] | None, boxed: bool) -> list[Any]:
+    """One citation's cells of the table (plain Text: "[audio, 00:01:02.5]" is a citation, not rich markup)."""
+    from rich.text import Text
 
-    text = args.text
-    if text == "-":
-        text = sys.stdin.read()
-    from murgat.boxes import BoxConvention, BoxError, parse_frame_size
-    from murgat.citations import apply_box_convention
+    if c is None:
+        return [""] * (6 if boxed else 5)
+    boxes = [Text("\n".join(",".join(f"{b[k]:.3f}" for k in ("x1", "y1", "x2", "y2")) for b in c.get("boxes", [])))]
+    return [Text(str(c["modality"])), f"{c['start']:g}" if c["start"] is not None else "",
+            f"{c['end']:g}" if c["end"] is not None else "", *(boxes if boxed else []),
+            "yes" if c["valid"] else "NO", Text(c["reason"] or "")]
 
-    try:
-        frame = parse_frame_size(args.box_frame_size) if args.box_frame_size else None
-    except BoxError as exc:
-        print(f"error: --box-frame-size: {exc.reason}", file=sys.stderr)
-        return 2
-    pre = preprocess(text)
-    conv = BoxConvention(units=args.box_units, order=args.box_order, frame_size=frame)
-    sents = apply_box_convention(split_sentences(pre.reasoning), pre.reasoning, conv)
-    doc = {
-        "sentences": [
-            {
-                "index": s.index,
-                "text": s.text,
-                "citations": [
-                    {"modality": c.modality, "start": c.start, "end": c.end, "valid": c.valid,
-                     "reason": c.reason, "raw": c.raw,
-                     **({"boxes": [b.model_dump() for b in c.boxes]} if c.boxes else {})}  # as in records
-                    for c in s.citations
-                ],
-            }
-            for s in sents
-        ],
-        "answer": pre.answer or None,
-        "option": pre.option,
-    }
-    if args.json:
-        print(json.dumps(doc, ensure_ascii=False))
-        return 0
+
+def _citations_table(doc: dict[str, Any]) -> Any:
     from rich.table import Table
     from rich.text import Text
 
-    from murgat.console import console
-
-    # cells are plain Text: "[audio, 00:01:02.5]" is a citation, not rich markup
     table = Table(title="sentences and citations", show_lines=True)
-    boxed = any("boxes" in c for s in doc["sentences"] for c in s["citations"])
+    sentences: list[dict[str, Any]] = doc["sentences"]
+    boxed = any("boxes" in c for s in sentences for c in s["citations"])
     for col in ("#", "sentence", "modality", "start", "end", *(["boxes (x1,y1,x2,y2 of 0-1)"] if boxed else []),
                 "valid", "reason"):
         table.add_column(col)
-    for s in doc["sentences"]:
-        cites = s["citations"] or [None]
-        for j, c in enumerate(cites):
-            table.add_row(
-                str(s["index"]) if j == 0 else "",
-                Text(s["text"]) if j == 0 else "",
-                *(
-                    [Text(str(c["modality"])), f"{c['start']:g}" if c["start"] is not None else "",
-                     f"{c['end']:g}" if c["end"] is not None else "",
-                     *([Text("\n".join(",".join(f"{b[k]:.3f}" for k in ("x1", "y1", "x2", "y2"))
-                                       for b in c.get("boxes", [])))] if boxed else []),
-                     "yes" if c["valid"] else "NO", Text(c["reason"] or "")]
-                    if c else [""] * (6 if boxed else 5)
-                ),
-            )
-    console().print(table)
+    for s in sentences:
+        for j, c in enumerate(s["citations"] or [None]):
+            table.add_row(str(s["index"]) if j == 0 else "", Text(s["text"]) if j == 0 else "",
+                          *_citation_cells(c, boxed))
+    return table
+
+
+def _cmd_citations(args: argparse.Namespace) -> int:
+    text = sys.stdin.read() if args.text == "-" else args.text
+    try:
+        frame = parse_frame_size(args.box_frame_size) if args.box_frame_size else None
+    except BoxError as exc:
+        raise SettingsError(f"--box-frame-size: {exc.reason}") from None
+    doc = citations_doc(text, BoxConvention(units=args.box_units, order=args.box_order, frame_size=frame))
+    if "error" in doc:
+        raise SettingsError(doc["error"])
+    if args.json:
+        print(json.dumps(doc, ensure_ascii=False))
+        return 0
+    from rich.text import Text
+
+    from murgat.console import console  # rich: only when a table is drawn
+
+    con = console()
+    con.print(_citations_table(doc))
+    for s in doc["sentences"]:  # time-like text that is not a citation: said, never dropped
+        for t in s["time_like"]:
+            con.print(Text(f"warning: sentence {s['index']}: '{t['text']}' is not a citation ({t['reason']})"
+                           + (f"; nearest accepted spelling: {t['nearest']}" if t["nearest"] else "")))
     return 0
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from murgat.inputs import InputError
-    from murgat.validate import validate_file
-
     try:
-        reports = validate_file(args.input, args.media_root, args.allow_media_outside_root)
-    except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        reports, missing = validate_selection(args.input, args.media_root, args.allow_media_outside_root, args.ids)
+    except (InputError, ValueError) as exc:
+        raise SettingsError(str(exc)) from None
+    if missing:
+        print(f"warning: --ids not in {args.input}: {', '.join(missing[:20])}", file=sys.stderr)
     n_bad = sum(1 for r in reports if not r.ok)
+    n_warn = sum(1 for r in reports if r.time_like)
     if args.json:
-        print(json.dumps({"n_items": len(reports), "n_with_problems": n_bad,
+        print(json.dumps({"n_items": len(reports), "n_with_problems": n_bad, "n_with_warnings": n_warn,
+                          "missing_ids": missing,
                           "items": [r.model_dump() | {"ok": r.ok} for r in reports]}, ensure_ascii=False))
     else:
         from rich.table import Table
@@ -113,15 +106,12 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         for col in ("id", "media", "sentences", "cited", "citations", "invalid", "problems"):
             table.add_column(col)
         for r in reports:
-            probs = [r.media_error] if r.media_error else []
-            probs += ["empty response"] if r.empty_response else []
-            probs += [f"s{p.sentence} '{p.raw}': {p.reason}" for p in r.problems]
             table.add_row(Text(r.id), Text(r.media or "-"), str(r.n_sentences), str(r.n_cited_sentences),
-                          str(r.n_citations), str(r.n_invalid), Text("\n".join(probs) or "ok"))
+                          str(r.n_citations), str(r.n_invalid), Text("\n".join(report_lines(r)) or "ok"))
         con = console()
         con.print(table)
-        con.print(f"{len(reports)} items, {n_bad} with problems")
-    return 1 if (args.strict and n_bad) else 0
+        con.print(f"{len(reports)} items, {n_bad} with problems, {n_warn} with warnings")
+    return exit_status(reports, args.strict)
 
 
 #: help for options of the commands without a settings model (those of score, faithfulness, reflect,
@@ -152,54 +142,19 @@ COUNT_MAXIMUM: dict[str, int] = {"--bootstrap": 100_000}
 SHARE_OPTIONS = frozenset({"--attributed-threshold", "--recall-threshold"})
 
 
-def _count_type(option: str, minimum: int) -> Callable[[str], int]:
-    maximum = COUNT_MAXIMUM.get(option)
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
-        if maximum is not None and value > maximum:
-            raise argparse.ArgumentTypeError(f"must be at most {maximum}, got {value}")
-        return value
-
-    parse.__name__ = option.lstrip("-").replace("-", "_")
-    return parse
-
-
-def _finite_type(share: bool) -> Callable[[str], float]:
-    """Every float option: a finite number (``nan`` passed every comparison and broke the summary
-    after all the work); a share also lies in 0–1."""
-    import math
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
-        if share and not 0 <= value <= 1:
-            raise argparse.ArgumentTypeError(f"must be a share between 0 and 1, got {value:g}")
-        return value
-
-    parse.__name__ = "number"
-    return parse
-
-
 def _fill_help(parser: argparse.ArgumentParser) -> None:
     for a in parser._actions:
         if isinstance(a, argparse._SubParsersAction):
             for sp in a.choices.values():
                 _fill_help(sp)
             continue
-        if a.option_strings and a.option_strings[-1] in COUNT_MINIMUM and a.type is int:
-            a.type = _count_type(a.option_strings[-1], COUNT_MINIMUM[a.option_strings[-1]])
-        elif a.option_strings and a.type is float:
-            a.type = _finite_type(a.option_strings[-1] in SHARE_OPTIONS)
+        flag = a.option_strings[-1] if a.option_strings else ""
+        if flag in COUNT_MINIMUM and a.type is int:
+            a.type = number_parser(flag.lstrip("-").replace("-", "_"), int, low=COUNT_MINIMUM[flag],
+                                   high=COUNT_MAXIMUM.get(flag))
+        elif flag and a.type is float:
+            share = flag in SHARE_OPTIONS
+            a.type = number_parser("number", float, low=0 if share else None, high=1 if share else None)
         if a.help is None and not isinstance(a, argparse._HelpAction):
             key = a.option_strings[0] if a.option_strings else a.dest
             a.help = COMMON_HELP.get(key)
@@ -238,14 +193,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("input", help="JSONL (murgat) or JSON list (authors' format)")
     p.add_argument("--media-root", default=None, help="folder in which media names/ids are resolved")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--strict", action="store_true", help="exit 1 when any item has a problem")
+    p.add_argument("--strict", action="store_true", help="exit 1 when any item has a problem or a warning")
+    p.add_argument("--ids", default=None, help="comma-separated ids to check (default: every item)")
     p.add_argument("--allow-media-outside-root", action="store_true",
                    help="read media wherever the input names it (default: only inside --media-root)")
     p.set_defaults(func=_cmd_validate)
 
-    for mod in ("murgat.media_cli", "murgat.pipeline.cli", "murgat.generation.cli", "programs.cli", "murgat.faithfulness.cli",
+    for mod in ("murgat.media_cli", "murgat.score.cli", "murgat.generation.cli", "programs.cli", "murgat.faithfulness.cli",
                 "murgat.faithfulness.reflect_cli", "murgat.calibrate_cli", "murgat.viewer.cli", "murgat.grounding.cli",
-                "murgat.export_cli", "murgat.viewer.annotate_cli", "murgat.probes.cli", "murgat.diff_cli"):
+                "murgat.export_cli", "murgat.viewer.annotate_cli", "murgat.judge_check_cli", "murgat.diff_cli"):
         try:
             module = __import__(mod, fromlist=["register"])
         except ModuleNotFoundError as exc:
@@ -263,25 +219,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
-    if getattr(args, "run_on", "local") == "ray":
-        try:
-            import ray  # noqa: F401 - only to say early, and in one place, how to get it
-        except ImportError:
-            print("error: --run-on ray needs Ray: pip install 'murgat[ray]'", file=sys.stderr)
-            return 2
-    from murgat.engine.folder import RunConfigMismatch
-    from murgat.jsonl import ResultsWriteError
-
-    # how every command ends on what the run folder refuses or fails to take, in one place
+    # how every command ends on a refusal or a stop, in one place: the error's one line and its exit status
     try:
         return int(args.func(args) or 0)
-    except RunConfigMismatch as exc:  # the folder holds a run with other settings (or of another kind)
+    except CommandError as exc:  # bad input or settings (2), a replay miss (3), the run folder not writable (5)
+        print(f"error: {exc.message}", file=sys.stderr)
+        return exc.code
+    except ResultsWriteError as exc:  # a write of a run folder outside any command's run (none should be left)
         print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except ResultsWriteError as exc:  # any write of a run folder (config.json, summary.json, …) after the run began
-        from murgat.engine.guards import failure_code
-
-        return failure_code(exc) or 5
+        return 5
     except BrokenPipeError:  # `murgat … --json | head`: the reader left; no traceback
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

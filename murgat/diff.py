@@ -29,6 +29,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from murgat.engine.folder import read_kind
+
 Section = Literal["setting", "prompt", "judge", "probes", "version", "input"]
 SECTIONS: tuple[str, ...] = ("judge", "probes", "prompt", "setting", "version", "input")
 
@@ -153,8 +155,6 @@ def _values(run: Path) -> dict[str, tuple[str, Any]]:
 
 def run_differences(a: str | Path, b: str | Path, *, verdicts: bool = True) -> RunDiff:
     """Every difference between run folders ``a`` and ``b`` (see the module docstring)."""
-    from murgat.engine.folder import read_kind
-
     pa, pb = Path(a), Path(b)
     diff = RunDiff(a=str(pa), b=str(pb), kind_a=read_kind(pa), kind_b=read_kind(pb))
     va, vb = _values(pa), _values(pb)
@@ -263,7 +263,7 @@ def _short(value: Any, width: int = 60) -> str:
 
 def print_diff(diff: RunDiff, con: Any = None) -> None:
     """The differences as a table, then the verdict count (what ``murgat diff`` and ``summarize`` print)."""
-    from rich.table import Table
+    from rich.table import Table  # rich: only when a table is drawn
     from rich.text import Text
 
     from murgat.console import console

@@ -8,10 +8,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from murgat.diff import print_diff, run_differences
+
 
 def _cmd_diff(args: argparse.Namespace) -> int:
-    from murgat.diff import print_diff, run_differences
-
     for path in (args.run_a, args.run_b):
         if not (Path(path) / "config.json").exists():
             print(f"error: {path} is not a run folder (no config.json)", file=sys.stderr)
@@ -24,7 +24,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     return 0 if diff.same else 1
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("diff", help="what differs between two runs: settings, prompts, judges, probes, versions, verdicts")
     p.add_argument("run_a", help="a run folder")
     p.add_argument("run_b", help="another run folder")

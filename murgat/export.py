@@ -12,14 +12,13 @@ command's job (``murgat export``, :mod:`murgat.export_cli`).
 from __future__ import annotations
 
 import csv
+import io
 import json
-import os
-import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal, Protocol
 
-from murgat.schema import Citation, ResponseResult
+from murgat.schema import AtomicFact, Citation, FactVerdict, ResponseResult
 
 Level = Literal["item", "sentence", "fact"]
 Format = Literal["csv", "parquet", "jsonl"]
@@ -32,8 +31,8 @@ ITEM_COLUMNS = ("id", "case", "error", "coverage", "precision", "recall", "f1", 
                 "question")
 SENTENCE_COLUMNS = ("id", "sentence_index", "text", "verifiable", "verify_verdict", "citations", "n_citations",
                     "n_invalid_citations", "invalid_reasons", "n_facts")
-FACT_COLUMNS = ("id", "sentence_index", "fact_index", "text", "citations", "modalities", "status", "joint", "recall",
-                "precision", "reason")
+FACT_COLUMNS = ("id", "sentence_index", "fact_index", "text", "citations", "modalities", "n_invalid_citations",
+                "status", "joint", "recall", "precision", "reason", "judge_answer", "judge_calls")
 
 
 class ExportError(ValueError):
@@ -69,39 +68,101 @@ def sentence_rows(results: Iterable[ResponseResult]) -> Iterator[dict[str, Any]]
                    "invalid_reasons": "; ".join(c.reason or "" for c in bad) or None, "n_facts": len(sr.facts)}
 
 
+#: how the score command marks a fact left unjudged by a request cap (murgat.pipeline.stages.OVER_LIMIT) and
+#: the stages of its wrong-box check (BOX_CHECK_STAGES), which never decide a fact; restated here because
+#: the core cannot import the score command (tests/murgat/test_export.py checks they agree)
+OVER_LIMIT = "over limit: "
+BOX_CHECK_STAGES = ("box_full", "box_crop")
+#: fact statuses of the export, in the order the causes are told apart
+FACT_STATUSES = ("judged", "invalid_citation", "abstained", "unparseable", "error", "over_limit",
+                 "decomposition_failed", "undetermined", "not_judged")
+
+
+def fact_status(fact: AtomicFact, verdict: FactVerdict | None) -> str:
+    """What happened to one fact, in one word (:data:`FACT_STATUSES`).
+
+    ``judged``: the judge answered every question the precision mode needs. ``invalid_citation``:
+    no citation of the fact is valid, so nothing was asked and it counts as not entailed (recall 0
+    by the metric's rule, zero judge calls) — never mistaken for the judge's "no". ``abstained`` /
+    ``unparseable`` / ``error``: a needed question was answered ``unknown``, with text that could
+    not be read, or not at all (a provider or evidence failure; the worst cause is named).
+    ``over_limit``: a request cap kept it from the judge. ``decomposition_failed``: the sentence
+    could not be split and stands as one undecided fact. ``not_judged``: no verdict recorded."""
+    if verdict is None:
+        return "not_judged"
+    if verdict.status == "judged":
+        return "invalid_citation" if fact.citations and not any(c.valid for c in fact.citations) else "judged"
+    reason = verdict.reason or ""
+    if reason.startswith(OVER_LIMIT):
+        return "over_limit"
+    if reason.startswith("decomposition:"):
+        return "decomposition_failed"
+    asked: set[str | None] = {c.verdict for c in verdict.calls if c.stage not in BOX_CHECK_STAGES}
+    for cause, status in (("error", "error"), ("unparseable", "unparseable"), ("unknown", "abstained")):
+        if cause in asked:
+            return status
+    return "undetermined"
+
+
+def judge_answer(fact: AtomicFact, verdict: FactVerdict | None) -> str | None:
+    """The judge's words on the fact: the answer to the joint question (all valid citations), else
+    the first entailment answer; the error text when it did not answer."""
+    if verdict is None:
+        return None
+    calls = [c for c in verdict.calls if c.stage not in BOX_CHECK_STAGES]
+    joint = sorted(i for i, c in enumerate(fact.citations) if c.valid)
+    call = next((c for c in calls if sorted(c.evidence) == joint), calls[0] if calls else None)
+    if call is None:
+        return None
+    return call.raw if call.raw is not None else call.error
+
+
 def fact_rows(results: Iterable[ResponseResult]) -> Iterator[dict[str, Any]]:
     for r in results:
         for sr in r.sentences:
             verdicts = {v.fact_index: v for v in sr.verdicts}
             for f in sr.facts:
                 v = verdicts.get(f.index)
+                bad = [c for c in f.citations if not c.valid]
+                status = fact_status(f, v)
+                reason = v.reason if v else None
+                if status == "invalid_citation" and not reason:
+                    reason = "no valid citation: " + "; ".join(c.reason or c.raw for c in bad)
                 yield {"id": r.id, "sentence_index": sr.sentence.index, "fact_index": f.index, "text": f.text,
                        "citations": _cites(f.citations),
-                       "modalities": "+".join(sorted({c.modality for c in f.citations})) or None,
-                       # a fact without a verdict was never judged (e.g. no valid citation): say so, not "judged"
-                       "status": v.status if v else "not_judged", "joint": v.joint if v else None,
+                       "modalities": "+".join(sorted({c.modality for c in f.citations if c.modality})) or None,
+                       "n_invalid_citations": len(bad), "status": status, "joint": v.joint if v else None,
                        "recall": v.recall if v else None, "precision": v.precision if v else None,
-                       "reason": v.reason if v else None}
+                       "reason": reason, "judge_answer": judge_answer(f, v),
+                       "judge_calls": len(v.calls) if v else 0}
 
 
 ROWS = {"item": (item_rows, ITEM_COLUMNS), "sentence": (sentence_rows, SENTENCE_COLUMNS),
         "fact": (fact_rows, FACT_COLUMNS)}
 
 
-def _atomic(out: Path, write: Any, binary: bool = False) -> None:
-    """Write through a temporary file in the same folder: an interrupted export leaves no half file."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+#: first characters that make a spreadsheet read a cell as a formula (OWASP "CSV injection": = + - @,
+#: and tab / carriage return, which some programs skip before looking for one)
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def write_rows(rows: Iterable[dict[str, Any]], columns: tuple[str, ...], out: Path, fmt: str) -> int:
+def csv_cell(value: Any) -> Any:
+    """A CSV cell that no spreadsheet runs: text starting like a formula gets a leading ``'`` (what
+    OWASP recommends; the quote shows in the cell and the formula is plain text). Numbers are kept
+    as they are, so a negative figure stays a number."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+class Sink(Protocol):
+    """Where a table goes: anything that makes a file from a function filling a binary file
+    (:class:`murgat.engine.outputs.Claim`: atomically, or streamed into ``/dev/stdout``)."""
+
+    def write(self, fill: Callable[[IO[bytes]], object]) -> Path: ...
+
+
+def write_rows(rows: Iterable[dict[str, Any]], columns: tuple[str, ...], out: Sink, fmt: str) -> int:
     """Write ``rows`` to ``out`` as ``fmt``; returns the number of rows written."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -113,29 +174,33 @@ def write_rows(rows: Iterable[dict[str, Any]], columns: tuple[str, ...], out: Pa
             raise ExportError(f"--format parquet needs pandas and pyarrow ({exc.name} is not installed): "
                               "pip install pandas pyarrow, or use --format csv or jsonl") from exc
         frame = pd.DataFrame(list(rows), columns=list(columns))
-        _atomic(out, lambda p: frame.to_parquet(p, index=False))
+        out.write(lambda f: frame.to_parquet(f, index=False))
         return len(frame)
     n = 0
 
-    def text(p: Path) -> None:
+    def text(f: IO[bytes]) -> None:
         nonlocal n
-        with p.open("w", encoding="utf-8", newline="") as fh:
+        fh = io.TextIOWrapper(f, encoding="utf-8", newline="")
+        try:
             if fmt == "csv":
                 w = csv.DictWriter(fh, fieldnames=list(columns))
                 w.writeheader()
                 for row in rows:
-                    w.writerow(row)
+                    w.writerow({k: csv_cell(v) for k, v in row.items()})
                     n += 1
             else:
                 for row in rows:
                     fh.write(json.dumps(row, ensure_ascii=False) + "\n")
                     n += 1
+            fh.flush()
+        finally:
+            fh.detach()  # the file is the sink's to close
 
-    _atomic(out, text)
+    out.write(text)
     return n
 
 
-def export_results(results: Iterable[ResponseResult], out: Path, fmt: str = "csv", level: str = "item") -> int:
+def export_results(results: Iterable[ResponseResult], out: Sink, fmt: str = "csv", level: str = "item") -> int:
     """Flatten ``results`` at ``level`` and write them to ``out`` as ``fmt``; returns the row count."""
     if level not in ROWS:
         raise ExportError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")

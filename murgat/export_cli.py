@@ -9,6 +9,7 @@ from pathlib import Path
 
 def _cmd_export(args: argparse.Namespace) -> int:
     from murgat.engine.folder import RunFolder, read_kind
+    from murgat.engine.outputs import claim_output
     from murgat.export import ExportError, export_results
 
     run = Path(args.run)
@@ -22,12 +23,17 @@ def _cmd_export(args: argparse.Namespace) -> int:
         print(f"error: {run} has no {folder.results_path.name} (run murgat score first)", file=sys.stderr)
         return 2
     out = Path(args.out) if args.out else run / f"export_{args.level}.{args.format}"
+    # the one output rule: not the run's own files, not a device replaced, not a link out of its folder
+    claim = claim_output(out, role="file", inputs=[folder.results_path], what=f"--out {out}")
     try:
-        n = export_results(folder.latest_results(), out, args.format, args.level)
+        n = export_results(folder.latest_results(), claim, args.format, args.level)
     except ExportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"wrote {n} {args.level} rows to {out}")
+    for note in folder.notices:  # lines of results.jsonl that are not records: said, not dropped silently
+        print(f"warning: {note}; those items are not in the export", file=sys.stderr)
+    # streamed into /dev/stdout (or a pipe): the table owns stdout, the status line goes to stderr
+    print(f"wrote {n} {args.level} rows to {out}", file=sys.stderr if claim.stream else sys.stdout)
     return 0
 
 

@@ -33,8 +33,25 @@ _MEDIA_FIELDS = ("media", "video", "video_path", "audio", "video_id")
 _GOLD_FIELDS = ("gold", "answer")
 
 
+#: the longest response a command reads, in characters (``score --max-response-chars`` changes it
+#: for score): a longer one gets its own clear error record, never a parse of unbounded cost
+MAX_RESPONSE_CHARS = 200_000
+
+
 class InputError(ValueError):
     """A response file that cannot be loaded; the message names the place and field."""
+
+
+def response_problem(text: str, max_chars: int | None = MAX_RESPONSE_CHARS) -> str | None:
+    """The error of a response over the size cap (``None`` when it is within it, or there is no cap).
+
+    The one size rule of every command: the loader stamps it on each item
+    (:attr:`~murgat.schema.Item.input_problem`), and text that does not come from a file (``murgat
+    citations TEXT``) is checked with it directly.
+    """
+    if max_chars is None or len(text) <= max_chars:
+        return None
+    return f"response_too_long: {len(text):,} characters, over --max-response-chars {max_chars:,}"
 
 
 def _decode(path: Path) -> str:
@@ -96,8 +113,20 @@ def normalise_record(raw: dict[str, Any], where: str, require_response: bool = T
         raise InputError(f"{where}: field '{field}': {err['msg']}") from exc
 
 
-def iter_items(path: str | Path, require_response: bool = True) -> Iterator[Item]:
-    """Items of a JSONL file or a JSON list file, in file order."""
+def iter_items(path: str | Path, require_response: bool = True,
+               max_response_chars: int | None = MAX_RESPONSE_CHARS) -> Iterator[Item]:
+    """Items of a JSONL file or a JSON list file, in file order.
+
+    An item whose response is longer than ``max_response_chars`` is still yielded (one hostile
+    item must not cost the others theirs), with :attr:`~murgat.schema.Item.input_problem` saying
+    so: commands give it an error record instead of reading it (:func:`response_problem`).
+    """
+    for item in _iter_items(path, require_response):
+        item.input_problem = response_problem(item.response, max_response_chars)
+        yield item
+
+
+def _iter_items(path: str | Path, require_response: bool) -> Iterator[Item]:
     p = Path(path)
     if not p.exists():
         raise InputError(f"{p}: input file does not exist")
@@ -137,13 +166,15 @@ def iter_items(path: str | Path, require_response: bool = True) -> Iterator[Item
         yield item
 
 
-def load_items(path: str | Path, limit: int | None = None) -> list[Item]:
+def load_items(path: str | Path, limit: int | None = None, *,
+               max_response_chars: int | None = MAX_RESPONSE_CHARS) -> list[Item]:
     """Every item of ``path`` (linear: ids are checked with a set), or only the first ``limit``
-    items — then the file is read no further, so ``--limit 5`` on 200,000 lines starts at once."""
+    items — then the file is read no further, so ``--limit 5`` on 200,000 lines starts at once.
+    Responses over ``max_response_chars`` are flagged (:func:`iter_items`)."""
     items: list[Item] = []
     seen: set[str] = set()
     dupes: list[str] = []
-    for it in iter_items(path):
+    for it in iter_items(path, max_response_chars=max_response_chars):
         if limit is not None and len(items) >= limit:
             break
         if it.id in seen:

@@ -54,9 +54,30 @@ def _transcribe(args: argparse.Namespace) -> int:
                           "words": [w.model_dump() for w in tr.words],
                           "segments": [s.model_dump() for s in tr.segments]}, ensure_ascii=False))
     else:
-        for s in tr.segments:
-            print(f"[{s.start:7.2f} – {s.end:7.2f}] {s.text}")
+        print(words_table(tr))
     return 0
+
+
+def words_table(tr: Any) -> str:
+    """The transcript for people as the command promises it: every word with its start and end
+    time, one per line, under the segment it belongs to (a segment alone hides where in its
+    seconds a word was said, which is what a citation must point at)."""
+    lines: list[str] = []
+    words = sorted(tr.words, key=lambda w: (w.start, w.end))
+    k = 0
+    for seg in tr.segments:
+        lines.append(f"[{seg.start:7.2f} – {seg.end:7.2f}] {seg.text.strip()}")
+        while k < len(words) and words[k].start < seg.end:
+            w = words[k]
+            prob = f"  p={w.probability:.2f}" if w.probability is not None else ""
+            lines.append(f"    {w.start:7.2f} – {w.end:7.2f}  {w.word.strip()}{prob}")
+            k += 1
+    for w in words[k:]:  # words after the last segment (or a transcript with words only)
+        prob = f"  p={w.probability:.2f}" if w.probability is not None else ""
+        lines.append(f"    {w.start:7.2f} – {w.end:7.2f}  {w.word.strip()}{prob}")
+    if not words:
+        lines.append("(no words with times: the model gave segments only)" if tr.segments else "(no speech found)")
+    return "\n".join(lines)
 
 
 def _ocr(args: argparse.Namespace) -> int:
@@ -92,27 +113,33 @@ def _evidence(args: argparse.Namespace) -> int:
         return _fail(ValueError(f"no citation found in {args.citations!r}"))
     cfg = EvidenceConfig(pad_s=args.pad, fps=args.fps, max_frames=args.max_frames,
                          visual_as="clip" if args.clips else "frames")
-    ev = build_evidence(args.file, cites, cfg)
+    from murgat.engine.outputs import claim_output
+
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    # a plain output folder: never a run folder, never the media itself; unwritable is said before any decoding
+    folder = claim_output(out, role="folder", inputs=[args.file], what=f"--out {out}")
+    try:
+        ev = build_evidence(args.file, cites, cfg)
+    except MediaError as exc:
+        return _fail(exc)
     manifest: list[dict[str, Any]] = describe(ev)
     for k, (seg, row) in enumerate(zip(ev.segments, manifest, strict=True)):
         stem = f"{k:02d}_{seg.modality}_{row['start']:.2f}-{row['end']:.2f}"
         files = []
         if seg.available and seg.audio is not None:
-            (out / f"{stem}.wav").write_bytes(wav_bytes(seg.audio, seg.sr))
+            folder.file(f"{stem}.wav").write_bytes(wav_bytes(seg.audio, seg.sr))
             files.append(f"{stem}.wav")
         for fr in seg.frames:
             name = f"{stem}_frame{fr.index:05d}_{fr.time:.3f}s.{cfg.image_format.replace('jpeg', 'jpg')}"
-            (out / name).write_bytes(encode_image(fr.image, cfg.image_format))
+            folder.file(name).write_bytes(encode_image(fr.image, cfg.image_format))
             files.append(name)
         if seg.clip_path:
             name = f"{stem}.mp4"
-            (out / name).write_bytes(Path(seg.clip_path).read_bytes())
+            folder.file(name).copy_from(seg.clip_path)
             files.append(name)
         row["files"] = files
-    (out / "manifest.json").write_text(json.dumps({"media": ev.media_path, "citations": args.citations,
-                                                   "config": cfg.model_dump(), "segments": manifest}, indent=2))
+    folder.file("manifest.json").write_text(json.dumps({"media": ev.media_path, "citations": args.citations,
+                                                        "config": cfg.model_dump(), "segments": manifest}, indent=2))
     for row in manifest:
         status = "ok" if row["available"] else f"NO EVIDENCE: {row['reason']}"
         print(f"{row['label']:<24} {status:<12} {', '.join(row.get('files', []))}")

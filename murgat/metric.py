@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from murgat.answers import gold_option
 from murgat.schema import DECIDED, Interval, ResponseResult, RunSummary, Scores, Verdict
 
 PrecisionMode = Literal["alce", "strict", "individual"]
@@ -255,6 +256,28 @@ def _sum_counts(counts: Any) -> dict[str, int]:
     return dict(sorted(total.items()))
 
 
+AnswerState = Literal["right", "wrong", "unknown"]
+
+
+def answer_state(r: ResponseResult) -> AnswerState | None:
+    """How an item counts towards accuracy: ``None`` when it has no gold option, else right, wrong
+    or unknown (its answer could not be read).
+
+    An unknown answer is told by ``answer_problem``; records written before that field (their
+    ``correct`` is ``False`` when no option was read) are unknown when ``predicted_option`` is
+    empty, so old and new records count the same way.
+    """
+    if r.correct is True:
+        return "right"
+    if r.correct is False:
+        return "unknown" if r.predicted_option is None else "wrong"
+    if r.answer_problem is not None:
+        return "unknown"
+    if r.predicted_option is None and gold_option(r.gold, r.meta.get("options")) is not None:
+        return "unknown"
+    return None
+
+
 def summarize_results(
     results: Sequence[ResponseResult],
     *,
@@ -268,7 +291,11 @@ def summarize_results(
     """Run-level means with bootstrap CIs, accuracy and strict attributed accuracy.
 
     Error records and responses whose metric is ``None`` (excluded or undetermined) are
-    left out of each mean and counted in ``cases``.
+    left out of each mean and counted in ``cases``. Accuracy and attributed accuracy are over
+    the items with a gold option, an unknown answer counting as not correct (as the
+    benchmarks' official scorers count it); ``n_answer_unknown`` and ``accuracy_answered``
+    (over the answers that were read) are reported beside them (:func:`answer_state`).
+    ``n_time_like`` counts the time-like texts that were not read as citations.
     """
     # resampling draws by position: a fixed order (by id) makes the CIs independent of the
     # order in which items finished
@@ -284,22 +311,28 @@ def summarize_results(
         vals = [v for v, _ in rows]
         cl = [c for _, c in rows] if cluster_by_video else None
         intervals[m] = bootstrap_ci(vals, cl, n_resamples, seed)
-    accuracy = attributed = None
-    gold_rows = [r for r in ok if r.correct is not None]
-    if gold_rows:
-        cl = [r.video or r.id for r in gold_rows] if cluster_by_video else None
-        accuracy = bootstrap_ci([1.0 if r.correct else 0.0 for r in gold_rows], cl, n_resamples, seed)
+    accuracy = attributed = answered = None
+    graded = [(r, state) for r in ok if (state := answer_state(r)) is not None]
+    if graded:
+        cl = [r.video or r.id for r, _ in graded] if cluster_by_video else None
+        accuracy = bootstrap_ci([1.0 if st == "right" else 0.0 for _, st in graded], cl, n_resamples, seed)
         att = [
-            1.0 if (r.correct and r.scores.murgat_s is not None and r.scores.murgat_s >= attributed_threshold) else 0.0
-            for r in gold_rows
+            1.0 if (st == "right" and r.scores.murgat_s is not None and r.scores.murgat_s >= attributed_threshold) else 0.0
+            for r, st in graded
         ]
         attributed = bootstrap_ci(att, cl, n_resamples, seed)
+        read = [(r, st) for r, st in graded if st != "unknown"]
+        answered = bootstrap_ci([1.0 if st == "right" else 0.0 for _, st in read],
+                                [r.video or r.id for r, _ in read] if cluster_by_video else None, n_resamples, seed)
     return RunSummary(
         n_items=len(results),
         n_errors=len(results) - len(ok),
         n_scored=sum(1 for r in ok if r.scores.murgat_s is not None),
         accuracy=accuracy,
         attributed_accuracy=attributed,
+        n_answer_unknown=sum(1 for _, st in graded if st == "unknown"),
+        accuracy_answered=answered,
+        n_time_like=sum(len(sr.sentence.time_like) for r in results for sr in r.sentences),
         attributed_threshold=attributed_threshold,
         cases=cases,
         precision_mode=precision_mode,
@@ -312,5 +345,6 @@ def summarize_results(
         n_judge_errors=sum(r.n_judge_errors for r in results),
         n_empty_decompositions=sum(r.n_empty_decompositions for r in results),
         undetermined_causes=_sum_counts(r.undetermined_causes for r in results),
-        **intervals,
+        coverage=intervals["coverage"], precision=intervals["precision"], recall=intervals["recall"],
+        f1=intervals["f1"], murgat_s=intervals["murgat_s"],
     )

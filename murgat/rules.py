@@ -7,7 +7,10 @@ they are not research-grade judgements.
   writer's judgements ("this suggests", "it seems", "must have"); a plain report of what
   someone says or does ("She says somebody must have stolen the jewels", "Kennedy urges his
   listeners to ask …") is a statement about the media, whatever the reported words are —
-  only the words before the reporting verb are read for hedges and interpretation;
+  only the words before the reporting verb, and a clause the writer sets off after them
+  ("…, likely from nine to zero"), are read for hedges and interpretation. A hedge or an
+  evaluation anywhere else in the sentence ("appears to say", "a powerful and moving line",
+  "an impressive description") makes it not verifiable (rules v4);
 * decomposition: one fact per clause, where clauses end at inline citation groups; each
   fact carries the groups inside its clause (an end-dumped group therefore goes to the
   whole sentence when the sentence has no inline group).
@@ -32,7 +35,8 @@ _INFERENCE = re.compile(
     re.IGNORECASE,
 )
 _HEDGE = re.compile(
-    r"\b(?:probably|likely|possibly|perhaps|might|may be|maybe|seems? to|i think|i believe|presumably|"
+    r"\b(?:probably|likely|unlikely|possibly|perhaps|might|may be|maybe|seems? to|appears? to|apparently|seemingly|"
+    r"supposedly|allegedly|looks like|i think|i believe|presumably|"
     r"the (?:correct |final )?answer|option [a-j]\b|choice [a-j]\b|could|would|it is (?:difficult|hard|impossible) to|"
     r"(?:can|cannot|can't) be (?:seen|determined|inferred|said)|needs? to|should|ought to|must (?:have|be)\b)",
     re.IGNORECASE,
@@ -55,6 +59,19 @@ _INTERPRETIVE = re.compile(
 )
 
 
+#: the writer's evaluation of what is shown or said ("a powerful and moving line", "an impressive
+#: description"); "moving" only where it cannot be motion ("deeply moving", "powerful and moving")
+_EVALUATIVE = re.compile(
+    r"\b(?:powerful|impressive|beautiful(?:ly)?|stunning|dramatic(?:ally)?|emotional(?:ly)?|inspiring|inspirational|"
+    r"remarkabl[ey]|amazing(?:ly)?|fascinating|striking(?:ly)?|iconic|memorable|touching|compelling|eloquent(?:ly)?|vivid(?:ly)?|"
+    r"breathtaking|lovely|wonderful(?:ly)?|excellent|poignant|heartfelt|magnificent|spectacular|awe-inspiring|"
+    r"brilliant(?:ly)?|gripping|haunting|charming|delightful|rousing|stirring|masterful(?:ly)?|"
+    r"(?:deeply|very|so|truly)\s+moving|moving\s+and|and\s+moving)\b",
+    re.IGNORECASE,
+)
+_HEDGE_START = re.compile(r"^\s*(?:probably|likely|possibly|perhaps|maybe|apparently|presumably|seemingly|supposedly)\b",
+                          re.IGNORECASE)
+
 #: a speaker, then a reporting verb: what follows is what is reported, not the writer's judgement
 _SPEAKER = re.compile(
     r"^\s*(?:(?i:the|a|an|one|another|one of the)\s+)?(?:[a-z]+\s+){0,2}?(?:(?i:he|she|they|i|we|someone|somebody)|"
@@ -70,13 +87,17 @@ _SPEAKER = re.compile(
 def rule_verifiable(sentence: str) -> tuple[bool, str]:
     """``(verifiable, reason)`` by the rules in the module docstring."""
     text = strip_citations(sentence).strip()
-    report = _SPEAKER.match(text)
+    # a fronted clause ("While a worker stands on a lift, the narrator says …") is read as the writer's, and
+    # the report after it as a report
+    front = re.match(r"^\s*(?:while|whilst|when|as|after|before)\b[^,]{1,120},\s*", text, re.IGNORECASE)
+    lead = front.end() if front else 0
+    report = _SPEAKER.match(text[lead:])
     if report and not _INFERENCE.search(text) and not text.endswith(("?", ":")):
-        head = text[:report.end()]
+        head = text[:lead + report.end()]
         # a trailing participle clause (", showcasing …") is the writer's again
-        tail_clauses = re.split(r"[,;]\s*", text[report.end():])[1:]
-        if not (_HEDGE.search(head) or _INTERPRETIVE.search(head)
-                or any(_INTERPRETIVE_START.search(c) for c in tail_clauses)):
+        tail_clauses = re.split(r"[,;]\s*", text[lead + report.end():])[1:]
+        if not (_HEDGE.search(head) or _INTERPRETIVE.search(head) or _EVALUATIVE.search(head)
+                or any(_INTERPRETIVE_START.search(c) or _HEDGE_START.search(c) for c in tail_clauses)):
             return True, "rule: a plain report of what someone says or does (what is reported is judged by entailment)"
     words = re.findall(r"[A-Za-z0-9']+", text)
     if not words:
@@ -98,6 +119,8 @@ def rule_verifiable(sentence: str) -> tuple[bool, str]:
         return False, "rule: an explanatory clause that interprets what is shown"
     if _INTERPRETIVE.search(text):
         return False, "rule: interpretation, evaluation or generalisation rather than description"
+    if _EVALUATIVE.search(text):
+        return False, "rule: the writer's evaluation (an evaluative word about what is shown or said)"
     return True, "rule: a plain statement about the media"
 
 

@@ -21,9 +21,11 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+from murgat.engine.errors import SettingsError
 
-class RunLocked(RuntimeError):
-    """Another live process holds the lock."""
+
+class RunLocked(SettingsError):
+    """Another live process holds the lock (exit 2: the run is refused before any work)."""
 
 
 class RunLock:
@@ -51,7 +53,8 @@ class RunLock:
             h = self.holder()
             who = f"PID {h.get('pid', '?')} on host {h.get('host', '?')}"
             since = h.get("started")
-            when = f", since {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(float(since)))}" if since else ""
+            when = (f", since {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(since))}"
+                    if isinstance(since, int | float) else "")
             raise RunLocked(f"{self.target} is in use by another murgat process ({who}{when}); "
                             "wait for it to finish or use another output") from None
         info = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()})

@@ -81,6 +81,17 @@ class Citation(_Model):
         return (self.modality, self.start, self.end, tokens)
 
 
+class TimeLike(_Model):
+    """Time-like text that the citation grammar did not read as a citation (``<t>3.0</t>``,
+    ``at 1:05``, ``(audio, 3-5)``): reported with the nearest accepted spelling, never dropped
+    silently (see :func:`murgat.citations.find_time_like`)."""
+
+    text: str = Field(description="the text as written (at most 80 characters)")
+    span: tuple[int, int] = Field(description="character span in the text it was found in")
+    nearest: str | None = Field(default=None, description="the nearest accepted spelling, e.g. '(visual, 0:03)'")
+    reason: str = Field(description="why it is not a citation")
+
+
 class Sentence(_Model):
     """A sentence of a response, identified by its position (two equal sentences stay two)."""
 
@@ -88,6 +99,18 @@ class Sentence(_Model):
     text: str = Field(description="sentence text including its citation groups")
     span: tuple[int, int] = Field(description="character span in the preprocessed reasoning text")
     citations: list[Citation] = Field(default_factory=list)
+    time_like: list[TimeLike] = Field(
+        default_factory=list,
+        description="time-like text in the sentence that is not a citation; omitted from records when empty")
+
+    @model_serializer(mode="wrap")
+    def _omit_empty_time_like(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # a sentence without time-like text is written exactly as before the field existed, so
+        # older run folders resume, compare and digest unchanged
+        data = handler(self)
+        if not self.time_like and isinstance(data, dict):
+            data.pop("time_like", None)
+        return data
 
 
 class AtomicFact(_Model):
@@ -166,6 +189,8 @@ class ResponseResult(_Model):
 
     id: str
     error: str | None = None
+    error_kind: str | None = Field(default=None, description="the kind of ``error`` (missing_media, corrupt_media, "
+                                   "internal_error, …); records of earlier versions have it only as the error's prefix")
     scores: Scores = Field(default_factory=Scores)
     case: ResponseCase = "scored"
     n_sentences: int = 0
@@ -192,6 +217,9 @@ class ResponseResult(_Model):
     predicted_option: str | None = None
     gold: str | None = None
     correct: bool | None = None
+    answer_problem: str | None = Field(
+        default=None, description="why the answer could not be read when the item has a gold option (correct is then "
+        "None, never False; accuracy counts the item as not correct and n_answer_unknown counts it); omitted when None")
     sentences: list[SentenceResult] = Field(default_factory=list)
     judge_calls: int = Field(default=0, description="judge requests this item made (sent + cache hits + deduplicated)")
     cache_hits: int = Field(default=0, description="requests answered from the SQLite response cache")
@@ -199,6 +227,14 @@ class ResponseResult(_Model):
     meta: dict[str, Any] = Field(default_factory=dict)
     input_digest: str | None = Field(
         default=None, description="digest of what was scored (item fields + media content); an edited item is rescored")
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_answer_problem(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # records whose answer was read are written exactly as before the field existed
+        data = handler(self)
+        if self.answer_problem is None and isinstance(data, dict):
+            data.pop("answer_problem", None)
+        return data
 
 
 class Interval(_Model):
@@ -221,8 +257,15 @@ class RunSummary(_Model):
     recall: Interval
     f1: Interval
     murgat_s: Interval
-    accuracy: Interval | None = None
-    attributed_accuracy: Interval | None = None
+    accuracy: Interval | None = Field(
+        default=None, description="answer accuracy over the items with a gold option; an answer that could not be read "
+        "counts as not correct (as the benchmarks' official scorers count it)")
+    attributed_accuracy: Interval | None = Field(
+        default=None, description="answer right AND MURGAT-S >= attributed_threshold, over the same items as accuracy")
+    n_answer_unknown: int = Field(default=0, description="items with a gold option whose answer could not be read")
+    accuracy_answered: Interval | None = Field(
+        default=None, description="accuracy over the items whose answer was read (null with n 0 when none was)")
+    n_time_like: int = Field(default=0, description="time-like texts not read as citations, over the items summarised")
     attributed_threshold: float = 0.5
     cases: dict[str, int] = Field(default_factory=dict)
     precision_mode: str = "alce"
@@ -250,3 +293,7 @@ class Item(_Model):
     gold: str | None = Field(default=None, description="gold option letter or answer text")
     response: str = ""
     question_type: str | None = None
+    input_problem: str | None = Field(
+        default=None, exclude=True,
+        description="why this item cannot be read (set by the loader, e.g. a response over the size cap); never "
+        "written out, never part of the item's digest")

@@ -4,6 +4,11 @@ The splitter is rule-based on purpose: scores must not change when a tokenizer m
 upgraded, and the rules that matter here are specific to cited reasoning — a citation
 group written *after* the full stop belongs to the sentence before it, and a ``.`` inside
 ``(visual, 1:05.5)`` is not a sentence end.
+
+Everything here runs in time linear in the text: the splitter jumps from one possible sentence
+end to the next (never copying the text before or after a position), finds the groups inside a
+sentence by bisection, and looks back at most :data:`_ABBREVIATION_SCAN` characters for an
+abbreviation.
 """
 
 from __future__ import annotations
@@ -11,76 +16,74 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from murgat.citations import find_groups
-from murgat.schema import Sentence
+from murgat.answers import LETTERS, AnswerReading, read_statement, read_visible_answer, strip_thinking
+from murgat.citations import CitationGroup, find_time_like, scan
+from murgat.schema import Sentence, TimeLike
 
-_THINK_BLOCK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE)
-_THINK_OPEN = re.compile(r"<think(?:ing)?>", re.IGNORECASE)
-_THINK_CLOSE = re.compile(r"</think(?:ing)?>", re.IGNORECASE)
+__all__ = ["Preprocessed", "extract_option", "preprocess", "split_answer", "split_sentences", "strip_thinking"]
+
+# An ``Answer:`` line: the old rule for where the answer part starts, kept so that responses
+# whose answer stands on its own line split exactly as before. Every optional part is a
+# literal or spaces between literals, so a long run of spaces is read once.
 _ANSWER_LINE = re.compile(
-    r"^[ \t>*#_-]*(?:the\s+)?(?:final\s+answer|correct\s+answer|answer)\s*(?:\*\*|__)?\s*(?:is\s*)?[:：]",
+    r"^[ \t>*#_-]*(?:the[ \t]+)?(?:(?:final|correct)[ \t]+)?answer(?:[ \t]*(?:\*\*|__))?[ \t]*(?:is[ \t]*)?[:：]",
     re.IGNORECASE | re.MULTILINE,
 )
 _BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
-_BULLET = re.compile(r"^[ \t]*(?:[-*•+‣▪]|\d{1,3}[.)]|\(\d{1,3}\)|[a-hA-H][.)](?=\s)|#{1,6})[ \t]+")
+_BULLET = re.compile(r"[ \t]*(?:[-*•+‣▪]|\d{1,3}[.)]|\(\d{1,3}\)|[a-hA-H][.)](?=\s)|#{1,6})[ \t]+")
 _ABBREVIATIONS = frozenset(
     """e.g i.e etc cf vs approx appx ca dr mr mrs ms prof st jr sr fig figs no nos vol
     sec secs min mins hr hrs approx. incl esp resp al mt ft lt col gen sgt capt""".split()
 )
+#: how far back an abbreviation is looked for (longer runs of letters and dots are not abbreviations)
+_ABBREVIATION_SCAN = 64
 _CLOSERS = "\"'”’»)]"
 _TERMINALS = ".!?…"
+_EVENT = re.compile(r"[\n.!?…]")
+_WORD = re.compile(r"\w")
+_NOT_FILLER = re.compile(r"[^ \t.;,\n]")
+_SPACE_RUN = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
 class Preprocessed:
-    """A response split into what is scored and what is not."""
+    """A response split into what is scored and what is not.
+
+    ``reading`` is how :func:`murgat.answers.read_answer` read the answer (``option`` is its
+    letter; ``reading.reason`` says why when it is ``None``).
+    """
 
     original: str
     thinking: str
     reasoning: str
     answer: str
     option: str | None
+    reading: AnswerReading = field(default_factory=lambda: AnswerReading(None, "not read"))
 
 
-def strip_thinking(text: str) -> tuple[str, str]:
-    """Remove ``<think>…</think>`` blocks, also an unclosed opening or an orphan close.
-
-    Qwen-style chat templates put ``<think>`` in the prompt, so only ``</think>`` appears
-    in the output; everything before it is then thinking. A ``<think>`` never closed (a
-    truncated generation) hides everything after it.
-    """
-    thinking: list[str] = []
-
-    def _keep(m: re.Match[str]) -> str:
-        thinking.append(m.group(0))
-        return ""
-
-    text = _THINK_BLOCK.sub(_keep, text)
-    close = list(_THINK_CLOSE.finditer(text))
-    if close:
-        last = close[-1]
-        thinking.append(text[: last.end()])
-        text = text[last.end() :]
-    opened = _THINK_OPEN.search(text)
-    if opened:
-        thinking.append(text[opened.start() :])
-        text = text[: opened.start()]
-    return text.strip(), "\n".join(thinking)
-
-
-def split_answer(text: str) -> tuple[str, str]:
+def split_answer(text: str, reading: AnswerReading | None = None) -> tuple[str, str]:
     """``(reasoning, answer)``: the answer part starts at the last ``Answer:`` line.
 
-    Without such a line a trailing ``\\boxed{}`` is the answer; otherwise the answer part
-    is empty and the whole text is reasoning.
+    Without such a line, an ``Answer:`` that ends the last line (``… (audio, 0:00-0:02).
+    Answer: B``) starts it, when it follows a sentence end and no other sentence follows it;
+    else a trailing ``\\boxed{}`` is the
+    answer; otherwise the answer part is empty and the whole text is reasoning. ``reading`` (the
+    answer :func:`~murgat.answers.read_visible_answer` read in ``text``) is read when not given.
     """
-    matches = list(_ANSWER_LINE.finditer(text))
-    if matches:
-        m = matches[-1]
-        return text[: m.start()].rstrip(), text[m.start() :].strip()
-    boxes = list(_BOXED.finditer(text))
+    last_line = None
+    for m in _ANSWER_LINE.finditer(text):
+        last_line = m
+    if last_line is not None:
+        return text[: last_line.start()].rstrip(), text[last_line.start() :].strip()
+    reading = reading if reading is not None else read_visible_answer(text)
+    if (reading.rule == "answer_marker" and reading.span is not None and "\n" not in text[reading.span[0]:].strip()
+            and not _MORE_AFTER.search(text, reading.span[0])):
+        cut = _answer_start(text, reading.span[0])
+        if cut is not None:
+            return text[:cut].rstrip(), text[cut:].strip()
+    boxes = list(_BOXED.finditer(text)) if "\\boxed{" in text else []
     if boxes:
         b = boxes[-1]
         line_start = text.rfind("\n", 0, b.start()) + 1
@@ -93,55 +96,95 @@ def split_answer(text: str) -> tuple[str, str]:
     return text.strip(), ""
 
 
-def extract_option(text: str, n_options: int = 10) -> str | None:
-    """The option letter a response chose, or ``None`` when no rule finds one.
+#: a sentence end followed by more text: an answer statement with more after it is not the answer part
+_MORE_AFTER = re.compile(r"[.!?…][\"'”’»)\]]*[ \t]+\S")
+_MARKER_PREFIX = re.compile(r"[ \t*_#>]*(?:(?:the[ \t]+)?(?:final|correct)[ \t]+)?[ \t*_#>]*\Z", re.IGNORECASE)
 
-    Rules in order: ``\\boxed{X}``; a letter opening the answer (``B``, ``(B)``, ``B.``);
-    ``answer is B`` / ``option B``; the last parenthesised letter; the last bare capital
-    letter that is not the article "A" in front of a word.
-    """
-    if not text:
-        return None
-    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[: max(1, min(n_options, 26))]
-    cls = f"[{letters}]"
-    boxes = _BOXED.findall(text)
-    if boxes:
-        inner = boxes[-1].strip()
-        m = re.match(rf"^\(?({cls})\)?(?:[.):\s]|$)", inner)
-        if m:
-            return m.group(1)
-    body = _ANSWER_LINE.sub("", text, count=1).strip() if _ANSWER_LINE.match(text.strip()) else text.strip()
-    body = re.sub(r"^[*_\s]+", "", body)
-    m = re.match(rf"^(?:option\s+)?\(?({cls})\)?(?:[.):,\s*]|$)", body, re.IGNORECASE)
-    if m and m.group(1).upper() in letters and (m.group(1) != "A" or not re.match(r"^A\s+[a-z]", body)):
-        return m.group(1).upper()
-    said = list(re.finditer(rf"(?:answer\s+is|answer\s*[:：]|option|choice)\s*[:：]?\s*\**\(?({cls})\)?(?![a-z])",
-                            text, re.IGNORECASE))
-    if said:
-        return said[-1].group(1).upper()
-    paren = re.findall(rf"\(({cls})\)", text)
-    if paren:
-        return paren[-1]
-    for cand in reversed(list(re.finditer(rf"(?<![A-Za-z]){cls}(?![A-Za-z])", text))):
-        after = text[cand.end() : cand.end() + 3]
-        if cand.group(0) == "A" and re.match(r"\s[a-z]", after):
-            continue
-        return cand.group(0)
+
+def _answer_start(text: str, marker: int) -> int | None:
+    """Where an ``Answer:`` inside the last line starts its statement (with a ``Final``/``**``
+    before it), when a sentence end precedes it; ``None`` when it stands inside a sentence
+    ("… the answer: yes …" stays reasoning). Looks back a bounded 40 characters."""
+    lo = max(0, marker - 40)
+    m = _MARKER_PREFIX.search(text, lo, marker)
+    cut = m.start() if m else marker
+    before = text[:cut].rstrip(" \t")
+    if not before or before[-1] in _TERMINALS + _CLOSERS + "\n" or (cut > 0 and text[cut - 1] == "\n"):
+        return cut
     return None
 
 
-def preprocess(response: str, n_options: int = 10) -> Preprocessed:
-    """Strip thinking, split reasoning from the final answer, read the option letter."""
+def extract_option(text: str, n_options: int = 10) -> str | None:
+    """The option letter an *answer part* chose (the text after ``Answer``), or ``None``.
+
+    The old reader, kept for its callers until they move to :func:`murgat.answers.read_answer`
+    (which reads a whole response): a ``\\boxed{X}``; then, after a leading ``Answer:``, the
+    rules of an ``Answer:`` statement (:func:`murgat.answers.read_statement`). Linear in the text.
+    """
+    if not text:
+        return None
+    letters = LETTERS[: max(1, min(n_options, 26))]
+    if "\\boxed{" in text:
+        boxes = _BOXED.findall(text)
+        if boxes:
+            m = re.match(rf"^\(?([{letters}])\)?(?:[.):\s]|$)", boxes[-1].strip())
+            if m:
+                return m.group(1)
+    body = text.strip()
+    head = _ANSWER_LINE.match(body)
+    if head:
+        body = body[head.end():]
+    return read_statement(body, letters)
+
+
+def preprocess(response: str, n_options: int = 10, options: list[str] | None = None) -> Preprocessed:
+    """Strip thinking, read the answer (:func:`murgat.answers.read_answer`) and split the
+    reasoning from the final answer.
+
+    ``options`` (the item's) let an answer name an option by its text; ``n_options`` bounds the
+    letters when they are not given.
+    """
     visible, thinking = strip_thinking(response)
-    reasoning, answer = split_answer(visible)
-    option = extract_option(answer, n_options) if answer else None
-    return Preprocessed(response, thinking, reasoning, answer, option)
+    if not visible and thinking:
+        reading = AnswerReading(None, "the response holds only thinking (<think> never closed, or nothing after it)")
+    else:
+        reading = read_visible_answer(visible, options, n_options=len(options) if options else n_options)
+    reasoning, answer = split_answer(visible, reading)
+    return Preprocessed(response, thinking, reasoning, answer, reading.letter, reading)
+
+
+class _PrevNonSpace:
+    """The last non-space character before an offset: a short look back, and for the rare long
+    runs of whitespace an index of the runs built once (never a copy of the text before it)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.runs: tuple[list[int], list[int]] | None = None
+
+    def before(self, i: int) -> str:
+        t = self.text
+        k = i - 1
+        stop = max(-1, i - 65)
+        while k > stop and t[k].isspace():
+            k -= 1
+        if k == stop and k >= 0:
+            if self.runs is None:
+                spans = [m.span() for m in _SPACE_RUN.finditer(t)]
+                self.runs = ([a for a, _ in spans], [b for _, b in spans])
+            starts, ends = self.runs
+            r = bisect.bisect_right(starts, k) - 1
+            if r >= 0 and starts[r] <= k < ends[r]:
+                k = starts[r] - 1
+        return t[k] if k >= 0 else ""
 
 
 def _is_abbreviation(text: str, dot: int) -> bool:
     j = dot
-    while j > 0 and (text[j - 1].isalpha() or text[j - 1] == "."):
+    stop = max(0, dot - _ABBREVIATION_SCAN)
+    while j > stop and (text[j - 1].isalpha() or text[j - 1] == "."):
         j -= 1
+    if j == stop and j > 0 and (text[j - 1].isalpha() or text[j - 1] == "."):
+        return False  # a run of letters and dots this long is a word, not an abbreviation
     word = text[j:dot].lower().rstrip(".")
     if not word:
         return False
@@ -160,12 +203,11 @@ def _protected(spans: list[tuple[int, int]], i: int) -> tuple[int, int] | None:
     return None
 
 
-def _groups_within(groups: list, starts: list[int], a: int, b: int) -> list:
-    lo = bisect.bisect_left(starts, a)
+def _groups_within(groups: list[CitationGroup], starts: list[int], a: int, b: int) -> list[CitationGroup]:
+    """The groups lying inside ``[a, b)``: bisection to the first, then only those up to ``b``."""
     out = []
-    for g in groups[lo:]:
-        if g.span[0] >= b:
-            break
+    for k in range(bisect.bisect_left(starts, a), bisect.bisect_left(starts, b)):
+        g = groups[k]
         if g.span[1] <= b:
             out.append(g)
     return out
@@ -175,7 +217,12 @@ def _boundaries(text: str, spans: list[tuple[int, int]]) -> list[int]:
     """Character offsets at which a new sentence starts (excluding 0)."""
     cuts: list[int] = []
     i, n = 0, len(text)
+    prev_ns = _PrevNonSpace(text)
     while i < n:
+        ev = _EVENT.search(text, i)
+        if ev is None:
+            break
+        i = ev.start()
         span = _protected(spans, i)
         if span:
             i = span[1]
@@ -186,71 +233,67 @@ def _boundaries(text: str, spans: list[tuple[int, int]]) -> list[int]:
             while j < n and text[j] in " \t\r\n":
                 j += 1
             blank = text.count("\n", i, j) >= 2
-            prev = text[:i].rstrip()
-            nxt = text[j:]
+            prev = prev_ns.before(i)
             soft = (
                 not blank
                 and prev
-                and prev[-1] not in _TERMINALS + ":" + _CLOSERS
-                and nxt[:1].islower()
-                and not _BULLET.match(nxt)
+                and prev not in _TERMINALS + ":" + _CLOSERS
+                and j < n and text[j].islower()
+                and not _BULLET.match(text, j)
             )
             if not soft and j < n:
                 cuts.append(j)
             i = j
             continue
-        if ch in _TERMINALS:
-            j = i
-            while j < n and text[j] in _TERMINALS:
-                j += 1
-            run = text[i:j]
-            if run == "." and 0 < i and j < n and text[i - 1].isdigit() and text[j].isdigit():
-                i = j
-                continue
-            if run == "." and _is_abbreviation(text, i):
-                i = j
-                continue
-            while j < n and text[j] in _CLOSERS and not _protected(spans, j):
-                j += 1
-            k = j
-            while k < n and text[k] in " \t":
-                k += 1
-            if k < n and text[k] == "\n":
-                i = k
-                continue  # the newline rule decides
-            if k >= n:
-                i = n
-                continue
-            if k == j:
-                i = j
-                continue  # no space after: "3.5", "a.m.", "file.mp4"
-            # Citation groups right after the stop belong to this sentence.
-            grp = _protected(spans, k)
-            if grp and grp[0] == k:
-                i = k
-                while True:
-                    g = _protected(spans, i)
-                    if not g:
-                        break
-                    i = g[1]
-                    while i < n and text[i] in " \t.;,":
-                        i += 1
-                while i > 0 and text[i - 1] in " \t":
-                    i -= 1
-                if i < n and text[i] not in "\n":
-                    cuts.append(_skip_space(text, i))
-                continue
-            nxt = text[k]
-            if nxt.islower() or nxt in ",;:":
-                i = k
-                continue
-            if (run in ("...", "…") or (len(run) > 1 and set(run) == {"."})) and not nxt.isupper():
-                i = k
-                continue
-            cuts.append(k)
+        j = i
+        while j < n and text[j] in _TERMINALS:
+            j += 1
+        run = text[i:j]
+        if run == "." and 0 < i and j < n and text[i - 1].isdigit() and text[j].isdigit():
+            i = j
+            continue
+        if run == "." and _is_abbreviation(text, i):
+            i = j
+            continue
+        while j < n and text[j] in _CLOSERS and not _protected(spans, j):
+            j += 1
+        k = j
+        while k < n and text[k] in " \t":
+            k += 1
+        if k < n and text[k] == "\n":
+            i = k
+            continue  # the newline rule decides
+        if k >= n:
+            i = n
+            continue
+        if k == j:
+            i = j
+            continue  # no space after: "3.5", "a.m.", "file.mp4"
+        # Citation groups right after the stop belong to this sentence.
+        grp = _protected(spans, k)
+        if grp and grp[0] == k:
+            i = k
+            while True:
+                g = _protected(spans, i)
+                if not g:
+                    break
+                i = g[1]
+                while i < n and text[i] in " \t.;,":
+                    i += 1
+            while i > 0 and text[i - 1] in " \t":
+                i -= 1
+            if i < n and text[i] not in "\n":
+                cuts.append(_skip_space(text, i))
+            continue
+        nxt = text[k]
+        if nxt.islower() or nxt in ",;:":
             i = k
             continue
-        i += 1
+        if (run in ("...", "…") or (len(run) > 1 and set(run) == {"."})) and not nxt.isupper():
+            i = k
+            continue
+        cuts.append(k)
+        i = k
     return sorted(set(c for c in cuts if 0 < c < n))
 
 
@@ -260,23 +303,34 @@ def _skip_space(text: str, i: int) -> int:
     return i
 
 
+def _outside_groups(text: str, a: int, b: int, inside: list[CitationGroup]) -> list[tuple[int, int]]:
+    """The pieces of ``[a, b)`` between the groups ``inside`` it (sorted, disjoint)."""
+    pieces, pos = [], a
+    for g in inside:
+        pieces.append((pos, g.span[0]))
+        pos = g.span[1]
+    pieces.append((pos, b))
+    return pieces
+
+
 def split_sentences(text: str) -> list[Sentence]:
     """Sentences of ``text`` with their citations; character spans index into ``text``.
 
     Markdown bullets and step numbers are dropped from the sentence text (they are layout,
     not claims); a line or fragment that holds only citation groups joins the sentence
-    before it.
+    before it. Time-like text that is not a citation (:func:`murgat.citations.find_time_like`)
+    is put on the sentence it stands in (``time_like``).
     """
-    groups = find_groups(text)
+    found = scan(text)
+    groups = found.groups
     spans = [g.span for g in groups]
     starts = [g.span[0] for g in groups]
     cuts = [0, *_boundaries(text, spans), len(text)]
     raw: list[tuple[int, int]] = []
     for a, b in itertools.pairwise(cuts):
-        seg = text[a:b]
-        m = _BULLET.match(seg)
+        m = _BULLET.match(text, a, b)
         if m:
-            a += m.end()
+            a = m.end()
         while a < b and text[a].isspace():
             a += 1
         while b > a and text[b - 1].isspace():
@@ -286,17 +340,20 @@ def split_sentences(text: str) -> list[Sentence]:
     merged: list[list[int]] = []
     for a, b in raw:
         inside = _groups_within(groups, starts, a, b)
-        rest = text[a:b]
-        for g in sorted(inside, key=lambda g: -g.span[0]):
-            rest = rest[: g.span[0] - a] + rest[g.span[1] - a :]
-        if merged and inside and not rest.strip(" \t.;,\n"):
+        pieces = _outside_groups(text, a, b, inside)
+        if merged and inside and not any(_NOT_FILLER.search(text, p, q) for p, q in pieces):
             merged[-1][1] = b
             continue
-        if not re.search(r"\w", rest) and not inside:
+        if not inside and not any(_WORD.search(text, p, q) for p, q in pieces):
             continue
         merged.append([a, b])
+    time_like = find_time_like(text, found)
+    tl_starts = [t.span[0] for t in time_like]
     out: list[Sentence] = []
     for idx, (a, b) in enumerate(merged):
         cites = [c for g in _groups_within(groups, starts, a, b) for c in g.citations]
-        out.append(Sentence(index=idx, text=text[a:b], span=(a, b), citations=cites))
+        here: list[TimeLike] = []
+        if time_like:
+            here = [t for t in time_like[bisect.bisect_left(tl_starts, a): bisect.bisect_left(tl_starts, b)]]
+        out.append(Sentence(index=idx, text=text[a:b], span=(a, b), citations=cites, time_like=here))
     return out

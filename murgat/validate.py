@@ -1,21 +1,30 @@
-"""``murgat validate``: check a response file before paying for any judge call.
+"""``murgat validate`` and ``murgat citations``: check responses before paying for any judge call.
 
-Loads every item, splits its reasoning into sentences, parses the citations and, where
-the media can be found and probed, checks each citation against the length of the stream
-it names. Nothing here calls a judge.
+``validate`` loads every item (or the ``--ids`` asked for), splits its reasoning into
+sentences, parses the citations and, where the media can be found and probed, checks each
+citation against the length of the stream it names. It reports per item: problems (invalid
+citations, missing media, an empty or oversize response) and warnings — time-like text that is
+not read as a citation (``<t>3.0</t>``, ``at 1:05``; see :func:`murgat.citations.find_time_like`),
+each with the nearest accepted spelling. ``--strict`` fails on either. Nothing here calls a judge.
+
+``citations`` shows how one text is read (:func:`citations_doc`): its sentences, their
+citations and time-like text, and the answer.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from media.errors import MediaError
 from media.probe import probe
-from murgat.citations import check_durations
-from murgat.inputs import MediaOutsideRoot, load_items, resolve_media
-from murgat.schema import Citation, Item
+from murgat.boxes import BoxConvention
+from murgat.citations import apply_box_convention, check_durations
+from murgat.inputs import MediaOutsideRoot, load_items, resolve_media, response_problem
+from murgat.schema import Citation, Item, Sentence
 from murgat.text import preprocess, split_sentences
 
 
@@ -25,29 +34,47 @@ class CitationProblem(BaseModel):
     reason: str
 
 
+class TimeLikeWarning(BaseModel):
+    """Time-like text of a sentence that is not read as a citation."""
+
+    sentence: int
+    text: str
+    nearest: str | None = None
+    reason: str
+
+
 class ItemReport(BaseModel):
     """What ``validate`` found for one item."""
 
     id: str
     media: str | None = None
     media_error: str | None = None
+    input_error: str | None = Field(default=None, description="why the item was not read (e.g. an oversize response)")
     durations: dict[str, float | None] = Field(default_factory=dict)
     n_sentences: int = 0
     n_cited_sentences: int = 0
     n_citations: int = 0
     n_invalid: int = 0
     problems: list[CitationProblem] = Field(default_factory=list)
+    time_like: list[TimeLikeWarning] = Field(default_factory=list, description="warnings: time-like text not read")
     empty_response: bool = False
     option: str | None = None
+    answer_problem: str | None = Field(default=None, description="why no option could be read from the answer")
 
     @property
     def ok(self) -> bool:
-        return not (self.media_error or self.problems or self.empty_response)
+        """No problem (warnings allowed)."""
+        return not (self.media_error or self.input_error or self.problems or self.empty_response)
+
+    @property
+    def clean(self) -> bool:
+        """No problem and no warning: what ``--strict`` asks for."""
+        return self.ok and not self.time_like
 
 
-def checked_sentences(item: Item, durations: dict[str, float | None] | None) -> list:
+def checked_sentences(item: Item, durations: dict[str, float | None] | None) -> list[Sentence]:
     """Sentences of the item's reasoning with citations checked against ``durations``."""
-    pre = preprocess(item.response, len(item.options or []) or 10)
+    pre = preprocess(item.response, len(item.options or []) or 10, item.options)
     sents = split_sentences(pre.reasoning)
     if durations is None:
         return sents
@@ -57,6 +84,10 @@ def checked_sentences(item: Item, durations: dict[str, float | None] | None) -> 
 def validate_item(item: Item, media_root: str | Path | None, input_path: str | Path | None,
                   allow_outside_root: bool = False) -> ItemReport:
     rep = ItemReport(id=item.id)
+    problem = item.input_problem or response_problem(item.response)
+    if problem is not None:
+        rep.input_error = problem
+        return rep
     try:
         path = resolve_media(item, media_root, input_path, allow_outside_root=allow_outside_root)
         outside = None
@@ -79,8 +110,9 @@ def validate_item(item: Item, media_root: str | Path | None, input_path: str | P
             rep.media_error = f"{exc.kind}: {exc.reason}"
     if not item.response.strip():
         rep.empty_response = True
-    pre = preprocess(item.response, len(item.options or []) or 10)
+    pre = preprocess(item.response, len(item.options or []) or 10, item.options)
     rep.option = pre.option
+    rep.answer_problem = pre.reading.reason if pre.option is None and item.response.strip() else None
     sents = checked_sentences(item, durations)
     rep.n_sentences = len(sents)
     for s in sents:
@@ -92,9 +124,75 @@ def validate_item(item: Item, media_root: str | Path | None, input_path: str | P
             if not c.valid:
                 rep.n_invalid += 1
                 rep.problems.append(CitationProblem(sentence=s.index, raw=c.raw, reason=c.reason or "invalid"))
+        rep.time_like.extend(TimeLikeWarning(sentence=s.index, text=t.text, nearest=t.nearest, reason=t.reason)
+                             for t in s.time_like)
     return rep
 
 
-def validate_file(path: str | Path, media_root: str | Path | None = None,
-                  allow_outside_root: bool = False) -> list[ItemReport]:
-    return [validate_item(it, media_root, path, allow_outside_root) for it in load_items(path)]
+def validate_selection(path: str | Path, media_root: str | Path | None = None, allow_outside_root: bool = False,
+                       ids: str | Sequence[str] | None = None) -> tuple[list[ItemReport], list[str]]:
+    """Reports for the items of ``path`` (only ``ids`` when given: ``"a,b"`` or a list), and the asked-for
+    ids that are not in the file (said, not dropped silently). Selecting nothing is a ``ValueError``."""
+    from murgat.engine.guards import select_items
+
+    items = load_items(path)
+    wanted = ",".join(ids) if ids is not None and not isinstance(ids, str) else ids
+    picked = select_items(items, wanted, None)
+    missing: list[str] = []
+    if wanted is not None:
+        have = {it.id for it in items}
+        missing = [i.strip() for i in wanted.split(",") if i.strip() and i.strip() not in have]
+    return [validate_item(it, media_root, path, allow_outside_root) for it in picked], missing
+
+
+def validate_file(path: str | Path, media_root: str | Path | None = None, allow_outside_root: bool = False,
+                  ids: str | Sequence[str] | None = None) -> list[ItemReport]:
+    """Reports for the items of ``path`` (see :func:`validate_selection`)."""
+    return validate_selection(path, media_root, allow_outside_root, ids)[0]
+
+
+def exit_status(reports: Sequence[ItemReport], strict: bool) -> int:
+    """``validate``'s exit status: 1 with ``--strict`` when an item has a problem or a warning."""
+    return 1 if strict and any(not r.clean for r in reports) else 0
+
+
+def report_lines(r: ItemReport) -> list[str]:
+    """The problems and warnings of one item as the table prints them."""
+    out = [r.media_error] if r.media_error else []
+    out += [r.input_error] if r.input_error else []
+    out += ["empty response"] if r.empty_response else []
+    out += [f"s{p.sentence} '{p.raw}': {p.reason}" for p in r.problems]
+    out += [f"warning s{w.sentence} '{w.text}' is not a citation ({w.reason})"
+            + (f"; nearest accepted spelling: {w.nearest}" if w.nearest else "") for w in r.time_like]
+    return out
+
+
+def citations_doc(text: str, boxes: BoxConvention | None = None) -> dict[str, Any]:
+    """How ``murgat citations`` reads ``text``: its sentences with their citations and time-like
+    text, and the answer. A text over the size cap gives ``{"error": …}`` instead."""
+    problem = response_problem(text)
+    if problem is not None:
+        return {"error": problem}
+    pre = preprocess(text)
+    sents = split_sentences(pre.reasoning)
+    if boxes is not None:
+        sents = apply_box_convention(sents, pre.reasoning, boxes)
+    return {
+        "sentences": [
+            {
+                "index": s.index,
+                "text": s.text,
+                "citations": [
+                    {"modality": c.modality, "start": c.start, "end": c.end, "valid": c.valid,
+                     "reason": c.reason, "raw": c.raw,
+                     **({"boxes": [b.model_dump() for b in c.boxes]} if c.boxes else {})}  # as in records
+                    for c in s.citations
+                ],
+                "time_like": [t.model_dump() for t in s.time_like],
+            }
+            for s in sents
+        ],
+        "answer": pre.answer or None,
+        "option": pre.option,
+        "answer_problem": pre.reading.reason if pre.option is None and text.strip() else None,
+    }

@@ -1,6 +1,6 @@
-"""What ``murgat program`` does, given its :class:`~programs.settings.ProgramSettings`: plan-then-execute
-answers for a dataset, per variant, optionally scored (the one implementation behind the command
-line and ``murgat.program(...)``).
+"""``murgat program`` as a run command (:class:`~murgat.engine.command.Command`), given its
+:class:`~programs.settings.ProgramSettings`: plan-then-execute answers for a dataset, one stream per
+variant, optionally scored by ``murgat score`` (run through the engine, by name).
 
 Output folder (a run folder of kind ``program``: one process at a time, resumable like ``score``)::
 
@@ -18,170 +18,184 @@ run (:class:`murgat.engine.folder.PairFolder`), so a crash can never leave them 
 
 from __future__ import annotations
 
-import asyncio
+import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from murgat.comparison import compare, fmt
+from murgat.datasets import load_dataset
+from murgat.engine.command import Command, Run, Stream, Work, load_selected
+from murgat.engine.errors import SettingsError
+from murgat.engine.fingerprint import Late, Where, fingerprint
+from murgat.engine.folder import PairFolder, RunFolder
+from murgat.engine.guards import Outputs, select_items
+from murgat.engine.options import judging_config, scoring_values
 from murgat.engine.preflight import MediaPlace
+from murgat.engine.roles import JudgeFactory, options_of
+from murgat.judging.config import JudgingConfig
+from murgat.schema import Item
+from murgat.viewer.steps import program_report
+from programs.ops import OpSettings
+from programs.runner import VARIANTS, ProgramRoles
+from programs.safety import Limits
 from programs.settings import ProgramSettings
+from programs.task import ProgramTask
 
-if TYPE_CHECKING:
-    from programs.ops import OpSettings
-    from programs.safety import Limits
+#: program folders record every deciding setting by its own name, the options as given; the transcript model
+#: (--asr-model, for find by transcript) was not recorded before
+PROGRAM_NAMES: dict[str, Where] = {"asr_model": Late("asr_model")}
+#: the files of a variant's folder (every one of them goes with --overwrite)
+VARIANT_FILES = ("results.jsonl", "results.corrupt.jsonl", "responses.jsonl", "traces.jsonl")
+#: what --score's judge must answer
+SCORING = ("verify", "decompose", "entail")
 
 
 def _variants(spec: str) -> list[str]:
-    from programs.runner import VARIANTS
-
     if spec.strip() == "all":
         return list(VARIANTS)
     out = [v.strip() for v in spec.split(",") if v.strip()]
     bad = [v for v in out if v not in VARIANTS]
     if bad or not out:
-        raise ValueError(f"unknown variant(s) {', '.join(bad) or '(none)'}; choose from {', '.join(VARIANTS)} or all")
+        raise SettingsError(f"unknown variant(s) {', '.join(bad) or '(none)'}; choose from {', '.join(VARIANTS)} or all")
     return out
 
 
-def _score_config(s: ProgramSettings, judge_spec: str, opts: dict[str, str]) -> Any:
-    from media.evidence import EvidenceConfig
-    from murgat.pipeline.config import JudgeSpec, ScoreConfig
-
-    js = JudgeSpec(spec=judge_spec, options=opts)
-    # every request of the run (planner, executor, checker) is sent with these settings
-    gen = s.generate_config()
-    return ScoreConfig(judge_verify=js, judge_decompose=js, judge_entail=js, generate=gen,
-                       evidence=EvidenceConfig(fps=s.fps, max_frames=s.max_frames), evidence_text=s.evidence_text)
-
-
-async def _run(s: ProgramSettings, items: list[Any], variants: list[str], out: Path, con: Any) -> dict[str, Any]:
-    from murgat.judges import make_judge, parse_options
-    from murgat.judges.cache import ResponseCache
-    from programs.ops import OpSettings
-    from programs.runner import Judges
-    from programs.safety import Limits
-
-    cache = ResponseCache(s.cache_path())
-    for note in cache.notices:
-        print(f"warning: {note}", file=sys.stderr)
-    popts = parse_options(s.planner_option)
-    eopts = parse_options(s.executor_option) if s.executor_option else popts
-    jopts = parse_options(s.judge_option) if s.judge_option else eopts
-    executor_spec = s.executor or s.planner
-    judge_spec = s.judge or executor_spec
-    cfg = _score_config(s, judge_spec, jopts)
-    try:
-        planner = make_judge(s.planner, popts, cache=cache, config=cfg.generate)
-        executor = planner if executor_spec == s.planner and eopts == popts else make_judge(
-            executor_spec, eopts, cache=cache, config=cfg.generate)
-        checker = None
-        if not s.no_check:
-            checker = executor if judge_spec == executor_spec and jopts == eopts else make_judge(
-                judge_spec, jopts, cache=cache, config=cfg.generate)
-    except (ValueError, FileNotFoundError, ImportError):
-        cache.discard()  # a bad model spec leaves no cache.sqlite behind
-        raise
-    if checker is not None and (checker.needs_evidence_text or s.evidence_text):
-        cfg.evidence.text = True
-    judges = Judges(planner=planner, executor=executor, checker=checker)
-    op_settings = OpSettings(find_backend=s.find, check=not s.no_check, check_retries=s.check_retries,
-                             asr_model=s.asr_model)
-    limits = Limits(max_ops=s.max_ops, max_seconds=s.program_timeout)
-    if s.run_on == "ray":
-        return _run_on_ray(s, items, variants, out, con, cfg, op_settings, limits,
-                           {"planner": (s.planner, popts), "executor": (executor_spec, eopts),
-                            "checker": (judge_spec, jopts) if checker is not None else None}, cache)
-    from murgat.engine.loop import plan
-    from murgat.engine.loop import run_items as engine_run
-    from programs.task import ProgramTask
-
-    place = MediaPlace.of(s)
-    report: dict[str, Any] = {}
-    order = [it.id for it in items]
-    from murgat.engine.progress import item_progress
-
-    progress = item_progress(None, disable=s.quiet or s.print_json)  # one bar per variant
-    with progress:
-        for variant in variants:
-            folder = _variant_folder(out, variant)
-            task = ProgramTask(variant, judges, cfg, op_settings, limits, s.replan, place)
-            todo = plan(task, items, folder, s.retry_errors).todo
-            bar = progress.add_task(variant, total=len(items), completed=len(items) - len(todo))
-            try:
-                await engine_run(task, todo, folder, concurrency=s.item_concurrency,
-                                 on_item=lambda _rec, bar=bar: progress.advance(bar))
-            finally:
-                folder.export(order)
-            report[variant] = _variant_summary(folder, set(order))
-    stats = {j.name: j.stats.model_dump() for j in {id(j): j for j in (planner, executor, checker) if j}.values()}
-    for j in {id(j): j for j in (planner, executor, checker) if j}.values():
-        await j.aclose()
-    cache.close()
-    return {"variants": report, "judges": stats, "check": not s.no_check, "find": s.find}
+def _roles(s: ProgramSettings) -> dict[str, tuple[str, dict[str, str]] | None]:
+    """(spec, options) of each role: the executor defaults to the planner, the checker to the executor."""
+    popts = options_of(s.planner_option)
+    eopts = options_of(s.executor_option) if s.executor_option else popts
+    jopts = options_of(s.judge_option) if s.judge_option else eopts
+    executor = s.executor or s.planner
+    return {"planner": (s.planner, popts), "executor": (executor, eopts),
+            "checker": None if s.no_check else (s.judge or executor, jopts)}
 
 
+class ProgramCommand(Command[ProgramSettings]):
+    """``murgat program``: every variant's program answers, one stream (folder) per variant."""
 
-def _variant_folder(out: Path, variant: str) -> Any:
+    kind = "program"
+
+    def needs(self, s: ProgramSettings) -> dict[str, tuple[str, ...]]:
+        return {"planner": ("plan",), "executor": ("find", "describe", "synthesize"), "checker": ("entail",),
+                "scorer": SCORING}
+
+    def refuse(self, s: ProgramSettings) -> None:
+        if s.executor in ("ray", "local"):
+            raise SettingsError(f"--executor names the model that executes programs (provider:model); to run on Ray "
+                                f"use --run-on {s.executor}")
+        _variants(s.variant)
+
+    def load(self, s: ProgramSettings) -> list[Item]:
+        return select_items(load_selected(lambda: load_dataset(s.data)), s.ids, s.limit)
+
+    def outputs(self, s: ProgramSettings) -> Outputs:
+        out = Path(s.out)
+        return Outputs(out, files=[out / v / name for v in _variants(s.variant) for name in VARIANT_FILES[::2]],
+                       inputs=[s.data, s.baseline])
+
+    def reset(self, s: ProgramSettings, folder: RunFolder) -> None:
+        folder.reset()
+        for v in VARIANTS:  # every variant's folder: --overwrite starts the whole run again
+            for name in VARIANT_FILES:
+                (folder.path / v / name).unlink(missing_ok=True)
+
+    def label(self, s: ProgramSettings) -> None:
+        return None  # one bar per variant, each named by it
+
+    def _check_scorer(self, s: ProgramSettings, run: Run, cfg: JudgingConfig) -> None:
+        judge = s.judge or s.executor or s.planner
+        run.judges.role(judge, options_of(s.judge_option or s.executor_option or s.planner_option), cfg.generate,
+                        self.needs(s)["scorer"])
+
+    def open(self, s: ProgramSettings, run: Run) -> Work:
+        cfg = judging_config(s)  # every request of the run (planner, executor, checker) is sent with these
+        roles, needs = _roles(s), self.needs(s)
+        made = {role: run.judges.role(*spec, cfg.generate, needs[role]) for role, spec in roles.items() if spec}
+        if s.score:
+            self._check_scorer(s, run, cfg)
+        if "checker" in made and (made["checker"].needs_evidence_text or s.evidence_text):
+            cfg.evidence.text = True
+        common = {"config": cfg.model_dump(mode="json"), "replan": s.replan,
+                  "settings": dataclasses.asdict(OpSettings(find_backend=s.find, check=not s.no_check,
+                                                            check_retries=s.check_retries, asr_model=s.asr_model)),
+                  "limits": dataclasses.asdict(Limits(max_ops=s.max_ops, max_seconds=s.program_timeout)),
+                  "place": MediaPlace.of(s).resolved().to_json(),
+                  "judges": {role: {"spec": v[0], "options": v[1]} if v else None for role, v in roles.items()}}
+        variants = _variants(s.variant)
+        streams = [Stream(v, _variant_folder(run.folder.path, v), {**common, "variant": v},
+                          concurrency=s.item_concurrency or 4) for v in variants]
+        fp = fingerprint(s, PROGRAM_NAMES)
+        return Work(streams, fp, {**fp, "data": s.data, "media_root": s.media_root, "variants": variants})
+
+    def task(self, payload: dict[str, Any], judge: JudgeFactory) -> ProgramTask:
+        cfg = JudgingConfig.model_validate(payload["config"])
+        specs = payload["judges"]
+
+        def role(name: str) -> Any:
+            spec = specs.get(name)
+            return None if spec is None else judge(spec["spec"], spec["options"], cfg.generate)
+
+        roles = ProgramRoles(planner=role("planner"), executor=role("executor"), checker=role("checker"))
+        return ProgramTask(payload["variant"], roles, cfg, OpSettings(**payload["settings"]), Limits(**payload["limits"]),
+                           payload["replan"], MediaPlace(**payload["place"]))
+
+    def summarize(self, s: ProgramSettings, run: Run, work: Work) -> dict[str, Any]:
+        ids = set(run.order)
+        doc: dict[str, Any] = {"variants": {st.label: variant_summary(st.folder, ids) for st in work.streams},
+                               "judges": {n: st.model_dump() for n, st in run.counts()[2].items()},
+                               "check": not s.no_check, "find": s.find}
+        if run.ray:
+            doc["ray"] = run.ray_extra()
+        return doc
+
+    def report(self, s: ProgramSettings, run: Run, work: Work, summary: dict[str, Any]) -> None:
+        _report(run.folder.path, [st.label for st in work.streams], set(run.order), summary, s.media_root)
+
+    def follow_up(self, s: ProgramSettings, run: Run, work: Work, summary: dict[str, Any]) -> dict[str, Any] | None:
+        """``--score``: each variant (and ``--baseline``) scored by ``murgat score``, then compared
+        against the baseline or the first variant."""
+        if not s.score:
+            return None
+        out = run.folder.path
+        judge = s.judge or s.executor or s.planner
+        targets = [(st.label, out / st.label / "responses.jsonl", out / st.label / "run") for st in work.streams]
+        if s.baseline:
+            targets.insert(0, ("baseline", Path(s.baseline), out / "baseline-run"))
+        runs = []
+        for name, responses, folder in targets:
+            # --overwrite starts the scoring folders again too (else another --judge is refused)
+            run.others_run("score", scoring_values(s, input=str(responses), judge=judge, out=str(folder),
+                                                   judge_option=s.judge_option or s.executor_option or s.planner_option,
+                                                   cache=str(out / "score-cache.sqlite")))
+            scored = RunFolder(folder, repair=False)
+            runs.append((name, scored.latest_results(), scored.summary()))
+        return {**summary, "comparison": compare(runs, n_resamples=2000, seed=0)}
+
+    def show(self, s: ProgramSettings, run: Run, work: Work, summary: dict[str, Any]) -> None:
+        print_variants(summary)
+        if summary.get("comparison"):
+            print_comparison(summary["comparison"])
+
+    def failure(self, s: ProgramSettings, run: Run, work: Work, summary: dict[str, Any]) -> str | None:
+        errors = sum(v["errors"] for v in summary["variants"].values())
+        return f"FAILED: {errors} item-variant(s) produced no program answer (see traces.jsonl)" if errors else None
+
+
+def _variant_folder(out: Path, variant: str) -> PairFolder:
     """``OUT/VARIANT/``: the variant's :class:`~murgat.engine.folder.PairFolder` (made, repaired, adopted)."""
-    from murgat.engine.folder import PairFolder
-
     folder = PairFolder(out / variant)
     for note in folder.notices:
         print(f"warning: {note}", file=sys.stderr)
     return folder
 
 
-def _run_on_ray(s: ProgramSettings, items: list[Any], variants: list[str], out: Path, con: Any, cfg: Any,
-                op_settings: OpSettings, limits: Limits, specs: dict[str, Any], cache: Any) -> dict[str, Any]:
-    """``--run-on ray``: each variant's items not done yet through the engine's Ray path (one Ray
-    instance for all variants)."""
-    import dataclasses
-
-    from murgat.engine.loop import plan
-    from murgat.scaleout.driver import init_ray, report_extra, shutdown, summed_stats
-    from murgat.scaleout.tasks import TaskSpec, run_on_ray
-    from programs.task import ProgramTask
-
-    cache.close()  # the cluster's cache service owns the database while the tasks run
-    place = MediaPlace.of(s).resolved()
-    order = [it.id for it in items]
-    common = {"config": cfg.model_dump(mode="json"), "settings": dataclasses.asdict(op_settings),
-              "limits": dataclasses.asdict(limits), "replan": s.replan, "place": place.to_json(),
-              "judges": {role: {"spec": v[0], "options": v[1]} if v else None for role, v in specs.items()}}
-    report: dict[str, Any] = {}
-    stats: dict[str, Any] = {}
-    totals = {"tasks": 0, "workers": 0, "resubmitted": 0, "duplicates_ignored": 0, "lost": 0, "seconds": 0.0}
-    started = init_ray(s.ray_address, s.ray_cpus)
-    try:
-        for variant in variants:
-            folder = _variant_folder(out, variant)
-            task = ProgramTask(variant, None, cfg, op_settings, limits, s.replan, place)
-            todo = plan(task, items, folder, s.retry_errors).todo
-            spec = TaskSpec("programs.task:ray_task", {**common, "variant": variant}, concurrency=s.item_concurrency)
-            try:
-                ray_report = run_on_ray(spec, task, todo, folder, s, label=f"program {variant}", total=len(items),
-                                        con=con, cache_path=s.cache_path())
-            finally:
-                folder.export(order)
-            for name, st in summed_stats(ray_report)[2].items():
-                acc = stats.setdefault(name, {})
-                for k, val in st.model_dump().items():
-                    acc[k] = acc.get(k, 0) + val
-            for k, val in report_extra(ray_report).items():
-                if k in totals:
-                    totals[k] += val
-            report[variant] = _variant_summary(folder, set(order))
-    finally:
-        shutdown(started)
-    return {"variants": report, "judges": stats, "check": not s.no_check, "find": s.find, "ray": totals}
-
-
-def _variant_summary(folder: Any, ids: set[str]) -> dict[str, Any]:
+def variant_summary(folder: RunFolder, ids: set[str]) -> dict[str, Any]:
+    """One variant's figures: items, errors, statuses, check outcomes, calls and accuracy."""
     rows = folder.latest_results(want=ids)
     recs = {r["id"]: r["record"] for r in rows}
     trs = {r["id"]: r["trace"] for r in rows}
-    n = len(recs)
     statuses: dict[str, int] = {}
     checks: dict[str, int] = {}
     regenerations = 0
@@ -194,7 +208,7 @@ def _variant_summary(folder: Any, ids: set[str]) -> dict[str, Any]:
     calls = [t.get("judge_calls", 0) for t in trs.values()]
     gold = [r for r in recs.values() if r.get("correct") is not None]
     return {
-        "items": n, "errors": sum(1 for r in recs.values() if r.get("generation_error")), "status": statuses,
+        "items": len(recs), "errors": sum(1 for r in recs.values() if r.get("generation_error")), "status": statuses,
         "descriptions": checks, "regenerations": regenerations,
         "calls_per_item": (sum(calls) / len(calls)) if calls else 0.0,
         "accuracy": (sum(1 for r in gold if r["correct"]) / len(gold)) if gold else None,
@@ -203,130 +217,8 @@ def _variant_summary(folder: Any, ids: set[str]) -> dict[str, Any]:
     }
 
 
-def _score_variants(s: ProgramSettings, out: Path, variants: list[str]) -> tuple[int, dict[str, Any] | None]:
-    """Score each variant (and --baseline) with ``murgat score``; compare against the baseline or the first."""
-    from murgat.engine.folder import RunDir
-    from murgat.pipeline.report import compare
-
-    judge = s.judge or s.executor or s.planner
-    targets = [(v, out / v / "responses.jsonl", out / v / "run") for v in variants]
-    if s.baseline:
-        targets.insert(0, ("baseline", Path(s.baseline), out / "baseline-run"))
-    from murgat.pipeline.command import run_score
-    from murgat.pipeline.settings import ScoreSettings
-
-    runs = []
-    for name, responses, run in targets:
-        # --overwrite starts the scoring folders again too (else another --judge is refused)
-        scoring = ScoreSettings.scoring_of(s, input=str(responses), judge=judge, out=str(run),
-                                           judge_option=s.judge_option or s.executor_option or s.planner_option,
-                                           cache=str(out / "score-cache.sqlite"))
-        code = run_score(scoring, echo=False)
-        if code not in (0, 1) or not (run / "summary.json").exists():
-            print(f"error: scoring {name} failed (exit {code})", file=sys.stderr)
-            return code or 2, None
-        rd = RunDir(run, repair=False)
-        runs.append((name, rd.latest_results(), rd.summary()))
-    return 0, compare(runs, n_resamples=2000, seed=0)
-
-
-def _print_comparison(doc: dict[str, Any], con: Any) -> None:
-    from rich.table import Table
-
-    from murgat.pipeline.report import fmt
-
-    t = Table(title="program variants scored with MURGAT-S (95% bootstrap CIs; Δ = paired difference vs the first row)")
-    cols = ("coverage", "precision", "recall", "f1", "murgat_s", "accuracy")
-    t.add_column("run")
-    for c in cols:
-        t.add_column(c)
-    for r in doc["runs"]:
-        t.add_row(r["run"], *(fmt(r.get(c)) for c in cols))
-    for d in doc["differences"]:
-        t.add_row(f"Δ {d['run']}", *(fmt(d[c]) if d.get(c) else "" for c in cols))
-    con.print(t)
-
-
-def run_program(s: ProgramSettings, *, echo: bool = True) -> int:
-    """``murgat program``: run every variant, write the folders and summary; the exit status."""
-    from murgat.console import console
-    from murgat.engine.folder import canonical_json
-    from murgat.engine.guards import exit_code_of, media_root_refused, select_items, take_output
-    from murgat.generation.datasets import load_dataset
-    from murgat.inputs import InputError
-
-    if media_root_refused(s.media_root):
-        return 2
-    if s.executor in ("ray", "local"):
-        print(f"error: --executor names the model that executes programs (provider:model); to run on Ray use "
-              f"--run-on {s.executor}", file=sys.stderr)
-        return 2
-    try:
-        variants = _variants(s.variant)
-        items = select_items(load_dataset(s.data), s.ids, s.limit)
-    except (ValueError, InputError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    out = Path(s.out)
-    from murgat.engine.folder import refuse_own_outputs
-
-    refuse_own_outputs([s.data, s.baseline], [out / v / name for v in variants
-                                                   for name in ("responses.jsonl", "traces.jsonl", "results.jsonl")])
-    lock = take_output(out)
-    if lock is None:
-        return 2
-    con = console(stderr=True)
-    try:
-        from murgat.engine.folder import RunFolder
-
-        fingerprint = canonical_json({k: getattr(s, k) for k in (
-            "planner", "executor", "judge", "planner_option", "executor_option", "judge_option", "find", "no_check",
-            "check_retries", "replan", "max_ops", "fps", "max_frames", "temperature", "max_tokens", "effort",
-            "evidence_text")})
-        parent = RunFolder(out, record=None)
-        if s.overwrite:
-            parent.reset()
-            from programs.runner import VARIANTS
-
-            for v in VARIANTS:  # every variant's folder: --overwrite starts the whole run again
-                for name in ("results.jsonl", "results.corrupt.jsonl", "responses.jsonl", "traces.jsonl"):
-                    (out / v / name).unlink(missing_ok=True)
-        parent.check_config(fingerprint, {**fingerprint, "data": s.data, "media_root": s.media_root,
-                                          "variants": variants}, kind="program")
-        try:
-            doc = asyncio.run(_run(s, items, variants, out, con))
-        except (ExceptionGroup, ValueError, FileNotFoundError) as exc:
-            return exit_code_of(exc)
-        parent.write_summary(doc)
-        _report(out, variants, {it.id for it in items}, doc, s.media_root)
-        code = 0
-        if s.score:
-            code, comparison = _score_variants(s, out, variants)
-            if comparison is not None:
-                doc["comparison"] = comparison
-                parent.write_summary(doc)
-        if echo and s.print_json:
-            print(json.dumps(doc, indent=2, sort_keys=True, default=str))
-        elif echo:
-            _print_variants(doc, console())
-            if doc.get("comparison"):
-                _print_comparison(doc["comparison"], console())
-        errors = sum(v["errors"] for v in doc["variants"].values())
-        if code:
-            return code
-        if errors:
-            print(f"FAILED: {errors} item-variant(s) produced no program answer (see traces.jsonl)", file=sys.stderr)
-            return 1
-        return 0
-    finally:
-        lock.release()
-
-
 def _report(out: Path, variants: list[str], ids: set[str] | None, doc: dict[str, Any], media_root: str | None,
             page: Path | None = None) -> Path:
-    from murgat.engine.folder import PairFolder
-    from murgat.viewer.steps import program_report
-
     rows = {v: PairFolder(out / v, repair=False).latest_results(want=ids) for v in variants}
     traces = {v: [r["trace"] for r in rows[v]] for v in variants}
     recs = {v: {r["id"]: r["record"] for r in rows[v]} for v in variants}
@@ -341,8 +233,10 @@ def write_report(run: Path, page: Path, media_root: str | None) -> Path:
     return _report(run, variants, None, doc, media_root, page)
 
 
-def _print_variants(doc: dict[str, Any], con: Any) -> None:
+def print_variants(doc: dict[str, Any]) -> None:
     from rich.table import Table
+
+    from murgat.console import console
 
     t = Table(title="murgat program — per variant")
     for c in ("variant", "items", "errors", "status", "descriptions (check)", "regenerated", "calls/item", "accuracy"):
@@ -351,6 +245,21 @@ def _print_variants(doc: dict[str, Any], con: Any) -> None:
         t.add_row(v, str(s["items"]), str(s["errors"]), ", ".join(f"{k} {n}" for k, n in sorted(s["status"].items())),
                   ", ".join(f"{k} {n}" for k, n in sorted(s["descriptions"].items())) or "–", str(s["regenerations"]),
                   f"{s['calls_per_item']:.1f}", "–" if s["accuracy"] is None else f"{s['accuracy']:.3f}")
-    con.print(t)
+    console().print(t)
 
 
+def print_comparison(doc: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    from murgat.console import console
+
+    t = Table(title="program variants scored with MURGAT-S (95% bootstrap CIs; Δ = paired difference vs the first row)")
+    cols = ("coverage", "precision", "recall", "f1", "murgat_s", "accuracy")
+    t.add_column("run")
+    for c in cols:
+        t.add_column(c)
+    for r in doc["runs"]:
+        t.add_row(r["run"], *(fmt(r.get(c)) for c in cols))
+    for d in doc["differences"]:
+        t.add_row(f"Δ {d['run']}", *(fmt(d[c]) if d.get(c) else "" for c in cols))
+    console().print(t)

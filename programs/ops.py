@@ -53,7 +53,10 @@ from murgat.judges.base import Judge
 from murgat.judges.evidence import evidence_parts
 from murgat.judges.parsing import parse_json_answer
 from murgat.judges.types import JudgeRequest, TextPart
-from murgat.pipeline.stages import CallPool, ItemContext, ask_entailment
+from murgat.judging.channels import text_channels
+from murgat.judging.context import ItemContext
+from murgat.judging.entail import ask_entailment
+from murgat.judging.pool import CallPool
 from murgat.schema import AtomicFact, Citation
 from murgat.text import split_sentences, strip_thinking
 from programs.bounded import preview
@@ -243,9 +246,7 @@ class ExecutorApi(Api):
                 or (self.checker is not None and self.checker.needs_evidence_text))
         if self.settings.asr_model is not None:
             cfg = cfg.model_copy(update={"asr_model": self.settings.asr_model})
-        from murgat.pipeline.runner import _text_channels
-
-        await _text_channels(self.ctx, cfg, bool(need))
+        await text_channels(self.ctx, cfg, bool(need))
 
     # ----- helpers -----
     def _duration(self, modality: str) -> float | None:
@@ -471,7 +472,7 @@ class ExecutorApi(Api):
                 status = "unchecked"
                 break
             fact = AtomicFact(index=0, sentence_index=0, text=text, citations=cites)
-            verdict, call = await ask_entailment(self.pool, self.checker, fact, frozenset(idx), self.ctx.config, self.ctx)
+            verdict, call = await ask_entailment(self.pool, self.checker, fact, frozenset(idx), self.ctx)
             rec.calls += 1
             rec.check.append({"attempt": attempt, "verdict": verdict, "raw": (call.raw or "")[:_RECORDED_RAW] or call.raw,
                               "error": call.error})

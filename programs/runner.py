@@ -40,8 +40,9 @@ from murgat.citations import format_group, format_time, parse_citations
 from murgat.engine.preflight import ItemMediaError, MediaPlace, open_media
 from murgat.judges.base import Judge
 from murgat.judges.types import JudgeRequest, TextPart
-from murgat.pipeline.config import ScoreConfig
-from murgat.pipeline.stages import CallPool, ItemContext
+from murgat.judging.config import JudgingConfig
+from murgat.judging.context import ItemContext
+from murgat.judging.pool import CallPool
 from murgat.schema import Item
 from murgat.text import extract_option
 from programs.bounded import Budget, text_of, writable
@@ -85,7 +86,10 @@ class ItemTrace(BaseModel):
 
 
 @dataclass
-class Judges:
+class ProgramRoles:
+    """The providers of a program run: the planner writes programs, the executor answers the
+    operations, the checker (``None``: ``--no-check``) verifies descriptions."""
+
     planner: Judge
     executor: Judge
     checker: Judge | None
@@ -96,7 +100,7 @@ def _modalities(durations: dict[str, float | None]) -> str:
     return ", ".join(have) or "none"
 
 
-async def plan(judges: Judges, pool: CallPool, item: Item, variant: str, cfg: ScoreConfig, ctx: ItemContext,
+async def ask_planner(judges: ProgramRoles, pool: CallPool, item: Item, variant: str, cfg: JudgingConfig, ctx: ItemContext,
                limits: Limits, replan: int, trace: ItemTrace) -> Checked | None:
     """Ask the planner for a program and check it; with ``replan`` the refusal goes back to it."""
     kind = variant.split("-")[0]
@@ -177,7 +181,7 @@ def assemble(api: ExecutorApi, returned: str, n_options: int) -> tuple[str, str 
     return text.strip(), option
 
 
-async def run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, settings: OpSettings,
+async def run_item(item: Item, variant: str, judges: ProgramRoles, cfg: JudgingConfig, settings: OpSettings,
                    limits: Limits, replan: int, *, media_root: str | Path | None, input_path: str | Path | None,
                    allow_outside_root: bool = False, pool: CallPool | None = None) -> tuple[dict[str, Any], ItemTrace]:
     """One item under one variant → (``score`` input record, trace); never raises for the item's sake.
@@ -203,7 +207,7 @@ async def run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, s
         return _finish(record, trace, t0)
 
 
-async def _run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, settings: OpSettings,
+async def _run_item(item: Item, variant: str, judges: ProgramRoles, cfg: JudgingConfig, settings: OpSettings,
                     limits: Limits, replan: int, t0: float, trace: ItemTrace, record: dict[str, Any], *,
                     media_root: str | Path | None, input_path: str | Path | None,
                     allow_outside_root: bool, pool: CallPool | None) -> tuple[dict[str, Any], ItemTrace]:
@@ -215,7 +219,7 @@ async def _run_item(item: Item, variant: str, judges: Judges, cfg: ScoreConfig, 
         record["generation_error"] = str(exc)
         return _finish(record, trace, t0)
     ctx = ItemContext(media=Path(media), durations=info.durations(), config=cfg, question=item.question or "")
-    checked = await plan(judges, pool, item, variant, cfg, ctx, limits, replan, trace)
+    checked = await ask_planner(judges, pool, item, variant, cfg, ctx, limits, replan, trace)
     if checked is None:
         trace.status = "planning_error"
         trace.error = trace.plan_attempts[-1].error if trace.plan_attempts else "no plan"

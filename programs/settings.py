@@ -9,6 +9,7 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 import murgat.engine.options as o
+from murgat.engine.fingerprint import Deciding
 
 _OPT = {"metavar": "KEY=VALUE"}
 
@@ -23,21 +24,21 @@ class ProgramSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Tra
                       json_schema_extra={"positional": True})
     variant: str = Field("all", description="logic-declarative, logic-imperative, narrative-declarative, "
                                             "narrative-imperative (comma list) or all")
-    planner: str = Field(description="provider:model that writes the programs")
-    executor: str | None = Field(None, description="provider:model for find/describe/synthesize (default: the planner)")
-    judge: str | None = Field(None, description="entailment judge for the runtime check and --score (default: executor)")
-    planner_option: list[str] = Field(default_factory=list, description="planner option KEY=VALUE (repeatable)",
-                                      json_schema_extra={"short": "-P", **_OPT})
-    executor_option: list[str] = Field(default_factory=list, description="executor option KEY=VALUE (repeatable)",
-                                       json_schema_extra={"short": "-E", **_OPT})
-    find: Literal["model", "transcript", "ocr"] = Field(
+    planner: str = Deciding(description="provider:model that writes the programs")
+    executor: str | None = Deciding(None, description="provider:model for find/describe/synthesize (default: the planner)")
+    judge: str | None = Deciding(None, description="entailment judge for the runtime check and --score (default: executor)")
+    planner_option: list[str] = Deciding(default_factory=list, description="planner option KEY=VALUE (repeatable)",
+                                         spelled={"short": "-P", **_OPT})
+    executor_option: list[str] = Deciding(default_factory=list, description="executor option KEY=VALUE (repeatable)",
+                                          spelled={"short": "-E", **_OPT})
+    find: Literal["model", "transcript", "ocr"] = Deciding(
         "model", description="find backend: the executor model, ASR words (audio), or on-screen text (visual)")
-    no_check: bool = Field(False, description="skip the runtime attribution check of descriptions")
-    check_retries: int = Field(2, ge=0, le=10, description="regenerations of a description the check rejects")
-    replan: int = Field(0, ge=0, le=10, description="times a refused program goes back to the planner with the reason")
-    max_ops: int = Field(24, ge=1, description="operation calls allowed per program")
+    no_check: bool = Deciding(False, description="skip the runtime attribution check of descriptions")
+    check_retries: int = Deciding(2, ge=0, le=10, description="regenerations of a description the check rejects")
+    replan: int = Deciding(0, ge=0, le=10, description="times a refused program goes back to the planner with the reason")
+    max_ops: int = Deciding(24, ge=1, description="operation calls allowed per program")
     program_timeout: float = Field(600.0, gt=0, description="wall seconds per program")
-    max_frames: int = Field(8, ge=1, description="most frames sent for one cited visual segment")
+    max_frames: int = Deciding(8, ge=1, description="most frames sent for one cited visual segment")
     score: bool = Field(False, description="score each variant with murgat score and compare them")
     baseline: str | None = Field(None, description="with --score: a `murgat generate --mode cite` file to compare "
                                                    "against")

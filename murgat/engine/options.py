@@ -1,6 +1,6 @@
 """Every command's settings as one pydantic model, and the command line made from it.
 
-A command's settings class (``ScoreSettings`` in ``murgat/pipeline/settings.py`` and so on)
+A command's settings class (``ScoreSettings`` in ``murgat/score/settings.py`` and so on)
 inherits the groups it uses from here and adds its own fields. :func:`add_settings` declares
 every field on an argparse parser (flag from the name, help from the description, default,
 choices and bounds from the field), and :meth:`Settings.from_args` turns parsed arguments back
@@ -47,11 +47,17 @@ import argparse
 import inspect
 import math
 import types
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Self, Union, get_args, get_origin
+from typing import Any, ClassVar, Literal, Protocol, Self, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.fields import FieldInfo
+
+from murgat.engine.fingerprint import Deciding, Where, derive
+from murgat.judges.effort import arg_type, check
+from murgat.judges.types import GenerateConfig
+from murgat.judging.config import JudgingConfig
 
 #: the only defaults a command may set for itself (see the module docstring)
 ROLE_DEFAULTS = frozenset({"max_tokens", "timeout", "item_concurrency"})
@@ -83,8 +89,8 @@ class Requests(BaseModel):
 
     title: ClassVar[str] = "requests (every model or judge request)"
 
-    temperature: float = Field(0.0, ge=0, description="sampling temperature (0 for reproducible answers)")
-    max_tokens: int = Field(1024, ge=1, description="cap on answer tokens")
+    temperature: float = Deciding(0.0, ge=0, description="sampling temperature (0 for reproducible answers)")
+    max_tokens: int = Deciding(1024, ge=1, description="cap on answer tokens")
     timeout: float = Field(120.0, gt=0, description="seconds before one attempt is abandoned (then retried)")
     retries: int = Field(5, ge=0, description="retries after the first attempt on 429/5xx/timeouts")
     backoff_max: float = Field(60.0, gt=0, description="longest wait between retries in seconds; also caps a "
@@ -95,16 +101,32 @@ class Requests(BaseModel):
     rpm: float | None = Field(None, gt=0, description="requests-per-minute limit per provider")
     tpm: float | None = Field(None, gt=0, description="tokens-per-minute limit per provider (estimated before sending)")
 
-    def generate_config(self, effort: str | None = None) -> Any:
-        """The requests' :class:`~murgat.judges.types.GenerateConfig`; ``effort`` is the one to send
-        (default: the settings' own ``--effort`` when they have one)."""
-        from murgat.judges.types import GenerateConfig
+    def generate_config(self, effort: str | None = None) -> GenerateConfig:
+        """The requests' :class:`~murgat.judges.types.GenerateConfig`, derived from these fields (and
+        ``--effort`` where the settings have one; ``effort``: the one to send instead, ``sweep``'s)."""
+        own = type(self).model_fields
+        cfg = derive(GenerateConfig, self, REQUEST_NAMES, fields=[f for f in (*Requests.model_fields,
+                                                                           *Effort.model_fields) if f in own])
+        return cfg if effort is None else cfg.model_copy(update={"reasoning_effort": effort})
 
-        return GenerateConfig(temperature=self.temperature, max_tokens=self.max_tokens,
-                              reasoning_effort=effort if effort is not None else getattr(self, "effort", None),
-                              timeout_s=self.timeout,
-                              retries=self.retries, backoff_max_s=self.backoff_max, max_retry_time_s=self.max_retry_time,
-                              concurrency=self.concurrency, rpm=self.rpm, tpm=self.tpm)
+
+#: where each request setting sits in a :class:`~murgat.judges.types.GenerateConfig`
+REQUEST_NAMES: dict[str, Where] = {"timeout": "timeout_s", "backoff_max": "backoff_max_s",
+                                   "max_retry_time": "max_retry_time_s", "effort": "reasoning_effort"}
+#: where the request, frame and evidence settings sit in a :class:`~murgat.judging.config.JudgingConfig`
+JUDGING_NAMES: dict[str, Where] = {
+    "temperature": "generate.temperature", "max_tokens": "generate.max_tokens", "retries": "generate.retries",
+    "concurrency": "generate.concurrency", "rpm": "generate.rpm", "tpm": "generate.tpm",
+    "timeout": "generate.timeout_s", "backoff_max": "generate.backoff_max_s", "max_retry_time": "generate.max_retry_time_s",
+    "effort": "generate.reasoning_effort", "fps": "evidence.fps", "max_frames": "evidence.max_frames"}
+
+
+def judging_config(s: Requests) -> JudgingConfig:
+    """The evidence and request settings of a command that asks about media (``faithfulness``,
+    ``reflect``, ``program``): the frames, the evidence text and every request setting."""
+    return derive(JudgingConfig, s, JUDGING_NAMES, fields=[f for f in ("fps", "max_frames", "evidence_text")
+                                                           if f in type(s).model_fields],
+                  extra={"generate": s.generate_config()})
 
 
 class ChainRole(BaseModel):
@@ -113,7 +135,7 @@ class ChainRole(BaseModel):
 
     title: ClassVar[str] = "requests (every model or judge request)"
 
-    max_tokens: int = Field(2048, ge=1, description="cap on answer tokens (a whole reasoning chain)")
+    max_tokens: int = Deciding(2048, ge=1, description="cap on answer tokens (a whole reasoning chain)")
     timeout: float = Field(300.0, gt=0, description="seconds before one attempt is abandoned (then retried)")
 
 
@@ -123,7 +145,7 @@ class GenerateRole(BaseModel):
 
     title: ClassVar[str] = "requests (every model or judge request)"
 
-    max_tokens: int = Field(4096, ge=1, description="cap on answer tokens (a whole reasoning chain)")
+    max_tokens: int = Deciding(4096, ge=1, description="cap on answer tokens (a whole reasoning chain)")
     timeout: float = Field(300.0, gt=0, description="seconds before one attempt is abandoned (then retried)")
 
 
@@ -132,16 +154,14 @@ class Effort(BaseModel):
 
     title: ClassVar[str] = "requests (every model or judge request)"
 
-    effort: str | None = Field(None, description="reasoning effort: none|minimal|low|medium|high|dynamic "
-                                                 "(mapped per provider)", json_schema_extra={"parse": "effort"})
+    effort: str | None = Deciding(None, description="reasoning effort: none|minimal|low|medium|high|dynamic "
+                                                 "(mapped per provider)", spelled={"parse": "effort"})
 
     @field_validator("effort")
     @classmethod
     def _one_vocabulary(cls, value: str | None) -> str | None:
         """The check and spelling ``--effort`` gets (``"LOW"`` → ``"low"``): the Python API then makes
         the same fingerprint as the command line, and an unknown effort fails here, not per request."""
-        from murgat.judges.effort import check
-
         return check(value)
 
 
@@ -228,9 +248,8 @@ class JudgeOption(BaseModel):
 
     title: ClassVar[str] = ""
 
-    judge_option: list[str] = Field(default_factory=list, description="judge option KEY=VALUE (repeatable), e.g. "
-                                    "base_url=http://localhost:8000/v1",
-                                    json_schema_extra={"short": "-J", "metavar": "KEY=VALUE"})
+    judge_option: list[str] = Deciding(default_factory=list, description="judge option KEY=VALUE (repeatable), e.g. "
+                                    "base_url=http://localhost:8000/v1", spelled={"short": "-J", "metavar": "KEY=VALUE"})
 
 
 class ModelOption(BaseModel):
@@ -238,8 +257,8 @@ class ModelOption(BaseModel):
 
     title: ClassVar[str] = ""
 
-    model_option: list[str] = Field(default_factory=list, description="model option KEY=VALUE (repeatable)",
-                                    json_schema_extra={"short": "-M", "metavar": "KEY=VALUE"})
+    model_option: list[str] = Deciding(default_factory=list, description="model option KEY=VALUE (repeatable)",
+                                       spelled={"short": "-M", "metavar": "KEY=VALUE"})
 
 
 class Frames(BaseModel):
@@ -248,7 +267,7 @@ class Frames(BaseModel):
 
     title: ClassVar[str] = ""
 
-    fps: float = Field(1.0, gt=0, description="frames per second sampled from the video (within each cited segment "
+    fps: float = Deciding(1.0, gt=0, description="frames per second sampled from the video (within each cited segment "
                                               "where a command sends cited segments)")
 
 
@@ -257,7 +276,7 @@ class EvidenceText(BaseModel):
 
     title: ClassVar[str] = ""
 
-    evidence_text: bool = Field(False, description="also send ASR/OCR text of each cited segment")
+    evidence_text: bool = Deciding(False, description="also send ASR/OCR text of each cited segment")
 
 
 class Transcripts(BaseModel):
@@ -265,7 +284,7 @@ class Transcripts(BaseModel):
 
     title: ClassVar[str] = ""
 
-    asr_model: str | None = Field(None, description="local faster-whisper model folder for transcripts (default: "
+    asr_model: str | None = Deciding(None, description="local faster-whisper model folder for transcripts (default: "
                                                     "bundled Whisper base)")
 
 
@@ -296,6 +315,27 @@ class RunOn(BaseModel):
                                                                "the items not yet returned")
 
 
+class RunSettings(Protocol):
+    """What the engine reads of a run command's settings: the groups every run command has
+    (:class:`Folder`, :class:`Place`, :class:`Output`, :class:`RunOn`)."""
+
+    command: ClassVar[str]
+    out: str
+    media_root: str | None
+    overwrite: bool
+    retry_errors: bool
+    quiet: bool
+    print_json: bool
+    run_on: Literal["local", "ray"]
+    ray_address: str | None
+    ray_cpus: int | None
+    ray_group_size: int
+    ray_task_cpus: float | None
+    ray_task_retries: int
+
+    def cache_path(self) -> Path: ...
+
+
 class _OldExecutorSpelling(argparse.Action):
     """``--executor local|ray`` was where-to-run in some commands; ``--executor`` now names only the
     program's executing model, so the old spelling gets a one-line hint instead of a second meaning."""
@@ -312,6 +352,19 @@ def passed_to_scoring(s: BaseModel) -> dict[str, Any]:
     temperature) — not the role defaults (``--max-tokens``, ``--timeout``), which are the judge's own."""
     keep = (set(RunOn.model_fields) | set(Requests.model_fields)) - ROLE_DEFAULTS
     return s.model_dump(include=keep & set(type(s).model_fields))
+
+
+def scoring_values(parent: Any, *, input: str, judge: str, judge_option: list[str], out: str,
+                   cache: str) -> dict[str, Any]:
+    """The settings values of the score run another command makes of its own output (``sweep``'s
+    efforts, ``program --score``'s variants): the parent's media place, where to run, how requests
+    are sent (one account's rate limits, retries and concurrency hold for scoring too),
+    ``--overwrite``, ``--retry-errors`` and quietness (``--json`` too: the parent prints the one
+    document); scoring's own role defaults (``--max-tokens``, ``--timeout``) and everything else."""
+    return {"input": input, "judge": judge, "judge_option": list(judge_option), "out": out, "cache": cache,
+            "overwrite": parent.overwrite, "retry_errors": parent.retry_errors,
+            "quiet": parent.quiet or parent.print_json, **parent.model_dump(include=set(Place.model_fields)),
+            **passed_to_scoring(parent)}
 
 
 def _extra(info: FieldInfo) -> dict[str, Any]:
@@ -333,15 +386,23 @@ def _scalar(annotation: Any) -> Any:
 
 def _parser_for(name: str, info: FieldInfo) -> Any:
     if _extra(info).get("parse") == "effort":
-        from murgat.judges.effort import arg_type
-
         return arg_type
     kind = _scalar(info.annotation)
+    if kind not in (int, float):
+        return kind
     low = next((m.ge for m in info.metadata if hasattr(m, "ge")), None)
     above = next((m.gt for m in info.metadata if hasattr(m, "gt")), None)
     high = next((m.le for m in info.metadata if hasattr(m, "le")), None)
+    return number_parser(name, kind, low=low, above=above, high=high)
 
-    def parse(text: str) -> Any:
+
+def number_parser(name: str, kind: type[int] | type[float], *, low: float | None = None, above: float | None = None,
+                  high: float | None = None) -> Callable[[str], int | float]:
+    """The one check of a number on the command line (every command's, with or without a settings
+    model): a whole number or a finite one (``nan`` passed every comparison and broke a summary after
+    all the work), within its bounds; anything else is argparse's exit 2 with the reason."""
+
+    def parse(text: str) -> int | float:
         try:
             value = kind(text)
         except ValueError:

@@ -1,4 +1,10 @@
-"""How a finished run ends: the one rule every command uses to decide that a run failed.
+"""How an item fails and how a finished run ends: the one rule every command uses to decide that
+a run failed.
+
+An item that cannot be done gets an error record: its ``error`` is one line, ``KIND: detail``, and
+its ``error_kind`` the kind alone (``missing_media``, ``corrupt_media``, ``internal_error``, …) —
+an :class:`ItemFailure`, made where the failure is found. Records of earlier versions have only
+the line; :func:`error_kind` reads their kind from it.
 
 A run fails (exit 1) when any item ended in an error record, or when the share of undetermined
 items passes ``--max-undetermined`` (``None``: only when every item is undetermined — a run in
@@ -8,7 +14,31 @@ is the last line a command prints on stderr.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
+
+
+@dataclass(frozen=True)
+class ItemFailure:
+    """Why one item could not be done: its kind (what summaries count) and the detail."""
+
+    kind: str
+    detail: str
+
+    @property
+    def line(self) -> str:
+        """The record's ``error``: ``KIND: detail``."""
+        return f"{self.kind}: {self.detail}"
+
+
+def error_kind(record: Any) -> str | None:
+    """The kind of an error record: its ``error_kind``, else (records of earlier versions) the text
+    of its error line before the first colon; ``None`` for a record without an error."""
+    get = record.get if isinstance(record, dict) else lambda k, d=None: getattr(record, k, d)
+    line = get("error") or get("generation_error")
+    if not line:
+        return None
+    return str(get("error_kind") or str(line).split(":", 1)[0])
 
 
 def _first_cause(r: Any) -> str | None:
@@ -36,7 +66,7 @@ def failure_line(results: list[Any], max_undetermined: float | None) -> str | No
     if errors:
         kinds: dict[str, int] = {}
         for r in errors:
-            k = r.error.split(":", 1)[0]
+            k = error_kind(r) or "error"
             kinds[k] = kinds.get(k, 0) + 1
         detail = ", ".join(f"{k}: {v}" for k, v in sorted(kinds.items()))
         return f"FAILED: {len(errors)} of {n} item(s) ended in an error ({detail}); see the error field in results.jsonl"

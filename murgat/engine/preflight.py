@@ -1,7 +1,7 @@
 """The one media preflight: find an item's media inside the root, refuse what lies outside it,
 probe it. Every command calls :func:`open_media`; its errors are the item's error record.
 
-Error kinds (the text before the first colon, which summaries count):
+Error kinds (an :class:`~murgat.engine.outcome.ItemFailure`'s, which summaries count):
 ``missing_media`` (no name, or no file under the roots — the message says where murgat
 looked), ``media_outside_root``, and the probe's own kinds (``corrupt_media``, ``no_streams``,
 …). Before any work, :func:`check_media_root` refuses a ``--media-root`` that is not a folder
@@ -17,17 +17,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from media.cache import file_digest
 from media.errors import MediaError
 from media.probe import probe
+from murgat.engine.errors import SettingsError
+from murgat.engine.loop import item_digest
+from murgat.engine.outcome import ItemFailure, error_kind
 from murgat.inputs import MediaOutsideRoot, media_roots, resolve_media
 from murgat.schema import Item
 
 
 class ItemMediaError(Exception):
-    """The item's media cannot be used; ``str(exc)`` is its error record's ``error``."""
+    """The item's media cannot be used: ``failure`` is the item's error (``str(exc)`` its line)."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        self.failure = ItemFailure(kind, detail)
+        super().__init__(self.failure.line)
 
 
-class BadMediaRoot(ValueError):
+class BadMediaRoot(SettingsError):
     """``--media-root`` names no folder (a settings error: exit 2 before any work)."""
 
 
@@ -60,10 +68,8 @@ class MediaPlace:
                           self.allow_outside_root)
 
     def digest(self, item: Item, *extra: Any) -> str:
-        """The item's digest (:func:`murgat.engine.loop.item_digest`) with its media file's content
-        digest: what every task's ``digest`` is, so an edited item or a replaced video is redone."""
-        from murgat.engine.loop import item_digest
-
+        """The item's digest (:func:`item_digest`) with its media file's content digest: what every
+        command's digest is, so an edited item or a replaced video is redone."""
         return item_digest(item, media_identity(item, self), *extra)
 
     def to_json(self) -> dict[str, Any]:
@@ -73,8 +79,6 @@ class MediaPlace:
 
 def media_identity(item: Item, place: MediaPlace) -> str | None:
     """The media file's content digest (memoised by stat identity; ``None`` when it cannot be read)."""
-    from media.cache import file_digest
-
     try:
         return file_digest(resolve(item, place))
     except (ItemMediaError, OSError):
@@ -90,13 +94,13 @@ def check_media_root(media_root: str | Path | None) -> None:
 def resolve(item: Item, place: MediaPlace) -> Path:
     """The item's media file, or :class:`ItemMediaError` with the reason."""
     if not item.media:
-        raise ItemMediaError("missing_media: the item names no media file")
+        raise ItemMediaError("missing_media", "the item names no media file")
     try:
         path = resolve_media(item, place.media_root, place.input_path, allow_outside_root=place.allow_outside_root)
     except MediaOutsideRoot as exc:
-        raise ItemMediaError(f"media_outside_root: {exc}") from None
+        raise ItemMediaError("media_outside_root", str(exc)) from None
     if path is None:
-        raise ItemMediaError(f"missing_media: '{item.media}' not found (looked in {place.where()})")
+        raise ItemMediaError("missing_media", f"'{item.media}' not found (looked in {place.where()})")
     return path
 
 
@@ -106,16 +110,18 @@ async def open_media(item: Item, place: MediaPlace) -> tuple[Path, Any]:
     try:
         info = await asyncio.to_thread(probe, path)
     except MediaError as exc:
-        raise ItemMediaError(f"{exc.kind}: {exc.reason}") from None
+        raise ItemMediaError(exc.kind, exc.reason) from None
     return Path(path), info
 
 
-def missing_hint(errors: Sequence[str | None], place: MediaPlace) -> str | None:
-    """One line when media were missing for items of this run, naming where murgat looked."""
-    missing = sum(1 for e in errors if e and e.startswith("missing_media"))
+def missing_hint(records: Sequence[Any], place: MediaPlace) -> str | None:
+    """One line when media were missing for items of this run (``records``: the run's records, or
+    their error lines), naming where murgat looked."""
+    kinds = [r.split(":", 1)[0] if isinstance(r, str) else None if r is None else error_kind(r) for r in records]
+    missing = sum(1 for k in kinds if k == "missing_media")
     if not missing:
         return None
     tip = "" if place.media_root is not None else "; pass --media-root FOLDER if the media live elsewhere"
-    if place.media_root is not None and missing == len(errors):
+    if place.media_root is not None and missing == len(records):
         tip = "; is --media-root the right folder?"
-    return f"{missing} of {len(errors)} item(s) have no media file (looked in {place.where()}){tip}"
+    return f"{missing} of {len(records)} item(s) have no media file (looked in {place.where()}){tip}"

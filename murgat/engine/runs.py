@@ -3,12 +3,48 @@ API returns and what ``sweep`` and ``program --score`` read after scoring in-pro
 
 from __future__ import annotations
 
-import contextlib
 import json
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from murgat.engine.errors import SettingsError
+from murgat.engine.folder import RunFolder, read_kind
+
+
+class RunUnreadable(SettingsError, ValueError):
+    """A file a run writes whole (``summary.json``, ``sweep.json``) is there but cannot be read: cut
+    short or damaged. Said with the file and the way out, never read as an empty summary. A
+    :class:`~murgat.engine.errors.SettingsError` (exit 2, rendered once by the command line) and
+    still a ``ValueError`` for callers of :func:`load_run` that caught one."""
+
+
+def read_summary(folder: str | Path, name: str = "summary.json") -> dict[str, Any]:
+    """``folder/name`` as a JSON object; ``{}`` when the run has not written it (yet); raises
+    :class:`RunUnreadable` naming the file when it is there but not a JSON object."""
+    p = Path(folder) / name
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RunUnreadable(f"{p}: cannot be read ({exc}); run the run's command again to rewrite it") from None
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        raise RunUnreadable(f"{p}: not valid JSON ({exc}; cut short?); run the run's command again to rewrite it "
+                            "(finished records are kept)") from None
+    if not isinstance(doc, dict):
+        raise RunUnreadable(f"{p}: not a summary (a JSON {type(doc).__name__}, not an object)")
+    return doc
+
+
+def _warn_skipped(folder: Any) -> None:
+    """Lines of a stream that are not records, said (they are skipped, not repaired: a reader)."""
+    for note in folder.notices:
+        warnings.warn(note, stacklevel=3)
 
 
 @dataclass
@@ -31,23 +67,25 @@ class RunResult:
 
     def iter_records(self) -> Iterator[dict[str, Any]]:
         """The records one by one (what :attr:`records` lists), read from the run folder on each call."""
-        from murgat.engine.folder import RunFolder
-
         if self.records_file is not None:
-            yield from RunFolder(self.path, repair=False, record=None, results=self.records_file.resolve()).latest_results()
+            folder = RunFolder(self.path, repair=False, record=None, results=self.records_file.resolve())
+            yield from folder.latest_results()
+            _warn_skipped(folder)
             return
         if self.kind == "program":  # one record per item and variant, from each variant's folder
-            from murgat.engine.folder import read_kind
-
             # not OUT/baseline-run/, the score run of --baseline (a child folder with results too)
             variants = (p for p in self.path.iterdir() if (p / "results.jsonl").exists() and read_kind(p) != "score")
             for sub in sorted(variants):
-                for r in RunFolder(sub, repair=False, record=None).latest_results():
+                folder = RunFolder(sub, repair=False, record=None)
+                for r in folder.latest_results():
                     yield {**r.get("record", r), "variant": sub.name}
+                _warn_skipped(folder)
             return
         for name in ("results.jsonl", "responses.jsonl"):
             if (self.path / name).exists():
-                rows = RunFolder(self.path, repair=False, record=None, results=name).latest_results()
+                folder = RunFolder(self.path, repair=False, record=None, results=name)
+                rows = folder.latest_results()
+                _warn_skipped(folder)
                 # reflect keeps {id, record, trace}: its records are the responses
                 yield from (r["record"] if self.kind == "reflect" and "record" in r else r for r in rows)
                 return
@@ -64,16 +102,13 @@ class RunResult:
 
 def load_run(path: str | Path) -> RunResult:
     """Any run folder (``score``, ``faithfulness``, ``reflect``, ``program``, ``generate``, ``sweep``)."""
-    from murgat.engine.folder import read_kind
-
     p = Path(path)
     records_file = None
     if p.suffix == ".jsonl" and p.is_file():  # generate --out FILE.jsonl keeps its folder beside the file
         p, records_file = p.with_suffix(".run"), p
     if not p.is_dir():
         raise FileNotFoundError(f"{path}: no run folder there")
-    summary: dict[str, Any] = {}
     kind = read_kind(p)
-    with contextlib.suppress(OSError, ValueError):  # a sweep's summary is its comparison, sweep.json
-        summary = json.loads((p / ("sweep.json" if kind == "sweep" else "summary.json")).read_text(encoding="utf-8"))
+    # a sweep's summary is its comparison, sweep.json; a damaged one is RunUnreadable, not {}
+    summary = read_summary(p, "sweep.json" if kind == "sweep" else "summary.json")
     return RunResult(path=p, kind=kind, summary=summary, records_file=records_file)

@@ -30,13 +30,15 @@ from typing import Any, Literal
 
 import prompts
 from media.evidence import build_evidence
-from murgat.citations import make_citation
+from murgat.citations import check_durations, make_citation, parse_citations
 from murgat.faithfulness.records import StepLabel
 from murgat.judges.base import Judge
 from murgat.judges.evidence import evidence_parts
 from murgat.judges.parsing import clip_answer, parse_json_answer, shared_answer_note
 from murgat.judges.types import JudgeRequest, Part, TextPart
-from murgat.pipeline.stages import CallPool, ItemContext, sentences_of
+from murgat.judging.context import ItemContext
+from murgat.judging.pool import CallPool
+from murgat.judging.sentences import sentences_of
 
 Variant = Literal["vanilla", "grounding", "grounding+rationale"]
 VARIANTS: tuple[str, ...] = ("vanilla", "grounding", "grounding+rationale")
@@ -138,8 +140,6 @@ class Labeller:
         if out.error or not isinstance(steps, list) or not steps or not all(isinstance(x, str) and x.strip() for x in steps):
             why = out.error or "unparseable segmentation"
             return by_sentences, f"judge segmentation unusable ({why}); sentences used"
-        from murgat.citations import check_durations, parse_citations
-
         return [StepLabel(index=i, text=t.strip(), citations=check_durations(parse_citations(t), ctx.durations,
                                                                             ctx.config.end_tolerance_s))
                 for i, t in enumerate(steps)], None

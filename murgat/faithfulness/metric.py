@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from murgat.faithfulness.records import FaithResult
 from murgat.metric import bootstrap_ci, paired_bootstrap_diff
 from murgat.schema import Interval
@@ -21,6 +19,7 @@ from murgat.schema import Interval
 def ratio_ci(num: Sequence[float], den: Sequence[float], n_resamples: int = 2000, seed: int = 0,
              alpha: float = 0.05) -> Interval:
     """Σnum/Σden with a percentile bootstrap CI resampling the (num, den) pairs."""
+    import numpy as np  # numpy loads with the first figure, not with the command line
     a, b = np.asarray(num, float), np.asarray(den, float)
     n = len(a)
     if n == 0 or b.sum() == 0:
@@ -40,6 +39,7 @@ def ratio_ci(num: Sequence[float], den: Sequence[float], n_resamples: int = 2000
 def paired_ratio_diff(before: Sequence[tuple[float, float]], after: Sequence[tuple[float, float]],
                       n_resamples: int = 2000, seed: int = 0, alpha: float = 0.05) -> Interval:
     """(Σu'/Σp') − (Σu/Σp) over paired responses, with a paired bootstrap CI."""
+    import numpy as np
     b = np.asarray(before, float).reshape(-1, 2)
     a = np.asarray(after, float).reshape(-1, 2)
     n = len(b)

@@ -42,6 +42,8 @@ class FaithResult(BaseModel):
     id: str
     video: str | None = None
     error: str | None = None
+    error_kind: str | None = Field(default=None, description="the kind of ``error`` (missing_media, …); records of "
+                                   "earlier versions have it only as the error's prefix")
     case: Literal["scored", "no_perception", "undetermined", "error"] = "scored"
     steps: list[StepLabel] = Field(default_factory=list)
     segmentation: str = "sentences"

@@ -47,9 +47,10 @@ import prompts
 from murgat.citations import check_durations, parse_citations
 from murgat.faithfulness.label import Labeller
 from murgat.faithfulness.records import FaithResult, StepLabel, tally
-from murgat.judges.base import Judge
 from murgat.judges.types import JudgeRequest, MediaPart, TextPart
-from murgat.pipeline.stages import CallPool, ItemContext
+from murgat.judging.answering import Model
+from murgat.judging.context import ItemContext
+from murgat.judging.pool import CallPool
 from murgat.text import preprocess, strip_thinking
 
 #: defaults of the per-item bounds (``--max-regenerations``, ``--max-steps``)
@@ -127,7 +128,7 @@ def step_view(steps: list[StepLabel]) -> list[dict[str, Any]]:
 
 @dataclass
 class Reflector:
-    model: Judge
+    model: Model
     detector: Labeller
     pool: CallPool
     k: int = 3
@@ -194,9 +195,9 @@ class Reflector:
                   options: list[str] | None) -> tuple[ReflectTrace, list[StepLabel], str | None]:
         """Walk the chain; returns the trace, the final steps (with their last verdicts) and the answer line."""
         trace = ReflectTrace(id=item_id, original=text)
-        dq = self.detector_question(question, options)
+        walk = _Walk(self, trace, ctx, question, options, self.detector_question(question, options))
         pre = preprocess(text, len(options or []) or 10)
-        answer = pre.answer or None
+        walk.answer = pre.answer or None
         steps, _ = await self.detector.segment(pre.reasoning, ctx, "sentences")
         n_calls_before = len(ctx.calls)
         i = 0
@@ -208,73 +209,101 @@ class Reflector:
                 for s in steps[i:]:
                     s.status, s.reason = "error", "not checked: step cap reached"
                 break
-            lab = await self.detect(steps, i, ctx, dq)
-            ev = StepEvent(index=i, text=lab.text, verdict=verdict_of(lab), reason=lab.reason)
-            trace.events.append(ev)
-            if ev.verdict == "undetermined":
-                trace.undetermined += 1
-            if ev.verdict != "unfaithful":
-                i += 1
-                continue
-            if trace.attempts >= self.max_regenerations:
-                ev.not_regenerated = f"regeneration cap reached (--max-regenerations {self.max_regenerations})"
-                trace.not_regenerated += 1
-                trace.stopped = trace.stopped or (f"regeneration cap reached (--max-regenerations "
-                                                  f"{self.max_regenerations}): later unfaithful steps left as they are")
-                i += 1
-                continue
-            trace.regenerations += 1
-            original = (lab.text, lab.reason or "(no reason given)")
-            latest = original
-            prefix = "\n".join(s.text for s in steps[:i]) or "(no steps yet)"
-            ev.resolved = False
-            for attempt in range(1, self.k + 1):
-                if trace.attempts >= self.max_regenerations:
-                    trace.stopped = (f"regeneration cap reached (--max-regenerations {self.max_regenerations}) "
-                                     f"during step {i}")
-                    break
-                template, prompt = self._regenerate_prompt(question, options, prefix, attempt, original, latest)
-                trace.attempts += 1
-                new_text, err = await self._ask_model(ctx, prompt, template,
-                                                      {"id": item_id, "index": i, "attempt": attempt,
-                                                       "rejected": latest[0]})
-                at = Attempt(attempt=attempt, text=new_text, error=err)
-                ev.attempts.append(at)
-                if err is not None or not new_text:
-                    at.verdict = "error"
-                    break
-                steps[i] = self._step(i, " ".join(new_text.split()), ctx)
-                lab2 = await self.detect(steps, i, ctx, dq)
-                at.verdict, at.reason = verdict_of(lab2), lab2.reason
-                if at.verdict in ("faithful", "reasoning"):
-                    ev.resolved = True
-                    trace.resolved_after[str(attempt)] = trace.resolved_after.get(str(attempt), 0) + 1
-                    break
-                if at.verdict == "undetermined":
-                    trace.undetermined += 1
-                    break  # the detector cannot tell: stop regenerating, never call it faithful
-                latest = (steps[i].text, lab2.reason or "(no reason given)")
-            if not ev.resolved:
-                trace.unresolved += 1
-            # continue the chain from r_1..r_i'
-            prefix_now = "\n".join(s.text for s in steps[: i + 1])
-            cont, err = await self._ask_model(
-                ctx, prompts.render("reflect_continue", question=question or "(not given)", options=options_block(options),
-                                    prefix=prefix_now, cite_rule=self._rule()),
-                "reflect_continue", {"id": item_id, "index": i, "prefix": prefix_now})
-            ev.continuation, ev.continuation_error = cont, err
-            if cont is not None:
-                cpre = preprocess(cont, len(options or []) or 10)
-                rest, _ = await self.detector.segment(cpre.reasoning, ctx, "sentences")
-                steps = steps[: i + 1] + [self._step(i + 1 + k, s.text, ctx) for k, s in enumerate(rest)]
-                if cpre.answer:
-                    answer = cpre.answer
+            ev = await walk.check(steps, i)
+            if ev.verdict == "unfaithful" and walk.may_regenerate(ev):
+                await walk.regenerate(steps, i, ev)
+                steps = await walk.continued(steps, i, ev)
             i += 1
         # calls the walk added beyond labelling the original chain (answers served from the cache are free)
         trace.calls = sum(1 for c in ctx.calls[n_calls_before:] if not c.cached)
         body = " ".join(s.text for s in steps)
-        trace.final = f"{body}\n{answer}" if answer else body
-        return trace, steps, answer
+        trace.final = f"{body}\n{walk.answer}" if walk.answer else body
+        return trace, steps, walk.answer
+
+
+@dataclass
+class _Walk:
+    """One chain being walked by a :class:`Reflector` (Algorithm 2, steps 1-3)."""
+
+    r: Reflector
+    trace: ReflectTrace
+    ctx: ItemContext
+    question: str
+    options: list[str] | None
+    dq: str  # the question as the detector sees it
+    answer: str | None = None
+
+    async def check(self, steps: list[StepLabel], i: int) -> StepEvent:
+        """Step ``i`` checked by the detector (an undetermined check is counted)."""
+        lab = await self.r.detect(steps, i, self.ctx, self.dq)
+        ev = StepEvent(index=i, text=lab.text, verdict=verdict_of(lab), reason=lab.reason)
+        self.trace.events.append(ev)
+        if ev.verdict == "undetermined":
+            self.trace.undetermined += 1
+        return ev
+
+    def may_regenerate(self, ev: StepEvent) -> bool:
+        """Whether the item's regeneration budget allows another step to be regenerated."""
+        r, trace = self.r, self.trace
+        if trace.attempts < r.max_regenerations:
+            return True
+        ev.not_regenerated = f"regeneration cap reached (--max-regenerations {r.max_regenerations})"
+        trace.not_regenerated += 1
+        trace.stopped = trace.stopped or (f"regeneration cap reached (--max-regenerations {r.max_regenerations}): "
+                                          "later unfaithful steps left as they are")
+        return False
+
+    async def regenerate(self, steps: list[StepLabel], i: int, ev: StepEvent) -> None:
+        """Step ``i`` regenerated (≤ K attempts) until the detector accepts it; the last attempt is kept."""
+        r, trace = self.r, self.trace
+        trace.regenerations += 1
+        original = (ev.text, ev.reason or "(no reason given)")
+        latest = original
+        prefix = "\n".join(s.text for s in steps[:i]) or "(no steps yet)"
+        ev.resolved = False
+        for attempt in range(1, r.k + 1):
+            if trace.attempts >= r.max_regenerations:
+                trace.stopped = f"regeneration cap reached (--max-regenerations {r.max_regenerations}) during step {i}"
+                break
+            template, prompt = r._regenerate_prompt(self.question, self.options, prefix, attempt, original, latest)
+            trace.attempts += 1
+            new_text, err = await r._ask_model(self.ctx, prompt, template, {"id": trace.id, "index": i,
+                                                                           "attempt": attempt, "rejected": latest[0]})
+            at = Attempt(attempt=attempt, text=new_text, error=err)
+            ev.attempts.append(at)
+            if err is not None or not new_text:
+                at.verdict = "error"
+                break
+            steps[i] = r._step(i, " ".join(new_text.split()), self.ctx)
+            lab2 = await r.detect(steps, i, self.ctx, self.dq)
+            at.verdict, at.reason = verdict_of(lab2), lab2.reason
+            if at.verdict in ("faithful", "reasoning"):
+                ev.resolved = True
+                trace.resolved_after[str(attempt)] = trace.resolved_after.get(str(attempt), 0) + 1
+                break
+            if at.verdict == "undetermined":
+                trace.undetermined += 1
+                break  # the detector cannot tell: stop regenerating, never call it faithful
+            latest = (steps[i].text, lab2.reason or "(no reason given)")
+        if not ev.resolved:
+            trace.unresolved += 1
+
+    async def continued(self, steps: list[StepLabel], i: int, ev: StepEvent) -> list[StepLabel]:
+        """The chain continued by the model from r_1..r_i' (its later steps replace the old ones)."""
+        r = self.r
+        prefix_now = "\n".join(s.text for s in steps[: i + 1])
+        cont, err = await r._ask_model(
+            self.ctx, prompts.render("reflect_continue", question=self.question or "(not given)",
+                                     options=options_block(self.options), prefix=prefix_now, cite_rule=r._rule()),
+            "reflect_continue", {"id": self.trace.id, "index": i, "prefix": prefix_now})
+        ev.continuation, ev.continuation_error = cont, err
+        if cont is None:
+            return steps
+        cpre = preprocess(cont, len(self.options or []) or 10)
+        rest, _ = await r.detector.segment(cpre.reasoning, self.ctx, "sentences")
+        if cpre.answer:
+            self.answer = cpre.answer
+        return steps[: i + 1] + [r._step(i + 1 + k, s.text, self.ctx) for k, s in enumerate(rest)]
 
 
 async def reflect_item(item_id: str, original: str, ctx: ItemContext, reflector: Reflector, judge: Labeller,

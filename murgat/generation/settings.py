@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, field_validator
 
 import murgat.engine.options as o
+from murgat.engine.fingerprint import Deciding
 
 
 class _Generating(o.Settings, o.ModelOption, o.Frames, o.Place, o.Folder, o.Pace, o.Output, o.GenerateRole,
@@ -17,11 +18,11 @@ class _Generating(o.Settings, o.ModelOption, o.Frames, o.Place, o.Folder, o.Pace
 
     data: str = Field(description="questions: murgat JSONL/CSV, videommmu:PATH, nextgqa:PATH or hf:PATH",
                       json_schema_extra={"positional": True})
-    model: str = Field(description="provider:model that answers, e.g. gemini:gemini-2.5-flash")
-    mode: Literal["base", "cite", "posthoc"] = Field(
+    model: str = Deciding(description="provider:model that answers, e.g. gemini:gemini-2.5-flash")
+    mode: Literal["base", "cite", "posthoc"] = Deciding(
         "cite", description="base (plain reasoning), cite (cited reasoning) or posthoc (add citations to --base answers)")
-    base: str | None = Field(None, description="posthoc: the base-mode responses file to annotate")
-    max_frames: int = Field(64, ge=1, description="most frames of the whole video sent to the answering model")
+    base: str | None = Deciding(None, description="posthoc: the base-mode responses file to annotate")
+    max_frames: int = Deciding(64, ge=1, description="most frames of the whole video sent to the answering model")
 
 
 class GenerateSettings(_Generating, o.Effort):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from murgat.pipeline.report import fmt as _fmt
+from murgat.comparison import fmt as _fmt
 
 
 def sweep_table(rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -9,9 +9,13 @@ from typing import Any
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
+    from murgat.engine.outputs import claim_output
     from murgat.grounding.gold import GoldFormatError, write_gold
     from murgat.grounding.importers import import_citevqa, import_nextgqa, import_rextime, iter_summary
 
+    inputs = [args.gsub, args.qa, args.map] if args.dataset == "nextgqa" else [args.items]
+    # refused before any work: an input, a cassette or a run's records, a device link replaced
+    claim = claim_output(args.out, role="file", replaces=("gold",), inputs=inputs, what=f"--out {args.out}")
     try:
         if args.dataset == "nextgqa":
             items = import_nextgqa(args.gsub, args.qa, args.map)
@@ -22,18 +26,21 @@ def _cmd_import(args: argparse.Namespace) -> int:
     except GoldFormatError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    n = write_gold(items, args.out)
+    n = write_gold(items, claim)
     for line in iter_summary(items):
         print(line, file=sys.stderr)
-    print(f"wrote {n} gold items to {args.out}", file=sys.stderr)
+    print(f"wrote {n} gold items to {args.out}", file=sys.stderr)  # stderr: the gold JSONL may own stdout
     return 0
 
 
-def _fmt(iv: Any, pct: bool) -> str:
+def _fmt(iv: Any, scale: float) -> str:
+    """An interval on the table's one scale (percent); a CI that cannot be estimated is said."""
     if not isinstance(iv, dict) or iv.get("value") is None:
         return "-"
-    f = "{:.1f}" if pct else "{:.3f}"
-    return f"{f.format(iv['value'])} [{f.format(iv['ci_low'])}, {f.format(iv['ci_high'])}] n={iv['n']}"
+    v = f"{iv['value'] * scale:.1f}"
+    if iv.get("ci_low") is None or iv.get("ci_high") is None:
+        return f"{v} [no CI] n={iv['n']}"
+    return f"{v} [{iv['ci_low'] * scale:.1f}, {iv['ci_high'] * scale:.1f}] n={iv['n']}"
 
 
 def _cmd_ground(args: argparse.Namespace) -> int:
@@ -41,6 +48,7 @@ def _cmd_ground(args: argparse.Namespace) -> int:
     from murgat.grounding.gold import GoldFormatError
     from murgat.grounding.run import GroundSettings, ground
     from murgat.inputs import InputError
+    from murgat.runlock import RunLocked
 
     settings = GroundSettings(
         citevqa_compat=args.citevqa_compat, attributed_threshold=args.attributed_threshold,
@@ -48,7 +56,7 @@ def _cmd_ground(args: argparse.Namespace) -> int:
         cluster_by_video=args.cluster_by_video, n_resamples=args.bootstrap, seed=args.seed, score_run=args.score_run)
     try:
         result = ground(args.responses, args.gold, args.out, settings)
-    except (GoldFormatError, InputError, NotWritable, FileNotFoundError) as exc:
+    except (GoldFormatError, InputError, NotWritable, RunLocked, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     doc = result.summary.model_dump()
@@ -63,18 +71,24 @@ def _cmd_ground(args: argparse.Namespace) -> int:
 
     from murgat.console import console
 
+    # one scale for every figure: percent, as the papers report NExT-GQA and ReXTime (summary.json keeps
+    # those in percent and murgat's own figures as 0-1 fractions; the table says which it shows)
     table = Table(title=f"grounding of {args.responses} against {args.gold}")
-    for col in ("family", "figure", "value [95% CI]"):
+    for col in ("family", "figure", "value % [95% CI]"):
         table.add_column(col)
-    for family, pct in (("nextgqa", True), ("rextime", True), ("overlap", False), ("evidence", False),
-                        ("boxes", False), ("answers", False)):
+    for family, scale in (("nextgqa", 1.0), ("rextime", 1.0), ("overlap", 100.0), ("evidence", 100.0),
+                          ("boxes", 100.0), ("answers", 100.0)):
         for k, v in doc[family].items():
             if isinstance(v, dict) or v is None:
-                table.add_row(family, k, _fmt(v, pct))
+                table.add_row(family, k, _fmt(v, scale))
+            elif k.endswith("_threshold") and isinstance(v, int | float):
+                table.add_row(family, k, f"{v:g} (a 0-1 setting)")
             else:
                 table.add_row(family, k, str(v))
     con = console()
     con.print(table)
+    for note in doc.get("notes") or []:
+        con.print(f"note: {note}", soft_wrap=True)
     con.print(f"{doc['n_responses']} responses ({doc['n_errors']} errors); {doc['n_gold_without_response']} gold "
               f"questions without a response" + (f"; wrote {args.out}" if args.out else ""))
     if failed:

@@ -34,12 +34,30 @@ def is_ground_run(path: str | Path) -> bool:
 
 
 def load_ground_run(path: str | Path) -> tuple[GroundSummary, list[GroundRecord]]:
-    p = Path(path)
-    summary = GroundSummary.model_validate_json((p / "summary.json").read_text(encoding="utf-8"))
+    """A ground run's summary and records; a damaged file is :class:`~murgat.engine.runs.RunUnreadable`
+    naming it (and the line), never a traceback."""
+    from pydantic import ValidationError
+
+    from murgat.engine.runs import RunUnreadable, read_summary
     from murgat.jsonl import iter_lines
 
+    p = Path(path)
+    try:
+        summary = GroundSummary.model_validate(read_summary(p))
+    except ValidationError as exc:
+        raise RunUnreadable(f"{p / 'summary.json'}: not a ground run's summary ({exc.errors()[0]['msg']}); "
+                            "run murgat ground again to rewrite it") from None
+    records = []
     # split at "\n" only: U+2028/U+2029/U+0085 inside a record's strings are data (murgat.jsonl)
-    return summary, [GroundRecord.model_validate_json(x) for _, x in iter_lines(p / "results.jsonl") if x.strip()]
+    for lineno, line in iter_lines(p / "results.jsonl"):
+        if not line.strip():
+            continue
+        try:
+            records.append(GroundRecord.model_validate_json(line))
+        except ValueError as exc:
+            raise RunUnreadable(f"{p / 'results.jsonl'}: line {lineno} is not a ground record ({exc}); "
+                                "run murgat ground again to rewrite it") from None
+    return summary, records
 
 
 def compare_ground(runs: list[tuple[str, list[GroundRecord]]], n_resamples: int = 2000, seed: int = 0) -> list[dict[str, Any]]:
@@ -73,7 +91,7 @@ def summarize_ground_runs(args: argparse.Namespace) -> int:
         summary, records = load_ground_run(path)
         summaries[str(path)] = summary.model_dump()
         runs.append((str(path), records))
-    doc = {"kind": "ground", "runs": summaries, "differences": compare_ground(runs, args.bootstrap, args.seed)}
+    doc: dict[str, Any] = {"kind": "ground", "runs": summaries, "differences": compare_ground(runs, args.bootstrap, args.seed)}
     if args.json:
         print(json.dumps(doc, indent=2))
         return 0

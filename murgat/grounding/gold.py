@@ -20,11 +20,14 @@ the frame it was drawn on (absent for a box that holds for the whole item).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+if TYPE_CHECKING:
+    from murgat.engine.outputs import Claim
 
 
 class GoldFormatError(ValueError):
@@ -32,7 +35,13 @@ class GoldFormatError(ValueError):
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # NaN and infinities are refused where they are read: JSON has no spelling for them, so a gold
+    # file holding one was written with ``null`` there and refused by murgat itself on the next read
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+#: the highest annotation frame rate accepted (a vIoU grid step of 1 µs); a larger one is a unit mistake
+MAX_FPS = 1_000_000.0
 
 
 class GoldBox(_Model):
@@ -110,6 +119,15 @@ class GoldItem(_Model):
     evidence: list[GoldEvidence] = Field(default_factory=list)
     source: str | None = Field(default=None, description="dataset it was imported from")
 
+    @model_validator(mode="after")
+    def _check(self) -> GoldItem:
+        # a duration of 0 or less would make every citation "past the end": refused, not silently invalid
+        if self.duration is not None and self.duration <= 0:
+            raise ValueError(f"duration {self.duration} must be a positive number of seconds")
+        if self.fps is not None and not 0 < self.fps <= MAX_FPS:
+            raise ValueError(f"fps {self.fps} must be positive and at most {MAX_FPS:,.0f}")
+        return self
+
 
 def load_gold(path: str | Path) -> dict[str, GoldItem]:
     """Gold items by id; a bad line or a repeated id raises :class:`GoldFormatError` naming it."""
@@ -119,15 +137,19 @@ def load_gold(path: str | Path) -> dict[str, GoldItem]:
     p = Path(path)
     if not p.is_file():
         raise GoldFormatError(f"{p}: no such gold file")
-    for lineno, line in iter_lines(p):
+    try:
+        lines = list(iter_lines(p))
+    except UnicodeDecodeError as exc:
+        raise GoldFormatError(f"{p}: not UTF-8 text (byte {exc.start}); a gold file is JSONL") from None
+    except OSError as exc:
+        raise GoldFormatError(f"{p}: cannot be read ({exc.strerror or exc})") from None
+    for lineno, line in lines:
         if not line.strip():
             continue
         try:
             item = GoldItem.model_validate(loads_line(line))
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(x) for x in first["loc"])
-            raise GoldFormatError(f"{p}: line {lineno}: {where}: {first['msg']}") from None
+            raise GoldFormatError(f"{p}: line {lineno}: {_first_error(exc)}") from None
         except ValueError as exc:
             raise GoldFormatError(f"{p}: line {lineno}: not JSON ({exc})") from None
         if item.id in out:
@@ -136,17 +158,21 @@ def load_gold(path: str | Path) -> dict[str, GoldItem]:
     return out
 
 
-def write_gold(items: Iterable[GoldItem], path: str | Path) -> int:
-    """Write ``items`` as gold JSONL (atomically: a temporary file, then a rename); returns the count."""
-    import os
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(x) for x in first["loc"])
+    return f"{where}: {first['msg']}" if where else str(first["msg"])
 
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
-    n = 0
-    with tmp.open("w", encoding="utf-8") as f:
-        for it in items:
-            f.write(it.model_dump_json(exclude_none=True) + "\n")
-            n += 1
-    os.replace(tmp, p)
-    return n
+
+def write_gold(items: Iterable[GoldItem], path: str | Path | Claim, inputs: Sequence[str | Path | None] = ()) -> int:
+    """Write ``items`` as gold JSONL, whole or not at all; returns the count.
+
+    ``path`` is claimed by the one output rule (:mod:`murgat.engine.outputs`: it may replace a
+    gold file, never a cassette, a run's records, an input or a device link) unless it is a
+    claim already; ``/dev/stdout`` is streamed into."""
+    from murgat.engine.outputs import Claim, claim_output
+
+    claim = path if isinstance(path, Claim) else claim_output(path, role="file", replaces=("gold",), inputs=inputs)
+    lines = [it.model_dump_json(exclude_none=True) + "\n" for it in items]
+    claim.write_text("".join(lines))
+    return len(lines)

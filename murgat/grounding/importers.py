@@ -86,6 +86,27 @@ def _item(where: str, **fields: Any) -> GoldItem:
         raise GoldFormatError(f"{where}: {loc}: {first['msg']}") from None
 
 
+def _seconds(value: Any, where: str) -> float:
+    """A time in seconds from an annotation file: a finite number (or numeric text), else a
+    :class:`GoldFormatError` naming the place and the value."""
+    import math
+
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise GoldFormatError(f"{where}: {value!r} is not a number of seconds")
+    try:
+        x = float(value)
+    except ValueError:
+        raise GoldFormatError(f"{where}: {value!r} is not a number of seconds") from None
+    if not math.isfinite(x):
+        raise GoldFormatError(f"{where}: {value!r} is not a finite number of seconds")
+    return x
+
+
+def _spans(segs: list[Any], where: str) -> list[dict[str, Any]]:
+    return [{"modality": "visual", "start": _seconds(a, f"{where}, segment {k} start"),
+             "end": _seconds(b, f"{where}, segment {k} end")} for k, (a, b) in enumerate(segs)]
+
+
 def _first(rec: dict[str, Any], names: tuple[str, ...]) -> Any:
     for n in names:
         if rec.get(n) is not None:
@@ -127,7 +148,7 @@ def import_nextgqa(gsub: str | Path, qa: str | Path, vid_map: str | Path | None 
             where = f"{where_v}, question {qid}"
             if not isinstance(segs, list) or not all(isinstance(s, list | tuple) and len(s) == 2 for s in segs):
                 raise GoldFormatError(f"{where}: location must be a list of [start, end] pairs")
-            evidence = [{"modality": "visual", "start": float(s), "end": float(e)} for s, e in segs]
+            evidence = _spans(segs, where)
             answer = question = qtype = None
             if key in rows:
                 n, row = rows[key]
@@ -237,7 +258,7 @@ def import_rextime(path: str | Path) -> list[GoldItem]:
         video = _first(rec, ("vid", "video", "video_id"))
         out.append(_item(where, id=str(qid), video=str(video) if video is not None else None,
                          duration=rec.get("duration"), question=rec.get("question"), answer=answer, need="any",
-                         evidence=[{"modality": "visual", "start": float(s), "end": float(e)} for s, e in windows],
+                         evidence=_spans(windows, f"{where}: relevant_windows"),
                          source="rextime"))
     return out
 

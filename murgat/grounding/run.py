@@ -12,7 +12,8 @@ carries (``correct``, or a 0–5 judge ``answer_score``, right at ≥ 4). MURGAT
 A run folder holds ``config.json`` (``kind: ground``), ``results.jsonl`` (one
 :class:`GroundRecord` per response) and ``summary.json`` (:class:`GroundSummary`), each
 written whole and renamed into place: the figures take seconds, so a rerun recomputes
-instead of resuming.
+instead of resuming. The folder is claimed by the one output rule (:mod:`murgat.engine.outputs`):
+a score run's folder, or one holding files no ground run wrote, is refused.
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ class GroundSummary(BaseModel):
     boxes: dict[str, Any] = Field(default_factory=dict, description="vIoU of boxes over time")
     answers: dict[str, Any] = Field(default_factory=dict, description="accuracy, SAA and SAA_cite")
     settings: dict[str, Any] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list, description="what the figures cannot say (e.g. no CI from one video)")
 
 
 class GroundResult(BaseModel):
@@ -277,11 +279,15 @@ def _ci(rows: Sequence[tuple[float, str]], s: GroundSettings, scale: float = 1.0
     from murgat.metric import bootstrap_ci
 
     vals = [v for v, _ in rows]
-    iv = bootstrap_ci(vals, [c for _, c in rows] if s.cluster_by_video else None, s.n_resamples, s.seed)
+    clusters = [c for _, c in rows] if s.cluster_by_video else None
+    iv = bootstrap_ci(vals, clusters, s.n_resamples, s.seed)
     if iv.value is None:
         return iv.model_dump()
-    return Interval(value=iv.value * scale, ci_low=(iv.ci_low or 0.0) * scale, ci_high=(iv.ci_high or 0.0) * scale,
-                    n=iv.n).model_dump()
+    lo, hi = iv.ci_low, iv.ci_high
+    if clusters is not None and len(set(clusters)) < 2:
+        lo = hi = None  # resampling one video gives it back every time: no interval, not a zero-width one
+    return Interval(value=iv.value * scale, ci_low=None if lo is None else lo * scale,
+                    ci_high=None if hi is None else hi * scale, n=iv.n).model_dump()
 
 
 def summarize_ground(records: Sequence[GroundRecord], gold: dict[str, GoldItem], s: GroundSettings) -> GroundSummary:
@@ -301,7 +307,8 @@ def summarize_ground(records: Sequence[GroundRecord], gold: dict[str, GoldItem],
         has = lambda r: r.nextgqa_iop is not None  # noqa: E731
         answered = [r for r in ng if r.correct is not None]
         nextgqa = {
-            "acc_gqa": _ci([(float(r.correct and r.nextgqa_iop >= 0.5), r.video or r.id) for r in answered], s, 100)
+            "acc_gqa": _ci([(float(bool(r.correct) and (r.nextgqa_iop or 0.0) >= 0.5), r.video or r.id)
+                            for r in answered], s, 100)
             if answered else None,
             "miop": _ci(rows(iop, has), s, 100),
             "iop@0.3": _ci(rows(lambda r: iop(r) >= 0.3, has), s, 100),
@@ -320,7 +327,7 @@ def summarize_ground(records: Sequence[GroundRecord], gold: dict[str, GoldItem],
         rextime["miou"] = _ci(rows(lambda r: r.rextime_iou, in_t), s, 100)
         answered = [r for r in with_time if r.correct is not None]
         for t in (0.3, 0.5, 0.7):
-            rextime[f"acc&iou@{t}"] = (_ci([(float(r.correct and r.rextime_iou >= t), r.video or r.id)  # type: ignore[operator]
+            rextime[f"acc&iou@{t}"] = (_ci([(float(bool(r.correct) and (r.rextime_iou or 0.0) >= t), r.video or r.id)
                                             for r in answered], s, 100) if answered else None)
         rextime["n"] = len(with_time)
     overlap: dict[str, Any] = {}
@@ -365,9 +372,14 @@ def summarize_ground(records: Sequence[GroundRecord], gold: dict[str, GoldItem],
         answers["attributed_threshold"] = s.attributed_threshold
     answers["n_answer_unknown"] = len(ok) - len(graded)
     seen = {r.id for r in records}
+    notes = []
+    videos = {r.video or r.id for r in ok}
+    if s.cluster_by_video and len(videos) < 2:
+        notes.append(f"--cluster-by-video: the responses are about {len(videos)} video(s); a bootstrap over whole "
+                     "videos cannot estimate an interval from fewer than 2, so no CI is given")
     return GroundSummary(
         n_responses=len(records), n_errors=len(records) - len(ok), n_gold=len(gold),
-        n_gold_without_response=sum(1 for k in gold if k not in seen),
+        n_gold_without_response=sum(1 for k in gold if k not in seen), notes=notes,
         nextgqa=nextgqa, rextime=rextime, overlap=overlap, evidence=evidence, boxes=boxes, answers=answers,
         settings=s.model_dump() | {"bootstrap": {"n_resamples": s.n_resamples, "seed": s.seed,
                                                  "clustered_by": "video" if s.cluster_by_video else None}},
@@ -375,50 +387,66 @@ def summarize_ground(records: Sequence[GroundRecord], gold: dict[str, GoldItem],
 
 
 def _score_records(folder: str) -> dict[str, Any]:
-    from murgat.engine.folder import RunDir
+    from murgat.engine.folder import RunFolder
 
     p = Path(folder)
     if not (p / "results.jsonl").is_file():
         raise FileNotFoundError(f"{p}: not a murgat score run (no results.jsonl)")
-    return {r.id: r for r in RunDir(p, repair=False).latest_results()}
+    return {r.id: r for r in RunFolder(p, repair=False).latest_results()}
+
+
+#: what a ground run folder holds (``.lock`` while a ground run writes it)
+GROUND_FILES = ("config.json", "results.jsonl", "summary.json")
 
 
 def ground(responses: str | Path, gold: str | Path | dict[str, GoldItem], out: str | Path | None = None,
            settings: GroundSettings | None = None) -> GroundResult:
     """Score ``responses`` against ``gold``; write a run folder to ``out`` when given.
 
-    A response whose id has no gold gets an error record with the reason; the others are
-    scored.
+    ``out`` is claimed first by the one output rule (:mod:`murgat.engine.outputs`): a folder of
+    another kind (a score run) or holding files no ground run wrote is refused before any work,
+    and the folder is locked while it is written. Responses are read as ``murgat score`` reads
+    them (a repeated id is refused, in JSONL and JSON-list files alike). A response whose id has
+    no gold gets an error record with the reason, and so does one whose grounding fails (an
+    ``internal_error``, named); the others are scored.
     """
-    from murgat.inputs import iter_items
+    from murgat.inputs import load_items
 
     s = settings or GroundSettings()
+    claim = None
+    if out is not None:
+        from murgat.engine.outputs import claim_output
+
+        claim = claim_output(out, role="folder", kind="ground", files=GROUND_FILES, what=f"--out {out}",
+                             inputs=[responses, None if isinstance(gold, dict) else gold,
+                                     Path(s.score_run) / "results.jsonl" if s.score_run else None])
     gold_items = gold if isinstance(gold, dict) else load_gold(gold)
     scores = _score_records(s.score_run) if s.score_run else {}
-    if out is not None:
-        from murgat.engine.folder import check_writable_dir
-
-        check_writable_dir(out, "the output folder")
     records: list[GroundRecord] = []
-    for item in iter_items(responses):  # a repeated id is refused there, naming the line
+    for item in load_items(responses):  # a repeated id is refused there, naming it (as score does)
         g = gold_items.get(item.id)
         if g is None:
             records.append(GroundRecord(id=item.id, video=item.media, error="no_gold: the gold file has no item with this id"))
             continue
-        records.append(ground_response(item, g, s, scores.get(item.id)))
+        try:
+            records.append(ground_response(item, g, s, scores.get(item.id)))
+        except Exception as exc:
+            records.append(GroundRecord(id=item.id, video=g.video or item.media,
+                                        error=f"internal_error: {type(exc).__name__}: {exc}"))
     summary = summarize_ground(records, gold_items, s)
-    if out is not None:
-        o = Path(out)
-        # absolute paths: the viewer re-reads the gold later, from wherever it is run
-        from murgat.engine.folder import write_atomic
+    if claim is not None:
         from murgat.jsonl import escape_line
+        from murgat.runlock import RunLock
 
-        write_atomic(o / "config.json", json.dumps({"kind": "ground", "responses": str(Path(responses).resolve()),
-                                                   "gold": None if isinstance(gold, dict) else str(Path(gold).resolve()),
-                                                   "settings": s.model_dump()}, indent=2))
-        # the run folder's one atomic writer; JSONL lines escape U+2028/U+2029/U+0085 like every murgat stream
-        write_atomic(o / "results.jsonl", "".join(escape_line(r.model_dump_json()) + "\n" for r in records))
-        write_atomic(o / "summary.json", summary.model_dump_json(indent=2))
+        # absolute paths: the viewer re-reads the gold later, from wherever it is run
+        config = json.dumps({"kind": "ground", "responses": str(Path(responses).resolve()),
+                             "gold": None if isinstance(gold, dict) else str(Path(gold).resolve()),
+                             "settings": s.model_dump()}, indent=2)
+        with RunLock(claim.target):  # one ground process writes a folder at a time
+            claim.file("config.json").write_text(config)
+            # JSONL lines escape U+2028/U+2029/U+0085 like every murgat stream
+            claim.file("results.jsonl").write_text("".join(escape_line(r.model_dump_json()) + "\n" for r in records))
+            claim.file("summary.json").write_text(summary.model_dump_json(indent=2))
     return GroundResult(summary=summary, records=records)
 
 
@@ -432,15 +460,19 @@ def ground_score_run(args: Any, run: Path) -> dict[str, Any]:
     """
     import sys
 
+    from murgat.engine.folder import NotWritable
     from murgat.grounding.gold import GoldFormatError
     from murgat.inputs import InputError
+    from murgat.runlock import RunLocked
 
     s = GroundSettings(attributed_threshold=args.attributed_threshold, cluster_by_video=args.cluster_by_video,
                        n_resamples=args.bootstrap, seed=args.seed, end_tolerance_s=args.end_tolerance,
                        score_run=str(run))
     try:
         res = ground(args.input, args.gold, run / "grounding", s)
-    except (GoldFormatError, InputError, FileNotFoundError) as exc:
+    except (GoldFormatError, InputError, NotWritable, RunLocked, OSError, ValueError) as exc:
+        # whatever makes the gold unusable (unreadable, not UTF-8, a bad field, RUN/grounding not ours
+        # to write): said, and the scores are kept — the summary and report are still written
         print(f"error: grounding against --gold not computed: {exc}", file=sys.stderr)
         return {"grounding_error": str(exc)}
     return {"grounding": res.summary.model_dump()}

@@ -21,6 +21,9 @@ from murgat.judges.types import JudgeRequest, TextPart
 class ClaimVerdict:
     label: str  # yes | no | unknown | unavailable (the evidence could not be built)
     reason: str
+    #: the embedded judge's record of what was heard and read in the cited segments (its answer's
+    #: ``Evidence:`` line), when the answer has one
+    evidence: dict[str, Any] | None = None
 
 
 def check_claim(fact: str, media: str | Path, judge: Any, *, asr_model: str | None = None,
@@ -65,5 +68,21 @@ def check_claim(fact: str, media: str | Path, judge: Any, *, asr_model: str | No
                        inputs={"fact": claim, "evidence": [s.label for s in ev.segments]})
     out = asyncio.run(judge.generate(req))
     verdict, _ = parse_verdict(out.text)
-    reason = out.text.split("Reason:", 1)[-1].strip() if "Reason:" in out.text else out.text
-    return ClaimVerdict(str(verdict), reason)
+    text, record = split_evidence(out.text or "")
+    reason = text.split("Reason:", 1)[-1].strip() if "Reason:" in text else text
+    return ClaimVerdict(str(verdict), reason, record)
+
+
+def split_evidence(text: str) -> tuple[str, dict[str, Any] | None]:
+    """An embedded-judge answer without its ``Evidence:`` line, and that line's record (``None``
+    when there is none or it cannot be read)."""
+    import json
+
+    head, sep, tail = text.partition("\nEvidence: ")
+    if not sep:
+        return text, None
+    try:
+        record = json.loads(tail.split("\n", 1)[0])
+    except ValueError:
+        return head, None
+    return head, record if isinstance(record, dict) else None

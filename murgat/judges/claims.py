@@ -21,6 +21,19 @@ mention", "never says", "nobody says") makes the claim one of *absence*
 reflexives ("herself"), adverbs of time and place ("here", "now") and a number word used as
 a determiner ("one of the …") are function words.
 
+Rules v4 read the parts of a claim that are not content terms but must still be checked for a
+"yes" (the judge names each one it cannot check): **who speaks** (``Claim.speaker``: a named or
+described speaker — "Kennedy", "she", "an operator" — as opposed to "the speaker", "a voice",
+"someone", "the narrator"), **to whom** (``Claim.addressee``), **which voice says which part**
+(``Claim.turns``: "answers", "replies", a second speech verb), **question vs statement**
+(``Claim.asks``, ``Claim.states``), **quantifiers** ("all", "every", "only": ``Claim.quantifiers``),
+**superlatives** ("the largest" vs "one of the largest": ``Claim.superlatives``), **adjacency**
+("right after": ``OrderCheck.adjacent``), a **scene** clause about the picture ("… while a worker
+stands on a lift": ``Claim.scene``), and what a claim says is *not* said ("rather than X":
+``Claim.excluded``). A few surface forms are first put in one shape (:func:`_canonical`): "Right
+after X, the speaker says Y" and "Y comes right after X" become "the voice says Y right after X";
+meta and linking words ("the word X", "the name X", "as well as", "rather") are not terms.
+
 Matching a term against heard/read words (:func:`match_term`): exact after normalisation
 (case, plurals, possessives, number words = digits), or a *near miss* that spelling and
 sound both say is the same word (same first letter, and an edit ratio of 0.8 or more, or
@@ -74,7 +87,7 @@ one ones let lets get gets got s t whether himself herself themselves itself mys
 here now today again already still ever even""".split())
 #: words that order or count what is said; never terms of a claim about speech (see :class:`OrderCheck`)
 ORDER_WORDS = frozenset("""first last then before after right next finally followed afterwards afterward earlier later
-once twice thrice times time""".split())
+once twice thrice times time immediately directly straight""".split())
 #: verbs whose object is who is spoken to ("tells his listeners to …", "addresses the audience as …")
 ADDRESS_VERBS = frozenset("""tell tells told urge urges urged address addresses addressed remind reminds reminded warn
 warns warned greet greets greeted assure assures assured inform informs informed ask asks asked""".split())
@@ -104,7 +117,7 @@ list lists listed observe observes observed comment comments commented recall re
 recite recites recited quote quotes quoted admit admits admitted argue argues argued claim claims claimed confirm
 confirms confirmed deny denies denied insist insists insisted promise promises promised warn warns warned wonder
 wonders wondered joke jokes joked conclude concludes concluded introduce introduces introduced refer refers referred
-respond responds responded""".split())
+respond responds responded use uses used utter utters uttered pronounce pronounces pronounced""".split())
 #: who is spoken to or about, even after the speech verb ("urges people to ask", "tells them")
 PERSONS = frozenset("""people person listeners listener audience viewers viewer everyone everybody someone somebody
 them him her us man woman men women crowd""".split())
@@ -112,6 +125,27 @@ them him her us man woman men women crowd""".split())
 MANNER_VERBS = frozenset("""talk talks talking talked speak speaks spoke speaking spoken shout shouts shouted yell yells
 yelled whisper whispers whispered sing sings sang singing chat chats chatting chatter converse converses""".split())
 SPEECH_VERBS = CONTENT_VERBS | MANNER_VERBS
+#: words of a subject that name no particular voice: "the speaker", "a voice", "someone", "we hear"
+GENERIC_SPEAKERS = frozenset("""someone somebody voice voices speaker speakers narrator narration we you audio recording
+clip video film soundtrack footage track radio counting countdown count hear hears heard listen can""".split())
+#: who a speech may be addressed to without naming anyone in particular
+GENERIC_AUDIENCE = frozenset("""listeners listener audience people everyone everybody viewers viewer public crowd""".split())
+#: verbs that say the words were a question
+ASK_VERBS = frozenset("ask asks asked asking wonder wonders wondered inquire inquires inquired".split())
+#: verbs that say the words were a statement (an answer, a declaration), not a question
+STATE_VERBS = frozenset("""state states stated declare declares declared assert asserts asserted answer answers answered
+reply replies replied respond responds responded confirm confirms confirmed insist insists insisted""".split())
+#: a second speech verb in what is said means two turns ("one voice asks … and another answers …")
+TURN_VERBS = frozenset("""answers answered replies replied responds responded asks asked says said tells told adds added
+continues continued""".split())
+TURN_NOUNS = frozenset({"reply", "replies", "response", "responses", "answer", "answers"})
+_WH = frozenset("whether if how what why who whom where when which about".split())
+#: words that quantify what is said: they must be heard too (or checked by a count)
+QUANTIFIER_WORDS = frozenset("all every each only most many several always entire whole few".split())
+_NOT_SUPERLATIVE = frozenset("""interest honest forest modest suggest request harvest protest contest arrest digest
+invest manifest rest west best test nest chest guest quest vest""".split())
+#: superlatives without the -est ending, and -est words that are
+_SUPERLATIVES = frozenset({"best", "worst", "most", "least", "last"})
 #: words before a speech verb that only say who speaks, or how many ("several people talk")
 QUANTIFIERS = frozenset("several many some few multiple various two three four five both all couple group".split())
 
@@ -121,9 +155,12 @@ class Term:
     norm: str  # normalised form used for matching
     kind: str  # "number", "name" or "word"
     position: int  # index in the claim's token list
-    #: "said" (what is claimed to be said or shown), or "addressee" (who is spoken to: not
-    #: required to be heard, and not a substitution when another word stands there)
+    #: "said" (what is claimed to be said or shown), "addressee" (who is spoken to: not
+    #: required to be heard, and not a substitution when another word stands there), or "scene"
+    #: (a clause about the picture beside what is said: checked only against on-screen text)
     role: str = "said"
+    #: a word inside quotation marks (a quoted name is "no" only when the ASR was sure)
+    in_quote: bool = False
 
 
 @dataclass
@@ -139,6 +176,8 @@ class OrderCheck:
     #: the order word as written ("after", "first"); when the speech itself has it, it is part of
     #: what is said ("he left after lunch"), not an order between utterances
     marker: str = ""
+    #: "right after", "immediately before", "followed directly by": nothing is said between the sides
+    adjacent: bool = False
 
 
 @dataclass
@@ -152,6 +191,8 @@ class CountCheck:
     start: str | None = None
     end: str | None = None
     direction: str | None = None
+    #: "every number from N to M": none of the numbers between may be missing
+    every: bool = False
 
 
 @dataclass
@@ -175,6 +216,87 @@ class Claim:
     said: str = ""  # what is claimed to be said, as written (after the speech verb), for similarity
     order: OrderCheck | None = None
     count: CountCheck | None = None
+    #: rules v4: the parts of the claim besides its terms (see the module docstring)
+    speaker: str | None = None
+    addressee: str | None = None
+    turns: bool = False
+    asks: bool = False
+    states: bool = False
+    quantifiers: list[str] = field(default_factory=list)
+    #: (normalised superlative, hedged by "one of"/"among")
+    superlatives: list[tuple[str, bool]] = field(default_factory=list)
+    scene: list[Term] = field(default_factory=list)
+    excluded: list[str] = field(default_factory=list)
+
+
+def is_superlative(w: str) -> bool:
+    """``largest``, ``best``, ``tiniest`` — not ``forest`` or ``interest``."""
+    w = w.lower()
+    return w in _SUPERLATIVES - {"last"} or (len(w) >= 6 and w.endswith("est") and w not in _NOT_SUPERLATIVE)
+
+
+_ADJ = r"(?:right|immediately|directly|just|straight)"
+_DEICTIC = frozenset("that this it then which these those".split())
+_PLAIN_ORDER = re.compile(rf"^(?:the\s+(?:word|name|number|phrase)\s+)?(?P<x>.+?)\s+(?:comes|follows|is\s+said|is\s+heard|"
+                          rf"is\s+spoken|appears)\s+(?:(?P<adj>{_ADJ})\s+)?(?P<rel>after|before)\s+(?P<y>.+?)[.!]?$",
+                          re.IGNORECASE)
+_FOLLOWED = re.compile(rf"^(?:the\s+(?:word|name|number|phrase)\s+)?(?P<x>.+?)\s+is\s+(?:(?P<adj>{_ADJ})\s+)?followed\s+by\s+"
+                       rf"(?P<y>.+?)[.!]?$", re.IGNORECASE)
+_FRONT_ORDER = re.compile(rf"^(?:(?P<adj>{_ADJ})\s+)?(?P<rel>after|before)\s+(?P<y>[^,]+),\s*(?P<rest>.+)$", re.IGNORECASE)
+_FRONT_SCENE = re.compile(r"^(?:while|whilst|when|as)\s+(?P<scene>[^,]+),\s*(?P<rest>.+)$", re.IGNORECASE)
+_TAIL_SCENE = re.compile(r"\s+(?:while|whilst|when|as)\s+(?P<scene>(?:a|an|the|some|two|three|his|her|their)\s+.+?)[.!]?$",
+                         re.IGNORECASE)
+_BE = frozenset("is are was were stands stand sits sit walks walk appears appear lies lie shown seen visible".split())
+
+
+def _clause_like(text: str) -> bool:
+    """Whether the words after "as"/"while" read as a clause (a verb), not a phrase ("as the location")."""
+    words = [w.lower() for w in tokenize(text)]
+    return any(w in _BE or w.endswith("ing") for w in words) or any(
+        w.endswith("s") and not w.endswith("ss") for w in words[2:])
+
+
+def _canonical(text: str) -> tuple[str, str, str]:
+    """``(text, scene, excluded)``: one shape for order claims, the scene clause and a "rather
+    than …" phrase taken out, meta and linking words dropped (see the module docstring)."""
+    t = re.sub(r"\bas well as\b", "and", text, flags=re.IGNORECASE)
+    excluded = ""
+    m = re.match(r"^\s*rather than\s+([^,]+),\s*(.+)$", t, re.IGNORECASE)
+    if m:
+        excluded, t = m.group(1), m.group(2)
+    else:
+        m = re.search(r",?\s+rather than\s+(.+?)[.!]?$", t, re.IGNORECASE)
+        if m:
+            excluded, t = m.group(1), t[:m.start()]
+    t = re.sub(r"\b(?:rather|as well)\b", " ", t, flags=re.IGNORECASE)
+    scene = ""
+    m = _FRONT_SCENE.match(t)
+    if m and (not m.group(0).lower().startswith("as") or _clause_like(m.group("scene"))):
+        scene, t = m.group("scene"), m.group("rest")
+    else:
+        m = _TAIL_SCENE.search(t)
+        if m and (not m.group(0).strip().lower().startswith("as") or _clause_like(m.group("scene"))):
+            scene, t = m.group("scene"), t[:m.start()]
+    speechy = re.search(r"\b(?:" + "|".join(sorted(CONTENT_VERBS, key=len, reverse=True)) + r")\b", t, re.IGNORECASE)
+    m = _FRONT_ORDER.match(t.strip())
+    if m and speechy and not (set(w.lower() for w in tokenize(m.group("y"))) <= _DEICTIC) and not re.search(
+            rf"\b{_NUM}\s*{_UNIT}\b", m.group("y").strip(), re.IGNORECASE):
+        rest = m.group("rest").rstrip(" .!")
+        t = f"{rest} {(m.group('adj') or '').lower()} {m.group('rel').lower()} {m.group('y')}."
+    elif not speechy:
+        m = _PLAIN_ORDER.match(t.strip()) or _FOLLOWED.match(t.strip())
+        if m:
+            rel = m.groupdict().get("rel") or "before"
+            t = f"The voice says {m.group('x')} {(m.group('adj') or '').lower()} {rel.lower()} {m.group('y')}."
+        else:
+            m = re.match(r"^(?P<x>.+?)\s+(?:(?P<adj>directly|immediately|right)\s+)?follows\s+(?P<y>.+?)[.!]?$", t.strip(),
+                         re.IGNORECASE)
+            if m and not re.search(r"\b(?:after|before)\b", m.group("y"), re.IGNORECASE):
+                t = f"The voice says {m.group('x')} {(m.group('adj') or '').lower()} after {m.group('y')}."
+    # "the word X", "the name X", "the phrase X": the meta noun is not said
+    t = re.sub(r"\bthe\s+(?:word|words|name|names|phrase|term)\s+(?!of\b|heard\b|said\b|is\b|that\b|the\b)", "", t,
+               flags=re.IGNORECASE)
+    return re.sub(r"\s+", " ", t).strip(), scene.strip(), excluded.strip()
 
 
 def normalize_word(w: str) -> str:
@@ -219,8 +341,10 @@ def analyze(fact: str) -> Claim:
             break
         removed.append(m.group(0).strip())
         text = text[m.end():]
+    text, scene_text, excluded_text = _canonical(text)
     # "the first/last number …" before the time phrases take "first"/"last" away
-    position = re.search(r"\b(first|last|final)\s+(number|word|name|thing)s?\b", text, re.IGNORECASE)
+    position = re.search(r"\b(first|last|final|smallest|largest|lowest|highest|biggest)\s+(number|word|name|thing)s?\b",
+                         text, re.IGNORECASE)
     quoted = re.findall(r"[\"“”]([^\"“”]+)[\"“”]", text)
     outside = re.sub(r"[\"“”][^\"“”]+[\"“”]", " ", text)
     # time phrases go everywhere before the speech verb; after it (in what is said: "says the
@@ -268,10 +392,13 @@ def analyze(fact: str) -> Claim:
         if j >= len(lower):
             addressee = set()  # nothing else is said: the object is what is claimed ("addresses his fellow Americans")
     skip, order, count = _order_and_count(raw, lower, content_cue)
-    if order is None and count is None and position and content_cue is not None:
-        which = "first" if position.group(1).lower() == "first" else "last"
+    if order is None and count is None and position and (
+            content_cue is not None or re.search(r"\b(?:heard|said|spoken)\b", outside, re.IGNORECASE)):
+        which = {"first": "first", "smallest": "min", "lowest": "min", "largest": "max", "highest": "max",
+                 "biggest": "max"}.get(position.group(1).lower(), "last")
         order = OrderCheck(which=which, among="number" if position.group(2).lower() == "number" else "word",
                            marker=position.group(1).lower())
+        speech = True
     terms: list[Term] = []
     tokens: list[str] = []  # the claim's words in order, negations as "not" (what alignment compares)
     negated = False
@@ -302,9 +429,11 @@ def analyze(fact: str) -> Claim:
         is_number = n.replace(".", "").isdigit()
         before_manner = manner_cue is not None and content_cue is None and i < manner_cue
         after_manner = manner_cue is not None and content_cue is None and i > manner_cue and not said
-        if before_manner and (lw in QUANTIFIERS or is_number):
-            count_ = int(float(n)) if is_number else (2 if lw in ("both", "couple") else None)
-            if count_ is not None and count_ >= 2:
+        if before_manner and (lw in QUANTIFIERS or is_number or lw in ("single", "only", "sole", "lone")):
+            count_ = int(float(n)) if is_number else (2 if lw in ("both", "couple") else 1 if lw in (
+                "single", "sole", "lone") else None)
+            only_one = count_ == 1 and (lw != "one" or (i > 0 and lower[i - 1] == "only"))
+            if count_ is not None and (count_ >= 2 or only_one):
                 speakers = count_
             continue
         if drop_subject and content_cue is not None and i < content_cue:
@@ -350,10 +479,55 @@ def analyze(fact: str) -> Claim:
             if lw in STOP and not n.isdigit() and not all(x.lower() in STOP for x in tokenize(q)):
                 continue  # function words inside a quote are not required (ASR drops "is" in "he's")
             kind = "number" if n.isdigit() else ("name" if w[:1].isupper() else "word")
-            terms.append(Term(text=w, norm=n, kind=kind, position=len(tokens) - 1))
-    return Claim(original=fact, cleaned=cleaned, tokens=tokens, terms=terms, negated=negated, speech=speech,
-                 quoted=quoted, removed=removed, speech_presence=presence, speakers=speakers, manner=manner,
-                 says_not=says_not, said=said_text, order=order, count=count)
+            terms.append(Term(text=w, norm=n, kind=kind, position=len(tokens) - 1, in_quote=True))
+    claim = Claim(original=fact, cleaned=cleaned, tokens=tokens, terms=terms, negated=negated, speech=speech,
+                  quoted=quoted, removed=removed, speech_presence=presence, speakers=speakers, manner=manner,
+                  says_not=says_not, said=said_text, order=order, count=count)
+    _read_parts(claim, raw, lower, content_cue, addressee, scene_text, excluded_text, position is not None)
+    return claim
+
+
+def _read_parts(claim: Claim, raw: list[str], lower: list[str], cue: int | None, addressee: set[int], scene: str,
+                excluded: str, positional: bool) -> None:
+    """The v4 parts of ``claim`` besides its terms (see the module docstring)."""
+    if scene:
+        claim.scene = [Term(text=w, norm=normalize_word(w), kind="word", position=-1, role="scene")
+                       for w in tokenize(scene) if w.lower() not in STOP and w.lower() not in NEGATIONS and len(w) > 1]
+    claim.excluded = [normalize_word(w) for w in tokenize(excluded) if w.lower() not in STOP]
+    if cue is None:
+        if any(w in TURN_NOUNS for w in lower):
+            claim.turns = True
+        return
+    skip = ORDER_WORDS | NEGATIONS | {"appear", "appears", "seem", "seems", "one", "single", "only", "smallest",
+                                      "largest", "lowest", "highest", "biggest", "number", "numbers", "word", "words",
+                                      "name", "thing"}
+    persons = {"he", "she", "they", "him", "her", "them", "himself", "herself", "themselves"}
+    who = [raw[i] for i in range(cue) if (lower[i] not in STOP or lower[i] in persons) and lower[i] not in GENERIC_SPEAKERS
+           and lower[i] not in skip and not (positional and lower[i] in ("first", "last", "final"))]
+    if [w for w in who if w.lower() not in TURN_NOUNS and w.lower() != "question"]:
+        claim.speaker = " ".join(w for w in who if w.lower() not in TURN_NOUNS)
+    person_pronouns = {"them", "him", "her", "us", "me"}
+    to = [raw[i] for i in sorted(addressee) if lower[i] not in STOP or lower[i] in person_pronouns]
+    if to and not all(w.lower() in GENERIC_AUDIENCE for w in to):
+        claim.addressee = " ".join(raw[i] for i in sorted(addressee))
+    verb = lower[cue]
+    after = [lower[i] for i in range(cue + 1, len(lower)) if i not in addressee]
+    claim.asks = (verb in ASK_VERBS and bool(after) and (after[0] in _WH or bool(claim.quoted))) or "question" in lower[:cue]
+    claim.states = verb in STATE_VERBS
+    claim.turns = (verb in STATE_VERBS - {"state", "states", "stated", "declare", "declares", "declared", "assert",
+                                          "asserts", "asserted", "confirm", "confirms", "confirmed", "insist",
+                                          "insists", "insisted"}
+                   or any(w in TURN_NOUNS for w in lower[:cue])
+                   or any(w in TURN_VERBS for w in after))
+    claim.quantifiers = sorted({w for w in after if w in QUANTIFIER_WORDS})
+    if claim.count is not None and claim.count.kind == "range" and claim.count.every:
+        claim.quantifiers = [q for q in claim.quantifiers if q not in ("every", "each", "all")]
+    for i in range(cue + 1, len(lower)):
+        if is_superlative(lower[i]) and not (positional and i + 1 < len(lower) and lower[i + 1] in (
+                "number", "numbers", "word", "words", "name", "thing")):
+            before = lower[max(cue + 1, i - 3):i]
+            hedged = "among" in before or ("one" in before and "of" in before)
+            claim.superlatives.append((normalize_word(raw[i]), hedged))
 
 
 def _num(w: str) -> str | None:
@@ -371,7 +545,7 @@ def _order_and_count(raw: list[str], lower: list[str], cue: int | None) -> tuple
     count: CountCheck | None = None
     n = len(lower)
     # a count from N to M ("counts down from nine to zero", "goes from four down to one")
-    counting = any(w.startswith("count") for w in lower)  # "counts down", "the countdown goes", "the count"
+    counting = any(w.startswith("count") or w in ("number", "numbers") for w in lower)  # "counts down", "the countdown"
     for i in range(n - 2 if counting else 0):
         if lower[i] != "from" or _num(raw[i + 1]) is None:
             continue
@@ -380,7 +554,8 @@ def _order_and_count(raw: list[str], lower: list[str], cue: int | None) -> tuple
             j += 1
         if j + 1 < n and lower[j] == "to" and _num(raw[j + 1]) is not None:
             direction = "down" if set(lower) & (_DOWN | {"countdown"}) else "up" if set(lower) & _UP else None
-            count = CountCheck("range", start=_num(raw[i + 1]), end=_num(raw[j + 1]), direction=direction)
+            count = CountCheck("range", start=_num(raw[i + 1]), end=_num(raw[j + 1]), direction=direction,
+                               every=bool(set(lower[:i]) & {"every", "each", "all"}))
             return set(range(n)), None, count
     if cue is None:
         return skip, None, None
@@ -400,13 +575,21 @@ def _order_and_count(raw: list[str], lower: list[str], cue: int | None) -> tuple
         m = markers[0]
         filler = ORDER_WORDS | {"say", "says", "said", "saying", "mention", "mentions", "mentioned", "and", "just",
                                 "immediately", "by", "directly", "shortly"}
-        left = [normalize_word(raw[k]) if lower[k] not in NEGATIONS else "not" for k in range(cue + 1, m)
-                if lower[k] not in filler]
-        right = [normalize_word(raw[k]) if lower[k] not in NEGATIONS else "not" for k in range(m + 1, n)
-                 if lower[k] not in filler]
+        near = set(lower[max(cue + 1, m - 1):m + 2]) & {"right", "immediately", "directly", "just", "straight"}
+        filler -= {"and"}  # "and" is filler only at a side's edge ("… and then …"), never inside ("and science")
+
+        def side(ks: range) -> list[str]:
+            return [normalize_word(raw[k]) if lower[k] not in NEGATIONS else "not" for k in ks if lower[k] not in filler]
+
+        left, right = side(range(cue + 1, m)), side(range(m + 1, n))
+        while left and left[-1] == "and":  # "X and then Y": the "and" next to the order word joins the sides
+            left = left[:-1]
+        while right and right[0] == "and":
+            right = right[1:]
         if left and right:
             order = OrderCheck(before=right, after=left, marker="after") if lower[m] == "after" else \
                 OrderCheck(before=left, after=right, marker=lower[m])
+            order.adjacent = bool(near)
     elif "first" in lower or "last" in lower:
         which = "first" if "first" in lower else "last"
         order = OrderCheck(which=which, among="number" if {"number", "numbers"} & set(lower) else "word", marker=which)

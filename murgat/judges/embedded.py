@@ -32,7 +32,26 @@ Verifiability and decomposition are simple rules (:mod:`murgat.rules`), labelled
 
 Options: ``-J asr_model=PATH|base|tiny.en``, ``-J ocr_fps=1``, ``-J embeddings=auto|off``,
 ``-J sound_yes=0.6``, ``-J sound_no=0.05`` (chosen on half of the labelled sound claims),
-``-J meaning_yes=0.8``, ``-J meaning_no=0.25`` (chosen on the development half of the claims).
+``-J meaning_yes=0.8``, ``-J meaning_no=0.25`` (chosen on the development half of the claims),
+``-J asr_sure=0.5`` (the ASR word probability under which a heard word may be a mishearing).
+
+**Rules v4: a "yes" needs every part of the claim checked.** Besides its terms, a claim may
+assert who speaks, to whom, which voice says which part, that the words were a question or a
+statement, a quantifier ("all", "only", "every"), a superlative ("the largest" — "one of the
+largest" is "no"), that two things are said next to each other ("right after"), something about
+the picture beside what is said ("… while a dog sits on a sofa"), or that something is *not*
+said ("rather than X"); and the words it reports keep the arrangement they are heard in ("what
+their country can do for them" is not "what you can do for your country"). Each part is checked
+from the evidence or the answer is "unknown" naming the part: who speaks only where the words
+carry speaker turns and one voice says them (murgat's bundled ASR gives no turns, so a named or
+described speaker — "Kennedy says", "she asks" — stays unchecked; "the speaker", "a voice",
+"someone", "the narrator" name no one in particular); a question by a "?" or question word order
+in the ASR text, an explicit statement ("states", "answers") by a sentence that ends as one; the
+picture only through on-screen text. A missing quote, name or number is "no" only when every
+word heard in its place has an ASR probability of at least ``asr_sure``; no words at all is "no"
+only when the sound tagger hears no speech either. Every entailment answer ends with an
+``Evidence:`` line: a JSON record of the words heard (with times and probabilities) and the text
+read in the cited segments, which the report viewer shows.
 """
 
 from __future__ import annotations
@@ -41,7 +60,7 @@ import difflib
 import itertools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from murgat.judges.base import Judge, RawAnswer
@@ -49,13 +68,16 @@ from murgat.judges.claims import (
     NEGATIONS,
     STOP,
     Claim,
+    Term,
     analyze,
     antonym_heard,
+    is_superlative,
     lemma,
     match_meaning,
     normalize_word,
     tokenize,
 )
+from murgat.judges.heard import ASR_SURE, Heard, shown
 from murgat.judges.types import EvidenceTextPart, JudgeRequest, Usage
 from murgat.rules import rule_decompose, rule_verifiable
 
@@ -107,21 +129,34 @@ def _vocab(texts: list[str]) -> tuple[list[str], set[str]]:
     return toks, vocab
 
 
-def _locate(side: list[str], toks: list[str]) -> int | None:
-    """Where ``side`` (normalised words of one side of an order claim) is heard in ``toks``:
-    the start of its longest run of matching words holding a content word, else its first
-    content word heard (by :func:`match_meaning`); ``None`` when none is heard."""
+def _vocab_of(toks: list[str]) -> set[str]:
+    """The set of ``toks`` plus adjacent word pairs joined (see :func:`_vocab`)."""
+    return set(toks) | {normalize_word(a + b) for a, b in itertools.pairwise(toks) if not (a.isdigit() or b.isdigit())}
+
+
+def _contiguous(side: list[str], toks: list[str]) -> bool:
+    """``side`` is heard as a phrase: its words in a row."""
+    n = len(side)
+    return n > 0 and any(toks[i:i + n] == side for i in range(len(toks) - n + 1))
+
+
+def _locate(side: list[str], toks: list[str]) -> tuple[int, int] | None:
+    """Where ``side`` (normalised words of one side of an order claim) is heard in ``toks``, as
+    ``(start, end)`` token indices: its longest run of matching words holding a content word
+    (the whole side when it has only function words: "right after my"), else its first content
+    word heard (by :func:`match_meaning`); ``None`` when it is not heard."""
     sm = difflib.SequenceMatcher(None, side, toks, autojunk=False)
     blocks = sorted(sm.get_matching_blocks()[:-1], key=lambda b: (-b.size, b.b))
+    content = [w for w in side if w not in STOP]
     for b in blocks:
-        if any(w not in STOP for w in side[b.a:b.a + b.size]):
-            return b.b - b.a if b.b >= b.a else b.b
-    for w in side:
-        if w in STOP:
-            continue
+        if any(w not in STOP for w in side[b.a:b.a + b.size]) or (not content and b.size == len(side)):
+            start = b.b - b.a if b.b >= b.a else b.b
+            return start, start + len(side) if b.size == len(side) else b.b + b.size
+    for w in content:
         hit, _ = match_meaning(w, set(toks), set(toks))
-        if hit is not None:
-            return toks.index(hit)
+        if hit is not None and hit in toks:
+            i = toks.index(hit)
+            return i, i + 1
     return None
 
 
@@ -230,10 +265,10 @@ class EmbeddedJudge(Judge):
     #: every option that changes an answer enters the cache key, and so does the rules' version:
     #: answers cached by an older judge are not served to this one
     answer_options = ("embeddings", "sound_yes", "sound_no", "silence_db", "sound_db", "meaning_yes", "meaning_no",
-                      "rules_version")
+                      "asr_sure", "rules_version")
     needs_evidence_text = True
     tasks = frozenset({"verify", "decompose", "decontextualize", "entail"})
-    RULES_VERSION = "3"
+    RULES_VERSION = "4"
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -255,8 +290,117 @@ class EmbeddedJudge(Judge):
         return RawAnswer(text=text, usage=Usage(), model="embedded-rules-asr-ocr")
 
     def entail(self, req: JudgeRequest) -> str:
+        """The verdict (see the module docstring), then the ``Evidence:`` record of what was heard and read."""
         claim = analyze(str(req.inputs.get("fact", "")))
         evid = [p for p in req.parts if isinstance(p, EvidenceTextPart)]
+        heard = Heard.from_parts(evid)
+        labels = ", ".join(str(x) for x in req.inputs.get("evidence", [])) or "the evidence"
+        text = self._verdict(claim, req, evid, heard)
+        if text.startswith("Label: yes"):
+            text = self._every_part(claim, heard, labels, text)
+        return f"{text}\nEvidence: {json.dumps(heard.record(), ensure_ascii=False)}"
+
+    @property
+    def sure(self) -> float:
+        return float(self.options.get("asr_sure", ASR_SURE))
+
+    def _every_part(self, claim: Claim, hd: Heard, labels: str, text: str) -> str:
+        """A "yes" stands only when every part of the claim besides its terms is checked (rules v4,
+        see the module docstring); else "unknown" naming what is not, or "no" when checking a part
+        contradicts the claim ("the largest" where "one of the largest" is heard)."""
+        checked = text.split("Reason:", 1)[-1].strip()
+        read = [t for _, txt in hd.read for t in _vocab([txt])[0]]
+        vocab = _vocab_of(hd.norms) | set(read)
+        open_: list[str] = []
+        if claim.says_not:
+            return text  # nothing said it, so neither did the one the fact names, to anyone
+        if claim.speaker and not hd.single_voice():
+            why = "the words heard come from more than one voice" if hd.has_turns() else \
+                "the transcript has no speaker turns"
+            open_.append(f"who says it ({claim.speaker!r}: {why})")
+        if claim.addressee:
+            open_.append(f"to whom it is said ({claim.addressee!r})")
+        if claim.turns:
+            open_.append("which voice says which part (an answer or reply to another turn, or two turns)")
+        at = self._first_hit(claim, hd)
+        if claim.asks and (at is None or not hd.asked(at)):
+            open_.append("that it is asked as a question (the words heard are not marked as one: no '?' and no "
+                         "question word order)")
+        elif claim.states and (at is None or not hd.stated(at)):
+            open_.append("that it is stated, not asked (the words heard do not end as a statement)")
+        elif claim.speech and not claim.asks and not claim.quoted and at is not None and hd.asked(at):
+            open_.append("that it is said as a statement (the words are heard as a question)")
+        open_ += [f"the quantifier {q!r} (not heard)" for q in claim.quantifiers if q not in vocab]
+        for sup, hedged in claim.superlatives:
+            idx = [i for i, w in enumerate(hd.norms) if is_superlative(w) and match_meaning(sup, {w}, {w})[0] is not None]
+            if not idx:
+                open_.append(f"the superlative {sup!r} (no superlative of it is heard)")
+                continue
+            i = idx[0]
+            before = hd.norms[max(0, i - 3):i]
+            if not hedged and ("among" in before or ("1" in before and "of" in before)):
+                return (f"Label: no\nReason: the fact says {sup!r} of one thing, but {labels} has "
+                        f"{' '.join(hd.tokens[j].word for j in range(max(0, i - 3), i + 1))!r}: one of several.")
+        scene = [t.text for t in claim.scene if match_meaning(t.norm, vocab, set(hd.norms) | set(read))[0] is None]
+        if scene:
+            open_.append(f"the picture ({', '.join(scene)}): this judge hears words and reads on-screen text, and "
+                         "cannot see")
+        if claim.excluded and _contiguous(claim.excluded, hd.norms + read):
+            open_.append(f"what it says is not said ({' '.join(claim.excluded)!r} is heard too)")
+        moved = self._moved(claim, hd)
+        if moved:
+            open_.append(f"how the words relate ({', '.join(moved)} heard, but not where the fact puts it among the "
+                         "other words)")
+        if not open_:
+            return text
+        return (f"Label: unknown\nReason: not every part of the fact is checked: {'; '.join(open_)}. "
+                f"What is checked: {checked}")
+
+    @staticmethod
+    def _first_hit(claim: Claim, hd: Heard) -> int | None:
+        """Token index of the first said term heard (where the sentence type is read)."""
+        vocab, singles = _vocab_of(hd.norms), set(hd.norms)
+        for t in claim.terms:
+            if t.role != "said":
+                continue
+            hit, _ = match_meaning(t.norm, vocab, singles)
+            if hit is not None and hit in singles:
+                return hd.norms.index(hit)
+        return None
+
+    @staticmethod
+    def _moved(claim: Claim, hd: Heard) -> list[str]:
+        """Said terms heard, but not in the place the claim gives them among its other words (by an
+        alignment of the claim's words to the heard ones, persons' pronouns counted as one): "what
+        their country can do for them" heard as "what you can do for your country"."""
+        heard_vocab, singles = _vocab_of(hd.norms), set(hd.norms)
+        said = [t for t in claim.terms if t.role == "said" and not t.in_quote
+                and match_meaning(t.norm, heard_vocab, singles)[0] is not None]
+        if not claim.speech or len(said) < 2 or claim.order is not None or claim.count is not None or not hd.tokens:
+            return []
+        pron = {"i", "you", "he", "she", "we", "they", "me", "him", "her", "us", "them", "my", "your", "his", "their",
+                "our", "its", "it", "yourself", "themselves"}
+        # negations are left out: where "not" stands is the polarity check's business ("ask not" = "not to ask")
+        ci = [i for i, w in enumerate(claim.tokens) if w != "not"]
+        hi = [j for j, w in enumerate(hd.norms) if w != "not"]
+        ctoks = ["PRON" if claim.tokens[i] in pron else claim.tokens[i] for i in ci]
+        htoks = ["PRON" if hd.norms[j] in pron else hd.norms[j] for j in hi]
+        ops = difflib.SequenceMatcher(None, ctoks, htoks, autojunk=False).get_opcodes()
+        moved = []
+        for t in said:
+            if t.position not in ci:
+                continue
+            k = ci.index(t.position)
+            op = next((o for o in ops if o[1] <= k < o[2]), None)
+            if op is None or op[0] == "equal":
+                continue
+            span = [hd.norms[hi[j]] for j in range(op[3], op[4])]
+            if op[0] == "replace" and match_meaning(t.norm, _vocab_of(span), set(span))[0] is not None:
+                continue
+            moved.append(t.text)
+        return moved
+
+    def _verdict(self, claim: Claim, req: JudgeRequest, evid: list[EvidenceTextPart], hd: Heard) -> str:
         labels = ", ".join(str(x) for x in req.inputs.get("evidence", [])) or "the evidence"
         audio = [p for p in evid if p.modality == "audio"]
         visual = [p for p in evid if p.modality == "visual"]
@@ -268,25 +412,30 @@ class EmbeddedJudge(Judge):
         heard = [p.text for p in audio if p.source == "transcript" and p.text.strip()]
         seen = [p.text for p in evid if p.source == "screen_text" and p.text.strip()]
         if claim.count is not None and heard:
-            out = self._count(claim, _vocab(heard)[0], labels)
+            out = self._count(claim, hd.norms, labels)
             if out is not None:
                 return out
         if not claim.terms:
             return "Label: unknown\nReason: the fact has no content words to check (only attribution, time or labels)."
         if not heard and not seen:
             if claim.speech and has_audio:
-                return f"Label: no\nReason: no speech is heard in {labels}, but the fact is about what is said."
+                return self._nothing_heard([p for p in audio if p.source == "sound_events"], labels)
             if has_audio and not has_visual:
                 return (f"Label: unknown\nReason: no words are heard in {labels}; this judge hears words and sound "
                         "classes only, and the fact names neither.")
             return (f"Label: unknown\nReason: nothing in {labels} can be read or heard as words, and this judge "
                     "cannot see the picture.")
-        toks, vocab = _vocab(heard + seen)
-        found, near, missing, flipped = [], [], [], []
+        toks = hd.norms + _vocab(seen)[0]
+        vocab = _vocab_of(hd.norms) | _vocab(seen)[1]
+        found: list[tuple[Term, str]] = []
+        near: list[tuple[Term, str]] = []
+        missing: list[tuple[Term, None]] = []
+        flipped: list[tuple[Term, str]] = []
         for t in claim.terms:
             hit, how = match_meaning(t.norm, vocab, set(toks))
-            if hit is None and antonym_heard(t.norm, set(toks)):
-                flipped.append((t, antonym_heard(t.norm, set(toks))))
+            opposite = antonym_heard(t.norm, set(toks)) if hit is None else None
+            if opposite is not None:
+                flipped.append((t, opposite))
             elif hit is None:
                 missing.append((t, None))
             else:
@@ -294,14 +443,15 @@ class EmbeddedJudge(Judge):
         if claim.says_not:
             return self._absence(claim, found + near, labels)
         # an addressee ("his listeners") need not be heard; a number there is still checked
-        subs = self._substitutions(claim, [t for t, _ in missing if t.role == "said" or t.kind == "number"], toks,
-                                   heard + seen)
+        found_subs = self._substitutions(claim, [t for t, _ in missing if t.role == "said" or t.kind == "number"], toks,
+                                         heard + seen)
         required = [(t, h) for t, h in missing if t.role == "said"]
         detail = f"{len(found) + len(near)}/{len(claim.terms)} content terms heard/read"
         if near:
             detail += " (as " + ", ".join(f"{t.text}≈{h}" for t, h in near) + ")"
         if any(t.role == "addressee" for t, _ in missing):
             detail += "; who is spoken to need not be heard"
+        subs, unsure = self._sure_subs(found_subs, hd)
         if subs and claim.negated and "not" not in toks:
             # "is not in Texas" where "in Maryland" is heard: the other word agrees with the denial
             what = "; ".join(f"{t.text!r} where {labels} has {', '.join(repr(x) for x in ws)}" for t, ws in subs)
@@ -311,6 +461,10 @@ class EmbeddedJudge(Judge):
             what = "; ".join(f"the fact says {t.text!r} where {labels} has {', '.join(repr(x) for x in ws)}"
                              for t, ws in subs)
             return f"Label: no\nReason: {what}."
+        if unsure:
+            what = "; ".join(f"the fact says {t.text!r} where {labels} has {shown(bad)}" for t, bad in unsure)
+            return (f"Label: unknown\nReason: {what}: heard with an ASR probability under {self.sure:.2f}, which may be "
+                    f"a mishearing of the fact's word, so it is not ruled out.")
         ev_neg = self._negated_near(claim, toks, [h.split(" ")[0] for _, h in found + near] +
                                     [h for _, h in flipped])
         # a word heard as its opposite ("good humor" for "bad humor") turns the claim's polarity
@@ -327,7 +481,7 @@ class EmbeddedJudge(Judge):
             return f"Label: no\nReason: {detail}, but {side} ({labels})."
 
         if claim.order is not None and heard:
-            out = self._order(claim, _vocab(heard)[0], labels)
+            out = self._order(claim, hd, labels, self.sure)
             if out is not None:
                 return polarity_no() or out
         if not required:
@@ -335,7 +489,13 @@ class EmbeddedJudge(Judge):
             return polarity_no() or f"Label: yes\nReason: {detail}: every term of what the fact says is heard or read in {labels}{extra}."
         gone = ", ".join(t.text for t, _ in required) + (" is" if len(required) == 1 else " are")
         if claim.quoted and has_audio:
-            return f"Label: no\nReason: the fact quotes words, and {gone} not heard in {labels} ({detail})."
+            bad = hd.unsure(self.sure)
+            if bad:
+                return (f"Label: unknown\nReason: the fact quotes words, and {gone} not heard in {labels} ({detail}); "
+                        f"but some words there are heard with an ASR probability under {self.sure:.2f} ({shown(bad)}), "
+                        "so the quote may have been misheard.")
+            sure = "" if hd.least_sure() is None else f"; every word there is heard with probability ≥ {self.sure:.2f}"
+            return f"Label: no\nReason: the fact quotes words, and {gone} not heard in {labels} ({detail}{sure})."
         if claim.speech and has_audio and heard:
             return self._meaning(claim, heard, labels, gone, detail, bool(found or near), polarity_no)
         if has_audio and (claim.speech or not has_visual):
@@ -367,12 +527,21 @@ class EmbeddedJudge(Judge):
             return (f"Label: no\nReason: the speech heard in {labels} says something else ({shown!r}): none of the "
                     f"fact's {len(content)} content terms is heard and the meaning differs (similarity {sim:.2f} ≤ "
                     f"{lo:.2f}).")
-        how = f"similarity {sim:.2f}, between {lo:.2f} and {hi:.2f}" if sim is not None else "no sentence model installed"
+        if sim is None:
+            how = "no sentence model installed"
+        elif lo < sim < hi:
+            how = f"similarity {sim:.2f}, between {lo:.2f} and {hi:.2f}"
+        elif sim >= hi:
+            how = f"similarity {sim:.2f} ≥ {hi:.2f}, but none of the fact's terms is heard"
+        else:
+            why = ("some of its terms are heard" if some else f"only {n_heard} word(s) are heard" if n_heard < 3
+                   else "it has fewer than two content terms")
+            how = f"similarity {sim:.2f} ≤ {lo:.2f}, but {why}, so this is no evidence that something else is said"
         return (f"Label: unknown\nReason: {gone} not heard in {labels} ({detail}); it may be said in other words, "
                 f"which this judge cannot decide ({how}).")
 
     @staticmethod
-    def _absence(claim: Claim, hits: list[tuple[object, str | None]], labels: str) -> str:
+    def _absence(claim: Claim, hits: list[tuple[Term, str]], labels: str) -> str:
         """"X is not said" ("does not mention Houston", "never says ten"): ``no`` when X is heard."""
         said = [t for t in claim.terms if t.role == "said"]
         if not said:
@@ -384,27 +553,49 @@ class EmbeddedJudge(Judge):
                 "(this judge hears only what ASR transcribes).")
 
     @staticmethod
-    def _order(claim: Claim, toks: list[str], labels: str) -> str | None:
+    def _order(claim: Claim, hd: Heard, labels: str, sure: float = ASR_SURE) -> str | None:
         """Order from the word order of the transcript (ASR words are in time order); ``None``
-        when a side is not heard (the term accounting decides then)."""
+        when a side is not heard (the term accounting decides then). "No" only when the words that
+        decide it are heard with an ASR probability of at least ``sure``."""
         o = claim.order
         assert o is not None
+        toks = hd.norms
         if o.marker and o.marker in toks:
             return None  # the order word is said: it belongs to what is said ("he left after lunch")
         if o.which:
-            seq = [w for w in toks if w.isdigit()] if o.among == "number" else [w for w in toks if w not in STOP]
+            idx = [i for i, w in enumerate(toks) if (w.isdigit() if o.among == "number" else w not in STOP)]
+            seq = [toks[i] for i in idx]
             if not seq or o.target is None or o.target not in seq:
                 return None
-            pick = seq[0] if o.which == "first" else seq[-1]
+            if o.which in ("min", "max"):
+                k = (min if o.which == "min" else max)(range(len(seq)), key=lambda j: float(seq[j]))
+            else:
+                k = 0 if o.which == "first" else len(seq) - 1
+            pick = seq[k]
             what = "number" if o.among == "number" else "word"
+            name = {"min": "smallest", "max": "largest"}.get(o.which, o.which)
             if pick == o.target:
-                return f"Label: yes\nReason: the {o.which} {what} heard in {labels} is {pick!r}."
-            return f"Label: no\nReason: the {o.which} {what} heard in {labels} is {pick!r}, not {o.target!r}."
+                return f"Label: yes\nReason: the {name} {what} heard in {labels} is {pick!r}."
+            bad = hd.unsure(sure, [idx[k]])
+            if bad:
+                return (f"Label: unknown\nReason: the {name} {what} heard in {labels} is {shown(bad)}, under the ASR "
+                        f"probability {sure:.2f} this judge needs to say it is not {o.target!r}.")
+            return f"Label: no\nReason: the {name} {what} heard in {labels} is {pick!r}, not {o.target!r}."
         a, b = _locate(o.before, toks), _locate(o.after, toks)
         if a is None or b is None:
             return None
         first, then = " ".join(o.before), " ".join(o.after)
-        if a < b:
+        if a[0] < b[0] and o.adjacent:
+            between = list(range(a[1], b[0]))
+            if not between:
+                return f"Label: yes\nReason: {then!r} is heard right after {first!r} in {labels} (ASR word order)."
+            words = " ".join(toks[i] for i in between)
+            if hd.unsure(sure, between):
+                return (f"Label: unknown\nReason: {words!r} is heard between {first!r} and {then!r} in {labels}, but "
+                        f"not surely (ASR probability under {sure:.2f}: {shown(hd.unsure(sure, between))}).")
+            return (f"Label: no\nReason: the fact has {then!r} right after {first!r}, but {labels} has {words!r} "
+                    "between them.")
+        if a[0] < b[0]:
             return f"Label: yes\nReason: {first!r} is heard before {then!r} in {labels} (ASR word order)."
         return f"Label: no\nReason: the fact puts {first!r} before {then!r}, but {labels} has them the other way round."
 
@@ -421,6 +612,9 @@ class EmbeddedJudge(Judge):
                 seg = [int(x) for x in nums[i:j + 1]]
                 d = c.direction or ("down" if int(c.start) > int(c.end) else "up")
                 ok = i < j and all((x > y) if d == "down" else (x < y) for x, y in itertools.pairwise(seg))
+                if ok and c.every and any(abs(x - y) != 1 for x, y in itertools.pairwise(seg)):
+                    return (f"Label: unknown\nReason: the numbers heard in {labels} run {d} from {c.start} to {c.end} "
+                            f"({heard}), but not every number between them is heard.")
                 if ok:
                     return f"Label: yes\nReason: the numbers heard in {labels} run {d} from {c.start} to {c.end} ({heard})."
                 return f"Label: no\nReason: the fact has a count {d} from {c.start} to {c.end}; {labels} has {heard} in that order."
@@ -442,17 +636,21 @@ class EmbeddedJudge(Judge):
         return None
 
     @staticmethod
-    def _substitutions(claim: Claim, missing: list, toks: list[str], texts: list[str]) -> list[tuple[object, list[str]]]:
-        """Missing terms whose place the evidence gives to another word (see the module docstring)."""
+    def _substitutions(claim: Claim, missing: list[Term], toks: list[str],
+                       texts: list[str]) -> list[tuple[Term, list[str], list[int] | None]]:
+        """Missing terms whose place the evidence gives to another word (see the module docstring),
+        with the token indices of that place (``None``: no aligned place, the window's other names
+        or numbers)."""
         if not missing:
             return []
-        out: list[tuple[object, list[str]]] = []
+        out: list[tuple[Term, list[str], list[int] | None]] = []
         sm = difflib.SequenceMatcher(None, claim.tokens, toks, autojunk=False)
         ops = sm.get_opcodes()
         names = _names_in(texts)
         numbers = sorted({w for w in toks if w.isdigit()})
         for t in missing:
             swapped: list[str] = []
+            place: list[int] | None = None
             for tag, i1, i2, j1, j2 in ops:
                 if tag == "replace" and i1 <= t.position < i2:
                     # the neighbours match and the evidence has other words here: for a name or
@@ -464,19 +662,51 @@ class EmbeddedJudge(Judge):
                     if not (left_ok or right_ok):
                         continue
                     if t.kind in ("name", "number"):
-                        swapped = span
+                        swapped, place = span, list(range(j1, j2))
                     elif claim.speech and i2 - i1 <= 2 and 0 < len(span) <= 2 and any(w not in STOP for w in span):
-                        swapped = span
+                        swapped, place = span, list(range(j1, j2))
             if not swapped and t.kind == "number" and numbers:
                 swapped = numbers[:5]
             if not swapped and t.kind == "name" and names - {t.norm}:
                 swapped = sorted(names - {t.norm})[:5]
             if swapped:
-                out.append((t, swapped))
+                out.append((t, swapped, place))
         return out
 
+    def _sure_subs(self, subs: list[tuple[Term, list[str], list[int] | None]],
+                   hd: Heard) -> tuple[list[tuple[Term, list[str]]], list[tuple[Term, list]]]:
+        """Substitutions split into those heard surely enough for a "no" and those that may be a
+        mishearing: a name, a number or a quoted word where the window holds a word heard with an
+        ASR probability under ``asr_sure``."""
+        sure: list[tuple[Term, list[str]]] = []
+        unsure: list[tuple[Term, list]] = []
+        for t, ws, _place in subs:
+            if t.kind in ("name", "number") or t.in_quote:
+                # the window, not only the aligned place: a misheard name may stand elsewhere ("111 Houston"
+                # for "Apollo 11, Houston" aligns the claim's "11" with other words)
+                bad = hd.unsure(self.sure)
+                if bad:
+                    unsure.append((t, bad))
+                    continue
+            sure.append((t, ws))
+        return sure, unsure
+
+    def _nothing_heard(self, tags: list[EvidenceTextPart], labels: str) -> str:
+        """No word is transcribed in a window a fact says something is said in: "no" only when the
+        sound tagger hears no speech there either (ASR's voice detection drops short shouts)."""
+        if not tags:
+            return (f"Label: unknown\nReason: no words are transcribed in {labels}, and no sound tagger ran to tell "
+                    "whether anyone speaks there.")
+        p = max((v for t in tags for k, v in (t.scores or {}).items() if k in SPEECH_CLASSES), default=0.0)
+        n = float(self.options.get("sound_no", 0.05))
+        if p <= n:
+            return (f"Label: no\nReason: no speech is heard in {labels} (no words transcribed; speech classes at "
+                    f"{p:.2f} ≤ {n:.2f}), but the fact is about what is said.")
+        return (f"Label: unknown\nReason: no words are transcribed in {labels}, but the sound tagger hears speech there "
+                f"({p:.2f} > {n:.2f}): the words may have been missed.")
+
     @staticmethod
-    def _negated_near(claim: Claim, toks: list[str], hits: list[str | None]) -> bool:
+    def _negated_near(claim: Claim, toks: list[str], hits: Sequence[str | None]) -> bool:
         """Whether the evidence negates the stretch where the claim's terms are heard/read."""
         pos = [i for i, w in enumerate(toks) if w in set(h for h in hits if h)]
         if not pos:
@@ -519,24 +749,25 @@ class EmbeddedJudge(Judge):
         # a class not listed is below the listing floor: 0.01, or the lowest listed when the list is full
         ranked = sorted(scores.values(), reverse=True)
         floor = max(0.01, ranked[19]) if len(ranked) >= 20 else 0.01
-        p = max((scores.get(c, 0.0) for c in classes), default=0.0)
-        bound = p if any(c in scores for c in classes) else floor
+        p_hit = max((scores.get(c, 0.0) for c in classes), default=0.0)
+        bound = p_hit if any(c in scores for c in classes) else floor
         y, n = float(self.options.get("sound_yes", 0.6)), float(self.options.get("sound_no", 0.05))
-        shown = ", ".join(classes[:3])
-        if p >= y:
+        names = ", ".join(classes[:3])
+        if p_hit >= y:
             verdict = "yes"
         elif bound <= n:
             verdict = "no"
         else:
-            heard_at = f"heard at {p:.2f}" if any(c in scores for c in classes) else \
+            heard_at = f"heard at {p_hit:.2f}" if any(c in scores for c in classes) else \
                 f"not among the classes heard (below {floor:.2f})"
-            return (f"Label: unknown\nReason: {shown} {heard_at} in {labels}: between the thresholds for absent "
+            return (f"Label: unknown\nReason: {names} {heard_at} in {labels}: between the thresholds for absent "
                     f"(≤ {n:.2f}) and present (≥ {y:.2f}).")
-        level = f"{p:.2f}" if any(c in scores for c in classes) else f"below {floor:.2f} (not among the classes heard)"
+        level = f"{p_hit:.2f}" if any(c in scores for c in classes) else f"below {floor:.2f} (not among the classes heard)"
         if verdict == "yes" and claim.speech_presence and (claim.speakers or claim.manner):
-            extra = f"{claim.speakers} speakers" if claim.speakers else " ".join(claim.manner)
-            return (f"Label: unknown\nReason: speech is heard in {labels} ({shown} at {level}), but {extra!r} "
+            extra = ("one speaker" if claim.speakers == 1 else f"{claim.speakers} speakers") if claim.speakers else \
+                " ".join(claim.manner)
+            return (f"Label: unknown\nReason: speech is heard in {labels} ({names} at {level}), but {extra!r} "
                     "cannot be checked by this judge.")
         if claim.negated:
             verdict = "no" if verdict == "yes" else "yes"
-        return f"Label: {verdict}\nReason: sound tagger: {shown} at {level} in {labels} (classes by {how})."
+        return f"Label: {verdict}\nReason: sound tagger: {names} at {level} in {labels} (classes by {how})."

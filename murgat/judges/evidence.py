@@ -5,17 +5,35 @@ It lives with the judges (not with a command) because every command that asks a 
 media — ``score``, ``faithfulness``, ``program``'s runtime check, the embedded judge's own
 checks — sends the same parts for the same segments, so their cache keys and what a judge sees
 are the same.
+
+It also holds the per-request side of the evidence limits (:mod:`media.limits`): the documented
+limits of each provider family (:data:`PROVIDER_LIMITS`, :func:`limits_for`), the fitting of one
+request's evidence to them (:func:`fit_request`, which only thins what is already decoded) and
+the part of a cache key that says a limit applied (:func:`limits_key`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+import dataclasses
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
-from media.evidence import Evidence, EvidenceSegment
+from media.evidence import CROP_SIDE, Evidence, EvidenceConfig, EvidenceSegment, SegmentPlan
+from media.limits import (
+    DEFAULT_MAX_AUDIO_S,
+    EvidenceLimits,
+    EvidenceNote,
+    choose_excerpts,
+    fmt_duration,
+    frames_note,
+)
+from media.timefmt import fmt_range
 from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, Part, TextPart, VideoPart
 
 if TYPE_CHECKING:
     from media.frames import Frame
+    from media.probe import ProbeResult
 
 
 def evidence_parts(ev: Evidence, with_text: bool, box_view: Literal["both", "crop"] = "both") -> list[Part]:
@@ -31,7 +49,13 @@ def evidence_parts(ev: Evidence, with_text: bool, box_view: Literal["both", "cro
             parts.extend(_boxed_parts(s, header, crop_only=box_view == "crop"))
         else:
             parts.append(TextPart(header))
-        if s.modality == "audio" and s.audio is not None:
+        if s.modality == "audio" and s.audio is not None and s.excerpts:
+            # a sample of the cited span: the judge is told so, and hears each excerpt at its own times
+            parts.append(TextPart(f"{header} only part of the cited audio is sent: "
+                                  f"{s.note.text if s.note is not None else 'sampled'}"))
+            for a, b, x in s.audio_pieces():
+                parts.append(AudioPart(samples=x, sr=s.sr, start=a, end=b, label=f"{s.label} (excerpt {fmt_range(a, b)})"))
+        elif s.modality == "audio" and s.audio is not None:
             parts.append(AudioPart(samples=s.audio, sr=s.sr, start=s.start, end=s.end, label=s.label))
         elif s.modality == "visual" and not s.boxes:
             if len(s.frames) == 1 and s.cited_start == s.cited_end:
@@ -42,7 +66,8 @@ def evidence_parts(ev: Evidence, with_text: bool, box_view: Literal["both", "cro
                                        frames=list(s.frames), label=s.label))
         if with_text:
             if s.transcript is not None:
-                parts.append(EvidenceTextPart(label=s.label, modality=s.modality, source="transcript", text=s.transcript))
+                parts.append(EvidenceTextPart(label=s.label, modality=s.modality, source="transcript", text=s.transcript,
+                                              words=None if s.words is None else [word_doc(w) for w in s.words]))
             if s.screen_text is not None:
                 parts.append(EvidenceTextPart(label=s.label, modality=s.modality, source="screen_text", text=s.screen_text))
             if s.sound_events is not None:
@@ -52,6 +77,16 @@ def evidence_parts(ev: Evidence, with_text: bool, box_view: Literal["both", "cro
                                               text=f"{heard}{loud}", scores=dict(s.sound_events),
                                               loudness_db=s.loudness_db))
     return parts
+
+
+def word_doc(w: Any) -> dict[str, Any]:
+    """One transcript word as the request carries it: its text, times and ASR probability (and its
+    speaker where the transcript has turns)."""
+    d: dict[str, Any] = {"word": w.word, "start": round(float(w.start), 3), "end": round(float(w.end), 3),
+                         "probability": None if w.probability is None else round(float(w.probability), 3)}
+    if getattr(w, "speaker", None) is not None:
+        d["speaker"] = w.speaker
+    return d
 
 
 def _boxed_parts(s: EvidenceSegment, header: str, crop_only: bool = False) -> list[Part]:
@@ -76,3 +111,266 @@ def _boxed_parts(s: EvidenceSegment, header: str, crop_only: bool = False) -> li
             name = "box" if n == 1 else f"box {j + 1}"
             parts.append(ImagePart(image=crop.image, time=crop.time, label=f"{s.label} ({name} enlarged)"))
     return parts
+
+
+# ----- per-request limits -----
+
+MB = 1000**2
+
+#: documented request limits per provider family (``None``: no limit murgat knows of). Audio
+#: per request is murgat's own cap (:data:`media.limits.DEFAULT_MAX_AUDIO_S`) everywhere: the
+#: providers take far more (Gemini: 9.5 hours per prompt) but a judge asked about a five-minute
+#: window is already asked about a scene, not a moment.
+PROVIDER_LIMITS: dict[str, EvidenceLimits] = {
+    # ai.google.dev "File input methods": inline data up to 100 MB per request (20 MB before
+    # January 2026); "Image understanding": up to 3,600 images per request. Video ranges sent by
+    # Files-API offsets (-J visual=offsets) are not inline and do not count against the bytes.
+    "gemini": EvidenceLimits(max_images=3600, max_request_bytes=100 * MB,
+                             source="Gemini API: 100 MB inline per request, 3,600 images"),
+    # platform.openai.com "Images and vision": up to 500 images and 50 MB of image bytes per
+    # request. vLLM/SGLang servers set their own count per prompt (--limit-mm-per-prompt):
+    # set max_images to it.
+    "openai": EvidenceLimits(max_images=500, max_request_bytes=50 * MB,
+                             source="OpenAI API: 500 images, 50 MB per request"),
+    # in-process models: no transport limit; the model's context is the limit
+    "hf": EvidenceLimits(source="murgat default (in-process model)"),
+    "embedded": EvidenceLimits(source="murgat default (offline judge)"),
+}
+#: any other provider (replay, scripted, unknown): the most common inline limit (20 MB)
+GENERIC_LIMITS = EvidenceLimits(max_images=500, max_request_bytes=20 * MB,
+                                source="murgat default: 20 MB per request, 500 images")
+
+
+def limits_for(provider: str, overrides: dict[str, Any] | None = None) -> EvidenceLimits:
+    """The limits for a provider family (``gemini``, ``openai``, …), with user ``overrides``
+    (e.g. ``{"max_images": 16}``; the source then says so)."""
+    base = PROVIDER_LIMITS.get(provider.split(":", 1)[0], GENERIC_LIMITS)
+    if not overrides:
+        return base
+    merged = {**base.model_dump(), **overrides, "source": f"{base.source}, overridden: "
+              + ", ".join(f"{k}={v}" for k, v in sorted(overrides.items()))}
+    return EvidenceLimits.model_validate(merged)
+
+
+def _images_per_frame(s: EvidenceSegment, box_view: str) -> int:
+    if not s.boxes:
+        return 1
+    return len(s.boxes) if box_view == "crop" else 1 + len(s.boxes)
+
+
+def _image_count(segs: Sequence[EvidenceSegment], box_view: str) -> int:
+    return sum(len(s.frames) * _images_per_frame(s, box_view) for s in segs if s.available and s.modality == "visual")
+
+
+def _b64(n: int) -> int:
+    return 4 * math.ceil(n / 3)
+
+
+def request_bytes(segs: Sequence[EvidenceSegment], box_view: str = "both") -> int:
+    """Bytes of media these segments put in a request, after base64: JPEG frames (encoded once,
+    memoised with the frame, as the providers encode them) and 16-bit WAV audio."""
+    total = 0
+    for s in segs:
+        if not s.available:
+            continue
+        if s.modality == "audio" and s.audio is not None:
+            total += sum(_b64(44 + 2 * len(x)) for _, _, x in s.audio_pieces())
+        elif s.modality == "visual":
+            shown = [] if (box_view == "crop" and s.boxes) else [f.image for f in s.frames]
+            for img in [*shown, *(c.image for c in s.crops)]:
+                total += _b64(len(ImagePart(image=img).encoded()))
+    return total
+
+
+def _thin_frames(s: EvidenceSegment, keep: int) -> None:
+    """Keep ``keep`` of the segment's frames, spread evenly (crops follow their frames)."""
+    n = len(s.frames)
+    if keep >= n:
+        return
+    idx = sorted({round(x) for x in _linspace(0, n - 1, keep)})
+    per = len(s.boxes)
+    s.crops = [s.crops[k * per + j] for k in idx for j in range(per)] if per else s.crops
+    s.frames = [s.frames[k] for k in idx]
+
+
+def _linspace(a: float, b: float, n: int) -> list[float]:
+    return [a] if n <= 1 else [a + (b - a) * k / (n - 1) for k in range(n)]
+
+
+def _shorten_audio(s: EvidenceSegment, budget_s: float, excerpt_s: float) -> None:
+    """Send ``budget_s`` seconds of what the segment holds, spread evenly (slices only: nothing
+    is decoded again)."""
+    pieces = s.audio_pieces()
+    if s.audio is None or not pieces:
+        return
+    import numpy as np
+
+    keep = choose_excerpts([(a, b) for a, b, _ in pieces], budget_s, excerpt_s)
+    out = []
+    for a, b in keep:
+        for pa, pb, x in pieces:
+            if pa - 1e-9 <= a and b <= pb + 1e-9:
+                i0 = round(a * s.sr) - round(pa * s.sr)
+                out.append(x[i0:i0 + round(b * s.sr) - round(a * s.sr)])
+                break
+    s.excerpts = [(float(a), float(b)) for a, b in keep]
+    s.audio = np.concatenate(out) if out else s.audio[:0]
+
+
+def _audio_s(segs: Sequence[EvidenceSegment]) -> float:
+    return sum(len(s.audio) / s.sr for s in segs if s.available and s.modality == "audio" and s.audio is not None)
+
+
+def fit_request(ev: Evidence, limits: EvidenceLimits | None, box_view: Literal["both", "crop"] = "both") -> Evidence:
+    """``ev`` made to fit one request under ``limits``: a new :class:`Evidence` (``ev`` is not
+    changed) whose ``request_notes`` say what was thinned, or whose segments are unavailable with
+    the reason when it cannot fit. Only slices and drops what is already decoded.
+
+    Order: audio over ``max_audio_s`` in total → each audio segment keeps its share in proportion
+    to its length; images over ``max_images`` → each visual segment keeps its share of frames
+    (at least one); estimated bytes over ``max_request_bytes`` → frames and audio scaled down
+    together (at most 8 rounds) — still over with one frame and one second per segment, or more
+    visual segments than ``max_images``: refused.
+    """
+    if limits is None:
+        return ev
+    segs = [dataclasses.replace(s) for s in ev.segments]
+    notes: list[EvidenceNote] = []
+    audio = [s for s in segs if s.available and s.modality == "audio" and s.audio is not None and len(s.audio)]
+    visual = [s for s in segs if s.available and s.modality == "visual" and s.frames]
+    cap = limits.max_audio_s
+    total = _audio_s(audio)
+    if cap is not None and total > cap + 1e-6:
+        for s in audio:
+            _shorten_audio(s, cap * (len(s.audio) / s.sr) / total, limits.audio_excerpt_s)  # type: ignore[arg-type]
+            _renote_audio(s, limits, "shared among the request's audio segments")
+        notes.append(EvidenceNote(kind="audio_sampled", modality="audio", cited_s=total, sent_s=_audio_s(audio),
+                                  limit=f"{fmt_duration(cap)} of audio per request ({limits.source})",
+                                  text=(f"{fmt_duration(total)} of audio in this request; {fmt_duration(_audio_s(audio))} "
+                                        f"sent, each segment shortened in proportion; limit: {fmt_duration(cap)} of "
+                                        f"audio per request ({limits.source})")))
+    if limits.max_images is not None:
+        count = _image_count(visual, box_view)
+        if count > limits.max_images:
+            if sum(_images_per_frame(s, box_view) for s in visual) > limits.max_images:
+                return _refuse(ev, segs, notes, f"{len(visual)} visual segments need {count:,} images, more than "
+                               f"{limits.max_images:,} per request even at one frame each", limits)
+            had = {id(s): len(s.frames) for s in visual}
+            _fit_images(visual, limits.max_images, box_view)
+            limit = f"{limits.max_images:,} images per request ({limits.source})"
+            for s in visual:
+                if len(s.frames) < had[id(s)]:
+                    _renote_frames(s, limit, ev.config.fps)
+            notes.append(EvidenceNote(kind="images_capped", modality="visual", frames_sent=_image_count(visual, box_view),
+                                      limit=limit, text=(f"{count:,} images in this request; "
+                                                         f"{_image_count(visual, box_view):,} sent, frames thinned "
+                                                         f"evenly in each segment; limit: {limit}")))
+    if limits.max_request_bytes is not None:
+        before = request_bytes(segs, box_view)
+        if before > limits.max_request_bytes:
+            est = before
+            had = {id(s): len(s.frames) if s.modality == "visual" else _n(s.audio) for s in [*visual, *audio]}
+            for _ in range(8):
+                f = 0.95 * limits.max_request_bytes / est
+                for s in visual:
+                    _thin_frames(s, max(1, int(len(s.frames) * f)))
+                for s in audio:
+                    _shorten_audio(s, max(1.0, len(s.audio) / s.sr * f), limits.audio_excerpt_s)  # type: ignore[arg-type]
+                est = request_bytes(segs, box_view)
+                if est <= limits.max_request_bytes:
+                    break
+            limit = f"{limits.max_request_bytes / MB:g} MB per request ({limits.source})"
+            if est > limits.max_request_bytes:
+                return _refuse(ev, segs, notes, f"the evidence is {before / MB:.1f} MB, more than {limit} even "
+                               "at one frame and one second per segment", limits)
+            for s in visual:
+                if len(s.frames) < had[id(s)]:
+                    _renote_frames(s, limit, ev.config.fps)
+            for s in audio:
+                if _n(s.audio) < had[id(s)]:
+                    _renote_audio(s, limits, f"{limit}")
+            notes.append(EvidenceNote(kind="bytes_capped", limit=limit,
+                                      text=(f"{before / MB:.1f} MB of media in this request; {est / MB:.1f} MB sent, "
+                                            f"frames and audio reduced together; limit: {limit}")))
+    if not notes:
+        return ev
+    return Evidence(media_path=ev.media_path, segments=segs, config=ev.config, request_notes=[*ev.request_notes, *notes])
+
+
+def _n(x: Any) -> int:
+    return 0 if x is None else len(x)
+
+
+def _fit_images(visual: list[EvidenceSegment], cap: int, box_view: str) -> None:
+    """Frames per segment in proportion to what each holds, at least one, within ``cap`` images."""
+    count = _image_count(visual, box_view)
+    keep = {id(s): max(1, int(len(s.frames) * cap / count)) for s in visual}
+    while sum(keep[id(s)] * _images_per_frame(s, box_view) for s in visual) > cap:
+        big = max(visual, key=lambda s: keep[id(s)])
+        keep[id(big)] -= 1
+    for s in visual:
+        _thin_frames(s, keep[id(s)])
+
+
+def _renote_frames(s: EvidenceSegment, limit: str, fps: float) -> None:
+    in_span = s.note.frames_in_span if s.note is not None and s.note.frames_in_span else None
+    if in_span is None:
+        in_span = math.floor((s.end - s.start) * fps) + 1
+    s.note = frames_note(s.label, s.citation_index, (s.start, s.end), len(s.frames), max(in_span, len(s.frames)),
+                         limit, kind="images_capped")
+
+
+def _renote_audio(s: EvidenceSegment, limits: EvidenceLimits, what: str) -> None:
+    from media.limits import audio_note
+
+    cap = limits.max_audio_s or DEFAULT_MAX_AUDIO_S
+    s.note = audio_note(s.label, s.citation_index, (s.start, s.end), s.excerpts or [(s.start, s.end)],
+                        f"{fmt_duration(cap)} of audio per request ({limits.source}), {what}")
+
+
+def _refuse(ev: Evidence, segs: list[EvidenceSegment], notes: list[EvidenceNote], reason: str,
+            limits: EvidenceLimits) -> Evidence:
+    """Every available segment unavailable with ``reason``: the request is not sent (a judge
+    that never saw the evidence cannot say no)."""
+    note = EvidenceNote(kind="refused", limit=limits.source, text=f"{reason}; not sent")
+    out = [dataclasses.replace(s, available=False, reason=note.text, audio=None, frames=[], crops=[], excerpts=[])
+           if s.available else s for s in segs]
+    return Evidence(media_path=ev.media_path, segments=out, config=ev.config,
+                    request_notes=[*ev.request_notes, *notes, note])
+
+
+def limits_key(plans: Sequence[SegmentPlan], limits: EvidenceLimits | None, config: EvidenceConfig,
+               info: ProbeResult, box_view: str = "both") -> dict[str, Any] | None:
+    """The limits, for a cache key, when they could change this request (else ``None``).
+
+    Decided from the plan alone by upper bounds — frames at most ``max_frames`` per range, an image
+    at most its raw RGB size, audio its exact WAV size — so a request no limit can touch keys as it
+    did before limits existed (every ordinary request on a short file).
+    """
+    if limits is None:
+        return None
+    frames = 0
+    pixels = 0
+    audio_s = 0.0
+    w, h = info.width or 0, info.height or 0
+    if config.max_side and max(w, h) > config.max_side:
+        scale = config.max_side / max(w, h)
+        w, h = round(w * scale), round(h * scale)
+    for p in plans:
+        if not p.available:
+            continue
+        if p.modality == "audio":
+            audio_s += sum(b - a for a, b in p.excerpts) if p.excerpts else p.end - p.start
+            continue
+        if config.visual_as == "clip" and not p.boxes:
+            continue
+        point = p.cited_start == p.cited_end and config.visual_point_window_s == 0 and config.pad_s == 0
+        n = 1 if point else min(config.max_frames, math.floor((p.end - p.start) * config.fps) + 1)
+        per = (len(p.boxes) if box_view == "crop" else 1 + len(p.boxes)) if p.boxes else 1
+        frames += n * per
+        pixels += n * ((0 if box_view == "crop" else w * h) if p.boxes else w * h) + n * len(p.boxes) * CROP_SIDE ** 2
+    bound = _b64(3 * pixels + 1024 * frames) + _b64(44 + 2 * 16_000 * math.ceil(audio_s))
+    bites = ((limits.max_audio_s is not None and audio_s > limits.max_audio_s + 1e-6)
+             or (limits.max_images is not None and frames > limits.max_images)
+             or (limits.max_request_bytes is not None and bound > limits.max_request_bytes))
+    return limits.model_dump(exclude={"source"}) if bites else None

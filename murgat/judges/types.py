@@ -158,6 +158,10 @@ class EvidenceTextPart:
     #: loudest patch in dBFS (what the offline judge decides sound claims from)
     scores: dict[str, float] | None = None
     loudness_db: float | None = None
+    #: ``transcript`` only: the words behind ``text`` ({word, start, end, probability[, speaker]}),
+    #: for judges that weigh how surely a word was heard; not part of the digest (a score run's key
+    #: names the transcript's ASR settings, and the words come from that transcript)
+    words: list[dict[str, Any]] | None = None
 
     def digest(self) -> str:
         return hashlib.sha256(f"{self.label}|{self.source}|{self.text}".encode()).hexdigest()

@@ -1,14 +1,15 @@
-"""Moved to :mod:`murgat.engine.folder` (every command's run folder); kept so old imports work."""
+"""Deprecated: :mod:`murgat.engine.folder` (``RunDir`` was the score command's name of :class:`RunFolder`)."""
 
 from murgat.engine.folder import (
     NotWritable,
     RunConfigMismatch,
-    RunDir,
     RunFolder,
     canonical_json,
     check_writable_dir,
     needs_retry,
 )
+
+RunDir = RunFolder
 
 __all__ = ["NotWritable", "RunConfigMismatch", "RunDir", "RunFolder", "canonical_json", "check_writable_dir",
            "needs_retry"]

@@ -8,7 +8,10 @@ engines and vision models read as ordinary numerals.
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # numpy is loaded when a frame is drawn: the clip's design is read without it
+    import numpy as np
 
 #: 5 x 7 dot-matrix digits, one string per row ("#" = ink)
 DIGITS: dict[str, tuple[str, ...]] = {
@@ -32,12 +35,16 @@ INK = (240, 240, 240)
 
 def glyph(ch: str) -> np.ndarray:
     """The 7 x 5 boolean mask of one digit."""
+    import numpy as np
+
     return np.array([[c == "#" for c in row] for row in DIGITS[ch]], dtype=bool)
 
 
 def number_mask(text: str, scale: int, gap: int = 1) -> np.ndarray:
     """The boolean mask of ``text`` (digits), each glyph pixel ``scale`` pixels wide,
     ``gap`` glyph pixels between digits."""
+    import numpy as np
+
     cols: list[np.ndarray] = []
     for k, ch in enumerate(text):
         if k:
@@ -49,6 +56,8 @@ def number_mask(text: str, scale: int, gap: int = 1) -> np.ndarray:
 
 def number_frame(text: str, width: int, height: int, scale: int) -> np.ndarray:
     """An RGB frame showing ``text`` in the middle, ink on a dark background."""
+    import numpy as np
+
     img = np.empty((height, width, 3), dtype=np.uint8)
     img[:] = BACKGROUND
     mask = number_mask(text, scale)

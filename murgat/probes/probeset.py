@@ -23,7 +23,7 @@ order_reversed            N2 is shown before N1 (visual 0:00-0:07)   no        a
 ========================  =========================================  ========  ====================================
 
 W1/W2 are the words said at 1.3 s and 5.3 s, N1/N2 the numbers shown in the first and second
-half (:mod:`murgat.probes.media`). ``whole_media``: whether the probe still means something when
+half (:mod:`murgat.probes.clip`). ``whole_media``: whether the probe still means something when
 the judge is shown the whole clip instead of the cited segment (``faithfulness`` chain
 labelling); time and one-modality probes do not.
 """
@@ -34,7 +34,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from murgat.probes.media import ProbeClip
+from murgat.probes.clip import ProbeClip
 
 #: bump when a probe's claim, citation or expected answer changes
 PROBES_VERSION = "1"

@@ -2,7 +2,7 @@
 
 :func:`run_probes` asks every probe of every path (judge × how it is asked) concurrently and
 reads the outcomes; :func:`probes_before_run` is what ``score``, ``faithfulness``, ``reflect`` and
-``program --score`` call before their first item, with ``--probes``:
+``program`` (its runtime check; ``--score`` runs ``score``) call before their first item, with ``--probes``:
 
 * ``off`` — nothing is asked and nothing printed: the run's requests are exactly those it made
   before probes existed; the function returns ``None``;
@@ -24,7 +24,9 @@ import sys
 from collections.abc import Sequence
 from typing import IO
 
-from murgat.probes.media import ProbeClip
+from media.errors import MediaError
+from murgat.judges.base import JudgeUnreachable
+from murgat.probes.clip import ProbeClip, probe_clip
 from murgat.probes.paths import Answer, ProbePath
 from murgat.probes.probeset import PROBES_VERSION, Probe, probe_set
 from murgat.probes.results import JudgeProbes, ProbeReport, ProbeResult, Setting, outcome_of
@@ -32,9 +34,6 @@ from murgat.probes.results import JudgeProbes, ProbeReport, ProbeResult, Setting
 
 async def run_probes(paths: Sequence[ProbePath], *, seed: int = 0, setting: str = "check") -> ProbeReport:
     """Every probe through every path; the report of what came back."""
-    from media.errors import MediaError
-    from murgat.probes.media import probe_clip
-
     report = ProbeReport(setting=setting, seed=seed, probes_version=PROBES_VERSION)  # type: ignore[arg-type]
     try:
         clip = await asyncio.to_thread(probe_clip, seed)
@@ -46,8 +45,6 @@ async def run_probes(paths: Sequence[ProbePath], *, seed: int = 0, setting: str 
     done = await asyncio.gather(*(_one_path(path, probes, clip) for path in paths), return_exceptions=True)
     for path, got in zip(paths, done, strict=True):
         if isinstance(got, BaseException):
-            from murgat.judges.base import JudgeUnreachable
-
             if isinstance(got, JudgeUnreachable | asyncio.CancelledError | KeyboardInterrupt):
                 raise got
             # anything else a path raised (a replay miss, a refused task, broken media) leaves its probes unanswered

@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from murgat.judges.base import ProviderPause
+from murgat.judges.cache import ResponseCache
+from murgat.judges.types import JudgeOutput
 
 #: how long a claim or a concurrency slot outlives its holder's last renewal
 LEASE_S = 10.0
@@ -42,8 +44,6 @@ class CacheService:
     """The run's response cache, shared by every worker (see the module docstring)."""
 
     def __init__(self, path: str) -> None:
-        from murgat.judges.cache import ResponseCache
-
         self.cache = ResponseCache(Path(path))
         self.claims: dict[str, tuple[float, asyncio.Event]] = {}
         self.results: dict[str, str | None] = {}
@@ -91,8 +91,6 @@ class CacheService:
         return self.results.get(key)
 
     async def finish(self, key: str, provider: str, model: str, out_json: str | None) -> None:
-        from murgat.judges.types import JudgeOutput
-
         if out_json is not None:
             out = JudgeOutput.model_validate_json(out_json)
             if out.error is None and not out.blocked:

@@ -17,6 +17,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
+from murgat.judges import make_judge
 from murgat.judges.types import JudgeOutput, JudgeRequest
 from murgat.scaleout.services import HEARTBEAT_S, LEASE_S
 
@@ -153,14 +154,14 @@ def wire_judge(judge: Any, cache: Any, limits: Any, alive: Callable[[], None] | 
             if status == "wait":
                 got = await cache.wait.remote(key)
                 if got is not None:
-                    out = JudgeOutput.model_validate_json(got)
-                    if out.error is None:
+                    theirs = JudgeOutput.model_validate_json(got)
+                    if theirs.error is None:
                         # another worker's identical request answered it: a deduplicated request, as the
                         # record counts it (not a cache hit), so this_invocation agrees with the records
                         judge.cluster_deduplicated = getattr(judge, "cluster_deduplicated", 0) + 1
-                        return out.model_copy(update={"cached": True, "deduplicated": True})
+                        return theirs.model_copy(update={"cached": True, "deduplicated": True})
                 continue  # the holder failed or died: claim again
-            out = None
+            out: JudgeOutput | None = None
             if alive is not None:
                 alive()
             beat = asyncio.create_task(_heartbeat(lambda: cache.renew.remote(key, LEASE_S)))
@@ -170,7 +171,8 @@ def wire_judge(judge: Any, cache: Any, limits: Any, alive: Callable[[], None] | 
                 beat.cancel()
                 await cache.finish.remote(key, judge.provider, judge.model,
                                           out.model_dump_json() if out is not None else None)
-            return out
+            mine: JudgeOutput = out
+            return mine
 
     judge.generate = generate
     return judge
@@ -178,8 +180,6 @@ def wire_judge(judge: Any, cache: Any, limits: Any, alive: Callable[[], None] | 
 
 def make_cluster_judge(spec: str, options: dict[str, Any], config: Any, cache: Any, limits: Any,
                        alive: Callable[[], None] | None = None) -> Any:
-    from murgat.judges import make_judge
-
     return wire_judge(make_judge(spec, options, cache=None, config=config), cache, limits, alive)
 
 

@@ -12,12 +12,14 @@ from __future__ import annotations
 import html
 import json
 import os
-import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from murgat.schema import ResponseResult, RunSummary
+
+if TYPE_CHECKING:
+    from murgat.engine.outputs import Claim
 
 TEMPLATE = Path(__file__).resolve().parent / "viewer.html"
 
@@ -47,6 +49,18 @@ def figure(label: str, value: Any) -> dict[str, Any]:
     return {"label": label, "value": None}
 
 
+def media_copy_name(source: Path) -> str:
+    """The name of a media copy next to a report: the file's name (at most 40 safe characters) and
+    16 hex digits of the SHA-256 of its *bytes*. Two files named ``clip.mp4`` in different folders
+    get two copies, and a video replaced since the last copy gets a new one (by name, the second
+    ``clip.mp4`` used to play the first, and a replaced video kept its stale copy)."""
+    from media.cache import file_digest
+
+    safe = "".join(ch if (ch.isascii() and ch.isalnum()) or ch in "-_." else "_" for ch in source.stem[:40])
+    suffix = "".join(ch for ch in source.suffix[:12] if ch.isascii() and (ch.isalnum() or ch == "."))
+    return f"{safe}-{file_digest(source)[:16]}{suffix}"
+
+
 def _media_ref(media: str | None, media_root: Path | None, report_dir: Path, copy: bool,
                copied: dict[str, str], *, input_path: str | Path | None = None, allow_outside_root: bool = False,
                refused: list[str] | None = None) -> str | None:
@@ -55,10 +69,13 @@ def _media_ref(media: str | None, media_root: Path | None, report_dir: Path, cop
     A copy goes into a folder meant to be shared, so it passes the same media-root check as
     scoring (:func:`murgat.inputs.resolve_media`): media that scoring would refuse (``/etc/passwd``,
     ``../x``, a symlink out of the root) are not copied and the item shows no media; ``refused``
-    collects why. A plain link copies nothing and stays as it was."""
+    collects why. Copies are content-addressed (:func:`media_copy_name`) and written whole or not
+    at all, under the output rule (:mod:`murgat.engine.outputs`). A plain link copies nothing and
+    stays as it was."""
     if not media:
         return None
     if copy:
+        from murgat.engine.outputs import claim_output
         from murgat.inputs import MediaOutsideRoot, resolve_media
         from murgat.schema import Item
 
@@ -72,11 +89,11 @@ def _media_ref(media: str | None, media_root: Path | None, report_dir: Path, cop
         if found is None:
             return None
         if str(found) not in copied:
-            dest = report_dir / "media" / found.name
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            if not dest.exists():
-                shutil.copy2(found, dest)
-            copied[str(found)] = f"media/{found.name}"
+            name = media_copy_name(found)
+            dest = report_dir / "media" / name
+            if not dest.is_file():  # the same name is the same bytes: copied once
+                claim_output(dest, role="file", inputs=[found]).copy_from(found)
+            copied[str(found)] = f"media/{name}"
         return copied[str(found)]
     cands = [Path(media)] if Path(media).is_absolute() else []
     if media_root is not None:
@@ -124,20 +141,29 @@ def grounding_docs(run: Path) -> tuple[dict[str, dict[str, Any]], str | None]:
     if not (folder / "results.jsonl").is_file():
         return {}, None
     out: dict[str, dict[str, Any]] = {}
-    from murgat.jsonl import iter_lines
+    from murgat.jsonl import read_records
 
-    for _, line in iter_lines(folder / "results.jsonl"):  # split at "\n" only (murgat.jsonl)
-        if line.strip():
-            rec = json.loads(line)
-            out[rec["id"]] = {"record": {k: _r(rec.get(k)) if isinstance(rec.get(k), float) else rec.get(k) for k in (
+    notes: list[str] = []
+    records, bad = read_records(folder / "results.jsonl")  # split at "\n" only (murgat.jsonl)
+    if bad:
+        notes.append(f"{len(bad)} line(s) of {folder / 'results.jsonl'} are not JSON (line {bad[0].lineno}) "
+                     "and are not shown")
+    for _, rec in records:
+        if isinstance(rec, dict) and "id" in rec:
+            out[str(rec["id"])] = {"record": {k: _r(rec.get(k)) if isinstance(rec.get(k), float) else rec.get(k) for k in (
                 "nextgqa_iop", "nextgqa_iou", "rextime_iou", "iop", "iog", "iou", "evidence_recall",
                 "evidence_precision", "viou", "saa", "saa_cite", "gold_hit", "error")}, "duration": None, "gold": []}
-    note = None
-    cfg = json.loads((folder / "config.json").read_text(encoding="utf-8")) if (folder / "config.json").is_file() else {}
     try:
-        gold = load_gold(cfg["gold"]) if cfg.get("gold") else {}
+        cfg = json.loads((folder / "config.json").read_text(encoding="utf-8")) if (folder / "config.json").is_file() else {}
+    except (OSError, ValueError) as exc:
+        cfg = {}
+        notes.append(f"gold segments not shown: {folder / 'config.json'} is not readable ({exc})")
+    try:
+        gold = load_gold(cfg["gold"]) if isinstance(cfg, dict) and cfg.get("gold") else {}
     except GoldFormatError as exc:
-        gold, note = {}, f"gold segments not shown: {exc}"
+        gold = {}
+        notes.append(f"gold segments not shown: {exc}")
+    note = " ".join(notes) or None
     for gid, g in gold.items():
         d = out.setdefault(gid, {"record": None, "duration": None, "gold": []})
         d["duration"] = g.duration
@@ -217,23 +243,30 @@ def run_doc(name: str, summary: RunSummary, results: Iterable[ResponseResult], *
     }
 
 
-def write_viewer(path: Path, runs: list[dict[str, Any]], comparison: dict[str, Any] | None = None,
-                 title: str = "murgat report", kind: str = "score") -> Path:
+def write_viewer(path: Path | Claim, runs: list[dict[str, Any]], comparison: dict[str, Any] | None = None,
+                 title: str = "murgat report", kind: str = "score",
+                 inputs: Sequence[str | Path | None] = ()) -> Path:
     """Write the page: the template with the data embedded, every ``<`` written as ``\\u003c``.
 
     Inside a ``<script>`` element the HTML parser reacts to ``</script``, ``<!--`` and ``<script``
     (``<!--<script>`` makes it swallow the rest of the page); with no ``<`` left in the data it
     has nothing to react to, and ``JSON.parse`` reads ``\\u003c`` back as ``<``.
 
+    ``path`` is claimed by the one output rule (:mod:`murgat.engine.outputs`; ``inputs`` are the
+    files the page was made from) unless it is a claim already, and written whole or not at all
+    (a file-size limit or a full disk leaves the old page: exit 5).
+
     ``kind`` ``score`` shows MURGAT-S runs; ``faithfulness``, ``reflect`` and ``program`` show
     items made of titled blocks of steps (see :func:`steps_item`)."""
+    from murgat.engine.outputs import Claim, claim_output
+
+    claim = path if isinstance(path, Claim) else claim_output(path, role="file", inputs=inputs)
     data = json.dumps({"title": title, "kind": kind, "runs": runs, "comparison": comparison}, ensure_ascii=False,
                       default=str)
     data = data.replace("<", "\\u003c")  # JSON has no "<" outside strings, so this only re-spells text
     page = TEMPLATE.read_text(encoding="utf-8")
     page = page.replace("__TITLE__", html.escape(title)).replace("__DATA__", data)
-    path.write_text(page, encoding="utf-8")
-    return path
+    return claim.write_text(page)
 
 
 def comparison_doc(a: list[ResponseResult], b: list[ResponseResult], names: tuple[str, str],
@@ -243,11 +276,11 @@ def comparison_doc(a: list[ResponseResult], b: list[ResponseResult], names: tupl
 
     ra = {r.id: r for r in a if r.error is None}
     rb = {r.id: r for r in b if r.error is None}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for i in sorted(set(ra) & set(rb)):
         x, y = ra[i].scores.murgat_s, rb[i].scores.murgat_s
         rows.append({"id": i, "a": _r(x), "b": _r(y), "diff": None if x is None or y is None else _r(y - x)})
-    pairs = [(r["a"], r["b"]) for r in rows if r["diff"] is not None]
+    pairs = [(float(r["a"]), float(r["b"])) for r in rows if r["diff"] is not None]
     ci = paired_bootstrap_diff([p for p, _ in pairs], [q for _, q in pairs], n_resamples, seed)
     return {"a": names[0], "b": names[1], "rows": rows, "mean_diff": _iv(ci),
             "note": None if rows else "the two runs have no item ids in common"}

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from murgat.viewer.report import build_report
 
@@ -13,28 +13,32 @@ from murgat.viewer.report import build_report
 def _view_other_kind(run: Path, kind: str, args: argparse.Namespace) -> int:
     """``murgat view`` on a folder that is not a score run: its own page, or where to find one."""
     from murgat.engine.folder import RunFolder
+    from murgat.engine.outputs import claim_output
+    from murgat.engine.runs import read_summary
 
     out = Path(args.out) if args.out else run / "report.html"
+    if kind in ("faithfulness", "reflect", "program"):
+        claim_output(out, role="file", what=f"the report {out}")  # refused before any work; written by the page
     if kind == "faithfulness":
         from murgat.faithfulness.records import FaithResult
         from murgat.viewer.steps import faithfulness_report
 
-        summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+        summary = read_summary(run)
         results = RunFolder(run, repair=False, record=FaithResult).latest_results()
-        print(f"wrote {faithfulness_report(out, results, summary, args.media_root)}")
+        _wrote(faithfulness_report(out, results, summary, args.media_root))
         return 0
     if kind == "reflect":
         from murgat.viewer.steps import reflect_report
 
-        summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+        summary = read_summary(run)
         traces = RunFolder(run, repair=False, record=None, results="traces.jsonl").latest_results()
         recs = {r["id"]: r for r in RunFolder(run, repair=False, record=None, results="responses.jsonl").latest_results()}
-        print(f"wrote {reflect_report(out, traces, recs, summary, args.media_root)}")
+        _wrote(reflect_report(out, traces, recs, summary, args.media_root))
         return 0
     if kind == "program":
         from programs.command import write_report
 
-        print(f"wrote {write_report(run, out, args.media_root)}")
+        _wrote(write_report(run, out, args.media_root))
         return 0
     where = {"program-variant": "it is one variant of a program run: murgat view the folder above (all variants), "
                                 "or, with --score, this folder's run/",
@@ -43,6 +47,24 @@ def _view_other_kind(run: Path, kind: str, args: argparse.Namespace) -> int:
              "ground": "print its figures with murgat summarize; score with --gold shows them in the score run's report"}.get(kind, "")
     print(f"error: {run} holds a '{kind}' run, which has no item viewer of its own; {where}", file=sys.stderr)
     return 2
+
+
+def _corrected(args: argparse.Namespace, run: Path) -> dict[str, Any] | None:
+    """``--human LABELS``: the first run's figures corrected with the labels (``murgat.corrected``), for
+    its run panel; None after an error is printed."""
+    from human_eval.labels import LabelError, load_labels
+    from murgat.corrected import corrected_figures
+    from murgat.engine.folder import RunFolder
+
+    try:
+        labels = load_labels(args.human)
+    except LabelError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+    rd = RunFolder(run, repair=False)
+    return corrected_figures(labels, rd.latest_results(), assume_random=args.assume_random,
+                             cluster_by_video=args.cluster_by_video,
+                             attributed_threshold=rd.summary().attributed_threshold)
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
@@ -55,16 +77,36 @@ def _cmd_view(args: argparse.Namespace) -> int:
             print(f"error: murgat view compares score runs; these are: {', '.join(str(k) for k in kinds)}",
                   file=sys.stderr)
             return 2
-        return _view_other_kind(runs[0], str(kinds[0]), args)
-    for r in runs:
-        if not (r / "summary.json").exists():
-            print(f"error: {r} has no summary.json (run murgat score first)", file=sys.stderr)
+        if args.human:
+            print(f"error: --human corrects a score run's figures; for a '{kinds[0]}' run use murgat calibrate "
+                  "(--task faithfulness for step faithfulness)", file=sys.stderr)
             return 2
+        return _view_other_kind(runs[0], str(kinds[0]), args)
+    from murgat.engine.outputs import OutputRefused
+    from murgat.engine.runs import RunUnreadable
+
     out = Path(args.out) if args.out else runs[0] / ("report.html" if len(runs) == 1 else "compare.html")
-    path = build_report(runs, out, copy_media=args.copy_media, media_root=args.media_root,
-                        with_evidence=args.save_evidence, allow_outside_root=args.allow_media_outside_root)
-    print(f"wrote {path}")
+    corrected = None
+    if args.human:
+        corrected = _corrected(args, runs[0])
+        if corrected is None:
+            return 2
+    try:
+        path = build_report(runs, out, copy_media=args.copy_media, media_root=args.media_root,
+                            with_evidence=args.save_evidence, allow_outside_root=args.allow_media_outside_root,
+                            corrected=corrected)
+    except (OutputRefused, RunUnreadable) as exc:  # a damaged summary, an output not the viewer's to write
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    _wrote(path)
     return 0
+
+
+def _wrote(path: Path) -> None:
+    """The status line: on stderr when the page went to a stream (``--out /dev/stdout``)."""
+    from murgat.engine.outputs import is_stream
+
+    print(f"wrote {path}", file=sys.stderr if is_stream(path) else sys.stdout)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -78,4 +120,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--allow-media-outside-root", action="store_true",
                    help="copy media and evidence wherever the run names them (default: only inside --media-root, "
                         "as scoring)")
+    p.add_argument("--human", default=None, metavar="LABELS",
+                   help="human labels of a random sample of the (first) run: its panel shows the judge's figures "
+                        "corrected with them (as murgat calibrate --human LABELS --run RUN)")
+    p.add_argument("--assume-random", action="store_true",
+                   help="with --human: treat labels that record no sampling design as a random sample (said on the page)")
+    p.add_argument("--cluster-by-video", action="store_true", help="with --human: videos are the sampling unit")
     p.set_defaults(func=_cmd_view)

@@ -4,9 +4,7 @@ it shows (what ``murgat score`` writes after a run and ``murgat view`` rewrites)
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,15 +30,13 @@ def save_evidence(run: Path, results: list[Any], media_root: Path | None, input_
     from media.errors import MediaError
     from media.evidence import EvidenceConfig, build_evidence
     from media.frames import encode_image
+    from murgat.engine.outputs import claim_output
     from murgat.inputs import MediaOutsideRoot, resolve_media
     from murgat.schema import Item
 
-    cfg_path = run / "config.json"
-    ev_cfg = EvidenceConfig()
-    if cfg_path.exists():
-        doc = json.loads(cfg_path.read_text(encoding="utf-8"))
-        ev_cfg = EvidenceConfig.model_validate((doc.get("config") or {}).get("evidence") or {})
+    ev_cfg = EvidenceConfig.model_validate((read_config(run).get("config") or {}).get("evidence") or {})
     out: dict[str, dict[str, list[str]]] = {}
+    root: Any = None  # RUN/evidence, claimed when the first segment is saved
     for r in results:
         if r.error or not r.video:
             continue
@@ -58,8 +54,9 @@ def save_evidence(run: Path, results: list[Any], media_root: Path | None, input_
             ev = build_evidence(media, list(cites.values()), ev_cfg)
         except MediaError:
             continue
+        if root is None:
+            root = claim_output(run / "evidence", role="folder", what=f"{run / 'evidence'}")
         folder = run / "evidence" / folder_name(r.id)
-        folder.mkdir(parents=True, exist_ok=True)
         got: dict[str, list[str]] = {}
         for seg, c in zip(sorted(ev.segments, key=lambda s: s.citation_index), cites.values(), strict=True):
             if not seg.available:
@@ -71,11 +68,11 @@ def save_evidence(run: Path, results: list[Any], media_root: Path | None, input_
                 shots = []
                 for k, fr in enumerate(seg.frames):
                     shot = f"{name}_{k:02d}_t{fr.time:.2f}".replace(".", "p") + ".jpg"
-                    (folder / shot).write_bytes(encode_image(fr.image, "jpeg"))
+                    root.file(f"{folder.name}/{shot}").write_bytes(encode_image(fr.image, "jpeg"))
                     shots.append(f"evidence/{folder.name}/{shot}")
                 got[f"{c.modality}|{c.start}|{c.end}"] = shots
             elif seg.modality == "audio" and seg.audio is not None:
-                (folder / f"{name}.wav").write_bytes(wav_bytes(seg.audio, seg.sr))
+                root.file(f"{folder.name}/{name}.wav").write_bytes(wav_bytes(seg.audio, seg.sr))
                 got[f"{c.modality}|{c.start}|{c.end}"] = [f"evidence/{folder.name}/{name}.wav"]
         out[r.id] = got
     return out
@@ -90,37 +87,77 @@ def place_evidence(run: Path, evidence: dict[str, dict[str, list[str]]], report_
         return evidence
     base = Path("evidence") / folder_name(run.name, str(run.resolve()))
 
+    from murgat.engine.outputs import claim_output
+
     def place(ref: str) -> str:
         if copy:
             dest = report_dir / base / Path(ref).relative_to("evidence")
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(run / ref, dest)
+            claim_output(dest, role="file", inputs=[run / ref]).copy_from(run / ref)
             return dest.relative_to(report_dir).as_posix()
         return Path(os.path.relpath((run / ref).resolve(), report_dir.resolve())).as_posix()
 
     return {item: {key: [place(ref) for ref in files] for key, files in refs.items()} for item, refs in evidence.items()}
 
 
+def read_config(run: Path) -> dict[str, Any]:
+    """``RUN/config.json`` as a JSON object (``{}`` when there is none); a damaged one is
+    :class:`~murgat.engine.runs.RunUnreadable`, named, instead of a traceback."""
+    from murgat.engine.runs import read_summary
+
+    return read_summary(run, "config.json")
+
+
+def read_score_summary(run: Path) -> Any:
+    """``RUN/summary.json`` as a :class:`~murgat.schema.RunSummary`, or :class:`RunUnreadable` naming
+    the file and why (missing, cut short, not a score run's summary)."""
+    from pydantic import ValidationError
+
+    from murgat.engine.runs import RunUnreadable, read_summary
+    from murgat.schema import RunSummary
+
+    doc = read_summary(run)
+    if not doc:
+        raise RunUnreadable(f"{run} has no summary.json (run murgat score first)")
+    try:
+        return RunSummary.model_validate(doc)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"])
+        raise RunUnreadable(f"{run / 'summary.json'}: not a score run's summary ({where}: {err['msg']}); "
+                            "run murgat score again on the folder to rewrite it") from None
+
+
 def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media_root: str | None = None,
-                 with_evidence: bool = False, allow_outside_root: bool = False, annotator: str | None = None) -> Path:
+                 with_evidence: bool = False, allow_outside_root: bool = False, annotator: str | None = None,
+                 sample: dict[str, Any] | None = None, corrected: dict[str, Any] | None = None) -> Path:
     """Write the page for one or more runs (with ``annotator``, the labelling page of the first run:
-    ``murgat annotate``). ``--copy-media`` and ``--save-evidence`` find media as scoring did
+    ``murgat annotate``; with ``sample`` = ``{"ids", "design"}`` only the sampled items, the design
+    shown and exported with every label; ``corrected``: the first run's human-valid figures,
+    ``murgat view --human``). ``--copy-media`` and ``--save-evidence`` find media as scoring did
     (``--media-root``, else the input's folder) and refuse what scoring refused; each refusal is one
-    ``warning:`` line on stderr."""
-    from murgat.engine.folder import RunDir
+    ``warning:`` line on stderr, and so is each line of a results file that is not a record.
+
+    ``out`` is claimed first (:mod:`murgat.engine.outputs`: not a run's own file, not an input,
+    no link out of its folder, a device streamed into), so a refused page costs no work; a
+    damaged ``summary.json`` or ``config.json`` is :class:`~murgat.engine.runs.RunUnreadable`."""
+    from murgat.engine.folder import RunFolder
+    from murgat.engine.outputs import claim_output
     from murgat.viewer import comparison_doc, grounding_docs, run_doc, write_viewer
 
+    configs = [read_config(run).get("config") or {} for run in runs]
+    summaries = [read_score_summary(run) for run in runs]
+    inputs: list[str | Path | None] = [run / "results.jsonl" for run in runs] + [c.get("input") for c in configs]
+    claim = claim_output(out, role="file", inputs=inputs, what=f"the report {out}")
     docs, all_results = [], []
     refused: list[str] = []
-    out.parent.mkdir(parents=True, exist_ok=True)  # --out may name a folder that does not exist yet
-    for run in runs:
-        rd = RunDir(run, repair=False)
-        summary = rd.summary()
-        cfg: dict[str, Any] = {}
-        if (run / "config.json").exists():
-            cfg = json.loads((run / "config.json").read_text(encoding="utf-8")).get("config") or {}
+    notices: list[str] = []
+    for run, cfg, summary in zip(runs, configs, summaries, strict=True):
+        rd = RunFolder(run, repair=False)
         root = Path(media_root) if media_root else (Path(cfg["media_root"]) if cfg.get("media_root") else None)
         slim = rd.latest_results(slim=True)  # every item, without per-sentence detail (memory stays flat)
+        if sample is not None and run == runs[0]:  # murgat annotate --sample: the page holds the sample only
+            drawn = set(sample["ids"])
+            slim = [r for r in slim if r.id in drawn]
         all_results.append(slim)
         order = {r.id: k for k, r in enumerate(slim[:MAX_ITEMS])}
         # full records stream from the file one at a time (3,000 of them held at once doubled the
@@ -139,6 +176,9 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
                       allow_outside_root=allow_outside_root, refused=refused, grounding=grounding)
         if gold_note:
             doc["notes"] = ((doc.get("notes") or "") + " " + gold_note).strip()
+        if rd.notices:  # lines that are not records: on the page and on stderr, never dropped silently
+            doc["notes"] = ((doc.get("notes") or "") + " " + " ".join(rd.notices)).strip()
+            notices.extend(rd.notices)
         doc["items"].sort(key=lambda d: order.get(d["id"], len(order)))
         if len(results) > MAX_ITEMS:
             doc["notes"] = (doc.get("notes") or "") + f" The page shows the first {MAX_ITEMS} of {len(results)} items."
@@ -149,9 +189,11 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
     title = "murgat — " + (" vs ".join(d["name"] for d in docs))
     for why in dict.fromkeys(refused):
         print(f"warning: {why}", file=sys.stderr)
+    if corrected is not None:
+        docs[0]["corrected"] = corrected
+    for note in dict.fromkeys(notices):
+        print(f"warning: {note}", file=sys.stderr)
     if annotator is not None:
-        docs[0]["annotate"] = {"annotator": annotator}
+        docs[0]["annotate"] = {"annotator": annotator, **({"sample": sample["design"]} if sample else {})}
         title = f"murgat labels — {docs[0]['name']} — {annotator}"
-    return write_viewer(out, docs, comparison, title)
-
-
+    return write_viewer(claim, docs, comparison, title)

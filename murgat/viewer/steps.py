@@ -16,7 +16,7 @@ def _cites(raws: list[str]) -> list[dict[str, Any]]:
 
 
 def faithfulness_report(out: Path, results: list[Any], summary: dict[str, Any], media_root: str | None,
-                        annotator: str | None = None) -> Path:
+                        annotator: str | None = None, sample_design: dict[str, Any] | None = None) -> Path:
     """The page of a faithfulness run; with ``annotator``, its blind step-labelling page (``murgat annotate``)."""
     items = []
     for r in results:
@@ -42,7 +42,7 @@ def faithfulness_report(out: Path, results: list[Any], summary: dict[str, Any], 
                         figure("accuracy", summary.get("accuracy"))],
            "items": items}
     if annotator is not None:
-        run["annotate"] = {"annotator": annotator}
+        run["annotate"] = {"annotator": annotator, **({"sample": sample_design} if sample_design else {})}
     return write_viewer(out, [run], None, f"murgat faithfulness — {out.parent.name}", kind="faithfulness")
 
 

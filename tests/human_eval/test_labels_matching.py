@@ -10,7 +10,8 @@ import pytest
 from human_eval.labels import LabelError, load_faithscore, load_labels
 from human_eval.matching import greedy_match, lexical_similarity, match_facts
 
-from ..conftest import real_annotation
+# FaithScore's labels, copied into the repository (MIT; tests/data/real/annotations/faithscore/README.md)
+FAITHSCORE = Path(__file__).resolve().parents[1] / "data" / "real" / "annotations" / "faithscore" / "annotation.jsonl"
 
 
 def test_labels_validate_with_clear_errors(tmp_path: Path) -> None:
@@ -30,7 +31,7 @@ def test_labels_validate_with_clear_errors(tmp_path: Path) -> None:
 
 
 def test_faithscore_imports_with_data_polarity() -> None:
-    labels = load_faithscore(real_annotation("faithscore/annotation.jsonl"))
+    labels = load_faithscore(FAITHSCORE)
     assert len(labels) == 180
     facts = [f for a in labels for s in a.sentences for f in s.facts]
     assert len(facts) == 1380
@@ -40,7 +41,7 @@ def test_faithscore_imports_with_data_polarity() -> None:
     assert by_text["There is a sky."] is True and by_text["There are three giraffes."] is False
     habitat = [s for s in giraffes.sentences if "natural habitat" in (s.text or "")]
     assert habitat and habitat[0].verifiable is False
-    flipped = load_faithscore(real_annotation("faithscore/annotation.jsonl"), polarity="readme")
+    flipped = load_faithscore(FAITHSCORE, polarity="readme")
     assert sum(f.supported for a in flipped for s in a.sentences for f in s.facts) == 266
 
 

@@ -53,7 +53,7 @@ def test_words_at_a_window_edge_follow_one_rule() -> None:
     assert tr.text_in(8.0, 10.0) == "your country"  # 10.36 s ends inside 10.0 + 0.5
     assert tr.words_in(8.0, 10.0, tolerance=0.0)[-1].word == "your"  # without the tolerance it is cut
     assert WORD_EDGE_TOLERANCE_S == 0.5
-    label, _ = verdict("jfk.flac", "He says ask what you can do for your country (audio, 0:08-0:10).")
+    label, _ = verdict("jfk.flac", "The speaker says ask what you can do for your country (audio, 0:08-0:10).")
     assert label == "yes"
 
 

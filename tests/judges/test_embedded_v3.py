@@ -66,9 +66,9 @@ def test_speech_that_says_something_else_is_a_no(sim) -> None:  # type: ignore[n
 
 def test_paraphrase_by_synonym_and_meaning(sim) -> None:  # type: ignore[no-untyped-def]
     sim(0.3)  # the synonym table alone decides these
-    assert ask("She says he is in a foul mood (audio, 0:03-0:05).", "Yes, he's in, in a bad humor.")[0] == "yes"
-    assert ask("The reporter says the fire started at noon.", "The fire began at noon.")[0] == "yes"
-    assert ask("Kennedy urges people to ask what they can do for their nation (audio, 0:08-0:10).",
+    assert ask("The speaker says he is in a foul mood (audio, 0:03-0:05).", "Yes, he's in, in a bad humor.")[0] == "yes"
+    assert ask("The speaker says the fire started at noon.", "The fire began at noon.")[0] == "yes"
+    assert ask("The speaker urges people to ask what they can do for their nation (audio, 0:08-0:10).",
                "ask what you can do for your country")[0] == "yes"
     sim(0.87)
     label, reason = ask("The narrator says the telescope sits in one of the biggest cleanrooms on Earth.",
@@ -83,7 +83,8 @@ def test_a_paraphrase_that_swaps_a_word_is_still_no(sim) -> None:  # type: ignor
     label, reason = ask("Kennedy urges people to ask what they can do for their city (audio, 0:08-0:10).",
                         "ask what you can do for your country")
     assert label == "no" and "city" in reason
-    assert ask("She says he is not in a good humor (audio, 0:03-0:05).", "Yes, he's in, in a bad humor.")[0] == "yes"
+    assert ask("The speaker says he is not in a good humor (audio, 0:03-0:05).", "Yes, he's in, in a bad humor.")[
+        0] == "yes"
     # a denial of another word agrees with the evidence but is not what it says; with the same negation heard, a
     # swapped word is still a "no"
     assert ask("The narrator says the telescope is not in Texas.", "the telescope is in Maryland")[0] == "unknown"
@@ -98,7 +99,7 @@ def test_order_from_word_order() -> None:
     assert ask("The last number the voice says is seven (audio, 0:00-0:05).", heard)[0] == "yes"
     assert ask("The first number the voice says is seven (audio, 0:00-0:05).", heard)[0] == "no"
     # an order word that is itself said is part of what is said, not an order of utterances
-    assert ask("She says he left after lunch (audio, 0:00-0:05).", "He left after lunch.")[0] == "yes"
+    assert ask("The speaker says he left after lunch (audio, 0:00-0:05).", "He left after lunch.")[0] == "yes"
     jfk = "ask not what your country can do for you, ask what you can do for your country"
     assert ask("Kennedy first says ask what you can do for your country, then ask not what your country can do for "
                "you (audio, 0:03-0:10).", jfk)[0] == "no"
@@ -111,7 +112,7 @@ def test_counting_from_word_order() -> None:
     assert ask("The voice says ten numbers (audio, 0:00-0:19).", heard)[0] == "yes"
     assert ask("The voice says two numbers (audio, 0:00-0:19).", heard)[0] == "no"
     jfk = "ask not what your country can do for you, ask what you can do for your country"
-    assert ask("Kennedy says country twice (audio, 0:03-0:10).", jfk)[0] == "yes"
+    assert ask("The speaker says country twice (audio, 0:03-0:10).", jfk)[0] == "yes"
     assert ask("Kennedy says country three times (audio, 0:03-0:10).", jfk)[0] == "no"
 
 
@@ -121,7 +122,7 @@ def test_negation_is_judged() -> None:
     assert ask("The narrator does not mention Maryland (audio, 0:08-0:12).", heard)[0] == "no"
     assert ask("The voice never says ten (audio, 0:00-0:19).", "9, 8, 7, 6, 5, 4, 3, 2, 1, 0.")[0] == "yes"
     jfk = "ask not what your country can do for you"
-    assert ask("Kennedy tells Americans not to ask what their country can do for them.", jfk)[0] == "yes"
+    assert ask("The speaker tells the audience not to ask what their country can do for them.", jfk)[0] == "yes"
     label, reason = ask("Kennedy tells Americans to ask what their country can do for them.", jfk)
     assert label == "no" and "negat" in reason
 
@@ -141,7 +142,7 @@ def test_reasons_print_thresholds_cleanly() -> None:
 
 
 def test_the_rules_version_enters_the_cache_key() -> None:
-    assert JUDGE.options["rules_version"] == "3" and EmbeddedJudge.RULES_VERSION == "3"
+    assert JUDGE.options["rules_version"] == "4" and EmbeddedJudge.RULES_VERSION == "4"
     assert {"meaning_yes", "meaning_no", "rules_version"} <= set(EmbeddedJudge.answer_options)
 
 
@@ -183,4 +184,6 @@ def test_labelled_v3_claims_on_real_media() -> None:
             agree += (label == "yes") == c["label"]
     true_n = sum(1 for c in v3 if c["label"])
     assert said_no <= 0.15 * true_n and credited <= 0.15 * (len(v3) - true_n)
-    assert answered >= 0.7 * len(v3) and agree / answered >= 0.85
+    # rules v4 abstain where a part of the claim cannot be checked (a named speaker, a question), so fewer
+    # of these claims are answered than under v3 (0.7); the answered ones must still agree
+    assert answered >= 0.6 * len(v3) and agree / answered >= 0.85

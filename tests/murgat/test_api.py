@@ -45,7 +45,7 @@ def test_every_command_line_is_a_call_of_execute(monkeypatch, argv, command, fie
 
 
 def test_settings_object_and_keywords_run_the_same(tmp_path: Path, example_media: Path) -> None:
-    from murgat.pipeline.settings import ScoreSettings
+    from murgat.score.settings import ScoreSettings
 
     cas = _write(tmp_path / "c.jsonl", CASSETTE)
     inp = _write(tmp_path / "in.jsonl", [{"id": "a", "media": "friday.mp4", "response": "She speaks (audio, 0:01)."}])
@@ -91,14 +91,14 @@ def test_api_prints_no_tables(tmp_path: Path, example_media: Path, capsys) -> No
 def test_generate_honours_item_concurrency_and_quiet(tmp_path: Path, example_media: Path, monkeypatch,
                                                      capsys) -> None:
     """Before: generate had no --item-concurrency (its item pool followed --concurrency) and no progress bar."""
-    import murgat.generation.generate as gen
+    import murgat.engine.command as gen
 
     seen = {}
     real = gen.run_items
 
-    async def spy(task, todo, folder, *, concurrency=8, on_item=None, keep=False):
+    async def spy(task, todo, folder, digest, *, concurrency=8, on_item=None, keep=False):
         seen["concurrency"] = concurrency
-        return await real(task, todo, folder, concurrency=concurrency, on_item=on_item, keep=keep)
+        return await real(task, todo, folder, digest, concurrency=concurrency, on_item=on_item, keep=keep)
 
     monkeypatch.setattr(gen, "run_items", spy)
     cas = _write(tmp_path / "c.jsonl", [{"match": {"task": "generate"}, "output": {"text": "Answer: A"}}])
@@ -126,7 +126,7 @@ def test_sweep_through_the_api(tmp_path: Path, example_media: Path) -> None:
 def test_lists_where_the_command_line_takes_commas(tmp_path: Path) -> None:
     """A notebook user writes ids=["a", "b"]; the command line's --ids a,b means the same."""
     from murgat.generation.settings import SweepSettings
-    from murgat.pipeline.settings import ScoreSettings
+    from murgat.score.settings import ScoreSettings
 
     assert ScoreSettings(input="i", judge="j", out="o", ids=["a", "b"]).ids == "a,b"
     assert SweepSettings(data="d", model="m", judge="j", out="o", efforts=["low", "high"]).efforts == "low,high"

@@ -65,7 +65,7 @@ def test_a_run_folder_that_cannot_be_written_is_a_run_error_5(tmp_path: Path, ex
 
 def test_a_settings_object_draws_no_progress_bar_unless_asked(tmp_path: Path, example_media: Path, capsys) -> None:
     """Before: murgat.score(settings=ScoreSettings(...)) drew the progress bar on stderr (keywords did not)."""
-    from murgat.pipeline.settings import ScoreSettings
+    from murgat.score.settings import ScoreSettings
 
     cas = _write(tmp_path / "c.jsonl", CASSETTE)
     s = ScoreSettings(input=str(_input(tmp_path)), judge=f"replay:{cas}", out=str(tmp_path / "run"),
@@ -123,3 +123,20 @@ def test_the_api_runs_inside_a_running_event_loop(tmp_path: Path, example_media:
 
     run = asyncio.run(cell())
     assert run.exit_code == 0 and [r["id"] for r in run.records] == ["a"]
+
+
+def test_a_refusal_reaches_the_api_as_the_error_raised_not_a_line_read_back(tmp_path: Path, example_media: Path,
+                                                                            monkeypatch) -> None:
+    """#32: the API built RunError from the last ``error:`` line it found on stderr. The error the
+    command raised is what the caller gets now: its class (a folder of another command is a
+    RunConfigMismatch, and a RunError), its exit status and its message, whatever stderr is."""
+    import io
+
+    from murgat.engine.folder import RunConfigMismatch, RunFolder
+
+    RunFolder(tmp_path / "run", record=None).check_config({"judge": "x"}, {}, kind="faithfulness")
+    monkeypatch.setattr("sys.stderr", io.StringIO())  # nothing to read back from
+    with pytest.raises(murgat.RunError) as exc:
+        murgat.score(_input(tmp_path), judge="embedded", out=tmp_path / "run", media_root=example_media)
+    assert isinstance(exc.value, RunConfigMismatch) and exc.value.exit_code == 2
+    assert exc.value.message == f"{tmp_path / 'run'} holds a 'faithfulness' run, not 'score'; use a new --out folder"

@@ -10,9 +10,9 @@ import pytest
 
 from murgat.calibrate import calibrate_run, human_scores
 from murgat.cli import main
+from murgat.engine.folder import RunFolder
 from murgat.judges.scripted import ScriptedJudge
 from murgat.pipeline.config import JudgeSpec, ScoreConfig
-from murgat.pipeline.rundir import RunDir
 from murgat.pipeline.runner import run_items, summarize_run
 from murgat.pipeline.stages import Judges
 from murgat.schema import Item
@@ -45,7 +45,7 @@ def make_run(tmp: Path, media: Path) -> Path:
     spec = JudgeSpec(spec="scripted")
     cfg = ScoreConfig(judge_verify=spec, judge_decompose=spec, judge_entail=spec)
     j = ScriptedJudge(_answer)
-    rd = RunDir(tmp / "run")
+    rd = RunFolder(tmp / "run")
     asyncio.run(run_items(items, cfg, Judges(j, j, j), rd, media_root=media))
     summarize_run(rd, cfg)
     return rd.path
@@ -110,7 +110,7 @@ def test_judge_selection_ranks_runs(tmp_path: Path, example_media: Path) -> None
     from murgat.calibrate import select_judges
 
     labels = load_labels(labels_path)
-    good = calibrate_run(labels, RunDir(run).latest_results(), n_resamples=200)
+    good = calibrate_run(labels, RunFolder(run).latest_results(), n_resamples=200)
     worse = json.loads(json.dumps(good))
     worse["support"]["kappa"] = 0.1
     worse["verifiability"]["kappa"] = 0.2
@@ -146,3 +146,276 @@ def test_undefined_kappa_is_not_used_for_ranking() -> None:
     ranking = select_judges({"a": doc(None, 0.5, 0.9), "b": doc(0.4, 0.4, 0.1)})
     a = next(r for r in ranking if r["run"] == "a")
     assert a["ranked_on"] == 2 and a["mean_rank"] == 1.0  # ranked on support κ and r only, first on both
+
+
+# --- abstentions (the judge's silences are counted and shown) -------------------------------------------------
+
+
+def _abstaining_run(tmp: Path, media: Path, entail: str = "crown") -> Path:
+    """make_run's responses, judged by one that abstains on "So that is that." and on the facts naming
+    ``entail`` (every fact with ``entail="all"``)."""
+    def answer(req) -> str:
+        if req.task == "verify":
+            return "unknown" if req.inputs["sentence"] == "So that is that." else "yes"
+        if req.task == "decompose":
+            return json.dumps({"facts": [req.inputs["sentence"]]})
+        fact = req.inputs["fact"].lower()
+        if entail == "all" or entail in fact:
+            return "unknown"
+        return "yes" if "lord" in fact else "no"
+
+    items = []
+    for k in range(6):
+        a, b = CLAIMS[k], CLAIMS[(k + 1) % 6]
+        items.append(Item(id=f"r{k}", media="friday.mp4", response=f"{a[0]} ({a[1]}). {b[0]} ({b[1]}). So that is that."))
+    spec = JudgeSpec(spec="scripted")
+    cfg = ScoreConfig(judge_verify=spec, judge_decompose=spec, judge_entail=spec)
+    j = ScriptedJudge(answer)
+    rd = RunFolder(tmp / f"abstain-{entail}")
+    asyncio.run(run_items(items, cfg, Judges(j, j, j), rd, media_root=media))
+    summarize_run(rd, cfg)
+    return rd.path
+
+
+def test_calibrate_counts_what_the_judge_abstained_on(tmp_path: Path, example_media: Path, capsys) -> None:
+    run = _abstaining_run(tmp_path, example_media)
+    labels = make_labels(tmp_path, set())
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--json", "--bootstrap", "50"]) == 0
+    c = json.loads(capsys.readouterr().out)["runs"][str(run)]
+    v = c["verifiability"]  # "So that is that." (6 sentences, human: not verifiable) got "unknown"
+    assert v["n"] == 12 and v["n_labelled"] == 18 and v["n_abstained"] == 6 and v["n_unanswered"] == 0
+    assert v["accuracy"] == 1.0 and v["accuracy_silence_as_disagreement"] == pytest.approx(12 / 18)
+    s = c["support"]  # the 4 facts naming the crown jewels got "unknown"
+    assert s["n"] == 8 and s["n_labelled"] == 12 and s["n_abstained"] == 4
+    assert s["accuracy_silence_as_disagreement"] == pytest.approx(s["accuracy"] * 8 / 12)
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--bootstrap", "50"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "of 18 labelled: abstained 6" in out and "of 12 labelled: abstained 4" in out
+
+
+def test_a_stage_the_judge_never_answered_is_undefined_with_its_reason(tmp_path: Path, example_media: Path,
+                                                                       capsys) -> None:
+    run = _abstaining_run(tmp_path, example_media, entail="all")
+    labels = make_labels(tmp_path, set())
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--json", "--bootstrap", "50"]) == 0
+    s = json.loads(capsys.readouterr().out)["runs"][str(run)]["support"]
+    assert s["n"] == 0 and s["accuracy"] is None and s["kappa"] is None and s["n_abstained"] == 12
+    assert "answered none of the 12" in s["reason"]
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--bootstrap", "50"]) == 0
+    assert "support: undefined — the judge answered none of the 12" in " ".join(capsys.readouterr().out.split())
+
+
+def test_calibrate_shows_its_progress(tmp_path: Path, example_media: Path, capsys) -> None:
+    run = make_run(tmp_path, example_media)
+    labels = make_labels(tmp_path, set())
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--bootstrap", "200"]) == 0
+    err = capsys.readouterr().err
+    assert "calibrating run: 200 bootstrap resamples" in err and "2400/2400" in err
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--bootstrap", "200", "--quiet"]) == 0
+    assert "bootstrap resamples" not in capsys.readouterr().err
+
+
+# --- corrected figures (prediction-powered inference over a recorded random sample) ---------------------------
+
+
+def write_run(tmp: Path, name: str, judge: list[float], videos: list[str] | None = None,
+              correct: list[bool | None] | None = None) -> Path:
+    """A score run folder holding one record per response (judge figure ``judge[k]`` for every metric),
+    written and summarised with the engine's own run folder and metric code."""
+    from murgat.engine.folder import RunFolder as Folder
+    from murgat.metric import summarize_results
+    from murgat.schema import ResponseResult, Scores
+
+    recs = [ResponseResult(id=f"q{k:03d}", scores=Scores(coverage=j, precision=j, recall=j, f1=j, murgat_s=j),
+                           video=(videos or [f"v{k}.mp4" for k in range(len(judge))])[k],
+                           correct=None if correct is None else correct[k])
+            for k, j in enumerate(judge)]
+    rd = Folder(tmp / name)
+    rd.append_many(recs)
+    rd.write_summary(summarize_results(recs))
+    return rd.path
+
+
+def write_labels(tmp: Path, name: str, human: dict[str, float], design: dict | None) -> Path:
+    rows = [{"id": i, "annotator": "ann", "ratings": {m: h for m in ("coverage", "precision", "recall", "murgat_s")},
+             **({"sample": design} if design else {})} for i, h in human.items()]
+    p = tmp / name
+    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return p
+
+
+def _population(seed: int, n: int):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    human = np.round(rng.beta(2, 3, n), 3)
+    judge = np.round(np.clip(human + 0.1 + rng.normal(0, 0.1, n), 0, 1), 3)  # a lenient judge
+    return human, judge
+
+
+def _sampled(run: Path, human, n: int, seed: int = 5, by_video: bool = False) -> tuple[list[str], dict]:
+    from human_eval.sampling import draw_sample
+    from murgat.corrected import population
+
+    ids, videos = population(RunFolder(run).latest_results())
+    drawn, design = draw_sample(ids, n, seed=seed, videos=videos if by_video else None)
+    return drawn, design.model_dump()
+
+
+def test_corrected_figures_from_a_recorded_sample(tmp_path: Path, capsys) -> None:
+    import numpy as np
+
+    from human_eval.ppi import prediction_powered_mean
+
+    human, judge = _population(1, 120)
+    run = write_run(tmp_path, "run", judge.tolist())
+    drawn, design = _sampled(run, human, 30)
+    hum = {f"q{k:03d}": float(human[k]) for k in range(120)}
+    labels = write_labels(tmp_path, "labels.jsonl", {i: hum[i] for i in drawn}, design)
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--json", "--bootstrap", "50"]) == 0
+    k = json.loads(capsys.readouterr().out)["runs"][str(run)]["corrected"]
+    assert k["sample_checked"] is True and k["assumption"] is None and k["sample"]["sample_size"] == 30
+    b = k["figures"]["murgat_s"]
+    lab = [int(i[1:]) for i in drawn]
+    rest = [j for j in range(120) if j not in set(lab)]
+    want = prediction_powered_mean(human[lab], judge[lab], judge[rest])
+    assert b["estimate"] == pytest.approx(want.estimate, abs=1e-12) and b["ci_low"] == pytest.approx(want.ci_low)
+    assert b["lambda"] == pytest.approx(want.lam) and b["method"] == "ppi++"
+    assert b["n_labelled"] == 30 and b["n_unlabelled"] == 90
+    assert b["human_only"]["estimate"] == pytest.approx(float(np.mean(human[lab])))
+    summary = json.loads((run / "summary.json").read_text())
+    assert b["judge_only"]["estimate"] == pytest.approx(summary["murgat_s"]["value"])  # the run's own figure
+    assert b["ppi"]["lambda"] == 1.0
+    # the lenient judge's +0.1 is removed: the corrected figure is near the human truth, the judge's is not
+    truth = float(human.mean())
+    assert b["ci_low"] <= truth <= b["ci_high"] and not (b["judge_only"]["ci_low"] <= truth <= b["judge_only"]["ci_high"])
+    assert "attributed_accuracy" not in k["figures"]  # the run has no gold answers
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--bootstrap", "50"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "human-valid figures of" in out and "30 / 90" in out and "ppi++" in out
+
+
+def test_corrected_figures_are_refused_without_a_recorded_sample(tmp_path: Path, capsys) -> None:
+    human, judge = _population(2, 60)
+    run = write_run(tmp_path, "run", judge.tolist())
+    hand_picked = {f"q{k:03d}": float(human[k]) for k in range(20)}  # the first 20: not a random sample
+    labels = write_labels(tmp_path, "labels.jsonl", hand_picked, None)
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--json", "--bootstrap", "50"]) == 0
+    k = json.loads(capsys.readouterr().out)["runs"][str(run)]["corrected"]
+    assert "refused" in k and "figures" not in k and "no sampling design" in k["problems"][0]
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--bootstrap", "50"]) == 0
+    assert "corrected estimates not computed" in capsys.readouterr().out
+    # --assume-random computes them, and says so in the output
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--json", "--bootstrap", "50",
+                 "--assume-random"]) == 0
+    k = json.loads(capsys.readouterr().out)["runs"][str(run)]["corrected"]
+    assert k["figures"]["murgat_s"]["estimate"] is not None and "--assume-random" in k["assumption"]
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--bootstrap", "50", "--assume-random"]) == 0
+    assert "assumed: --assume-random" in " ".join(capsys.readouterr().out.split())
+    # a recorded design whose sample does not contain a labelled item is refused too
+    drawn, design = _sampled(run, human, 10)
+    extra = next(f"q{k:03d}" for k in range(60) if f"q{k:03d}" not in drawn)
+    forged = write_labels(tmp_path, "forged.jsonl", {i: 0.5 for i in [*drawn, extra]}, design)
+    assert main(["calibrate", "--human", str(forged), "--run", str(run), "--json", "--bootstrap", "50"]) == 0
+    k = json.loads(capsys.readouterr().out)["runs"][str(run)]["corrected"]
+    assert "refused" in k and "not in the recorded sample" in k["problems"][0]
+
+
+def test_corrected_figures_clustered_by_video_and_bootstrapped(tmp_path: Path, capsys) -> None:
+    human, judge = _population(3, 90)
+    videos = [f"video{k // 3}.mp4" for k in range(90)]  # 30 videos of 3 responses
+    run = write_run(tmp_path, "run", judge.tolist(), videos)
+    drawn, design = _sampled(run, human, 10, by_video=True)
+    labels = write_labels(tmp_path, "labels.jsonl", {i: float(human[int(i[1:])]) for i in drawn}, design)
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--json", "--bootstrap", "200"]) == 0
+    k = json.loads(capsys.readouterr().out)["runs"][str(run)]["corrected"]
+    b = k["figures"]["murgat_s"]
+    assert k["clustered_by"] == "video" and "drawn by video" in k["notes"][0]  # the design makes it clustered
+    assert b["clustered"] and b["n_clusters_labelled"] == 10 and b["n_clusters_unlabelled"] == 20
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--json", "--bootstrap", "200",
+                 "--ci", "bootstrap", "--quiet"]) == 0
+    boot = json.loads(capsys.readouterr().out)["runs"][str(run)]["corrected"]["figures"]["murgat_s"]
+    assert boot["method"] == "ppi++ bootstrap" and boot["estimate"] == b["estimate"]
+    assert boot["ci_low"] < boot["estimate"] < boot["ci_high"]
+
+
+def test_attributed_accuracy_is_corrected_with_the_human_murgat_s(tmp_path: Path, capsys) -> None:
+    human, judge = _population(4, 80)
+    correct = [k % 3 != 0 for k in range(80)]
+    run = write_run(tmp_path, "run", judge.tolist(), correct=correct)
+    drawn, design = _sampled(run, human, 40)
+    labels = write_labels(tmp_path, "labels.jsonl", {i: float(human[int(i[1:])]) for i in drawn}, design)
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--json", "--bootstrap", "50"]) == 0
+    b = json.loads(capsys.readouterr().out)["runs"][str(run)]["corrected"]["figures"]["attributed_accuracy"]
+    summary = json.loads((run / "summary.json").read_text())
+    assert b["judge_only"]["estimate"] == pytest.approx(summary["attributed_accuracy"]["value"])
+    lab = [int(i[1:]) for i in drawn]
+    assert b["human_only"]["estimate"] == pytest.approx(
+        sum(1.0 for k in lab if correct[k] and human[k] >= 0.5) / len(lab))
+
+
+def test_paired_difference_of_two_models_is_corrected(tmp_path: Path, capsys) -> None:
+    import numpy as np
+
+    from human_eval.ppi import prediction_powered_difference
+
+    ha, ja = _population(5, 100)
+    rng = np.random.default_rng(55)  # model B: about 0.05 better on the same questions, the same lenient judge
+    hb = np.round(np.clip(ha + 0.05 + rng.normal(0, 0.08, 100), 0, 1), 3)
+    jb = np.round(np.clip(hb + 0.1 + rng.normal(0, 0.1, 100), 0, 1), 3)
+    run_a, run_b = write_run(tmp_path, "model-a", ja.tolist()), write_run(tmp_path, "model-b", jb.tolist())
+    drawn, design = _sampled(run_a, ha, 40)
+    assert _sampled(run_b, hb, 40) == (drawn, design)  # the same items, the same seed: the same sample
+    la = write_labels(tmp_path, "a.jsonl", {i: float(ha[int(i[1:])]) for i in drawn}, design)
+    lb = write_labels(tmp_path, "b.jsonl", {i: float(hb[int(i[1:])]) for i in drawn}, design)
+    assert main(["calibrate", "--human", str(la), "--run", str(run_a), "--human", str(lb), "--run", str(run_b),
+                 "--json", "--bootstrap", "50"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    d = doc["differences"][0]
+    assert d["a"] == str(run_a) and d["b"] == str(run_b) and d["direction"] == "b - a"
+    lab = [int(i[1:]) for i in drawn]
+    rest = [k for k in range(100) if k not in set(lab)]
+    want = prediction_powered_difference(ha[lab], hb[lab], ja[lab], jb[lab], ja[rest], jb[rest])
+    got = d["figures"]["murgat_s"]
+    assert got["estimate"] == pytest.approx(want.estimate) and got["ci_high"] == pytest.approx(want.ci_high)
+    assert got["ci_low"] <= float((hb - ha).mean()) <= got["ci_high"]
+    assert "judge_agreement" not in doc  # different responses: judge agreement is not what this compares
+    assert main(["calibrate", "--human", str(la), "--run", str(run_a), "--human", str(lb), "--human", str(lb),
+                 "--run", str(run_b)]) == 2  # three label files for two runs
+
+
+def test_plan_says_how_many_labels_a_width_needs(tmp_path: Path, capsys) -> None:
+    human, judge = _population(6, 400)
+    run = write_run(tmp_path, "run", judge.tolist())
+    drawn, design = _sampled(run, human, 30)
+    pilot = write_labels(tmp_path, "pilot.jsonl", {i: float(human[int(i[1:])]) for i in drawn}, design)
+    assert main(["calibrate", "--plan", "--human", str(pilot), "--run", str(run), "--half-width", "0.03",
+                 "--json"]) == 0
+    p = json.loads(capsys.readouterr().out)["plan"][str(run)]["figures"]["murgat_s"]
+    assert p["pilot_n"] == 30 and p["population"] == 400
+    assert p["n_needed"] is not None and p["n_needed"] < p["n_needed_human_only"]
+    assert main(["calibrate", "--plan", "--human", str(pilot), "--run", str(run), "--half-width", "0.03"]) == 0
+    assert "labels needed for a 95% CI of ±0.03" in " ".join(capsys.readouterr().out.split())
+    assert main(["calibrate", "--plan", "--human", str(pilot), "--run", str(run), "--half-width", "0"]) == 2
+
+
+# --- agreement between judges on the same responses ---------------------------------------------------------
+
+
+def test_agreement_between_judges_of_the_same_responses(tmp_path: Path, example_media: Path, capsys) -> None:
+    good = make_run(tmp_path / "good", example_media)
+    abstain = _abstaining_run(tmp_path, example_media)  # the same responses; abstains on the crown jewels
+    labels = make_labels(tmp_path, set())
+    assert main(["calibrate", "--human", str(labels), "--run", str(good), "--run", str(abstain), "--json",
+                 "--bootstrap", "50"]) == 0
+    ag = json.loads(capsys.readouterr().out)["judge_agreement"]
+    ver = ag["verifiability"]["pairwise_kappa"][0]
+    assert ver["n"] == 12 and ver["kappa"] == 1.0  # the 6 abstentions are absent, not "no"
+    sup = ag["support"]["pairwise_kappa"][0]
+    assert sup["n"] == 8 and sup["agreement"] == 1.0  # the same verdicts on the facts both decided
+    assert ag["support"]["krippendorff_alpha"]["n_units"] == 8
+    assert ag["support"]["errors"]["n_judges"] == 2
+    assert "murgat_s" in ag
+    assert main(["calibrate", "--human", str(labels), "--run", str(good), "--run", str(abstain),
+                 "--bootstrap", "50"]) == 0
+    assert "agreement between the judges" in capsys.readouterr().out

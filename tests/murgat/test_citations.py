@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from murgat.boxes import BoxConvention
@@ -307,3 +307,250 @@ def test_citations_command_shows_boxes(capsys: pytest.CaptureFixture[str]) -> No
     assert cat["boxes"][0]["raw"] == "boxpx 0,0,64,48"
     assert (cat["boxes"][0]["x2"], cat["boxes"][0]["y2"]) == (pytest.approx(48 / 640), pytest.approx(64 / 480))
     assert main(["citations", text, "--box-frame-size", "640"]) == 2
+
+
+# ---------------------------------------------------------------- the scanner (#31): linear, and the same readings
+
+
+def _chain(k: int) -> str:
+    return "The man talks (" + " and ".join(["a"] * k) + " !)."
+
+
+@pytest.mark.timeout(60)
+def test_and_chains_read_at_once_and_stay_prose() -> None:
+    """The old entry pattern read each " and " of a label two ways: 16 terms took 27 s, 18 terms
+    more than two minutes (this test timed out). A generous bound: the scanner needs a millisecond."""
+    import time
+
+    for k in (16, 18, 40, 66):
+        t0 = time.perf_counter()
+        assert parse_citations(_chain(k)) == [] and strip_citations(_chain(k)) == _chain(k)
+        assert time.perf_counter() - t0 < 5.0
+
+
+_PIECES = ["a", " ", "and", " and ", ",", ", ", "&", "/", "+", ":", "0:12", "12", "-", " - ", "!", "visual", "audio",
+           "12s", "at ", "to", "box", "box 0.1,0.2,0.3,0.4", ".", "\u200b", "\t", "x", ";", "1:02:03", "seconds", "or"]
+
+
+@settings(deadline=None, max_examples=150)
+@given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=120))
+def test_any_group_reads_in_bounded_time(pieces: list[str]) -> None:
+    """Adversarial groups built from the grammar's own tokens (labels, joiners, times, dashes, boxes,
+    invisible characters) up to the 400-character cap: each reads far inside a bound that cannot flake
+    (the scanner takes well under a millisecond; the old pattern took minutes on some)."""
+    import time
+
+    content = "".join(pieces)[:400]
+    for text in (f"He waves ({content}).", f"He waves [{content}]", f"({content}; {content})"):
+        t0 = time.perf_counter()
+        parse_citations(text)
+        strip_citations.__wrapped__(text)
+        assert time.perf_counter() - t0 < 2.0
+
+
+# realistic groups: the differential test against the old grammar (tests/murgat/legacy_grammar.py)
+_LABELS = ["visual", "audio", "video", "sound", "speech", "frame", "Visual", "AUDIO", "audio track", "smell",
+           "texture", "the man", "image", "vision", "sounds"]
+_JOIN = [", ", " and ", "/", " & ", "+", " , ", "&"]
+_SEP = ["", ", ", ",", ": ", " ", " : ", ":"]
+_DASHES = ["-", " - ", "–", " to ", "~", " until ", "—", " through "]
+_LISTS = [", ", " and ", " & ", ",", " ,"]
+_BOXES = ["", "", "", ", box 0.1,0.2,0.3,0.4", " box1000=100,200,550,800", ", boxpx 1 2 3 4", ", box of cereal",
+          ", box 0.1,0.1,0.2,0.2 or box1000 500,500,900,900"]
+
+
+@st.composite
+def _time(draw) -> str:
+    kind = draw(st.sampled_from(["ms", "mss", "hms", "frac", "sec", "secsp", "seconds", "bad"]))
+    m, sec = draw(st.integers(0, 99)), draw(st.integers(0, 59))
+    return {"ms": f"{m}:{sec:02d}", "mss": f"{m:02d}:{sec:02d}", "hms": f"{m % 3}:{sec:02d}:{sec:02d}",
+            "frac": f"{m}:{sec:02d}.{draw(st.integers(0, 999))}", "sec": f"{sec}s", "secsp": f"{sec}.5 sec",
+            "seconds": f"{sec} seconds", "bad": draw(st.sampled_from(["0:75", "1:60:00", "12", "3.5", "0:1"]))}[kind]
+
+
+@st.composite
+def _entry(draw) -> str:
+    label = ""
+    if draw(st.integers(0, 4)):
+        parts = draw(st.lists(st.sampled_from(_LABELS), min_size=1, max_size=4))
+        label = parts[0] + "".join(draw(st.sampled_from(_JOIN)) + p for p in parts[1:])
+        label += draw(st.sampled_from(_SEP))
+    at = draw(st.sampled_from(["", "", "at "]))
+    specs = []
+    for _ in range(draw(st.integers(1, 3))):
+        a = draw(_time())
+        specs.append(a + (draw(st.sampled_from(_DASHES)) + draw(_time()) if draw(st.booleans()) else ""))
+    times = specs[0] + "".join(draw(st.sampled_from(_LISTS)) + s for s in specs[1:])
+    return f"{label}{at}{times}{draw(st.sampled_from(_BOXES))}{draw(st.sampled_from(['', '.', ' ', '..']))}"
+
+
+@settings(deadline=None, max_examples=400)
+@given(st.lists(_entry(), min_size=1, max_size=3), st.sampled_from(["; ", ";", " ; "]), st.booleans())
+def test_every_group_the_old_grammar_read_reads_the_same(entries: list[str], sep: str, square: bool) -> None:
+    """On groups of realistic spellings, the scanner reads exactly what the old pattern read (modality,
+    times, point, raw text, spans, validity, reason, boxes). Where the old pattern read prose, the
+    scanner reads prose too, except where a new rule of the README's table reads more: a group with a
+    readable visual/audio entry keeps it and reports its unreadable entries, and bare seconds."""
+    from tests.murgat.legacy_grammar import parse_citations as old_parse
+
+    content = sep.join(entries)
+    text = f"The man waves {'[' if square else '('}{content}{']' if square else ')'}."
+    old = [c.model_dump() for c in old_parse(text)]
+    new = [c.model_dump() for c in parse_citations(text)]
+    if old:
+        assert new == old
+    elif new:  # only the new rules read more: unreadable entries next to a readable one, bare seconds
+        import re
+
+        bare = re.search(r"(?<![0-9:.])[0-9]+(?:\.[0-9]+)?(?![0-9:.])", content)
+        # the old pattern read at most two modality labels before a time ("visual, audio, 0:05"); the
+        # scanner reads a label list of any length the same way
+        long_list = any(len(re.findall(r"\b(?:visual|audio)\b", e)) > 2 for e in entries)
+        assert bare or long_list or any((c["reason"] or "").startswith("unreadable citation entry") for c in new)
+
+
+INVISIBLES = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u200e", "\u200f", "\u202b", "\u202c",
+              "\u2066", "\u2069", "\u061c"]
+
+
+@settings(deadline=None, max_examples=200)
+@given(st.sampled_from(["(visual, 0:12)", "(audio, 0:00-0:03; visual, 0:01)", "[audio, 1:05.5 to 1:07]",
+                        "(visual and audio, 0:12)", "(visual, 0:12, box 0.1,0.2,0.3,0.4)"]),
+       st.data())
+def test_invisible_characters_inside_a_group_are_ignored(group: str, data) -> None:
+    """Before, a zero-width space or an RTL mark turned the group into prose (MURGAT-S 0 where the
+    clean text gives 1)."""
+    pos = data.draw(st.integers(1, len(group) - 1))
+    ch = data.draw(st.sampled_from(INVISIBLES))
+    dirty = group[:pos] + ch + group[pos:]
+    clean = parse_citations(f"He waves {group}.")
+    got = parse_citations(f"He waves {dirty}.")
+    assert [(c.modality, c.start, c.end, c.valid, c.reason) for c in got] == [
+        (c.modality, c.start, c.end, c.valid, c.reason) for c in clean]
+    assert all(c.raw in f"He waves {dirty}." for c in got)
+
+
+def test_invisible_marks_named_in_the_issue() -> None:
+    for ch in ("\u200b", "\u200f", "\u200e", "\ufeff"):
+        (c,) = parse_citations(f"The woman talks (audio,{ch} 0:00-0:03).")
+        assert c.valid and (c.start, c.end) == (0.0, 3.0)
+
+
+@pytest.mark.parametrize("text", ["(visual, -0:05)", "(audio, -3s)", "(visual, 0:01 - -0:03)", "(audio: -1:00.5)",
+                                  "(visual, −0:05)"])
+def test_a_negative_time_is_an_invalid_citation_with_a_reason(text: str) -> None:
+    cites = parse_citations(f"He waves {text}.")
+    assert cites and all(c.modality in ("visual", "audio") for c in cites)
+    bad = [c for c in cites if not c.valid]
+    assert bad and all("negative time" in (c.reason or "") for c in bad)
+
+
+def test_one_unreadable_entry_keeps_the_readable_ones() -> None:
+    text = "The woman talks (audio, 0:00-0:03; visual)."
+    audio, visual = parse_citations(text)
+    assert audio.valid and (audio.modality, audio.start, audio.end) == ("audio", 0.0, 3.0)
+    assert not visual.valid and visual.modality == "visual" and visual.start is None
+    assert visual.reason == "unreadable citation entry 'visual': it names no time"
+    assert text[visual.span[0]:visual.span[1]] == "visual"
+    assert strip_citations(text) == "The woman talks."
+    two = parse_citations("He waves (visual, 0:12; see the man at the door, 0:15; audio, 0:20).")
+    assert [(c.modality, c.valid) for c in two] == [("visual", True), (None, False), ("audio", True)]
+    # a group with no readable visual/audio entry stays prose, as before
+    assert parse_citations("He waves (smell, 0:12; the man at the door).") == []
+    assert parse_citations("A car (e.g., a red one; see 0:12) passes.") == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("(audio, 3.0-5.0)", [("audio", 3.0, 5.0, True)]),
+    ("(visual, 12.5)", [("visual", 12.5, 12.5, True)]),
+    ("(audio, 3.0 - 5.0 seconds)", [("audio", 3.0, 5.0, True)]),
+    ("(visual, 3 - 5 s)", [("visual", 3.0, 5.0, True)]),
+    ("(visual, 3-5 sec; audio, 0.5)", [("visual", 3.0, 5.0, True), ("audio", 0.5, 0.5, True)]),
+    ("(3.0-5.0 seconds)", [(None, 3.0, 5.0, False)]),
+    ("(visual, 12.5; 14.0)", [("visual", 12.5, 12.5, True), ("visual", 14.0, 14.0, True)]),
+    # stay prose (reported as time-like): bare whole numbers, bare numbers without a modality label, lists of them
+    ("(audio, 3-5)", []),
+    ("(visual, 12)", []),
+    ("(score 3.5)", []),
+    ("(version 3.5-4.0)", []),
+    ("(visual, 0.1, 0.2, 0.5, 0.8)", []),
+    ("(about 3.5 m/s)", []),
+])
+def test_spellings_decided_in_the_readme_table(text: str, expected: list) -> None:
+    got = [(c.modality, c.start, c.end, c.valid) for c in parse_citations(f"The man waves {text}.")]
+    assert got == expected
+
+
+def test_an_entry_labelled_only_at_names_no_modality() -> None:
+    """As before: ``at`` alone is a filler label, so the entry names no modality (it does not take the previous one)."""
+    assert [(c.modality, c.start, c.valid) for c in parse_citations("(visual, 0:12; at 0:15)")] == [
+        ("visual", 12.0, True), (None, 15.0, False)]
+    (c,) = parse_citations("(at 0:12)")
+    assert c.reason == "no modality named"
+
+
+def test_strip_citations_is_linear_on_long_space_runs() -> None:
+    """``[ \\t]+([.,;:!?])`` scanned each long run of spaces from every position (quadratic)."""
+    import time
+
+    text = "He waves (visual, 0:01)" + " " * 200_000 + "and leaves."
+    t0 = time.perf_counter()
+    assert strip_citations.__wrapped__(text) == "He waves and leaves."
+    assert time.perf_counter() - t0 < 5.0
+    assert strip_citations.__wrapped__("He waves (visual, 0:01) , then  goes ( audio, 0:02 ) !") == \
+        "He waves, then goes!"
+
+
+# ---------------------------------------------------------------- time-like text that is not a citation (#30)
+
+
+@pytest.mark.parametrize(("text", "written", "nearest"), [
+    ("He says it <t>3.0</t>.", "<t>3.0</t>", "(visual, 0:03)"),
+    ("The dog barks <time>12.5</time> loudly.", "<time>12.5</time>", "(visual, 0:12.5)"),
+    ("It starts <3.0 seconds> in.", "<3.0 seconds>", "(visual, 0:03)"),
+    ("A light flashes sec{20}.", "sec{20}", "(visual, 0:20)"),
+    ("He leaves at 1:05 after the call.", "1:05", "(visual, 1:05)"),
+    ("0.0 - 10.5 seconds, a man enters.", "0.0 - 10.5 seconds", "(visual, 0:00-0:10.5)"),
+    ("The bell rings at 12 seconds.", "at 12 seconds", "(visual, 0:12)"),
+    ("The woman talks (audio, 3-5).", "(audio, 3-5)", "(audio, 0:03-0:05)"),
+    ("The man waves (the man near the door, 0:12).", "(the man near the door, 0:12)", "(visual, 0:12)"),
+    ("The man waves (visual 0:12 shows a car).", "(visual 0:12 shows a car)", "(visual, 0:12)"),
+    ("It is shown (visual, frame 12).", "(visual, frame 12)", "(visual, 0:12)"),
+    ("The man waves (0:12, visual).", "(0:12, visual)", "(visual, 0:12)"),
+])
+def test_time_like_text_is_reported_with_the_nearest_spelling(text: str, written: str, nearest: str) -> None:
+    from murgat.citations import find_time_like
+
+    (t,) = find_time_like(text)
+    assert (t.text, t.nearest) == (written, nearest) and t.reason
+    assert text[t.span[0]:t.span[1]] == written
+
+
+@pytest.mark.parametrize("text", [
+    "A car (e.g., a red car) passes.", "He has one (2019).", "It moves (about 3.5 m/s).", "Pick (Option B).",
+    "He waves (visual, 0:12).", "He waves [00:12].", "It lasts 3 seconds.", "Nothing here.", "(see above)",
+    "The score was 16:9 on the board.", "He waves (visual, 0:75).",
+])
+def test_prose_and_citations_are_not_time_like(text: str) -> None:
+    from murgat.citations import find_time_like
+
+    assert find_time_like(text) == []
+
+
+def test_no_modality_named_is_said() -> None:
+    from murgat.citations import find_time_like
+
+    (t,) = find_time_like("He says it <t>3.0</t>.")
+    assert "names no modality" in t.reason
+    (t,) = find_time_like("The woman talks (audio, 3-5).")
+    assert "names no modality" not in t.reason and "ambiguous" in t.reason
+
+
+@pytest.mark.parametrize("entry", ["visual, 0:12, box 0.10, 0.20, 0.30, 0.40", "visual, 0:12-0:14, box1000=100,200,550,800",
+                                   "visual, 0:03, box 0.1,0.1,0.2,0.2 or box1000 500,500,900,900.",
+                                   "visual, 0:12, box of cereal", "visual, 0:12", "audio, 0:01, boxpx 1 2 3 4 and box 1,2,3,4"])
+def test_box_keys_as_the_old_grammar_wrote_them(entry: str) -> None:
+    from murgat.citations import box_specs_key
+    from tests.murgat import legacy_grammar
+
+    assert box_specs_key(entry) == legacy_grammar.box_specs_key(entry)

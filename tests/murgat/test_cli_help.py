@@ -63,11 +63,11 @@ def test_progress_bar_readable_at_80_columns() -> None:
 
     from rich.console import Console
 
-    from murgat.pipeline.command import score_progress
+    from murgat.engine.progress import item_progress
 
     buf = io.StringIO()
     con = Console(file=buf, width=80, force_terminal=True, color_system=None)
-    prog = score_progress(con)
+    prog = item_progress("score", disable=False, con=con)
     task = prog.add_task("items", total=500, completed=123,
                          stats="calls 4012 · hits 37 · retries 3 · errors 0 · tokens 1234567 · $0.1234")
     prog.update(task)

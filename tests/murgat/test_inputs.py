@@ -87,3 +87,25 @@ def test_validate_survives_absurd_times(tmp_path: Path, example_media: Path, cap
     assert main(["validate", str(p), "--media-root", str(example_media), "--json"]) == 0
     out = capsys.readouterr().out
     assert "too long to be a timestamp" in out and '"ok"' in out
+
+
+def test_an_oversize_response_is_flagged_by_the_loader(tmp_path: Path) -> None:
+    """Outside ``score`` there was no size cap: ``validate`` on 2 MB took 33 s, 5 MB 241 s."""
+    from murgat.inputs import MAX_RESPONSE_CHARS
+
+    big = "He waves (visual, 0:01). " * 100_000
+    p = write(tmp_path, "r.jsonl", json.dumps({"id": "big", "response": big}) + "\n"
+              + json.dumps({"id": "ok", "response": "He waves (visual, 0:01)."}) + "\n")
+    big_item, ok = load_items(p)
+    assert big_item.input_problem == (f"response_too_long: {len(big):,} characters, over --max-response-chars "
+                                      f"{MAX_RESPONSE_CHARS:,}")
+    assert ok.input_problem is None
+    assert "input_problem" not in big_item.model_dump()  # never written out, never in the item's digest
+    (again, _) = load_items(p, max_response_chars=None)
+    assert again.input_problem is None and again.response == big
+
+
+def test_a_user_field_cannot_fake_the_flag(tmp_path: Path) -> None:
+    p = write(tmp_path, "r.jsonl", json.dumps({"id": "a", "response": "x", "input_problem": "no"}) + "\n")
+    (item,) = load_items(p)
+    assert item.input_problem is None

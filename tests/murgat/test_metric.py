@@ -175,3 +175,44 @@ def test_run_summary_accuracy_attributed_and_cases() -> None:
     assert s.accuracy is not None and s.accuracy.value == pytest.approx(2 / 3)
     assert s.attributed_accuracy is not None and s.attributed_accuracy.value == pytest.approx(1 / 3)
     assert s.cases == {"scored": 3, "excluded": 1, "error": 1}
+
+
+def _graded(i: int, correct: bool | None, option: str | None, problem: str | None = None, gold: str | None = "B",
+            ms: float = 0.9) -> ResponseResult:
+    return ResponseResult(id=str(i), correct=correct, predicted_option=option, answer_problem=problem, gold=gold,
+                          meta={"options": ["a", "b", "c"]}, scores=Scores(coverage=ms, precision=ms, recall=ms,
+                                                                             f1=ms, murgat_s=ms))
+
+
+def test_an_unknown_answer_counts_as_not_correct_and_is_reported() -> None:
+    """An answer that could not be read is not a wrong answer: before, a record with ``correct: null``
+    left accuracy altogether (accuracy over the readable ones, silently). Now accuracy and SAA count it
+    as not correct, as the official scorers do, and say how many there were and the accuracy over the
+    answers that were read."""
+    rs = [_graded(0, True, "B"), _graded(1, False, "A"),
+          _graded(2, None, None, "the final 'Answer:' 'I cannot tell' names no option"),
+          _graded(3, False, None),  # written before answer_problem existed: no option read, counted wrong
+          _graded(4, None, None, gold=None)]  # no gold: not graded
+    s = summarize_results(rs, attributed_threshold=0.5)
+    assert s.accuracy is not None and s.accuracy.value == pytest.approx(1 / 4) and s.accuracy.n == 4
+    assert s.attributed_accuracy is not None and s.attributed_accuracy.value == pytest.approx(1 / 4)
+    assert s.n_answer_unknown == 2
+    assert s.accuracy_answered is not None and s.accuracy_answered.value == pytest.approx(1 / 2)
+    assert s.accuracy_answered.n == 2
+
+
+def test_no_answer_read_leaves_the_answered_accuracy_undefined() -> None:
+    s = summarize_results([_graded(0, None, None, "no final answer found")])
+    assert s.accuracy is not None and s.accuracy.value == 0.0 and s.n_answer_unknown == 1
+    assert s.accuracy_answered is not None and s.accuracy_answered.value is None and s.accuracy_answered.n == 0
+    none = summarize_results([_graded(0, None, None, gold=None)])
+    assert none.accuracy is None and none.accuracy_answered is None and none.n_answer_unknown == 0
+
+
+def test_time_like_texts_are_counted_per_run() -> None:
+    from murgat.schema import SentenceResult
+    from murgat.text import split_sentences
+
+    sents = split_sentences("He says it <t>3.0</t>. Then (audio, 3-5) he leaves at 1:05.")
+    r = ResponseResult(id="a", sentences=[SentenceResult(sentence=s) for s in sents])
+    assert summarize_results([r, _graded(1, True, "B")]).n_time_like == 3

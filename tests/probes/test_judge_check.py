@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
-from murgat.probes.command import JudgeCheckSettings, run_judge_check
+from murgat.judge_check import JudgeCheckSettings, run_judge_check
 
 from ..standin import StandIn
 
@@ -92,26 +92,27 @@ def test_the_python_api_returns_the_report(tmp_path: Path) -> None:
     report = sink["report"]
     assert report.seed == 4 and report.ok and len(report.results) == 12
     # another seed is another clip: other numbers and words, other cache keys
-    from murgat.probes.media import probe_clip
+    from murgat.probes.clip import probe_clip
 
     assert report.clip_sha256 == probe_clip(4).sha256 != probe_clip(0).sha256
 
 
 def test_judge_check_builds_the_configuration_score_would() -> None:
     """The entail path is score's: the same builder, so the same evidence, prompts and requests."""
-    from murgat.pipeline.command import build_config
-    from murgat.pipeline.settings import ScoreSettings
-    from murgat.probes.command import _faith_config, _score_config
+    from murgat.engine.options import judging_config
+    from murgat.judge_check import entail_config, faith_settings
+    from murgat.score.command import score_config
+    from murgat.score.settings import ScoreSettings
 
     opts = {"fps": 2.0, "max_frames": 4, "pad": 0.5, "visual_as": "clip", "entail_variant": "json",
             "judge_option": ["video=clip"], "max_tokens": 77, "effort": "low"}
-    mine = _score_config(JudgeCheckSettings(judge="openai:m", **opts))
-    score = build_config(ScoreSettings(input="x.jsonl", out="o", judge="openai:m", **opts))
-    assert mine.scoring_fingerprint() == score.scoring_fingerprint()
-    default = _score_config(JudgeCheckSettings(judge="openai:m"))
-    assert default.scoring_fingerprint() == build_config(ScoreSettings(input="x", out="o", judge="openai:m")
-                                                         ).scoring_fingerprint()
-    faith = _faith_config(JudgeCheckSettings(judge="openai:m", stage="faith-step"), {})
+    mine = entail_config(JudgeCheckSettings(judge="openai:m", **opts))
+    score = score_config(ScoreSettings(input="x.jsonl", out="o", judge="openai:m", **opts))
+    assert mine.model_dump(exclude={"versions"}) == score.model_dump(exclude={"versions"})
+    default = entail_config(JudgeCheckSettings(judge="openai:m"))
+    assert default.model_dump(exclude={"versions"}) == score_config(
+        ScoreSettings(input="x", out="o", judge="openai:m")).model_dump(exclude={"versions"})
+    faith = judging_config(faith_settings(JudgeCheckSettings(judge="openai:m", stage="faith-step")))
     assert faith.evidence.max_frames == 16  # faithfulness' own defaults for its requests
     assert (faith.generate.max_tokens, faith.generate.timeout_s) == (2048, 300.0)
     assert (default.generate.max_tokens, default.generate.timeout_s) == (1024, 120.0)

@@ -15,6 +15,7 @@ import subprocess
 import numpy as np
 import pytest
 
+from murgat.probes import clip as C
 from murgat.probes import media as M
 from murgat.probes.avi import write_avi
 from murgat.probes.glyphs import number_frame
@@ -39,15 +40,15 @@ def test_clip_is_the_same_bytes_every_time() -> None:
     a, meta_a = M.clip_bytes(0)
     b, meta_b = M.clip_bytes(0)
     assert a == b and meta_a == meta_b
-    pinned = CLIP_SHA256.get(M.espeak_version())
+    pinned = CLIP_SHA256.get(C.espeak_version())
     if pinned is not None:
         assert hashlib.sha256(a).hexdigest() == pinned
     assert M.clip_bytes(1)[0] != a  # the seed picks other numbers and words
 
 
 def test_the_clip_is_made_once_and_kept_by_content() -> None:
-    first = M.probe_clip(0)
-    again = M.probe_clip(0)
+    first = C.probe_clip(0)
+    again = C.probe_clip(0)
     assert first.path == again.path and first.sha256 == again.sha256
     assert hashlib.sha256(open(first.path, "rb").read()).hexdigest() == first.sha256
 
@@ -57,16 +58,16 @@ def test_every_decoder_reads_what_was_drawn_and_said() -> None:
     from media.frames import open_video
     from media.probe import probe
 
-    clip = M.probe_clip(3)
+    clip = C.probe_clip(3)
     info = probe(clip.path)
-    assert (info.width, info.height, info.fps) == (M.WIDTH, M.HEIGHT, M.FPS)
-    assert info.video_duration == pytest.approx(M.DURATION_S) and info.audio_duration == pytest.approx(M.DURATION_S)
+    assert (info.width, info.height, info.fps) == (C.WIDTH, C.HEIGHT, C.FPS)
+    assert info.video_duration == pytest.approx(C.DURATION_S) and info.audio_duration == pytest.approx(C.DURATION_S)
     vf = open_video(clip.path)
     first, second = vf.frames_at([2.0, 6.0])
-    assert np.array_equal(first.image, number_frame(str(clip.numbers[0]), M.WIDTH, M.HEIGHT, M.SCALE))
-    assert np.array_equal(second.image, number_frame(str(clip.numbers[1]), M.WIDTH, M.HEIGHT, M.SCALE))
+    assert np.array_equal(first.image, number_frame(str(clip.numbers[0]), C.WIDTH, C.HEIGHT, C.SCALE))
+    assert np.array_equal(second.image, number_frame(str(clip.numbers[1]), C.WIDTH, C.HEIGHT, C.SCALE))
     # the number changes exactly at SHOW_TIMES[0][1]
-    before, after = vf.frames_at([M.SHOW_TIMES[0][1] - 0.01, M.SHOW_TIMES[0][1]])
+    before, after = vf.frames_at([C.SHOW_TIMES[0][1] - 0.01, C.SHOW_TIMES[0][1]])
     assert not np.array_equal(before.image, after.image)
     # sound only where a phrase is said, each inside the window its probes cite
     track = load_audio(clip.path)
@@ -78,7 +79,7 @@ def test_every_decoder_reads_what_was_drawn_and_said() -> None:
     # ffmpeg's own decode of the raw pictures agrees (no decoder-specific reading)
     raw = subprocess.run(["ffmpeg", "-v", "error", "-i", clip.path, "-map", "0:0", "-frames:v", "1", "-f", "rawvideo",
                           "-pix_fmt", "rgb24", "pipe:1"], capture_output=True, check=True).stdout
-    assert raw == number_frame(str(clip.numbers[0]), M.WIDTH, M.HEIGHT, M.SCALE).tobytes()
+    assert raw == number_frame(str(clip.numbers[0]), C.WIDTH, C.HEIGHT, C.SCALE).tobytes()
 
 
 def test_seeded_choices_are_distinct_and_stable() -> None:
@@ -86,8 +87,8 @@ def test_seeded_choices_are_distinct_and_stable() -> None:
     assert meta["numbers"] == (58, 46) and meta["other_number"] == 69
     assert meta["words"] == ("candle", "purple") and meta["other_word"] == "monkey"
     for seed in range(20):
-        nums = M.pick(seed, M.NUMBERS, 3, "number")
-        words = M.pick(seed, M.WORDS, 3, "word")
+        nums = C.pick(seed, C.NUMBERS, 3, "number")
+        words = C.pick(seed, C.WORDS, 3, "word")
         assert len(set(nums)) == 3 and len(set(words)) == 3
 
 

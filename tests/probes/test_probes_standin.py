@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
+from murgat.judge_check import JudgeCheckSettings, entail_config
 from murgat.judges import make_judge
 from murgat.judges.cache import ResponseCache
-from murgat.probes.command import JudgeCheckSettings, _score_config
 from murgat.probes.paths import EntailPath, FaithPath
 from murgat.probes.runner import gate_exit, probes_before_run, run_probes
 
@@ -33,7 +33,7 @@ def _judge(server: StandIn, cache: Any = None, **opts: str) -> Any:
 
 
 def _probe(server: StandIn, cache: Any = None, **opts: str) -> Any:
-    cfg = _score_config(JudgeCheckSettings(judge="openai:probe-model"))
+    cfg = entail_config(JudgeCheckSettings(judge="openai:probe-model"))
     judge = _judge(server, cache, **opts)
 
     async def go() -> Any:
@@ -127,7 +127,7 @@ def test_a_rerun_asks_the_judge_nothing(tmp_path: Path) -> None:
 
 
 def test_probes_off_send_nothing_and_on_warns_loudly(capsys: pytest.CaptureFixture[str]) -> None:
-    cfg = _score_config(JudgeCheckSettings(judge="openai:probe-model"))
+    cfg = entail_config(JudgeCheckSettings(judge="openai:probe-model"))
     with StandIn() as server:
         judge = _judge(server)
         assert asyncio.run(probes_before_run("off", [EntailPath(judge, cfg)])) is None
@@ -141,7 +141,7 @@ def test_probes_off_send_nothing_and_on_warns_loudly(capsys: pytest.CaptureFixtu
 
 
 def test_require_stops_a_run_whose_judge_fails(capsys: pytest.CaptureFixture[str]) -> None:
-    cfg = _score_config(JudgeCheckSettings(judge="openai:probe-model"))
+    cfg = entail_config(JudgeCheckSettings(judge="openai:probe-model"))
     with StandIn() as server:
         server.honest, server.fault = True, "drop_images"
         report = asyncio.run(probes_before_run("require", [EntailPath(_judge(server), cfg)]))
@@ -155,7 +155,7 @@ def test_require_stops_a_run_whose_judge_fails(capsys: pytest.CaptureFixture[str
 def test_sound_leaking_into_a_visual_citation_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """The one-modality probe checks murgat's own isolation: evidence that carried the sound track of a
     visual segment (what a clip cut with its audio would do) is caught."""
-    import murgat.pipeline.stages as stages
+    import murgat.judging.entail as stages
     from media.audio import load_audio
     from murgat.judges.types import AudioPart
 
@@ -188,17 +188,18 @@ def test_visual_ranges_sent_as_clips_are_probed_too() -> None:
 @pytest.mark.parametrize("granularity", ["step", "chain"])
 def test_step_labelling_is_probed_through_the_labeller(granularity: str) -> None:
     from murgat.faithfulness.label import Labeller
-    from murgat.pipeline.stages import CallPool
+    from murgat.faithfulness.records import StepLabel
+    from murgat.judging.pool import CallPool
 
-    cfg = _score_config(JudgeCheckSettings(judge="openai:probe-model"))
+    cfg = entail_config(JudgeCheckSettings(judge="openai:probe-model"))
     with StandIn() as server:
         server.honest = True
         judge = _judge(server)
-        path = FaithPath(Labeller(judge=judge, pool=CallPool(), granularity=granularity), cfg)
+        path = FaithPath(Labeller(judge=judge, pool=CallPool(), granularity=granularity), cfg, StepLabel)
         report = asyncio.run(run_probes([path]))
         server.fault = "drop_audio"
         dropped = asyncio.run(run_probes([FaithPath(Labeller(judge=_judge(server), pool=CallPool(),
-                                                             granularity=granularity), cfg)]))
+                                                             granularity=granularity), cfg, StepLabel)]))
     assert report.judges[0].stage == f"faith_{granularity}"
     assert report.ok, report.headline()
     skipped = {r.probe for r in report.results if r.outcome == "skipped"}

@@ -303,6 +303,206 @@ V3: list[tuple[str, str, list[tuple[str, bool, str]]]] = [
 ]
 
 
+# v4 (issue #37): claims whose parts the v3 rules left unchecked — written before the v4 rules,
+# from the same independent sources plus the frames (contact sheets of friday.mp4 at 0.5/2/3.5/5 s
+# and nasa_13013.mp4 at 1/3/6/9/12 s) and the RTTM's speaker turns. Kinds: adjacency (order words
+# that mean "next to"), speaker (who speaks, to whom), question (question vs statement),
+# quantifier (superlatives, "every", "only", "all"), mixed (an audio half and a visual half; the
+# false ones invent the visual half), meta_word (linking and meta words: "the word X", "as well
+# as", "rather than", "also", "the phrase"), quoted_name (a quoted name ASR may miss), hedge (a
+# hedge or an evaluation inside the sentence: ``verifiable`` false; the content label still
+# holds). Each entry is a pair on one base; whole pairs alternate dev / holdout within a kind.
+# Every v4 claim carries ``verifiable`` (what the verifier should say of the sentence).
+FR = "friday frames (0.5, 2, 3.5, 5 s): a woman in a top hat and striped jacket stands at a desk; operators " \
+     "with headsets sit in the foreground; black and white"
+NF = "nasa frames (1, 3, 6, 9, 12 s): a worker in a white suit on an orange lift beside a gold hexagonal mirror"
+RT = "pyannote_sample.rttm: speaker90 6.69 s, speaker91 7.55 s, speaker90 8.32 s, speaker91 9.92 s"
+V4: list[tuple[str, str, list[tuple[str, bool, str]]]] = [
+    ("adjacency", "countdown.mp3", [
+        ("The voice says two right after three (audio, 0:12-0:15).", True, CD),
+        ("The voice says two right after four (audio, 0:10-0:15).", False, f"{CD}; three comes between")]),
+    ("adjacency", "countdown.mp3", [
+        ("Immediately after five, the voice says four (audio, 0:08-0:11).", True, CD),
+        ("Immediately after six, the voice says four (audio, 0:06-0:11).", False, f"{CD}; five comes between")]),
+    ("adjacency", "jfk.flac", [
+        ("Right after fellow, the speaker says Americans (audio, 0:00-0:03).", True, f"{JK}: 'my fellow Americans'"),
+        ("Right after my, the speaker says Americans (audio, 0:00-0:03).", False,
+         f"{JK}: 'my fellow Americans'; fellow comes between")]),
+    ("adjacency", "nasa_13013.mp4", [
+        ("The narrator says Greenbelt immediately before Maryland (audio, 0:08-0:12).", True, f"{NC} 3"),
+        ("The narrator says Goddard immediately before Greenbelt (audio, 0:08-0:12).", False,
+         f"{NC} 3; 'Space Flight Center in' comes between")]),
+    ("adjacency", "friday.mp4", [
+        ("The word jewels comes right after crown (audio, 0:04-0:06).", True, f"{FV} 5"),
+        ("The word jewels comes right after stolen (audio, 0:04-0:06).", False, f"{FV} 5; 'the crown' comes between")]),
+    ("adjacency", "countdown.mp3", [
+        ("Zero follows directly after one (audio, 0:16-0:19).", True, CD),
+        ("Zero follows directly after two (audio, 0:14-0:19).", False, f"{CD}; one comes between")]),
+    ("adjacency", "nasa_13013.mp4", [
+        ("Right after optical, the narrator says and science (audio, 0:00-0:04).", True, f"{NC} 1"),
+        ("Right after optical, the narrator says segment (audio, 0:00-0:04).", False,
+         f"{NC} 1; 'and science' comes between")]),
+    ("speaker", "apollo11.mp3", [
+        ("Houston tells Apollo 11 it has a recommendation (audio, 0:00-0:07).", True,
+         f"{AP} 1: 'Apollo 11, Houston' (Houston calling)"),
+        ("Apollo 11 tells Houston it has a recommendation (audio, 0:00-0:07).", False,
+         f"{AP} 1: 'Apollo 11, Houston' (Houston calling, not the crew)")]),
+    ("speaker", "apollo11.mp3", [
+        ("The crew answers Houston with go ahead (audio, 0:10-0:12).", True, f"{AP} 2: the called side answers"),
+        ("Houston says go ahead to the crew (audio, 0:10-0:12).", False, f"{AP} 2: the called side (the crew) answers")]),
+    ("speaker", "friday.mp4", [
+        ("One voice asks whether the lord of the universe is in and another voice answers that he is in "
+         "(audio, 0:01-0:05).", True, f"{FV} 3-4: a question, then its answer"),
+        ("The voice that asks whether the lord of the universe is in also answers that he is in (audio, 0:01-0:05).",
+         False, f"{FV} 3-4: a question and its answer, two voices")]),
+    ("speaker", "pyannote_sample.wav", [
+        ("Two different voices speak in turn (audio, 0:06-0:11).", True, RT),
+        ("Only one voice speaks (audio, 0:06-0:11).", False, RT)]),
+    ("speaker", "jfk.flac", [
+        ("A single voice speaks throughout (audio, 0:00-0:10).", True, "known: one speaker, Kennedy"),
+        ("Two voices alternate (audio, 0:00-0:10).", False, "known: one speaker, Kennedy")]),
+    ("question", "friday.mp4", [
+        ("A question is asked about whether the lord of the universe is in (audio, 0:01-0:03).", True,
+         f"{FV} 3: 'is the lord of the universe in?'"),
+        ("Someone states that the lord of the universe is in (audio, 0:01-0:03).", False,
+         f"{FV} 3: asked, not stated, in this window")]),
+    ("question", "friday.mp4", [
+        ("Someone asks how they are (audio, 0:01-0:02).", True, f"{FV} 2: 'How are you?'"),
+        ("Someone says that they are fine (audio, 0:01-0:02).", False, f"{FV} 2: 'How are you?'")]),
+    ("question", "friday.mp4", [
+        ("The reply to the question is that he is in a bad humor (audio, 0:01-0:05).", True, f"{FV} 3-4"),
+        ("Someone asks whether he is in a bad humor (audio, 0:03-0:05).", False, f"{FV} 4: a statement")]),
+    ("question", "jfk.flac", [
+        ("The speaker tells the listeners to ask what they can do for their country (audio, 0:08-0:10).", True,
+         f"{JK}: an imperative"),
+        ("The speaker asks the listeners what they can do for their country (audio, 0:08-0:10).", False,
+         f"{JK}: an imperative, not a question put to them")]),
+    ("quantifier", "nasa_13013.mp4", [
+        ("The narrator says the telescope is in one of the largest cleanrooms in the world (audio, 0:04-0:08).", True,
+         f"{NC} 2"),
+        ("The narrator says the telescope is in the largest cleanroom in the world (audio, 0:04-0:08).", False,
+         f"{NC} 2: 'one of the largest'")]),
+    ("quantifier", "nasa_13013.mp4", [
+        ("The narrator says the cleanroom is among the largest in the world (audio, 0:04-0:08).", True, f"{NC} 2"),
+        ("The narrator says the cleanroom is the world's largest (audio, 0:04-0:08).", False,
+         f"{NC} 2: 'one of the largest'")]),
+    ("quantifier", "countdown.mp3", [
+        ("The voice says every number from nine down to zero (audio, 0:00-0:19).", True, CD),
+        ("The voice says every number from ten down to zero (audio, 0:00-0:19).", False, f"{CD}; it starts at nine")]),
+    ("quantifier", "jfk.flac", [
+        ("The speaker mentions both what the country can do and what the listeners can do (audio, 0:03-0:10).", True,
+         JK),
+        ("The speaker mentions only what the country can do (audio, 0:03-0:10).", False,
+         f"{JK}: both clauses are said")]),
+    ("quantifier", "friday.mp4", [
+        ("The speaker says the crown jewels must have been stolen by somebody (audio, 0:04-0:06).", True, f"{FV} 5"),
+        ("The speaker says somebody must have stolen all the crown jewels (audio, 0:04-0:06).", False,
+         f"{FV} 5: 'all' is not said")]),
+    ("quantifier", "countdown.mp3", [
+        ("The smallest number the voice says is zero (audio, 0:00-0:19).", True, CD),
+        ("The largest number the voice says is ten (audio, 0:00-0:19).", False, f"{CD}: nine is the largest")]),
+    ("quantifier", "apollo11.mp3", [
+        ("The first word heard is Apollo (audio, 0:00-0:07).", True, f"{AP} 1: 'Apollo 11, Houston'"),
+        ("The first word heard is Houston (audio, 0:00-0:07).", False, f"{AP} 1: 'Apollo 11, Houston'")]),
+    ("mixed", "nasa_13013.mp4", [
+        ("The narrator mentions the Webb telescope while a worker in a white suit stands on an orange lift "
+         "(audio, 0:00-0:04; visual, 0:02).", True, f"{NC} 1; {NF}"),
+        ("The narrator mentions the Webb telescope while a dog sits on a sofa (audio, 0:00-0:04; visual, 0:02).",
+         False, f"{NC} 1; {NF}: no dog, no sofa")]),
+    ("mixed", "friday.mp4", [
+        ("While a woman in a top hat stands at a desk, someone says somebody must have stolen the crown jewels "
+         "(audio, 0:04-0:06; visual, 0:05).", True, f"{FV} 5; {FR}"),
+        ("While a man in a helmet stands on a roof, someone says somebody must have stolen the crown jewels "
+         "(audio, 0:04-0:06; visual, 0:05).", False, f"{FV} 5; {FR}: no helmet, no roof")]),
+    ("mixed", "nasa_13013.mp4", [
+        ("The narrator names Goddard as a gold hexagonal mirror is shown (audio, 0:08-0:12; visual, 0:09).", True,
+         f"{NC} 3; {NF}"),
+        ("The narrator names Goddard as a rocket lifts off (audio, 0:08-0:12; visual, 0:09).", False,
+         f"{NC} 3; {NF}: no rocket")]),
+    ("mixed", "friday.mp4", [
+        ("Someone says he is in a bad humor while operators wearing headsets sit in the foreground "
+         "(audio, 0:03-0:05; visual, 0:04).", True, f"{FV} 4; {FR}"),
+        ("Someone says he is in a bad humor while a horse stands in the office (audio, 0:03-0:05; visual, 0:04).",
+         False, f"{FV} 4; {FR}: no horse")]),
+    ("mixed", "nasa_13013.mp4", [
+        ("While a worker stands on an orange lift, the narrator says this is the optical and science segment "
+         "(audio, 0:00-0:04).", True, f"{NC} 1; {NF}"),
+        ("While a cat walks across the mirror, the narrator says this is the optical and science segment "
+         "(audio, 0:00-0:04).", False, f"{NC} 1; {NF}: no cat")]),
+    ("meta_word", "countdown.mp3", [
+        ("The voice says the word four once (audio, 0:10-0:11).", True, CD),
+        ("The voice says the word four twice (audio, 0:10-0:13).", False, f"{CD}: four, then three")]),
+    ("meta_word", "jfk.flac", [
+        ("The speaker says the word country twice (audio, 0:03-0:10).", True, JK),
+        ("The speaker says the word country once (audio, 0:03-0:10).", False, f"{JK}: 'your country' in each clause")]),
+    ("meta_word", "nasa_13013.mp4", [
+        ("The narrator names Greenbelt as well as Maryland (audio, 0:08-0:12).", True, f"{NC} 3"),
+        ("The narrator names Greenbelt as well as Virginia (audio, 0:08-0:12).", False, f"{NC} 3; swapped")]),
+    ("meta_word", "friday.mp4", [
+        ("Rather than a good humor, the speaker says he is in a bad humor (audio, 0:03-0:05).", True, f"{FV} 4"),
+        ("Rather than a bad humor, the speaker says he is in a good humor (audio, 0:03-0:05).", False,
+         f"{FV} 4; reversed")]),
+    ("meta_word", "nasa_13013.mp4", [
+        ("The narrator also mentions the name Goddard (audio, 0:08-0:12).", True, f"{NC} 3"),
+        ("The narrator also mentions the name Hubble (audio, 0:08-0:12).", False, f"{NC} 3; swapped")]),
+    ("meta_word", "jfk.flac", [
+        ("The speaker uses the phrase fellow Americans (audio, 0:00-0:03).", True, JK),
+        ("The speaker uses the phrase fellow Europeans (audio, 0:00-0:03).", False, f"{JK}; swapped")]),
+    ("quoted_name", "friday.mp4", [
+        ("Someone calls out \"Hildy!\" (audio, 0:00-0:01).", True, f"{FV} 1 (0.0-1.0 s)"),
+        ("Someone calls out \"Walter!\" (audio, 0:00-0:01).", False, f"{FV} 1: 'Hildy!'")]),
+    ("quoted_name", "nasa_13013.mp4", [
+        ("The narrator says \"Webb\" (audio, 0:02-0:04).", True, f"{NC} 1 (ends 'of the Webb' at 4.26 s)"),
+        ("The narrator says \"Hubble\" (audio, 0:02-0:04).", False, f"{NC} 1: 'the Webb'")]),
+    ("quoted_name", "nasa_13013.mp4", [
+        ("The narrator says \"Goddard\" (audio, 0:08-0:11).", True, f"{NC} 3"),
+        ("The narrator says \"Glenn\" (audio, 0:08-0:11).", False, f"{NC} 3: 'Goddard'")]),
+    ("quoted_name", "apollo11.mp3", [
+        ("A voice says \"Houston\" (audio, 0:00-0:03).", True, f"{AP} 1: 'Houston.' at 1.5-1.7 s"),
+        ("A voice says \"Moscow\" (audio, 0:00-0:03).", False, f"{AP} 1: 'Apollo 11, Houston'")]),
+    ("quoted_name", "jfk.flac", [
+        ("The speaker says \"Americans\" (audio, 0:00-0:03).", True, JK),
+        ("The speaker says \"Canadians\" (audio, 0:00-0:03).", False, f"{JK}: 'my fellow Americans'")]),
+    ("quoted_name", "apollo11.mp3", [
+        ("A voice says \"Mike's helmet\" (audio, 0:20-0:23).", True, f"{AP} 4: 'Mike's helmet' at 21.5-22.9 s"),
+        ("A voice says \"Neil's helmet\" (audio, 0:20-0:23).", False, f"{AP} 4: 'Mike's helmet'")]),
+    ("quoted_name", "apollo11.mp3", [
+        ("Someone says \"Roger\" (audio, 0:50-0:51).", True, f"{AP} 9: 'Roger.' at 50.1-50.5 s"),
+        ("Someone says \"Copy\" (audio, 0:50-0:51).", False, f"{AP} 9: 'Roger.'")]),
+    ("hedge", "nasa_13013.mp4", [
+        ("The narrator appears to say the telescope is in one of the largest cleanrooms (audio, 0:04-0:08).", True,
+         f"{NC} 2; hedged ('appears to')"),
+        ("The narrator appears to say the telescope is in the smallest cleanroom (audio, 0:04-0:08).", False,
+         f"{NC} 2; hedged; reversed")]),
+    ("hedge", "jfk.flac", [
+        ("The speaker delivers a powerful and moving line, ask not what your country can do for you "
+         "(audio, 0:03-0:07).", True, f"{JK}; evaluative ('powerful and moving')"),
+        ("The speaker delivers a powerful and moving line, ask not what your city can do for you (audio, 0:03-0:07).",
+         False, f"{JK}; evaluative; swapped")]),
+    ("hedge", "friday.mp4", [
+        ("The woman seems to ask whether the lord of the universe is in (audio, 0:01-0:03).", True,
+         f"{FV} 3; hedged ('seems to')"),
+        ("The woman seems to ask whether the lord of the galaxy is in (audio, 0:01-0:03).", False,
+         f"{FV} 3; hedged; swapped")]),
+    ("hedge", "countdown.mp3", [
+        ("The voice counts down, likely from nine to zero (audio, 0:00-0:19).", True, f"{CD}; hedged ('likely')"),
+        ("The voice counts down, likely from twenty to zero (audio, 0:00-0:19).", False, f"{CD}; hedged; from nine")]),
+    ("hedge", "nasa_13013.mp4", [
+        ("The narrator gives an impressive description of the Goddard Space Flight Center in Greenbelt, Maryland "
+         "(audio, 0:08-0:12).", True, f"{NC} 3; evaluative ('impressive')"),
+        ("The narrator gives an impressive description of the Johnson Space Center in Houston, Texas "
+         "(audio, 0:08-0:12).", False, f"{NC} 3; evaluative; swapped")]),
+]
+#: v4 claims that read as plain statements although their reported words hedge (the v3
+#: statement rule): the verifier must keep them
+V4_PLAIN: list[tuple[str, str, list[tuple[str, bool, str]]]] = [
+    ("hedge", "friday.mp4", [
+        ("Someone says somebody must have stolen the crown jewels (audio, 0:04-0:06).", True,
+         f"{FV} 5; a report of hedged words is a statement"),
+        ("Someone says somebody must have stolen the royal jewels (audio, 0:04-0:06).", False, f"{FV} 5; swapped")]),
+]
+
+
 def main() -> None:
     rows: list[dict] = []
 
@@ -360,6 +560,15 @@ def main() -> None:
         for claim, label, src in group:
             add(kind, media, claim, label, src)
             rows[-1]["v3"] = split
+    seen4: dict[str, int] = {}
+    for kind, media, group in [*V4, *V4_PLAIN]:
+        k = seen4[kind] = seen4.get(kind, -1) + 1
+        split = "dev" if k % 2 == 0 else "holdout"
+        plain = any(group is g for _, _, g in V4_PLAIN)
+        for claim, label, src in group:
+            add(kind, media, claim, label, src)
+            rows[-1]["v4"] = split
+            rows[-1]["verifiable"] = kind != "hedge" or plain
     with open(HERE / "claims.jsonl", "w", encoding="utf-8") as f:
         for r in rows:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")

@@ -68,12 +68,12 @@ def test_bad_judge_spec_leaves_no_cache_files(tmp_path: Path, capsys) -> None:
 
 
 def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path, monkeypatch, capsys) -> None:
-    import murgat.pipeline.cli as score_cli
+    from murgat import api
 
-    def interrupted(args):  # what a Ctrl-C during a run raises in the main thread
+    def interrupted(settings, **kw):  # what a Ctrl-C during a run raises in the main thread
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(score_cli, "_cmd_score", interrupted)
+    monkeypatch.setattr(api, "execute", interrupted)
     inp = _write(tmp_path / "in.jsonl", [{"id": "a", "media": "x.mp4", "response": "r"}])
     assert main(["score", str(inp), "--judge", "embedded", "--out", str(tmp_path / "run")]) == 130
     err = capsys.readouterr().err

@@ -4,8 +4,11 @@ record stays byte for byte what it was (#21 "must hold")."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
+
+import pytest
 
 from murgat.cli import main
 
@@ -39,3 +42,41 @@ def test_a_legacy_faithfulness_folder_resumes_byte_for_byte(tmp_path, example_me
                  "--out", "faith-run", "--quiet", "--json"]) in (0, 1)
     assert sorted((run / "results.jsonl").read_text().splitlines()) == before
     assert main(["view", str(run)]) == 0 and main(["summarize", str(run)]) == 0
+
+
+TODAY = LEGACY / "c23eead"  # one folder per run command, made by the main the command lifecycle started from
+FOLDERS = json.loads((TODAY / "commands.json").read_text())
+
+
+def _streams(path: Path) -> dict[str, bytes]:
+    """Every JSONL file a run folder (or its file output) holds, by relative path: what must stay byte for byte."""
+    files = [path] if path.is_file() else sorted(path.rglob("*.jsonl"))
+    return {str(f.relative_to(path.parent)): f.read_bytes() for f in files}
+
+
+@pytest.mark.parametrize("name", sorted(FOLDERS["commands"]))
+def test_a_folder_of_every_command_resumes_with_nothing_redone(name: str, tmp_path, example_media, monkeypatch,
+                                                               capsys) -> None:
+    """Every command's folder made by the main before the command lifecycle (c23eead): a rerun of the
+    same command asks no model or judge (every cassette is emptied: any request would be a replay miss,
+    exit 3), exits as it did, and leaves every record byte for byte what it was."""
+    work = tmp_path / "today"
+    shutil.copytree(TODAY, work)
+    for cassette in work.glob("*.cassette.jsonl"):
+        cassette.write_text("")
+    monkeypatch.chdir(work)
+    if name == "posthoc-run":  # that version named --base by its absolute path: point the copy at the copied file
+        cfg = json.loads((work / name / "config.json").read_text())
+        cfg["fingerprint"]["base"] = str((work / "generate-file.jsonl").resolve())
+        (work / name / "config.json").write_text(json.dumps(cfg))
+    before = _streams(work / name)
+    if name.endswith(".jsonl"):
+        before |= _streams(work / name.replace(".jsonl", ".run"))
+    code = main([*FOLDERS["commands"][name], "--media-root", str(example_media), "--quiet", "--json"])
+    err = capsys.readouterr().err
+    assert code == FOLDERS["exit"][name], err
+    after = _streams(work / name)
+    if name.endswith(".jsonl"):
+        after |= _streams(work / name.replace(".jsonl", ".run"))
+    assert after == before
+    assert "changed since" not in err and "replay cassette miss" not in err

@@ -8,12 +8,15 @@ import json
 from pathlib import Path
 
 from murgat.engine.folder import RunFolder, read_kind
-from murgat.engine.loop import item_digest, plan, run_items, same_work
+from murgat.engine.loop import item_digest, plan_work, run_items, same_work
+from murgat.engine.outcome import ItemFailure
 from murgat.schema import Item
 
 
 class EchoTask:
     """Answers each item with its response reversed after a delay that finishes items out of order."""
+
+    pool = None
 
     def __init__(self) -> None:
         self.ran: list[str] = []
@@ -25,8 +28,8 @@ class EchoTask:
         self.ran.append(item.id)
         return {"id": item.id, "out": item.response[::-1]}
 
-    def error_record(self, item: Item, error: str) -> dict:
-        return {"id": item.id, "error": error}
+    def error_record(self, item: Item, failure: ItemFailure) -> dict:
+        return {"id": item.id, "error": failure.line}
 
     def digest(self, item: Item) -> str:
         return item_digest(item)
@@ -37,8 +40,8 @@ def _items(texts: list[str]) -> list[Item]:
 
 
 def _run(task: EchoTask, items: list[Item], folder: RunFolder, retry: bool = False):
-    p = plan(task, items, folder, retry)
-    asyncio.run(run_items(task, p.todo, folder, concurrency=4))
+    p = plan_work(items, folder, task.digest, retry)
+    asyncio.run(run_items(task, p.todo, folder, task.digest, concurrency=4))
     return p
 
 

@@ -103,10 +103,16 @@ def test_an_old_responses_file_of_another_model_is_not_adopted(tmp_path: Path, e
 
 
 def test_two_spellings_of_one_generate_output_are_one_lock(tmp_path: Path) -> None:
-    from murgat.engine.guards import take_output
+    import pytest
 
-    held = take_output(tmp_path / "g5" / "responses.jsonl", is_dir=False)
-    try:
-        assert take_output(tmp_path / "g5" / "responses.jsonl", is_dir=False) is None
-    finally:
-        held.release()
+    from murgat.engine.guards import held
+    from murgat.generation.command import GenerateCommand
+    from murgat.generation.settings import GenerateSettings
+    from murgat.runlock import RunLocked
+
+    def outputs(out: Path):
+        return GenerateCommand().outputs(GenerateSettings(data="q.jsonl", model="m", out=str(out)))
+
+    with held(outputs(tmp_path / "g5")), pytest.raises(RunLocked):  # --out DIR holds DIR/responses.jsonl
+        with held(outputs(tmp_path / "g5" / "responses.jsonl")):
+            pass

@@ -22,7 +22,7 @@ def _actions() -> dict[str, dict[str, argparse.Action]]:
 def _settings() -> dict[str, type[options.Settings]]:
     from murgat.faithfulness.settings import FaithfulnessSettings, ReflectSettings
     from murgat.generation.settings import GenerateSettings, SweepSettings
-    from murgat.pipeline.settings import ScoreSettings
+    from murgat.score.settings import ScoreSettings
     from programs.settings import ProgramSettings
 
     return {m.command: m for m in (ScoreSettings, FaithfulnessSettings, ReflectSettings, ProgramSettings,
@@ -67,7 +67,7 @@ def test_one_option_one_meaning_across_commands() -> None:
 
 def test_parsed_arguments_and_keyword_settings_agree(tmp_path) -> None:
     """The command line and the Python API make the same settings object from the same values."""
-    from murgat.pipeline.settings import ScoreSettings
+    from murgat.score.settings import ScoreSettings
 
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     args = sub.choices["score"].parse_args(["in.jsonl", "--judge", "embedded", "--out", "o", "-J", "a=b", "--json",
@@ -149,19 +149,18 @@ def test_help_of_a_no_flag_shows_no_default(capsys) -> None:
 def test_each_command_sends_its_own_request_settings() -> None:
     """The request settings of a run are the command's own settings object (its role default for
     --max-tokens, its --effort), whichever command builds them."""
+    from murgat.engine.options import judging_config
     from murgat.faithfulness.settings import FaithfulnessSettings
-    from murgat.faithfulness.shared import _config
     from murgat.generation.settings import GenerateSettings
-    from murgat.pipeline.command import build_config
-    from murgat.pipeline.settings import ScoreSettings
-    from programs.command import _score_config
+    from murgat.score.command import score_config
+    from murgat.score.settings import ScoreSettings
     from programs.settings import ProgramSettings
 
-    score = build_config(ScoreSettings(input="i", judge="embedded", out="o", effort="LOW", retries=1)).generate
+    score = score_config(ScoreSettings(input="i", judge="embedded", out="o", effort="LOW", retries=1)).generate
     assert (score.max_tokens, score.reasoning_effort, score.retries) == (1024, "low", 1)
-    faith = _config(FaithfulnessSettings(input="i", judge="j", out="o", effort="high"), "j", {}).generate
+    faith = judging_config(FaithfulnessSettings(input="i", judge="j", out="o", effort="high")).generate
     assert (faith.max_tokens, faith.reasoning_effort) == (2048, "high")
-    prog = _score_config(ProgramSettings(data="d", planner="p", out="o", max_tokens=77, temperature=0.7), "j", {})
+    prog = judging_config(ProgramSettings(data="d", planner="p", out="o", max_tokens=77, temperature=0.7))
     assert (prog.generate.max_tokens, prog.generate.temperature, prog.generate.reasoning_effort) == (77, 0.7, None)
     gen = GenerateSettings(data="d", model="m", out="o", effort="medium")
     assert (gen.generate_config().max_tokens, gen.generate_config().reasoning_effort) == (4096, "medium")
@@ -172,7 +171,7 @@ def test_the_score_run_of_another_command_inherits_place_and_run_settings() -> N
     """sweep and program --score make their score settings in one way: the parent's media place,
     where to run, --overwrite/--retry-errors and quietness; scoring's defaults otherwise."""
     from murgat.generation.settings import SweepSettings
-    from murgat.pipeline.settings import ScoreSettings
+    from murgat.score.settings import ScoreSettings
 
     parent = SweepSettings(data="d", model="m", judge="j", out="o", media_root="/v", allow_media_outside_root=True,
                            run_on="ray", ray_group_size=4, overwrite=True, retry_errors=True, print_json=True,

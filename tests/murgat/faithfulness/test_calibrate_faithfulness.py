@@ -119,3 +119,61 @@ def test_n_perception_counts_perception_steps_whose_faithfulness_is_undetermined
     assert row["judge_undetermined_perception"] == 1
     y = np.array([[2, 2], [1, 1], [2, 3]], float)
     assert row["n_perception"]["icc"]["icc3_1"] == pytest.approx(icc(y)["icc3_1"], abs=1e-12)
+
+
+def _chains(seed: int, n: int) -> tuple[list[FaithResult], dict[str, tuple[int, int]]]:
+    """n chains: the judge's step labels, and a human's counts that differ from them on some chains."""
+    rng = np.random.default_rng(seed)
+    results, human = [], {}
+    for k in range(n):
+        steps = [P_BAD if rng.random() < 0.3 else P_OK for _ in range(int(rng.integers(1, 5)))] + [REASON]
+        r = _result(f"c{k:03d}", steps)
+        results.append(r)
+        miss = int(rng.random() < 0.3)  # the human finds one more unfaithful step than the judge, now and then
+        human[r.id] = (r.n_perception, min(r.n_perception, r.n_unfaithful + miss))
+    return results, human
+
+
+def test_upr_is_corrected_through_the_ratio_estimator() -> None:
+    from human_eval.ppi import prediction_powered_ratio
+    from human_eval.sampling import draw_sample
+    from murgat.calibrate_faithfulness import corrected_upr, plan_upr
+
+    results, human = _chains(1, 80)
+    drawn, design = draw_sample(sorted(human), 30, seed=9)
+    labels = [ResponseLabel(id=i, annotator="h", n_perception=human[i][0], n_unfaithful=human[i][1], sample=design)
+              for i in drawn]
+    doc = corrected_upr(labels, results)
+    upr = doc["figures"]["upr"]
+    lab = [r for r in results if r.id in set(drawn)]
+    rest = [r for r in results if r.id not in set(drawn)]
+    want = prediction_powered_ratio([human[r.id][1] for r in lab], [human[r.id][0] for r in lab],
+                                    [r.n_unfaithful for r in lab], [r.n_perception for r in lab],
+                                    [r.n_unfaithful for r in rest], [r.n_perception for r in rest])
+    assert doc["sample_checked"] and upr["estimate"] == pytest.approx(want.estimate) and upr["ci_low"] == pytest.approx(want.ci_low)
+    # the judge-only UPR is the run's own; the human-only one is the labelled chains' Σ unfaithful / Σ perception
+    assert upr["judge_only"]["estimate"] == pytest.approx(sum(r.n_unfaithful for r in results) / sum(r.n_perception for r in results))
+    assert upr["human_only"]["estimate"] == pytest.approx(sum(human[i][1] for i in drawn) / sum(human[i][0] for i in drawn))
+    assert doc["figures"]["n_unfaithful_per_response"]["n_labelled"] == 30
+    refused = corrected_upr([ResponseLabel(id=i, annotator="h", n_perception=1, n_unfaithful=0) for i in drawn], results)
+    assert "refused" in refused and "no sampling design" in refused["problems"][0]
+    plan = plan_upr(labels, results, half_width=0.1)["figures"]["upr"]
+    assert plan["pilot_n"] == 30 and plan["n_needed"] < plan["n_needed_human_only"]
+    # the plan's half-width at the pilot's own n is about the interval the pilot gives
+    assert plan["half_width_at_pilot_n"] == pytest.approx((upr["ci_high"] - upr["ci_low"]) / 2, rel=0.2)
+    too_narrow = plan_upr(labels, results, half_width=0.01)["figures"]["upr"]
+    assert too_narrow["n_needed"] is None and "all 80 responses does not reach ±0.01" in too_narrow["reason"]
+
+
+def test_step_stages_count_what_the_judge_did_not_answer() -> None:
+    maybe = {"type": "perception", "faithful": None}  # typed perception, faithfulness undecided
+    failed = {"status": "error", "reason": "HTTP 503"}
+    results = [_result("s", [P_OK, maybe, failed, REASON])]
+    labels = [ResponseLabel(id="s", annotator="h", steps=[{"index": 0, "type": "perception", "faithful": True},
+                                                          {"index": 1, "type": "perception", "faithful": False},
+                                                          {"index": 2, "type": "reasoning"},
+                                                          {"index": 3, "type": "reasoning"}])]
+    row = calibrate_faithfulness(labels, results)["annotators"]["h"]
+    assert row["step_type"]["n"] == 3 and row["step_type"]["n_unanswered"] == 1 and row["step_type"]["n_labelled"] == 4
+    assert row["step_faithful"]["n"] == 1 and row["step_faithful"]["n_abstained"] == 1
+    assert row["step_faithful"]["accuracy_silence_as_disagreement"] == pytest.approx(0.5)

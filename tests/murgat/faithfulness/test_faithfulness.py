@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
+from murgat.engine.folder import RunFolder
 from murgat.faithfulness.metric import paired_ratio_diff, ratio_ci
 from murgat.faithfulness.records import FaithResult
-from murgat.pipeline.rundir import RunDir
 
 PHONE = "A woman talks on a phone (visual, 0:01)."
 ASKS = "She asks whether the lord of the universe is in (audio, 0:01-0:03)."
@@ -88,7 +88,7 @@ def test_upr_2x2_and_counts_by_hand(tmp_path, data, example_media, capsys, granu
     assert doc["answer_x_faithfulness"] == {"correct_faithful": 2, "correct_unfaithful": 0, "wrong_faithful": 0,
                                             "wrong_unfaithful": 1}
     assert doc["accuracy"]["value"] == 0.75
-    res = {r.id: r for r in RunDir(out, repair=False, record=FaithResult).latest_results()}
+    res = {r.id: r for r in RunFolder(out, repair=False, record=FaithResult).latest_results()}
     assert res["r2"].upr == 1.0 and res["r1"].upr == 0.0 and res["r3"].upr is None and res["r3"].case == "no_perception"
     assert res["r4"].any_unfaithful is None and res["r4"].case == "undetermined"
     assert res["r2"].steps[1].evidence == "whole media"  # DOG cites nothing
@@ -108,7 +108,7 @@ def test_judge_segmentation_falls_back_to_sentences_when_unreadable(tmp_path, da
     out = tmp_path / "run"
     assert main(["faithfulness", str(data), "--media-root", str(example_media), "--judge", f"replay:{cas}",
                  "--out", str(out), "--segmentation", "judge", "--ids", "r1", "--json", "--quiet"]) == 0
-    (r,) = RunDir(out, repair=False, record=FaithResult).latest_results()
+    (r,) = RunFolder(out, repair=False, record=FaithResult).latest_results()
     assert "judge segmentation unusable" in r.meta["segmentation_note"] and r.n_steps == 3
     capsys.readouterr()
 

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
-from murgat.generation.datasets import load_dataset, load_nextgqa, load_videommmu, youtube_id
-from murgat.generation.generate import build_request, generate_one, preserved
+from murgat.datasets import load_dataset, load_nextgqa, load_videommmu, youtube_id
 from murgat.judges.gemini import GeminiJudge
 from murgat.judges.openai_compat import OpenAIJudge
 from murgat.judges.replay import ReplayJudge
 from murgat.judges.types import GenerateConfig
+from murgat.judging.answering import build_request, generate_one, preserved
 from murgat.schema import Item
 
 from ...conftest import real_annotation

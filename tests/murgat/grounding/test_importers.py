@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -11,8 +15,9 @@ import pytest
 from murgat.grounding.gold import GoldFormatError, load_gold, write_gold
 from murgat.grounding.importers import bbox_tags, import_citevqa, import_nextgqa, import_rextime
 
-ROOT = Path(__file__).resolve().parents[3]
-NEXTGQA = Path(os.environ.get("MURGAT_NEXTGQA_SAMPLE", ROOT.parent / "shared" / "data" / "nextgqa-sample"))
+from ...conftest import NEXTGQA_SAMPLE
+
+NEXTGQA = NEXTGQA_SAMPLE  # bundled: tests/data/real/nextgqa-sample (MIT, see its LICENSES.md)
 
 
 def test_nextgqa_sample_imports_every_question() -> None:
@@ -93,3 +98,93 @@ def test_gold_round_trip_and_errors(tmp_path: Path) -> None:
     p.write_text('{"id": "a", "evidence": [{"modality": "page", "page": 1, "boxes": [{"x1": 10, "y1": 0, "x2": 20, "y2": 1}]}]}\n')
     with pytest.raises(GoldFormatError, match="outside 0-1"):
         load_gold(p)
+
+
+# ---------------------------------------------------------------- numbers murgat could not read back
+
+
+def test_nan_and_infinity_are_refused_where_they_are_read(tmp_path: Path) -> None:
+    """JSON has no NaN: written as null, murgat refused its own gold file; now the import refuses it."""
+    gsub = json.loads((NEXTGQA / "gsub_test.json").read_text())
+    gsub["6706220611"]["duration"] = float("nan")
+    (tmp_path / "gsub.json").write_text(json.dumps(gsub))  # Python writes the NaN literal, as a hand edit might
+    with pytest.raises(GoldFormatError, match=r"video 6706220611.*duration: Input should be a finite number"):
+        import_nextgqa(tmp_path / "gsub.json", NEXTGQA / "test.csv")
+    gsub["6706220611"]["duration"] = 90
+    gsub["6706220611"]["location"]["5"] = [[70.0, float("inf")]]
+    (tmp_path / "gsub.json").write_text(json.dumps(gsub))
+    with pytest.raises(GoldFormatError, match=r"question 5, segment 0 end: inf is not a finite number"):
+        import_nextgqa(tmp_path / "gsub.json", NEXTGQA / "test.csv")
+    p = tmp_path / "gold.jsonl"
+    p.write_text('{"id": "a", "fps": NaN}\n')
+    with pytest.raises(GoldFormatError, match="line 1: fps: Input should be a finite number"):
+        load_gold(p)
+
+
+def test_a_segment_that_is_not_a_number_is_named(tmp_path: Path) -> None:
+    gsub = json.loads((NEXTGQA / "gsub_test.json").read_text())
+    gsub["6706220611"]["location"]["5"] = [["1:10", 76.5]]
+    (tmp_path / "gsub.json").write_text(json.dumps(gsub))
+    with pytest.raises(GoldFormatError, match=r"question 5, segment 0 start: '1:10' is not a number of seconds"):
+        import_nextgqa(tmp_path / "gsub.json", NEXTGQA / "test.csv")
+    f = tmp_path / "rex.json"
+    f.write_text(json.dumps([{"qid": "q1", "relevant_windows": [[0, True]]}]))
+    with pytest.raises(GoldFormatError, match=r"item 0: relevant_windows, segment 0 end: True is not a number"):
+        import_rextime(f)
+
+
+def test_a_duration_or_frame_rate_that_cannot_be_is_refused(tmp_path: Path) -> None:
+    """A negative duration used to make every citation "past the end" without a word."""
+    p = tmp_path / "gold.jsonl"
+    for bad, why in (('"duration": -5', "duration -5.0 must be a positive"), ('"duration": 0', "duration 0.0 must"),
+                     ('"fps": 0', "fps 0.0 must be positive"), ('"fps": 1e7', "at most 1,000,000")):
+        p.write_text('{"id": "a", ' + bad + "}\n")
+        with pytest.raises(GoldFormatError, match=f"line 1: .*{why}"):
+            load_gold(p)
+
+
+def test_a_gold_file_that_is_not_text_is_named(tmp_path: Path) -> None:
+    p = tmp_path / "gold.jsonl"
+    p.write_bytes(b'{"id": "a"}\n\xff\xfe\n')
+    with pytest.raises(GoldFormatError, match="not UTF-8 text"):
+        load_gold(p)
+
+
+# ---------------------------------------------------------------- where the gold file goes
+
+
+def _import(*out: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "murgat", "gold", "import", "nextgqa", "--gsub",
+                           str(NEXTGQA / "gsub_test.json"), "--qa", str(NEXTGQA / "test.csv"), "--out", *out],
+                          capture_output=True, text=True)
+
+
+def test_gold_import_streams_into_stdout_and_a_pipe(tmp_path: Path) -> None:
+    got = _import("/dev/fd/1")
+    assert got.returncode == 0, got.stderr
+    assert len(got.stdout.splitlines()) == 24 and "wrote 24 gold items to /dev/fd/1" in got.stderr
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    read: list[bytes] = []
+    reader = threading.Thread(target=lambda: read.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    got = _import(str(fifo))
+    reader.join(10)
+    assert got.returncode == 0 and len(read[0].splitlines()) == 24 and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_gold_import_replaces_gold_but_nothing_else(tmp_path: Path) -> None:
+    gold = tmp_path / "gold.jsonl"
+    assert _import(str(gold)).returncode == 0
+    assert _import(str(gold)).returncode == 0  # its own sort: replaced
+    cassette = tmp_path / "answers.jsonl"
+    cassette.write_text(json.dumps({"match": {"task": "entail"}, "output": {"text": "yes"}}) + "\n")
+    got = _import(str(cassette))
+    assert got.returncode == 2 and "replay cassette" in got.stderr and "Traceback" not in got.stderr
+    assert json.loads(cassette.read_text())["output"] == {"text": "yes"}
+    got = _import(str(NEXTGQA / "test.csv"))
+    assert got.returncode == 2 and "is an input of this command" in got.stderr
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    got = _import(str(blocker / "gold.jsonl"))
+    assert got.returncode == 2 and "cannot be written" in got.stderr and "Traceback" not in got.stderr

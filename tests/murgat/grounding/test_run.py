@@ -17,8 +17,9 @@ from murgat.grounding.importers import import_nextgqa
 from murgat.grounding.run import GroundSettings, _viou, ground, ground_response
 from murgat.schema import AtomicFact, Item, ResponseResult, Scores, Sentence, SentenceResult
 
-ROOT = Path(__file__).resolve().parents[3]
-NEXTGQA = Path(os.environ.get("MURGAT_NEXTGQA_SAMPLE", ROOT.parent / "shared" / "data" / "nextgqa-sample"))
+from ...conftest import NEXTGQA_SAMPLE, ROOT
+
+NEXTGQA = NEXTGQA_SAMPLE  # bundled: tests/data/real/nextgqa-sample (MIT, see its LICENSES.md)
 LETTERS = "ABCDE"
 
 
@@ -315,3 +316,157 @@ def test_rextime_and_answer_figures_of_a_run() -> None:
     assert rx["acc&iou@0.3"]["value"] == pytest.approx(200 / 3) and rx["acc&iou@0.5"]["value"] == pytest.approx(100 / 3)
     assert s.answers["accuracy"]["value"] == pytest.approx(2 / 3) and s.answers["n_answer_unknown"] == 1
     assert s.nextgqa["n"] == 0 and s.nextgqa["n_without_visual_citation"] == 4
+
+
+# ---------------------------------------------------------------- the output folder and the inputs
+
+
+def _ground_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "murgat", *args], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def test_ground_never_writes_over_another_kinds_folder(tmp_path: Path) -> None:
+    write_gold([_gold()], tmp_path / "g.jsonl")
+    (tmp_path / "r.jsonl").write_text(json.dumps({"id": "q", "response": "x (visual, 0:12).\nAnswer: B"}) + "\n")
+    run = tmp_path / "score-run"
+    run.mkdir()
+    files = {"config.json": json.dumps({"kind": "score", "fingerprint": {}, "config": {}}),
+             "results.jsonl": json.dumps({"id": "q", "case": "scored", "scores": {}}) + "\n"}
+    for name, text in files.items():
+        (run / name).write_text(text)
+    got = _ground_cli("ground", str(tmp_path / "r.jsonl"), "--gold", str(tmp_path / "g.jsonl"), "--out", str(run))
+    assert got.returncode == 2 and "holds a 'score' run, not 'ground'" in got.stderr
+    assert {name: (run / name).read_text() for name in files} == files
+    # a folder of the user's that no ground run wrote is refused as well; a ground folder is rewritten
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "config.json").write_text('{"mine": true}')
+    got = _ground_cli("ground", str(tmp_path / "r.jsonl"), "--gold", str(tmp_path / "g.jsonl"), "--out", str(mine))
+    assert got.returncode == 2 and "which no murgat ground run wrote" in got.stderr
+    ground(tmp_path / "r.jsonl", tmp_path / "g.jsonl", tmp_path / "g1")
+    assert ground(tmp_path / "r.jsonl", tmp_path / "g.jsonl", tmp_path / "g1").summary.n_responses == 1
+
+
+def test_a_ground_folder_in_use_is_refused(tmp_path: Path) -> None:
+    from murgat.runlock import RunLock, RunLocked
+
+    write_gold([_gold()], tmp_path / "g.jsonl")
+    (tmp_path / "r.jsonl").write_text(json.dumps({"id": "q", "response": "x (visual, 0:12).\nAnswer: B"}) + "\n")
+    (tmp_path / "out").mkdir()
+    with RunLock(tmp_path / "out"), pytest.raises(RunLocked):
+        ground(tmp_path / "r.jsonl", tmp_path / "g.jsonl", tmp_path / "out")
+
+
+def test_a_repeated_id_in_a_json_list_is_refused(tmp_path: Path) -> None:
+    """The authors' JSON-list format: one response twice would count twice; score and validate refuse it."""
+    write_gold([_gold()], tmp_path / "g.jsonl")
+    rows = [{"id": "q", "response": "x (visual, 0:12).\nAnswer: B"}, {"id": "q", "response": "y (visual, 0:40).\nAnswer: A"}]
+    (tmp_path / "r.json").write_text(json.dumps(rows))
+    got = _ground_cli("ground", str(tmp_path / "r.json"), "--gold", str(tmp_path / "g.jsonl"), "--json")
+    assert got.returncode == 2 and "duplicate ids: q" in got.stderr
+
+
+def test_one_failing_response_is_its_own_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from murgat.grounding import run as grun
+
+    write_gold([_gold(id="q1"), _gold(id="q2")], tmp_path / "g.jsonl")
+    rows = [{"id": "q1", "response": "x (visual, 0:12).\nAnswer: B"}, {"id": "q2", "response": "y (visual, 0:12).\nAnswer: B"}]
+    (tmp_path / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    real = grun.ground_response
+
+    def hostile(item, gold, s, score=None):
+        if item.id == "q2":
+            raise ArithmeticError("boom")
+        return real(item, gold, s, score)
+
+    monkeypatch.setattr(grun, "ground_response", hostile)
+    res = ground(tmp_path / "r.jsonl", tmp_path / "g.jsonl")
+    by = {r.id: r for r in res.records}
+    assert by["q1"].error is None and by["q1"].nextgqa_iop == 1.0
+    assert by["q2"].error == "internal_error: ArithmeticError: boom" and res.summary.n_errors == 1
+
+
+# ---------------------------------------------------------------- what the figures can and cannot say
+
+
+def test_clustering_by_one_video_gives_no_interval_and_says_so(tmp_path: Path) -> None:
+    write_gold([_gold(id="q1"), _gold(id="q2")], tmp_path / "g.jsonl")  # both about video "v"
+    rows = [{"id": "q1", "response": "x (visual, 0:12).\nAnswer: B"}, {"id": "q2", "response": "y (visual, 0:40).\nAnswer: B"}]
+    (tmp_path / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    res = ground(tmp_path / "r.jsonl", tmp_path / "g.jsonl", settings=GroundSettings(cluster_by_video=True))
+    iop = res.summary.overlap["iop"]
+    assert iop["value"] == pytest.approx(0.5) and iop["ci_low"] is None and iop["ci_high"] is None
+    assert res.summary.notes and "1 video" in res.summary.notes[0]
+    plain = ground(tmp_path / "r.jsonl", tmp_path / "g.jsonl")  # resampling responses: an interval
+    assert plain.summary.overlap["iop"]["ci_low"] is not None and not plain.summary.notes
+
+
+def test_the_table_prints_one_scale(tmp_path: Path) -> None:
+    write_gold([_gold(id="q1"), _gold(id="q2", video="w")], tmp_path / "g.jsonl")
+    rows = [{"id": "q1", "response": "x (visual, 0:10-0:20).\nAnswer: B"},
+            {"id": "q2", "response": "y (visual, 0:10-0:20).\nAnswer: B"}]
+    (tmp_path / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    got = _ground_cli("ground", str(tmp_path / "r.jsonl"), "--gold", str(tmp_path / "g.jsonl"), "--cluster-by-video")
+    assert got.returncode == 0, got.stderr
+    lines = got.stdout.splitlines()
+    assert any("%" in ln for ln in lines[:4])  # the column says which scale
+    for figure in ("miop", " iop ", "recall", "accuracy"):
+        row = next(ln for ln in lines if figure in ln)
+        assert "100.0 [100.0, 100.0]" in row, row  # NExT-GQA and murgat's own figures alike, in percent
+    assert not any("1.000" in ln for ln in lines)
+
+
+def test_score_with_an_unusable_gold_keeps_its_scores(tmp_path: Path, example_media: Path) -> None:
+    """The README promises ``grounding_error`` and kept scores (summary and report written, exit 0)."""
+    cas = tmp_path / "answers.jsonl"
+    cas.write_text("".join(json.dumps(r) + "\n" for r in (
+        {"match": {"task": "verify"}, "output": {"text": "yes"}},
+        {"match": {"task": "decompose"}, "output": {"text": json.dumps({"facts": ["A woman sits."]})}},
+        {"match": {"task": "entail"}, "output": {"text": "yes"}})))
+    (tmp_path / "in.jsonl").write_text(json.dumps({"id": "q", "media": "friday.mp4",
+                                                   "response": "A woman sits (visual, 0:01-0:03)."}) + "\n")
+    (tmp_path / "gold.jsonl").write_bytes(b"\xff\xfe not UTF-8\n")
+    got = _ground_cli("score", str(tmp_path / "in.jsonl"), "--media-root", str(example_media), "--judge", f"replay:{cas}",
+                      "--out", str(tmp_path / "run"), "--quiet", "--json", "--gold", str(tmp_path / "gold.jsonl"))
+    assert got.returncode == 0, got.stderr
+    assert "grounding against --gold not computed" in got.stderr and "Traceback" not in got.stderr
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert "not UTF-8" in summary["extra"]["grounding_error"] and summary["murgat_s"]["value"] == 1.0
+    assert (tmp_path / "run" / "report.html").is_file()
+
+
+def test_summarize_names_a_damaged_ground_summary(tmp_path: Path) -> None:
+    write_gold([_gold()], tmp_path / "g.jsonl")
+    (tmp_path / "r.jsonl").write_text(json.dumps({"id": "q", "response": "x (visual, 0:12).\nAnswer: B"}) + "\n")
+    ground(tmp_path / "r.jsonl", tmp_path / "g.jsonl", tmp_path / "a")
+    text = (tmp_path / "a" / "summary.json").read_text()
+    (tmp_path / "a" / "summary.json").write_text(text[:40])
+    got = _ground_cli("summarize", str(tmp_path / "a"))
+    assert got.returncode == 2 and "summary.json: not valid JSON" in got.stderr and "Traceback" not in got.stderr
+
+
+# ---------------------------------------------------------------- vIoU at any frame rate
+
+
+def test_viou_at_a_huge_frame_rate_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``fps: 1e6`` over a 60 s span is 60 million grid times; the sum is found from its breakpoints."""
+    from murgat.grounding import metric as gm
+
+    calls = 0
+    real = gm.box_iou
+
+    def counted(a, b):
+        nonlocal calls
+        calls += 1
+        if calls > 10_000:
+            raise AssertionError("the vIoU grid is walked time by time")
+        return real(a, b)
+
+    monkeypatch.setattr(gm, "box_iou", counted)
+    box = {"x1": 0, "y1": 0, "x2": .5, "y2": .5}
+    gold = GoldItem(id="t", fps=1e6, duration=60, need="any", evidence=[
+        {"modality": "visual", "start": 0, "end": 40, "boxes": [box | {"t": float(t)} for t in range(0, 41, 10)]}])
+    cite = _BoxedCitation(20.0, 60.0, "visual, 0:20-1:00", [_B(0, 0, .5, .5)])
+    assert _viou(gold, [cite]) == pytest.approx(20 / 60, rel=1e-6)
+    assert calls < 10_000

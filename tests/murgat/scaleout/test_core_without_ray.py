@@ -8,12 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 def test_the_core_does_not_import_ray() -> None:
     # the command modules too: since the settings/API change the work of each command lives there
-    code = ("import sys; import murgat.cli as c; c.build_parser(); import murgat.pipeline.runner, programs.cli, "
-            "murgat.faithfulness.cli, murgat.generation.cli, murgat.scaleout, murgat.api, murgat.pipeline.command, "
-            "murgat.pipeline.ray, murgat.faithfulness.command, murgat.faithfulness.reflect_command, "
+    code = ("import sys; import murgat.cli as c; c.build_parser(); import murgat.score.runner, programs.cli, "
+            "murgat.faithfulness.cli, murgat.generation.cli, murgat.scaleout, murgat.api, murgat.score.command, "
+            "murgat.engine.command, murgat.faithfulness.command, murgat.faithfulness.reflect_command, "
             "murgat.generation.command, programs.command, murgat.scaleout.tasks, murgat.scaleout.driver, "
             "murgat.scaleout.services, murgat.scaleout.worker; print('ray' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -60,3 +62,18 @@ def test_record_with_ray_is_refused(tmp_path: Path, example_media: Path, capsys)
     code = main(["score", str(inp), "--media-root", str(example_media), "--judge", "embedded", "--out",
                  str(tmp_path / "run"), "--run-on", "ray", "--record", str(tmp_path / "c.jsonl"), "--quiet"])
     assert code == 2 and "--record works with --run-on local only" in capsys.readouterr().err
+
+
+@pytest.mark.timeout(120)
+def test_an_address_with_nothing_behind_it_is_one_line_and_quick(tmp_path: Path, example_media: Path) -> None:
+    """#31: ``--ray-address 127.0.0.1:1`` (a port nobody listens on) printed Ray's own connection
+    retries (~41 lines of rpc_client.h/gcs_client.cc, or minutes of them) before exit 2. The real
+    ``ray.init`` this time: the address is tried before Ray is asked to join it."""
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(json.dumps({"id": "a", "media": "friday.mp4", "response": "Hi (audio, 0:01)."}) + "\n")
+    out = subprocess.run([sys.executable, "-m", "murgat", "score", str(inp), "--media-root", str(example_media),
+                          "--judge", "embedded", "--out", str(tmp_path / "run"), "--run-on", "ray", "--ray-address",
+                          "127.0.0.1:1", "--quiet"], capture_output=True, text=True, timeout=100)
+    err = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(err) == 1, out.stderr[-3000:]
+    assert "127.0.0.1:1" in err[0] and "refused" in err[0].lower()

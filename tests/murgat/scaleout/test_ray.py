@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
-from murgat.pipeline.rundir import RunDir
+from murgat.engine.folder import RunFolder
 from tests.murgat.scaleout.conftest import normalised_records
 from tests.standin import StandIn
 
@@ -142,7 +142,7 @@ def test_a_killed_worker_loses_nothing_and_repeats_no_answered_call(tmp_path, ex
         t.join()
     assert killed, "no worker was found to kill"
     assert code == 0
-    res = RunDir(tmp_path / "run").latest_results()
+    res = RunFolder(tmp_path / "run").latest_results()
     assert sorted(r.id for r in res) == [f"i{k:03d}" for k in range(12)]
     lines = (tmp_path / "run" / "results.jsonl").read_text().splitlines()
     assert len(lines) == 12  # each item written once
@@ -168,7 +168,7 @@ def test_a_killed_cache_service_is_restarted_and_nothing_is_paid_twice(tmp_path,
         code = _score_on_ray_once(inp, example_media, server, tmp_path / "run")
         t.join()
         assert killed, "the cache service was not found"
-        res = RunDir(tmp_path / "run").latest_results()
+        res = RunFolder(tmp_path / "run").latest_results()
         assert code == 0 and sorted(r.id for r in res) == [f"i{k:03d}" for k in range(12)]
         assert not [r.error for r in res if r.error]
         n = len(server.received)
@@ -201,7 +201,7 @@ def test_this_invocation_agrees_with_the_records_on_a_fresh_ray_run(tmp_path, ex
 def test_cluster_wide_limits(tmp_path, example_media, ray_instance, monkeypatch) -> None:
     """Two workers, each free to run 8 requests at once: the cluster still keeps --concurrency 2
     and --rpm 4 (per 2-second window here, so the test is quick)."""
-    from murgat.pipeline import ray as score_mod
+    from murgat.scaleout import driver as score_mod
     from murgat.scaleout.services import start_services
 
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
@@ -245,7 +245,7 @@ def test_a_killed_driver_resumes(tmp_path, example_media, monkeypatch) -> None:
         n_before = len(server.received)
         rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         assert rerun.returncode == 0, rerun.stderr[-2000:]
-    res = RunDir(out).latest_results()
+    res = RunFolder(out).latest_results()
     assert sorted(r.id for r in res) == [f"i{k:03d}" for k in range(10)]
     assert len(server.received) > n_before
 
@@ -317,7 +317,7 @@ def test_a_slow_down_pauses_the_provider_for_the_whole_cluster(tmp_path, example
                          f"base_url={server.base_url}", "--out", str(tmp_path / where), "--concurrency",
                          str(concurrency), "--backoff-max", "1", "--quiet", *extra])
         assert code == 0, where
-        res = RunDir(tmp_path / where).latest_results()
+        res = RunFolder(tmp_path / where).latest_results()
         assert len(res) == 8 and not [r.error for r in res if r.error], where
         counts[where] = {"sent": len(server.received), "refused": server.refused, "late": server.late}
     print("#22 429 storm:", counts)

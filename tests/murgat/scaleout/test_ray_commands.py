@@ -22,14 +22,14 @@ def ray_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     from murgat.scaleout import tasks
 
     seen: list[int] = []
-    real = tasks.run_command
+    real = tasks.run_on_cluster
 
     def counting(*a, **kw):  # type: ignore[no-untyped-def]
         report = real(*a, **kw)
         seen.append(report.written)
         return report
 
-    monkeypatch.setattr(tasks, "run_command", counting)
+    monkeypatch.setattr(tasks, "run_on_cluster", counting)
     return seen
 
 

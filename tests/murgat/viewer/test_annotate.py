@@ -159,3 +159,71 @@ def test_annotate_faithfulness_steps_round_trip(tmp_path, example_media, browser
     assert row["step_faithful"]["n"] == len(perc)
     assert abs(row["step_faithful"]["accuracy"] - sum(s["faithful"] for s in perc) / len(perc)) < 1e-9
     assert row["n_perception"]["human_mean"] == sum(1 for s in judged.values() if s["type"] == "perception")
+
+
+def _page_data(page_path: Path) -> dict:
+    html = page_path.read_text()
+    start = html.index('<script id="data" type="application/json">') + len('<script id="data" type="application/json">')
+    return json.loads(html[start:html.index("</script>", start)])
+
+
+def test_annotate_sample_records_its_design(tmp_path, example_media) -> None:
+    """--sample N draws a random sample (a page of those items only, the design embedded), --by video whole
+    videos; the same --seed gives the same sample; bad requests are refused before anything is written."""
+    from human_eval.sampling import draw_sample
+
+    run = _run(tmp_path, "runS", example_media, "no")
+    got = _murgat(["annotate", str(run), "--annotator", "a", "--sample", "2", "--seed", "11"])
+    assert got.returncode == 0, got.stderr
+    assert "drew a random sample: 2 of 4 items, seed 11" in got.stdout
+    run_doc = _page_data(run / "annotate-a.html")["runs"][0]
+    ids = sorted(it["id"] for it in run_doc["items"])
+    want, design = draw_sample(sorted(it["id"] for it in ITEMS), 2, seed=11)
+    assert ids == want and run_doc["annotate"]["sample"] == design.model_dump() | {"run": str(run)}
+    by_video = _murgat(["annotate", str(run), "--annotator", "b", "--sample", "1", "--by", "video", "--seed", "3"])
+    assert by_video.returncode == 0, by_video.stderr
+    d = _page_data(run / "annotate-b.html")["runs"][0]
+    assert d["annotate"]["sample"]["method"] == "video" and d["annotate"]["sample"]["sample_videos"] == 1
+    assert len({it["video"] for it in d["items"]}) == 1  # every item of the one video drawn
+    unseeded = _murgat(["annotate", str(run), "--annotator", "c", "--sample", "2"])
+    assert "seed " in unseeded.stdout and _page_data(run / "annotate-c.html")["runs"][0]["annotate"]["sample"]["seed"] >= 0
+    for bad in (["--by", "video"], ["--seed", "1"], ["--sample", "0"]):
+        r = _murgat(["annotate", str(run), "--annotator", "d", *bad])
+        assert r.returncode == 2 and "error:" in r.stderr
+    assert not (run / "annotate-d.html").exists()
+
+
+def test_annotate_sample_exports_the_design_for_calibrate(tmp_path, example_media, browser) -> None:  # noqa: F811
+    """The sampled page in the browser: it says it is a random sample, every exported line records the
+    design, and murgat calibrate accepts the labels for corrected figures without --assume-random."""
+    run = _run(tmp_path, "runT", example_media, "no")
+    assert _murgat(["annotate", str(run), "--annotator", "ann", "--sample", "3", "--seed", "4"]).returncode == 0
+    page, errors, _ = _open(browser, run / "annotate-ann.html", run)
+    page.evaluate("localStorage.clear()")
+    page.reload()
+    page.wait_for_selector(".item-row")
+    assert page.inner_text("#n-items") == "3" and page.locator(".item-row").count() == 3
+    note = page.inner_text("#sample-note")
+    assert "random sample" in note and "3 of 4 items, seed 4" in note
+    for k in range(3):
+        if k:
+            page.keyboard.press("Escape")
+            page.keyboard.press("j")
+            page.keyboard.press("Enter")
+        for sent in page.locator("#item .sent").all():
+            sent.locator("input[name^='v|'][value='yes']").check()
+            for fact in sent.locator(".fact").all():
+                fact.locator("input[name^='s|'][value='yes']").check()
+    with page.expect_download() as dl:
+        page.click("#export-labels")
+    lines = [json.loads(x) for x in Path(dl.value.path()).read_text().splitlines() if x.strip()]
+    assert len(lines) == 3 and all(ln["sample"]["seed"] == 4 and ln["sample"]["sample_size"] == 3 for ln in lines)
+    assert not errors, errors
+    page.close()
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps(ln) + "\n" for ln in lines))
+    cal = _murgat(["calibrate", "--human", str(labels), "--run", str(run), "--json", "--bootstrap", "50"])
+    assert cal.returncode == 0, cal.stderr
+    corrected = json.loads(cal.stdout[cal.stdout.index("{"):])["runs"][str(run)]["corrected"]
+    assert corrected["sample_checked"] is True and "refused" not in corrected
+    assert corrected["figures"]["murgat_s"]["n_labelled"] + corrected["figures"]["murgat_s"]["n_unlabelled"] >= 3

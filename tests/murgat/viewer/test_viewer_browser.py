@@ -371,3 +371,16 @@ def test_comment_and_script_openers_in_text_do_not_blank_the_page(tmp_path, exam
     assert "<!--<script>alert(1)</script>" in page.inner_text("#item")  # shown as text, not parsed
     assert not errors, errors
     page.close()
+
+
+def test_the_pages_csv_cells_write_formulas_as_text(browser) -> None:
+    """The page's own CSV cell function, as OWASP recommends: a leading ' on text that starts with
+    = + - @ or a tab (no spreadsheet runs it); numbers, negative ones too, stay numbers."""
+    from murgat.viewer import TEMPLATE
+
+    fn = next(line for line in TEMPLATE.read_text(encoding="utf-8").splitlines() if line.startswith("function csvCell("))
+    cases = ["=1+1", "+cmd", "-2+3", "@SUM(A1)", "\tx", "a=b", -0.25, 3, None, 'say "hi", then\nleave']
+    page = browser.new_page()
+    got = page.evaluate(f"(cases) => {{ {fn}; return cases.map(csvCell); }}", cases)
+    page.close()
+    assert got == ["'=1+1", "'+cmd", "'-2+3", "'@SUM(A1)", "'\tx", "a=b", "-0.25", "3", "", '"say ""hi"", then\nleave"']

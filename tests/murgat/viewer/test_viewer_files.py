@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 from murgat.cli import main
+from murgat.viewer import media_copy_name
 
 ANSWERS = [
     {"match": {"task": "verify"}, "output": {"text": "yes"}},
@@ -56,13 +57,15 @@ def test_copy_media_refuses_what_scoring_refused(tmp_path, example_media, capsys
     capsys.readouterr()
     assert main(["view", str(run), "--copy-media"]) == 0
     err = capsys.readouterr().err
-    assert sorted(p.name for p in (run / "media").iterdir()) == ["friday.mp4"]
+    friday = media_copy_name(media / "friday.mp4")
+    assert sorted(p.name for p in (run / "media").iterdir()) == [friday]
     assert err.count("warning: not copied") == 2 and "/etc/passwd" in err and "outside.mp4" in err
     refs = {it["id"]: it["media"] for it in page_data(run / "report.html")["runs"][0]["items"]}
-    assert refs == {"in": "media/friday.mp4", "etc": None, "up": None}
+    assert refs == {"in": f"media/{friday}", "etc": None, "up": None}
     # the same escape hatch as scoring's
     assert main(["view", str(run), "--copy-media", "--allow-media-outside-root"]) == 0
-    assert (run / "media" / "outside.mp4").read_bytes() == (tmp_path / "outside.mp4").read_bytes()
+    outside = media_copy_name(tmp_path / "outside.mp4")
+    assert (run / "media" / outside).read_bytes() == (tmp_path / "outside.mp4").read_bytes()
 
 
 def test_embedded_data_has_no_angle_bracket(tmp_path, example_media) -> None:
@@ -106,3 +109,123 @@ def test_copy_media_and_evidence_to_a_report_elsewhere(tmp_path, example_media, 
     assert main(["view", str(run), "--save-evidence", "--out", str(linked)]) == 0
     for ref in _evidence(page_data(linked))["v"]:
         assert (linked.parent / ref).resolve() == (run / "evidence" / Path(ref).parts[-2] / Path(ref).name).resolve()
+
+
+# ---------------------------------------------------------------- copies of the media
+
+
+def test_copy_media_is_content_addressed(tmp_path, example_media) -> None:
+    """Two videos both named clip.mp4 get two copies; a video replaced since gets a new one."""
+    media = tmp_path / "media"
+    (media / "a").mkdir(parents=True)
+    (media / "b").mkdir()
+    shutil.copy(example_media / "friday.mp4", media / "a" / "clip.mp4")
+    shutil.copy(example_media / "nasa_13013.mp4", media / "b" / "clip.mp4")
+    items = [{"id": "a", "media": "a/clip.mp4", "response": "A woman talks (audio, 0:01-0:03)."},
+             {"id": "b", "media": "b/clip.mp4", "response": "A man talks (audio, 0:01-0:03)."}]
+    run = _score(tmp_path, items, media)
+    assert main(["view", str(run), "--copy-media"]) == 0
+    refs = {it["id"]: it["media"] for it in page_data(run / "report.html")["runs"][0]["items"]}
+    assert refs["a"] != refs["b"]
+    assert (run / refs["a"]).read_bytes() == (media / "a" / "clip.mp4").read_bytes()
+    assert (run / refs["b"]).read_bytes() == (media / "b" / "clip.mp4").read_bytes()
+    shutil.copy(example_media / "bikes.mp4", media / "a" / "clip.mp4")  # the video is replaced
+    assert main(["view", str(run), "--copy-media"]) == 0
+    again = {it["id"]: it["media"] for it in page_data(run / "report.html")["runs"][0]["items"]}
+    assert again["a"] != refs["a"] and (run / again["a"]).read_bytes() == (example_media / "bikes.mp4").read_bytes()
+    assert again["b"] == refs["b"]  # unchanged bytes: the same copy, not copied again
+
+
+# ---------------------------------------------------------------- where the page goes
+
+
+def _plain_run(tmp_path, example_media) -> Path:
+    return _score(tmp_path, [{"id": "v", "media": "friday.mp4", "response": "A woman talks (audio, 0:01-0:03)."}],
+                  example_media)
+
+
+def test_view_does_not_write_through_a_link_out_of_the_run(tmp_path, example_media, capsys) -> None:
+    run = _plain_run(tmp_path, example_media)
+    target = tmp_path / "elsewhere.html"
+    target.write_text("someone else's page")
+    (run / "report.html").unlink()
+    (run / "report.html").symlink_to(target)
+    capsys.readouterr()
+    assert main(["view", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "symbolic link" in err and "elsewhere.html" in err
+    assert target.read_text() == "someone else's page"
+
+
+def test_view_and_annotate_never_replace_a_runs_records(tmp_path, example_media, capsys) -> None:
+    run = _plain_run(tmp_path, example_media)
+    before = (run / "results.jsonl").read_bytes()
+    assert main(["view", str(run), "--out", str(run / "results.jsonl")]) == 2
+    assert main(["annotate", str(run), "--annotator", "ann", "--out", str(run / "summary.json")]) == 2
+    err = capsys.readouterr().err
+    assert "is an input of this command" in err and "part of the 'score' run" in err
+    assert (run / "results.jsonl").read_bytes() == before and json.loads((run / "summary.json").read_text())
+
+
+def test_an_unwritable_out_is_a_clear_error(tmp_path, example_media, capsys) -> None:
+    run = _plain_run(tmp_path, example_media)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    capsys.readouterr()
+    assert main(["view", str(run), "--out", str(blocker / "report.html")]) == 2
+    assert main(["annotate", str(run), "--annotator", "ann", "--out", str(blocker / "a.html")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("cannot be written") == 2
+
+
+def test_a_truncated_summary_is_named(tmp_path, example_media, capsys) -> None:
+    run = _plain_run(tmp_path, example_media)
+    text = (run / "summary.json").read_text()
+    (run / "summary.json").write_text(text[: len(text) // 2])
+    capsys.readouterr()
+    assert main(["view", str(run)]) == 2
+    assert main(["annotate", str(run), "--annotator", "ann"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("summary.json: not valid JSON") == 2 and "Traceback" not in err
+
+
+def test_a_file_size_limit_keeps_the_old_page_and_exits_5(tmp_path, example_media) -> None:
+    import resource
+    import subprocess
+    import sys
+
+    run = _plain_run(tmp_path, example_media)
+    old = (run / "report.html").read_bytes()
+    assert len(old) > 32_768
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (32_768, 32_768))
+
+    got = subprocess.run([sys.executable, "-m", "murgat", "view", str(run)], capture_output=True, text=True,
+                         preexec_fn=limit)
+    assert got.returncode == 5, got.stderr
+    assert "File too large" in got.stderr and "Traceback" not in got.stderr
+    assert (run / "report.html").read_bytes() == old  # whole, the old one
+    assert not [p for p in run.iterdir() if p.name.startswith(".report.html")]  # no temporary file left
+
+
+def test_the_page_streams_into_stdout(tmp_path, example_media) -> None:
+    import subprocess
+    import sys
+
+    run = _plain_run(tmp_path, example_media)
+    got = subprocess.run([sys.executable, "-m", "murgat", "view", str(run), "--out", "/dev/fd/1"],
+                         capture_output=True, text=True)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.lstrip().lower().startswith("<!doctype html") and "wrote /dev/fd/1" in got.stderr
+
+
+def test_lines_that_are_not_records_are_said(tmp_path, example_media, capsys) -> None:
+    run = _plain_run(tmp_path, example_media)
+    with open(run / "results.jsonl", "a", encoding="utf-8") as f:
+        f.write("not json\n")
+    capsys.readouterr()
+    assert main(["view", str(run)]) == 0
+    assert "1 line(s) that are not results were skipped" in capsys.readouterr().err
+    assert "not results were skipped" in page_data(run / "report.html")["runs"][0]["notes"]
+

@@ -1,0 +1,140 @@
+"""The labelling sample as part of the method: drawn at random, recorded, and checkable later.
+
+A corrected estimate (``human_eval.ppi``) is valid only when the labelled items are a random
+sample of the items the judge scored: labels chosen by hand ("the interesting ones", "the
+first 50") can carry any bias at all. So the sample is drawn here, by a rule anyone can redo:
+
+* ``uniform``: every item's rank is the SHA-256 of ``"<seed>|<item id>"``; the n lowest are the
+  sample. For a fixed seed this is one permutation of the items, and over seeds every subset of
+  size n is equally likely (SHA-256 as a random function);
+* ``video``: the same rank over the *videos* (``"<seed>|video|<video>"``); the n lowest videos
+  are drawn and every item of each goes in — a cluster sample, analysed clustered by video.
+
+The rule needs no random-number library, so it gives the same sample on any machine and any
+numpy version, and ``calibrate`` can redraw it from the run and the recorded design and confirm
+that the labels are the sample (:func:`check_labels`). The design is written into the
+annotation page and into every exported label line (``ResponseLabel.sample``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Method = Literal["uniform", "video"]
+
+
+class SampleDesign(BaseModel):
+    """How the labelled items were drawn; enough to draw them again and compare."""
+
+    method: Method = Field(description="'uniform' (items) or 'video' (whole videos)")
+    seed: int
+    n_requested: int = Field(ge=1, description="items (uniform) or videos (video) asked for")
+    population_size: int = Field(ge=0, description="items the sample was drawn from")
+    population_digest: str = Field(description="SHA-256 of the sorted ids of those items")
+    n_videos: int | None = Field(default=None, description="videos in the population (video design)")
+    sample_size: int = Field(ge=0, description="items drawn")
+    sample_videos: int | None = Field(default=None, description="videos drawn (video design)")
+    sample_digest: str = Field(description="SHA-256 of the sorted ids of the items drawn")
+    run: str | None = Field(default=None, description="the run folder the sample was drawn from (for people)")
+
+
+def _digest(ids: Iterable[str]) -> str:
+    return hashlib.sha256("\n".join(sorted(ids)).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _rank(seed: int, key: str) -> str:
+    return hashlib.sha256(f"{seed}|{key}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def new_seed() -> int:
+    """A seed for a sample nobody chose (recorded in the design, so the draw can be redone)."""
+    return secrets.randbelow(2**31)
+
+
+def draw_sample(ids: Sequence[str], n: int, *, seed: int, videos: Mapping[str, str] | None = None,
+                run: str | None = None) -> tuple[list[str], SampleDesign]:
+    """The sample (ids, sorted) and its design: ``n`` items at random, or with ``videos`` (id →
+    video) ``n`` videos at random and all their items. ``n`` larger than the population takes it all."""
+    if n < 1:
+        raise ValueError(f"a sample needs n ≥ 1 (got {n})")
+    pop = sorted(set(ids))
+    if len(pop) != len(ids):
+        raise ValueError("item ids repeat: a sample is drawn from distinct items")
+    if videos is None:
+        chosen = sorted(sorted(pop, key=lambda i: _rank(seed, i))[:n])
+        design = SampleDesign(method="uniform", seed=seed, n_requested=n, population_size=len(pop),
+                              population_digest=_digest(pop), sample_size=len(chosen), sample_digest=_digest(chosen),
+                              run=run)
+        return chosen, design
+    missing = [i for i in pop if i not in videos]
+    if missing:
+        raise ValueError(f"{len(missing)} items have no video (first: {missing[0]!r}): a video sample needs each one's")
+    vids = sorted({videos[i] for i in pop})
+    picked = set(sorted(vids, key=lambda v: _rank(seed, f"video|{v}"))[:n])
+    chosen = sorted(i for i in pop if videos[i] in picked)
+    design = SampleDesign(method="video", seed=seed, n_requested=n, population_size=len(pop),
+                          population_digest=_digest(pop), n_videos=len(vids), sample_size=len(chosen),
+                          sample_videos=len(picked), sample_digest=_digest(chosen), run=run)
+    return chosen, design
+
+
+class SampleCheck(BaseModel):
+    """What :func:`check_labels` found: ``ok`` when the labels are a recorded random sample of the run."""
+
+    ok: bool
+    design: SampleDesign | None = None
+    problems: list[str] = Field(default_factory=list, description="why the labels are not a checked random sample")
+    notes: list[str] = Field(default_factory=list, description="what holds but should be known (e.g. unlabelled draws)")
+    n_sampled_unlabelled: int = 0
+
+
+def check_labels(designs: Sequence[SampleDesign | None], labelled_ids: Iterable[str], population: Sequence[str],
+                 videos: Mapping[str, str] | None = None) -> SampleCheck:
+    """Are these labels the sample a recorded design draws from ``population`` (the run's items)?
+
+    ``designs``: the ``sample`` of every label line. Problems (any one refuses a corrected
+    estimate unless the user assumes randomness): a line without a design, lines with different
+    designs, a run whose items are no longer the ones sampled, a redraw that gives another sample,
+    a labelled item outside the sample. Sampled items nobody labelled are a note: the estimate
+    then assumes they are missing at random.
+    """
+    problems: list[str] = []
+    labelled = set(labelled_ids)
+    missing = sum(1 for d in designs if d is None)
+    if not designs or missing == len(designs):
+        return SampleCheck(ok=False, problems=["the labels record no sampling design: they were not drawn by "
+                                               "murgat annotate --sample (or the design was removed)"])
+    if missing:
+        problems.append(f"{missing} of {len(designs)} label lines record no sampling design")
+    distinct = {d.model_dump_json(exclude={"run"}) for d in designs if d is not None}  # where it was run from: for people
+    if len(distinct) > 1:
+        return SampleCheck(ok=False, problems=[*problems, f"the label lines record {len(distinct)} different "
+                                                          "sampling designs; label one sample at a time"])
+    design = next(d for d in designs if d is not None)
+    pop = sorted(set(population))
+    if _digest(pop) != design.population_digest:
+        problems.append(f"the run's items are not the ones the sample was drawn from ({len(pop)} items now, "
+                        f"{design.population_size} then): the draw cannot be checked")
+        return SampleCheck(ok=False, design=design, problems=problems)
+    try:
+        drawn, again = draw_sample(pop, design.n_requested, seed=design.seed,
+                                   videos=videos if design.method == "video" else None)
+    except ValueError as exc:
+        return SampleCheck(ok=False, design=design, problems=[*problems, f"the sample cannot be redrawn: {exc}"])
+    if again.sample_digest != design.sample_digest:
+        problems.append("redrawing the recorded design gives another sample: the labels were not drawn by it")
+        return SampleCheck(ok=False, design=design, problems=problems)
+    outside = sorted(labelled - set(drawn))
+    if outside:
+        problems.append(f"{len(outside)} labelled items are not in the recorded sample (first: {outside[0]!r})")
+    notes = []
+    unlabelled = len(set(drawn) - labelled)
+    if unlabelled:
+        notes.append(f"{unlabelled} of the {len(drawn)} sampled items have no label: the estimate assumes they "
+                     "are missing at random (label them to remove the assumption)")
+    return SampleCheck(ok=not problems, design=design, problems=problems, notes=notes, n_sampled_unlabelled=unlabelled)

@@ -1,0 +1,45 @@
+"""Figures as people read them and score runs side by side: :func:`fmt` writes an interval
+(``value [low, high]``), :func:`compare` pairs runs item by item with paired bootstrap CIs of their
+differences (``murgat summarize``, ``program --score``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from murgat.metric import METRICS, paired_bootstrap_diff
+from murgat.schema import Interval, ResponseResult, RunSummary
+
+
+def fmt(iv: Interval | dict[str, Any] | None, spec: str = ".3f") -> str:
+    """``value [low, high]`` for an interval, given as an :class:`Interval` or its JSON dict."""
+    if isinstance(iv, dict):  # a dumped Interval, possibly inside a richer row (extra keys ignored)
+        iv = Interval.model_validate({k: iv[k] for k in ("value", "ci_low", "ci_high", "n") if k in iv})
+    if iv is None or iv.value is None:
+        return "–"
+    if iv.ci_low is None or iv.ci_high is None:
+        return f"{iv.value:{spec}}"
+    return f"{iv.value:{spec}} [{iv.ci_low:{spec}}, {iv.ci_high:{spec}}]"
+
+
+def compare(runs: Sequence[tuple[str, list[ResponseResult], RunSummary]], n_resamples: int = 2000,
+            seed: int = 0) -> dict[str, Any]:
+    """Side-by-side means and, against the first run, paired bootstrap CIs of differences."""
+    base_name, base_results, _ = runs[0]
+    base = {r.id: r for r in base_results if r.error is None}
+    out: dict[str, Any] = {"runs": [], "differences": []}
+    for name, _results, summary in runs:
+        out["runs"].append({"run": name, **{m: getattr(summary, m).model_dump() for m in METRICS},
+                            "accuracy": summary.accuracy.model_dump() if summary.accuracy else None,
+                            "n_items": summary.n_items, "n_errors": summary.n_errors})
+    for name, results, _ in runs[1:]:
+        other = {r.id: r for r in results if r.error is None}
+        diff: dict[str, Any] = {"run": name, "against": base_name, "n_common": len(set(base) & set(other))}
+        if not diff["n_common"]:
+            diff["note"] = f"{name} and {base_name} have no scored item ids in common: no paired difference"
+        for m in METRICS:
+            pairs = [(getattr(base[i].scores, m), getattr(other[i].scores, m)) for i in sorted(set(base) & set(other))]
+            pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
+            diff[m] = paired_bootstrap_diff([a for a, _ in pairs], [b for _, b in pairs], n_resamples, seed).model_dump()
+        out["differences"].append(diff)
+    return out

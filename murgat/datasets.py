@@ -1,0 +1,129 @@
+"""Question sets for ``murgat generate``, ``sweep``, ``program`` and ``reflect``: murgat JSONL, CSV, HF ``load_from_disk``, and the
+Video-MMMU and NExT-GQA annotation files.
+
+Every loader returns :class:`~murgat.schema.Item` objects (with an empty ``response``)
+whose ``media`` is a file name or a video id resolved later with ``--media-root``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+from murgat.inputs import InputError, iter_items
+from murgat.schema import Item
+
+LETTERS = "ABCDEFGHIJ"
+
+
+def youtube_id(url: str) -> str | None:
+    """The video id of a YouTube watch, short or embed link."""
+    u = urlparse(url.strip())
+    if u.hostname and u.hostname.endswith("youtu.be"):
+        return u.path.strip("/").split("/")[0] or None
+    if u.hostname and "youtube" in u.hostname:
+        q = parse_qs(u.query).get("v")
+        if q:
+            return q[0]
+        m = re.match(r"^/(?:embed|shorts|v)/([^/?#]+)", u.path)
+        if m:
+            return m.group(1)
+    return None
+
+
+def load_videommmu(path: str | Path) -> list[Item]:
+    """Video-MMMU track files: ``{track: {"0": {id, link_selected, question, options, answer}}}``.
+
+    Ids repeat across tracks, so an item id is ``<track>/<id>``; the track is the question
+    type unless the item names one (Adaptation items do: ``multiple-choice`` / ``open``).
+    """
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    out = []
+    for track, items in data.items():
+        rows = items.values() if isinstance(items, dict) else items
+        for rec in rows:
+            vid = youtube_id(rec.get("link_selected", "")) or rec["id"]
+            out.append(Item.model_validate({
+                "id": f"{track}/{rec['id']}", "media": vid, "question": rec["question"],
+                "options": list(rec.get("options") or []), "gold": rec.get("answer"), "response": "",
+                "question_type": rec.get("question_type") or track, "track": track, "source": "videommmu"}))
+    return out
+
+
+def load_nextgqa(path: str | Path) -> list[Item]:
+    """NExT-GQA ``val.csv``: ``video_id, question, answer (text), qid, type, a0..a4``."""
+    out = []
+    with open(path, newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            options = [row[f"a{i}"] for i in range(10) if f"a{i}" in row]
+            gold = LETTERS[options.index(row["answer"])] if row["answer"] in options else None
+            out.append(Item.model_validate({
+                "id": f"{row['video_id']}_{row['qid']}", "media": row["video_id"], "question": row["question"],
+                "options": options, "gold": gold, "response": "", "question_type": row.get("type"), "source": "nextgqa"}))
+    return out
+
+
+def load_csv(path: str | Path) -> list[Item]:
+    """A generic CSV: ``id``, ``media`` (or ``video``), ``question``, ``options`` (JSON list) or
+    ``a0..aN`` / ``A..J`` columns, ``answer`` or ``gold``, optional ``type``."""
+    out = []
+    with open(path, newline="", encoding="utf-8") as f:
+        for lineno, row in enumerate(csv.DictReader(f), 2):
+            if not row.get("id"):
+                raise InputError(f"{path}: line {lineno}: missing field 'id'")
+            opts: list[str] | None = None
+            if row.get("options"):
+                try:
+                    opts = list(json.loads(row["options"]))
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"{path}: line {lineno}: field 'options' is not a JSON list") from exc
+            else:
+                cols = [c for c in (f"a{i}" for i in range(10)) if row.get(c)] or [c for c in LETTERS if row.get(c)]
+                opts = [row[c] for c in cols] or None
+            out.append(Item(id=row["id"], media=row.get("media") or row.get("video"), question=row.get("question"),
+                            options=opts, gold=row.get("gold") or row.get("answer"), response="",
+                            question_type=row.get("type") or row.get("question_type")))
+    return out
+
+
+def load_hf(path: str | Path, split: str | None = None) -> list[Item]:
+    """A dataset saved with ``datasets.save_to_disk`` (needs the ``datasets`` package)."""
+    try:
+        from datasets import DatasetDict, load_from_disk
+    except ImportError as exc:
+        raise InputError("reading a HF dataset folder needs: pip install datasets") from exc
+    ds: Any = load_from_disk(str(path))
+    if isinstance(ds, DatasetDict):
+        ds = ds[split or next(iter(ds))]
+    out = []
+    for i, rec in enumerate(ds):
+        rec = dict(rec)
+        out.append(Item(id=str(rec.get("id", i)), media=rec.get("media") or rec.get("video") or rec.get("video_id"),
+                        question=rec.get("question"), options=list(rec["options"]) if rec.get("options") else None,
+                        gold=rec.get("gold") or rec.get("answer"), response="", question_type=rec.get("question_type")))
+    return out
+
+
+def load_dataset(spec: str) -> list[Item]:
+    """``videommmu:PATH``, ``nextgqa:PATH``, ``hf:PATH``, a ``.csv`` or murgat JSONL/JSON."""
+    kind, _, rest = spec.partition(":")
+    if rest and kind in ("videommmu", "nextgqa", "hf", "csv", "jsonl"):
+        path = rest
+    else:
+        kind, path = "", spec
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{p}: dataset does not exist")
+    if kind == "videommmu":
+        return load_videommmu(p)
+    if kind == "nextgqa" or (not kind and p.name == "val.csv" and "nextgqa" in str(p).lower()):
+        return load_nextgqa(p)
+    if kind == "hf" or p.is_dir():
+        return load_hf(p)
+    if kind == "csv" or p.suffix == ".csv":
+        return load_csv(p)
+    return list(iter_items(p, require_response=False))

@@ -1,0 +1,24 @@
+""":class:`JudgingConfig`: how the evidence of a run is cut and shown and how its requests are sent."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from media.evidence import EvidenceConfig
+from murgat.judges.types import GenerateConfig
+
+
+class JudgingConfig(BaseModel):
+    """The settings every command that asks about media carries into its item context: the
+    evidence recipe (part of every evidence cache key), the text channels and the request
+    settings. ``score``'s :class:`~murgat.score.config.ScoreConfig` extends it with the metric's
+    own settings; the other commands need no more than this."""
+
+    evidence: EvidenceConfig = Field(default_factory=EvidenceConfig)
+    evidence_text: bool = Field(default=False, description="send ASR/OCR text with media (forced on for text-only judges)")
+    asr_model: str | None = Field(default=None, description="ASR model for evidence text (None: bundled Whisper base)")
+    ocr_fps: float = 1.0
+    sound_events: bool = Field(default=True, description="with evidence text: also list the AudioSet classes a sound "
+                               "tagger (YAMNet) hears in each cited audio segment")
+    end_tolerance_s: float = Field(default=1.0, description="citations may end this far past the stream (then clipped)")
+    generate: GenerateConfig = Field(default_factory=GenerateConfig)

@@ -1,0 +1,208 @@
+"""``murgat score`` as a run command (:class:`~murgat.engine.command.Command`), given its
+:class:`~murgat.score.settings.ScoreSettings`: what is its own — the scoring configuration and
+fingerprint it derives from the settings, the judges of its stages, the task that scores one
+response, its summary (``this_invocation``, the ``--gold`` grounding figures), ``report.html``
+and its tables. The lifecycle (lock, load, fingerprint check, plan, run here or on Ray, compact,
+summary, exit status) is the engine's: :func:`~murgat.engine.command.run_command`.
+
+Exit statuses: 0 scored, 1 scored with failed or undetermined items beyond ``max_undetermined``,
+2 bad input or settings, 3 a replay miss, 5 the run folder could not be written.
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+import prompts
+from media.provenance import text_channels
+from murgat import __version__
+from murgat.boxes import BoxConvention, parse_frame_size
+from murgat.engine.command import Command, Run, Stream, Work, load_selected
+from murgat.engine.errors import SettingsError
+from murgat.engine.fingerprint import derive, fingerprint
+from murgat.engine.folder import RunFolder
+from murgat.engine.guards import Outputs, select_items
+from murgat.engine.outcome import failure_line
+from murgat.engine.preflight import MediaPlace, missing_hint
+from murgat.engine.roles import JudgeFactory, JudgeMaker
+from murgat.inputs import load_items
+from murgat.judges import parse_options
+from murgat.judging.pool import CallPool
+from murgat.schema import Item, ResponseResult, RunSummary
+from murgat.score.config import TRANSPORT_OPTIONS, JudgeSpec, ScoreConfig
+from murgat.score.dryrun import DryRunJudge, estimate
+from murgat.score.report import print_summary
+from murgat.score.runner import ScoreTask, summary_of
+from murgat.score.settings import SCORE_NAMES, ScoreSettings
+from murgat.score.stages import StageJudges
+from murgat.viewer.report import build_report
+
+#: the stages, by the name of their settings (``--judge-verify`` …)
+STAGES = ("verify", "decompose", "entail", "decontextualize")
+
+
+def _versions() -> dict[str, Any]:
+    # numpy's version from its metadata: importing numpy here would put ~0.1 s before the first request
+    return {"murgat": __version__, "numpy": version("numpy"), "pydantic": pydantic.__version__,
+            "python": sys.version.split()[0]}
+
+
+def score_config(s: ScoreSettings) -> ScoreConfig:
+    """The scoring configuration these settings make: each setting at its place in
+    :data:`~murgat.score.settings.SCORE_NAMES`, then what the settings imply (the stages' judges,
+    the box convention, the prompts' hashes)."""
+    try:
+        opts = parse_options(s.judge_option)
+        frame = parse_frame_size(s.box_frame_size) if s.box_frame_size else None
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None
+    specs = {f"judge_{stage}": JudgeSpec(spec=getattr(s, f"judge_{stage}") or s.judge, options=opts)
+             for stage in ("verify", "decompose", "entail")}
+    contextual = s.decontextualize or s.judge_decontextualize
+    used = [f"verify_{s.verify_variant}", "decompose_sentence", "decompose_response", "decompose_single_pass",
+            f"entail_{s.entail_variant}", f"entail_{s.entail_variant}_question", "decontextualize"]
+    return derive(ScoreConfig, s, SCORE_NAMES, extra={
+        **specs, "generate": s.generate_config(),
+        "judge_decontextualize": JudgeSpec(spec=s.judge_decontextualize or s.judge, options=opts) if contextual else None,
+        "boxes": BoxConvention(units=s.box_units, order=s.box_order, frame_size=frame),
+        "prompt_hashes": {n: prompts.template_hash(n) for n in used}, "versions": _versions()})
+
+
+def score_fingerprint(s: ScoreSettings, cfg: ScoreConfig) -> dict[str, Any]:
+    """What must match for a folder to be resumed: the settings marked as deciding, and what the run
+    derived from them — the judges (without the options that only change how answers are fetched or
+    billed), the evidence recipe, the request settings that change answers, the prompts' hashes;
+    the box convention only when it is not the default (folders from before boxes resume)."""
+    def judge(js: JudgeSpec | None) -> dict[str, Any] | None:
+        return None if js is None else {"spec": js.spec, "options": {o: v for o, v in js.options.items()
+                                                                     if o not in TRANSPORT_OPTIONS}}
+
+    derived: dict[str, Any] = {f"judge_{k}": judge(getattr(cfg, f"judge_{k}")) for k in STAGES}
+    derived |= {"evidence": cfg.evidence.model_dump(), "generate": cfg.generate.cache_fields(),
+                "prompt_hashes": cfg.prompt_hashes}
+    if not cfg.boxes.is_default():
+        derived["boxes"] = cfg.boxes.model_dump()
+    return fingerprint(s, SCORE_NAMES, derived)
+
+
+class ScoreCommand(Command[ScoreSettings]):
+    """``murgat score``: MURGAT-S of every response (see the module docstring)."""
+
+    kind = "score"
+
+    def needs(self, s: ScoreSettings) -> dict[str, tuple[str, ...]]:
+        """Each stage's judge answers its stage's requests (``--decompose-variant response``: one per response)."""
+        return {"verify": ("verify",), "entail": ("entail",), "decontextualize": ("decontextualize",),
+                "decompose": ("decompose_response",) if s.decompose_variant == "response" else ("decompose",)}
+
+    def refuse(self, s: ScoreSettings) -> None:
+        if s.record and s.run_on == "ray":
+            # the exchanges happen in Ray workers, which would each need the cassette file: refused, not silently empty
+            raise SettingsError("--record works with --run-on local only (record the exchanges locally, then replay "
+                                "them on Ray)")
+
+    def load(self, s: ScoreSettings) -> list[Item]:
+        items = load_selected(lambda: load_items(s.input, None if s.ids else s.limit))  # --limit alone reads N
+        if s.ids:
+            wanted = [i.strip() for i in s.ids.split(",") if i.strip()]
+            unknown = sorted(set(wanted) - {i.id for i in items})
+            if unknown:
+                raise SettingsError(f"--ids not in {s.input}: {', '.join(unknown)}")
+        return select_items(items, s.ids, s.limit)
+
+    def outputs(self, s: ScoreSettings) -> Outputs:
+        out = Path(s.out)
+        cache = [(Path(s.cache).parent, "--cache")] if s.cache else []
+        return Outputs(out / ".dry-run" if s.dry_run else out, inputs=[s.input], writable=[(out, "--out"), *cache],
+                       scratch=s.dry_run)
+
+    def folder(self, s: ScoreSettings, outputs: Outputs) -> RunFolder:
+        return RunFolder(outputs.folder)
+
+    def judge_maker(self, s: ScoreSettings) -> JudgeMaker:
+        return JudgeMaker(s.cache_path(), dry_run=s.dry_run, record=s.record or None,
+                          wrap=DryRunJudge if s.dry_run else None)
+
+    def open(self, s: ScoreSettings, run: Run) -> Work:
+        cfg = score_config(s)
+        judges = {stage: run.judges.role(js.spec, js.options, cfg.generate, self.needs(s)[stage])
+                  for stage in STAGES if (js := getattr(cfg, f"judge_{stage}")) is not None}
+        if judges["entail"].needs_evidence_text or cfg.evidence_text:
+            cfg.evidence.text = True
+            cfg.versions["text_channels"] = text_channels(cfg.asr_model, cfg.sound_events)
+        notes = ["judge 'embedded' is rule-based and reads only ASR/OCR text: not a research-grade judge; 'unknown' "
+                 "answers are abstentions"] if any(j.provider == "embedded" for j in run.judges.made) else []
+        place = MediaPlace.of(s).resolved()  # resolved here: a Ray worker has another working folder
+        stream = Stream("items", run.folder, {"config": cfg.model_dump(mode="json"), "place": place.to_json()},
+                        concurrency=s.item_concurrency or max(4, cfg.generate.concurrency),
+                        transcribes=cfg.evidence.text)
+        full = {**cfg.model_dump(), "input": str(Path(s.input).resolve()),
+                "media_root": str(Path(s.media_root).resolve()) if s.media_root else None}
+        return Work([stream], score_fingerprint(s, cfg), full, local_only=s.dry_run,
+                    state={"cfg": cfg, "notes": notes, "place": place})
+
+    def task(self, payload: dict[str, Any], judge: JudgeFactory) -> ScoreTask:
+        cfg = ScoreConfig.model_validate(payload["config"])
+
+        def of(js: JudgeSpec | None) -> Any:
+            return None if js is None else judge(js.spec, js.options, cfg.generate)
+
+        judges = StageJudges(verify=of(cfg.judge_verify), decompose=of(cfg.judge_decompose),
+                             entail=of(cfg.judge_entail), decontextualize=of(cfg.judge_decontextualize))
+        return ScoreTask(cfg, judges, CallPool(), MediaPlace(**payload["place"]))
+
+    def summarize(self, s: ScoreSettings, run: Run, work: Work) -> Any:
+        if s.dry_run:
+            return estimate(run.judges.made, len(run.items))
+        results: list[ResponseResult] = run.folder.latest_results(slim=True, want=set(run.order), order=run.order)
+        work.state["results"] = results  # summaries need no per-sentence detail
+        return summary_of(results, work.state["cfg"], self._extra(s, run, work))
+
+    def _extra(self, s: ScoreSettings, run: Run, work: Work) -> dict[str, Any]:
+        requests, deduplicated, by_judge = run.counts()
+        stats = list(by_judge.values())
+        extra: dict[str, Any] = {
+            "this_invocation": {
+                "requests": requests, "deduplicated": deduplicated,
+                "sent": sum(st.calls for st in stats), "cache_hits": sum(st.cache_hits for st in stats),
+                "retries": sum(st.retries for st in stats), "errors": sum(st.errors for st in stats),
+                "input_tokens": sum(st.input_tokens for st in stats),
+                "output_tokens": sum(st.output_tokens for st in stats), "cost_usd": sum(st.cost_usd for st in stats),
+                **run.judges.cache_counts(),
+            },
+            "judges": sorted({j.name for j in run.judges.made}),
+            "judge_notes": "; ".join(work.state["notes"]) or None,
+        }
+        if run.ray:
+            extra["ray"] = run.ray_extra()
+        if s.gold:
+            extra.update(run.others_run("ground", {
+                "input": s.input, "gold": s.gold, "run": str(run.folder.path), "bootstrap": s.bootstrap,
+                "seed": s.seed, "attributed_threshold": s.attributed_threshold,
+                "cluster_by_video": s.cluster_by_video, "end_tolerance": s.end_tolerance}).summary)
+        return extra
+
+    def report(self, s: ScoreSettings, run: Run, work: Work, summary: Any) -> None:
+        build_report([run.folder.path], run.folder.path / "report.html", copy_media=s.copy_media,
+                     with_evidence=s.save_evidence, allow_outside_root=s.allow_media_outside_root)
+
+    def tables(self, s: ScoreSettings) -> bool:
+        return not s.dry_run  # a dry run's estimate is one JSON document
+
+    def show(self, s: ScoreSettings, run: Run, work: Work, summary: Any) -> None:
+        from murgat.console import console  # rich: only when a table is drawn
+
+        print_summary(summary, work.state["results"][:50],
+                      f"MURGAT-S ({work.state['cfg'].precision_mode} precision) — {run.folder.path}", console())
+
+    def notes(self, s: ScoreSettings, run: Run, work: Work, summary: Any) -> list[str]:
+        hint = None if s.dry_run else missing_hint(work.state["results"], work.state["place"])
+        return [hint] if hint else []
+
+    def failure(self, s: ScoreSettings, run: Run, work: Work, summary: RunSummary) -> str | None:
+        return None if s.dry_run else failure_line(work.state["results"], s.max_undetermined)

@@ -1,0 +1,82 @@
+"""The labelling sample: drawn by a rule anyone can redo, recorded, and checked against the labels."""
+
+from __future__ import annotations
+
+import pytest
+
+from human_eval.sampling import SampleDesign, check_labels, draw_sample, new_seed
+
+IDS = [f"item-{k:03d}" for k in range(200)]
+VIDEOS = {i: f"video-{int(i[-3:]) // 5}" for i in IDS}  # 40 videos of 5 items
+
+
+def test_uniform_draw_is_a_reproducible_subset_that_depends_on_the_seed() -> None:
+    a, da = draw_sample(IDS, 30, seed=7)
+    b, db = draw_sample(list(reversed(IDS)), 30, seed=7)  # the input order does not matter
+    assert a == b == sorted(a) and len(a) == 30 and set(a) <= set(IDS)
+    assert da == db and da.method == "uniform" and da.sample_size == 30 and da.population_size == 200
+    c, _ = draw_sample(IDS, 30, seed=8)
+    assert c != a
+    everything, d_all = draw_sample(IDS, 500, seed=1)
+    assert everything == sorted(IDS) and d_all.sample_size == 200
+
+
+def test_uniform_draw_is_uniform() -> None:
+    # over many seeds every item is drawn about n/N of the time
+    hits = dict.fromkeys(IDS, 0)
+    for seed in range(400):
+        for i in draw_sample(IDS, 20, seed=seed)[0]:
+            hits[i] += 1
+    rates = [h / 400 for h in hits.values()]
+    assert min(rates) > 0.04 and max(rates) < 0.17  # expected 0.1 each; binomial sd 0.015
+
+
+def test_video_draw_takes_whole_videos() -> None:
+    ids, d = draw_sample(IDS, 6, seed=3, videos=VIDEOS)
+    assert d.method == "video" and d.sample_videos == 6 and d.n_videos == 40 and d.sample_size == 30
+    assert {VIDEOS[i] for i in ids}.__len__() == 6
+    assert all(i in ids for i in IDS if VIDEOS[i] in {VIDEOS[j] for j in ids})
+    with pytest.raises(ValueError, match="no video"):
+        draw_sample(IDS, 2, seed=1, videos={IDS[0]: "v"})
+
+
+def test_bad_requests() -> None:
+    with pytest.raises(ValueError):
+        draw_sample(IDS, 0, seed=1)
+    with pytest.raises(ValueError, match="repeat"):
+        draw_sample(["a", "a"], 1, seed=1)
+    assert 0 <= new_seed() < 2**31
+
+
+def test_labels_of_the_drawn_sample_pass_the_check() -> None:
+    ids, d = draw_sample(IDS, 25, seed=11)
+    ok = check_labels([d] * 25, ids, IDS)
+    assert ok.ok and not ok.problems and ok.design == d and ok.n_sampled_unlabelled == 0
+    partial = check_labels([d] * 20, ids[:20], IDS)
+    assert partial.ok and partial.n_sampled_unlabelled == 5 and "missing at random" in partial.notes[0]
+
+
+def test_labels_without_or_against_the_design_are_refused() -> None:
+    ids, d = draw_sample(IDS, 25, seed=11)
+    none = check_labels([None] * 5, ids[:5], IDS)
+    assert not none.ok and "no sampling design" in none.problems[0]
+    mixed = check_labels([d, None], ids[:2], IDS)
+    assert not mixed.ok and "1 of 2 label lines" in mixed.problems[0]
+    outside = check_labels([d] * 2, [ids[0], next(i for i in IDS if i not in ids)], IDS)
+    assert not outside.ok and "not in the recorded sample" in outside.problems[0]
+    grown = check_labels([d] * 25, ids, [*IDS, "item-new"])
+    assert not grown.ok and "not the ones the sample was drawn from" in grown.problems[0]
+    forged = SampleDesign(**{**d.model_dump(), "seed": 12})  # the same digest claimed for another seed
+    assert not check_labels([forged] * 25, ids, IDS).ok
+    elsewhere = SampleDesign(**{**d.model_dump(), "run": "runs/a/"})  # the same draw, made from another path
+    assert check_labels([d, elsewhere], ids[:2], IDS).ok
+    other = draw_sample(IDS, 25, seed=99)[1]
+    two = check_labels([d, other], ids[:2], IDS)
+    assert not two.ok and "different sampling designs" in two.problems[0]
+
+
+def test_video_design_is_checked_with_the_videos() -> None:
+    ids, d = draw_sample(IDS, 4, seed=5, videos=VIDEOS)
+    assert check_labels([d] * len(ids), ids, IDS, VIDEOS).ok
+    moved = {**VIDEOS, ids[0]: "video-elsewhere"}  # the run's videos changed since the draw
+    assert not check_labels([d] * len(ids), ids, IDS, moved).ok

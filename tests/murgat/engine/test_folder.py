@@ -1,0 +1,47 @@
+"""The run folder's line reader (``murgat.engine.folder``): linear in the file, whatever its lines."""
+
+from __future__ import annotations
+
+import io
+
+from murgat.engine import folder as folder_mod
+
+
+class _Counted(str):
+    """A chunk of the file that counts the characters searched for a line break in it."""
+
+    searched = 0
+
+    def find(self, sub, start=0, end=None):  # type: ignore[override]
+        at = str.find(self, sub, start, len(self) if end is None else end)
+        _Counted.searched += (at + 1 if at >= 0 else len(self)) - start
+        return at
+
+    def split(self, sep=None, maxsplit=-1):  # type: ignore[override]
+        _Counted.searched += len(self)
+        return str.split(self, sep, maxsplit)
+
+
+class _Reader:
+    """A text file read in chunks of ``size`` characters, each a :class:`_Counted`."""
+
+    def __init__(self, text: str, size: int) -> None:
+        self.f, self.size = io.StringIO(text), size
+
+    def read(self, n: int = -1) -> str:
+        return _Counted(self.f.read(min(n, self.size) if n >= 0 else self.size))
+
+
+def test_one_long_line_is_searched_once_not_once_per_chunk() -> None:
+    """Before: the pending text was split again after every chunk read, so a 64 MiB line without a
+    break was searched 64 times over (quadratic); every character is searched once now."""
+    text = "x" * 50_000 + "\r\n" + "y" * 30_000 + "\n" + "z" * 999
+    _Counted.searched = 0
+    lines = list(folder_mod._lines(_Reader(text, 1_000)))
+    assert lines == ["x" * 50_000, "y" * 30_000, "z" * 999]
+    assert _Counted.searched == len(text)
+
+
+def test_lines_split_at_newline_only() -> None:
+    text = "a\u2028b\nc\r\n\nd"
+    assert list(folder_mod._lines(_Reader(text, 2))) == ["a\u2028b", "c", "", "d"]
