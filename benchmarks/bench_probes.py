@@ -25,13 +25,13 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 
 def _run(spec: str, opts: dict[str, str], cache_file: Path) -> dict[str, Any]:
+    from murgat.judge_check import JudgeCheckSettings, entail_config
     from murgat.judges import make_judge
     from murgat.judges.cache import ResponseCache
-    from murgat.probes.command import JudgeCheckSettings, _score_config
     from murgat.probes.paths import EntailPath
     from murgat.probes.runner import run_probes
 
-    cfg = _score_config(JudgeCheckSettings(judge=spec, judge_option=[f"{k}={v}" for k, v in opts.items()]))
+    cfg = entail_config(JudgeCheckSettings(judge=spec, judge_option=[f"{k}={v}" for k, v in opts.items()]))
     cache = ResponseCache(cache_file)
     judge = make_judge(spec, opts, cache=cache, config=cfg.generate)
     if judge.needs_evidence_text:
@@ -39,7 +39,7 @@ def _run(spec: str, opts: dict[str, str], cache_file: Path) -> dict[str, Any]:
 
     async def go() -> Any:
         try:
-            return await run_probes([EntailPath(judge, cfg)])
+            return await run_probes([EntailPath(judge, cfg, variant=cfg.entail_variant)])
         finally:
             await judge.aclose()
 
