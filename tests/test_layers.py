@@ -5,7 +5,8 @@ Every import counts, including the ones inside functions (murgat defers heavy im
 use, so module-level imports alone would hide most of the graph). Layers, top to bottom:
 
     cli       the command line (``murgat.cli``, ``*.cli``, ``*_cli``: parse into a settings model, call the API)
-              and the Python API (``murgat.api``; the package ``murgat`` itself, whose names are the API)
+              and the Python API (``murgat.api``; the package ``murgat`` itself, whose names are the API), and
+              ``murgat.integrations`` (inspect_ai task and scorer: users of the API)
     commands  score (``murgat.pipeline``: ``command`` runs it, ``settings`` declares it), faithfulness,
               generation, programs, calibrate, validate, the viewer's pages
     engine    ``murgat.engine`` (run folder, item loop, preflight, options, guards), ``murgat.scaleout`` (the loop on
@@ -30,6 +31,7 @@ COMMAND_PACKAGES = ("murgat.pipeline", "murgat.faithfulness", "murgat.generation
                     "programs")
 COMMAND_MODULES = {"murgat.calibrate", "murgat.calibrate_faithfulness", "murgat.validate"}
 ENGINE = ("murgat.engine", "murgat.scaleout", "murgat.runlock")
+INTEGRATIONS = "murgat.integrations"
 
 
 def modules() -> dict[str, Path]:
@@ -44,6 +46,8 @@ def modules() -> dict[str, Path]:
 
 def layer(mod: str) -> str:
     if mod in CLI or mod.endswith((".cli", "_cli")) or mod == "murgat":  # murgat/__init__: the API's names
+        return "cli"
+    if mod.startswith(INTEGRATIONS):  # murgat inside other harnesses: they use the Python API as a script does
         return "cli"
     if mod in COMMAND_MODULES or mod.startswith(tuple(p + "." for p in COMMAND_PACKAGES)) or mod in COMMAND_PACKAGES:
         return "commands"

@@ -17,6 +17,7 @@ from typing import Any
 from media.errors import MediaError
 from media.probe import probe
 from murgat.answers import is_correct
+from murgat.breakdown import item_fields
 from murgat.engine.folder import RunDir
 from murgat.engine.loop import plan
 from murgat.engine.loop import run_items as engine_run
@@ -93,6 +94,8 @@ async def process_item(item: Item, cfg: ScoreConfig, judges: Judges, pool: CallP
     extra = item.model_extra or {}
     if extra.get("system") or extra.get("model"):
         rr.meta["system"] = extra.get("system") or extra.get("model")
+    if fields := item_fields(item):  # what breakdowns group on (murgat.breakdown); not part of the item's digest
+        rr.meta["item"] = fields
     if extra.get("generation_error"):
         rr.error = f"generation_failed: {extra['generation_error']}"
         return rr
@@ -240,7 +243,9 @@ class ScoreTask:
                                   self.place.allow_outside_root)
 
     def error_record(self, item: Item, error: str) -> ResponseResult:
-        return ResponseResult(id=item.id, video=item.media, gold=item.gold, error=error)
+        fields = item_fields(item)
+        return ResponseResult(id=item.id, video=item.media, gold=item.gold, error=error,
+                              meta={"item": fields} if fields else {})
 
     def digest(self, item: Item) -> str:
         return self.place.digest(item)
