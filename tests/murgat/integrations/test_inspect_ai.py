@@ -229,8 +229,15 @@ def test_the_task_is_found_by_its_registered_name(tmp_path: Path, monkeypatch: p
 
     monkeypatch.chdir(tmp_path)
 
+    from inspect_ai._util.registry import registry_info
+
     if not any(ep.value == "murgat.integrations.inspect_ai" for ep in entry_points(group="inspect_ai")):
         pytest.skip("murgat is not installed with its metadata here (pip install -e .): no inspect_ai entry point")
+    if registry_info(murgat_cited_qa).name != "murgat/murgat_cited_qa":
+        # inspect names a package's objects PACKAGE/NAME only when it finds the package installed; a
+        # murgat.egg-info in the working folder (left by an editable build) hides the installed metadata
+        pytest.skip(f"inspect registered the task as {registry_info(murgat_cited_qa).name!r} here (an egg-info "
+                    "in the working folder shadows murgat's installed metadata)")
     args = {"data": str(EXAMPLES), "media_root": str(MEDIA), "judge": _replay_judge(tmp_path, ANSWERS),
             "precision_mode": "strict"}  # a score option, as -T precision_mode=strict passes it
     [log] = inspect_eval("murgat/murgat_cited_qa", task_args=args, limit=2, log_dir=str(tmp_path / "logs"),
