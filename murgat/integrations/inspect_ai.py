@@ -32,7 +32,9 @@ score`` resolves it, converted once into murgat's media cache), as ``media``:
 same judges, settings, response cache and run folder as ``murgat score`` — and writes that run
 folder beside the log (``LOG.murgat/``: ``responses.jsonl`` is the input, the rest is a normal score
 run: ``murgat view``, ``summarize``, ``export``, ``calibrate`` read it; ``murgat score LOG.murgat
---judge OTHER --out RUN2`` rescores the same outputs with another judge).
+--media-root ROOT --judge OTHER --out RUN2`` rescores the same outputs with another judge). A task
+other than ``murgat_cited_qa`` can use the scorer when its samples' metadata name their media
+(:mod:`murgat.integrations.samples`); pass ``media_root=`` then.
 
 *Batching.* inspect scores samples one at a time, concurrently, while murgat's command scores a
 file of items and resumes a folder. So the scorer group-commits: a sample's scoring waits for the
@@ -107,7 +109,7 @@ def murgat_cited_qa(data: str, media_root: str | None = None, mode: str = "cite"
     samples = [Sample(id=it.id, input=generate_prompt(it, mode), target=it.gold or "",  # type: ignore[arg-type]
                       metadata=sample_metadata(it, root, mode)) for it in items]
     scorers = [murgat_scorer(judge=judge, out=out, **score_options)] if judge else None
-    return Task(dataset=MemoryDataset(samples, name=Path(data).stem, location=data),
+    return Task(dataset=MemoryDataset(samples, name=dataset_path(data).stem, location=data),
                 solver=[murgat_media(media=media, fps=fps, max_frames=max_frames), generate()], scorer=scorers,
                 metadata={"murgat": {"data": data, "media_root": str(root), "mode": mode, "media": media}})
 
@@ -177,7 +179,7 @@ def murgat_metrics() -> Metric:
     return compute
 
 
-def _log_folder(explicit: str | None) -> tuple[Path, dict[str, Any]]:
+def scorer_folder(explicit: str | None) -> tuple[Path, dict[str, Any]]:
     """Where the scorer writes its run: ``out`` when given, else beside the log being written."""
     try:
         from inspect_ai.log._samples import sample_active  # where the running sample's log is written
@@ -198,7 +200,7 @@ def _log_folder(explicit: str | None) -> tuple[Path, dict[str, Any]]:
 
 
 @scorer(metrics=[murgat_metrics()])
-def murgat_scorer(judge: str = "embedded", out: str | None = None, media_root: str | None = None,
+def murgat_scorer(judge: str, out: str | None = None, media_root: str | None = None,
                   batch_wait: float = 0.5, **score_options: Any) -> Scorer:
     """MURGAT-S of each sample's output (see the module docstring): ``judge`` and ``score_options``
     are ``murgat score``'s (``judge_option=["k=v"]``, ``precision_mode``, ``cache``, …); ``out``: the
@@ -215,9 +217,10 @@ def murgat_scorer(judge: str = "embedded", out: str | None = None, media_root: s
     batchers: dict[Path, Batcher] = {}
 
     async def score(state: TaskState, target: Target) -> Score:
-        folder, made_by = _log_folder(out)
+        folder, made_by = scorer_folder(out)
         root = media_root or media_root_of(state.metadata)
-        item = item_of_sample(state.sample_id, state.epoch, state.metadata, target.text, None,
+        choices = [c.value for c in state.choices] if state.choices else None
+        item = item_of_sample(state.sample_id, state.epoch, state.metadata, target.text, choices,
                               state.output.completion if state.output else "", str(state.model))
         b = batchers.get(folder)
         if b is None:

@@ -22,7 +22,6 @@ pytest.importorskip("inspect_ai", reason="the inspect_ai integration needs: pip 
 
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
-from inspect_ai import score as inspect_score
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import ContentAudio, ContentImage, ContentText, ContentVideo, ModelOutput, ModelUsage, get_model
@@ -30,7 +29,7 @@ from inspect_ai.model import ContentAudio, ContentImage, ContentText, ContentVid
 from murgat.api import score as murgat_score
 from murgat.citations import strip_citations
 from murgat.cli import main
-from murgat.integrations.inspect_ai import murgat_cited_qa, murgat_scorer
+from murgat.integrations.inspect_ai import murgat_cited_qa, murgat_scorer, scorer_folder
 from murgat.integrations.media_parts import media_pieces
 from murgat.integrations.samples import INPUT, MARKER
 from murgat.text import preprocess, split_sentences
@@ -44,11 +43,17 @@ FIGURES = ("murgat_s", "coverage", "precision", "recall", "f1", "accuracy", "att
 
 
 @pytest.fixture(autouse=True)
-def _inspect_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """inspect keeps traces and buffers under the user's data folder: a temporary one here."""
+def _inspect_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """inspect keeps traces and buffers under the user's data folder: a temporary one here. And no test
+    may leave inspect's process-wide ``nest_asyncio`` patch behind (it makes every later ``asyncio.run``
+    reuse one event loop, which other tests of the suite rely on not happening)."""
+    import inspect_ai._util._async as inspect_async
+
     base = tmp_path_factory.getbasetemp() / "inspect-home"
     monkeypatch.setenv("XDG_DATA_HOME", str(base / "data"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(base / "cache"))
+    yield
+    assert not inspect_async._initialised_nest_asyncio, "inspect patched asyncio for the whole process"
 
 
 class Answers:
@@ -182,13 +187,22 @@ def test_what_reaches_the_model_in_each_media_mode(tmp_path: Path) -> None:
 
 
 def test_a_log_made_without_a_judge_is_scored_afterwards(tmp_path: Path) -> None:
+    """``inspect score`` (its Python form, in a process of its own: inspect's ``score()`` patches asyncio for
+    the whole process with nest_asyncio, which later tests of the suite must not inherit)."""
     log = _eval(murgat_cited_qa(data=str(EXAMPLES), media_root=str(MEDIA)), Answers(ANSWERS), tmp_path / "logs")
     judge = _replay_judge(tmp_path, ANSWERS, denied=("horn",))
     with pytest.raises(ValueError, match="pass out=FOLDER"):  # no log is being written: where the run goes is asked
-        inspect_score(log, scorers=murgat_scorer(judge=judge), display="none")
-    scored = inspect_score(log, scorers=murgat_scorer(judge=judge, out=str(tmp_path / "run")), display="none")
-    _same_figures(_metrics(scored), json.loads((tmp_path / "run" / "summary.json").read_text()))
-    assert _metrics(scored)["n_items"] == 5
+        scorer_folder(None)
+    run = tmp_path / "run"
+    code = ("import json, sys; from inspect_ai import score; from inspect_ai.log import read_eval_log; "
+            "from murgat.integrations.inspect_ai import murgat_scorer; "
+            f"s = score(read_eval_log({log.location!r}), scorers=murgat_scorer(judge={judge!r}, out={str(run)!r}), "
+            "display='none'); print(json.dumps({k: m.value for k, m in s.results.scores[0].metrics.items()}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    metrics = json.loads(done.stdout.strip().splitlines()[-1])
+    _same_figures(metrics, json.loads((run / "summary.json").read_text()))
+    assert metrics["n_items"] == 5
 
 
 def test_a_sample_whose_media_is_missing_fails_naming_it_and_import_lists_it(tmp_path: Path) -> None:
