@@ -112,7 +112,9 @@ class HttpPool:
             if u.scheme not in ("http", "https") or not u.hostname:
                 raise HttpError(f"unsupported URL {url!r}")
             port = u.port or (443 if u.scheme == "https" else 80)
-            host_header = u.hostname if u.port is None else f"{u.hostname}:{u.port}"
+            # as the URL spells it, without user info: an IPv6 literal keeps its brackets ("[::1]:8000";
+            # hostname + port gave "::1:8000", which is no host)
+            host_header = u.netloc.rsplit("@", 1)[-1]
             path = (u.path or "/") + (f"?{u.query}" if u.query else "")
             hit = ((u.scheme, u.hostname, port), host_header, path)
             self._parsed[url] = hit

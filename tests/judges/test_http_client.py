@@ -316,3 +316,31 @@ async def test_a_header_with_a_line_break_is_refused_before_anything_is_sent() -
             await pool.post(srv.url, b"{}", {"authorization": "Bearer k\r\nX-Injected: 1"})
         assert srv.connections == 0
     await pool.aclose()
+
+
+async def test_the_host_header_of_an_ipv6_url_keeps_its_brackets() -> None:
+    """Before: ``Host: ::1:PORT`` (hostname and port joined), which is no host: RFC 9110 spells it ``[::1]:PORT``."""
+    import socket
+
+    if not socket.has_ipv6:
+        pytest.skip("no IPv6 on this machine")
+    hosts: list[bytes] = []
+
+    async def on(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        hosts.extend(line for line in head.split(b"\r\n") if line.lower().startswith(b"host:"))
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+        await writer.drain()
+        writer.close()
+
+    try:
+        srv = await asyncio.start_server(on, "::1", 0)
+    except OSError as exc:
+        pytest.skip(f"cannot listen on ::1 ({exc})")
+    port = srv.sockets[0].getsockname()[1]
+    pool = HttpPool()
+    assert (await pool.post(f"http://user:secret@[::1]:{port}/v1/chat/completions", b"{}", {})).status_code == 200
+    srv.close()
+    await srv.wait_closed()
+    await pool.aclose()
+    assert hosts == [f"Host: [::1]:{port}".encode()]
