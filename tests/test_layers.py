@@ -8,7 +8,8 @@ imports a string names — ``importlib.import_module("murgat.x")``, ``__import__
 
     cli       the command line (``murgat.cli``, ``*.cli``, ``*_cli``: parse into a settings model, call the API),
               the Python API (``murgat.api``; the package ``murgat`` itself, whose names are the API) and the
-              deprecated import paths of earlier versions (``murgat.pipeline``)
+              deprecated import paths of earlier versions (``murgat.pipeline``), and
+              ``murgat.integrations`` (inspect_ai task and scorer: users of the API)
     commands  score (``murgat.score``), faithfulness (+ reflect), generation (generate, sweep), programs,
               grounding, calibrate, validate, and the viewer's pages (what the commands write as report.html)
     engine    ``murgat.engine`` (the command lifecycle, run folder, item loop, preflight, options, guards),
@@ -46,6 +47,7 @@ ENGINE = ("murgat.engine", "murgat.scaleout", "murgat.runlock")
 #: a string that names a module and, after a colon, a name in it (a task factory, a command's class)
 FACTORY = re.compile(r"^([A-Za-z_][\w.]*):[A-Za-z_]\w*$")
 IMPORTERS = {"import_module", "__import__", "find_spec"}
+INTEGRATIONS = "murgat.integrations"
 
 
 def modules() -> dict[str, Path]:
@@ -64,6 +66,8 @@ def _within(mod: str, prefixes: tuple[str, ...]) -> bool:
 
 def layer(mod: str) -> str:
     if mod in CLI or mod.endswith((".cli", "_cli")) or mod == "murgat" or _within(mod, COMPAT):
+        return "cli"
+    if _within(mod, (INTEGRATIONS,)):  # murgat inside other harnesses: they use the Python API as a script does
         return "cli"
     if mod in COMMAND_MODULES or _within(mod, COMMAND_PACKAGES):
         return "commands"

@@ -22,6 +22,7 @@ import email.utils
 import math
 import os
 import random
+import re
 import sys
 import time
 import uuid
@@ -40,11 +41,14 @@ from murgat.judges.parsing import TRUNCATED, parse_json_answer, parse_verdict
 from murgat.judges.pricing import list_price
 from murgat.judges.types import AudioPart, ImagePart, JudgeOutput, JudgeRequest, TextPart, Usage, VideoPart
 
+#: RFC 9110 delta-seconds, ASCII digits (a fraction or an exponent, which some servers send, is tolerated)
+_DELTA_SECONDS = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE]\+?[0-9]+)?")
+
 
 def parse_retry_after(value: str | float | None, now: float | None = None) -> float | None:
     """Seconds to wait from a ``Retry-After`` value, or ``None`` when it says nothing usable.
 
-    Accepts delta-seconds (``"7"``, ``"1.5"``) and an HTTP-date (``"Wed, 21 Oct 2015
+    Accepts delta-seconds (``"7"``, ``"1.5"``; ASCII digits only) and an HTTP-date (``"Wed, 21 Oct 2015
     07:28:00 GMT"``, turned into seconds from ``now``; a date in the past is 0). Junk,
     negative, infinite and NaN values are treated as absent. The caller caps the result
     (``backoff_max_s``): a server may ask for an hour, a run will not wait that long.
@@ -57,12 +61,11 @@ def parse_retry_after(value: str | float | None, now: float | None = None) -> fl
     text = str(value).strip()
     if not text:
         return None
-    try:
+    if _DELTA_SECONDS.fullmatch(text):  # ASCII digits only: float() also takes "1_000" and "٣"
         v = float(text)
-    except ValueError:
-        pass
-    else:
-        return v if math.isfinite(v) and v >= 0 else None
+        return v if math.isfinite(v) else None
+    if text[:1] in "+-" or text[:1].isdigit() or text.lower() in ("inf", "infinity", "nan"):
+        return None  # a number, but not delta-seconds (negative, "1_000", "0x10"): treated as absent
     try:
         when = email.utils.parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError, OverflowError):

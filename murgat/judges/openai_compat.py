@@ -31,6 +31,10 @@ the hidden reasoning tokens, it is ``--max-tokens`` plus a reasoning allowance c
 effort (:data:`REASONING_ALLOWANCE`; ``-J reasoning_tokens=N`` sets it). Every other name (local
 servers, ``gpt-4o``, ``gpt-4.1``) gets ``max_tokens`` and ``temperature`` as before.
 
+A redirect (3xx) is not followed: the request fails at once naming where it points, so that
+``-J base_url`` can be set to the address that answers (a POST's body would not be re-sent, and
+the answers would come from a server the cache key does not name).
+
 **Answers.** ``message.content`` given as a list of content parts is read as the concatenation of
 its text parts; ``finish_reason: "length"`` marks the answer truncated (a cut-off label is never
 read as a verdict); HTTP 200 with no ``choices`` is a judge error (retried, counted), not an
@@ -485,6 +489,13 @@ class OpenAIJudge(Judge):
         finally:
             ep.in_flight -= 1
         code = resp.status_code
+        if 300 <= code < 400:
+            # not followed: a POST's body is not re-sent to wherever a redirect points, and an answer from
+            # another address is not the server the cache key names. A 3xx body was read as "not JSON".
+            where = resp.headers.get("location")
+            to = f" to {where[:200]}" if where else ""
+            raise JudgeError(f"openai HTTP {code} from {ep.url}: the server redirects{to}; murgat does not follow "
+                             "redirects — set -J base_url to the address that answers", retryable=False, status=code)
         if code >= 400:
             if code >= 500:
                 self.endpoints.fail(ep)
