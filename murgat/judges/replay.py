@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from murgat.jsonl import append_line, dumps, iter_lines, loads_line
+from murgat.judges.account import JudgeIdentity
 from murgat.judges.base import Judge, RawAnswer
 from murgat.judges.cache import request_key
 from murgat.judges.types import JudgeOutput, JudgeRequest, Usage, memo_on
@@ -227,6 +228,9 @@ class RecordingJudge(Judge):
 
     def key(self, req: JudgeRequest) -> str:
         return self.inner.key(req)
+
+    def identity(self) -> JudgeIdentity:
+        return self.inner.identity()
 
     async def aclose(self) -> None:
         await self.inner.aclose()
