@@ -42,7 +42,11 @@ What ppi-python does not have, written here from the same estimator:
 variance (n · V_human-only / V_corrected): the labels the judge is "worth" on this data.
 
 Everything is numpy; nothing here imports murgat. A figure that cannot be computed (no
-labelled item, one cluster, a zero denominator) is ``None`` with ``reason`` saying why.
+labelled item, one cluster, a zero denominator) is ``None`` with ``reason`` saying why. A
+variance of 0 (every labelled value and judge score alike) gives an interval of zero width: it
+is returned, but with a ``reason`` saying that it understates the uncertainty, and with no
+``effective_n`` (which divides by it). ``alpha`` must lie strictly between 0 and 1 (0 made the
+interval infinite, 2 inverted it, NaN made it NaN, all without a word).
 """
 
 from __future__ import annotations
@@ -197,7 +201,13 @@ def _fit(y: np.ndarray, yhat: np.ndarray, yhat_u: np.ndarray, lam: float | None,
     return est, d.variance(rect, yhat_u, lam_used), lam_used, d.var_human(y)
 
 
-def _check(y: np.ndarray, yhat: np.ndarray, lam: float | None) -> None:
+def _check_alpha(alpha: float) -> None:
+    if not (isinstance(alpha, int | float) and 0.0 < alpha < 1.0):
+        raise ValueError(f"alpha must be strictly between 0 and 1 (0.05: a 95% interval); got {alpha}")
+
+
+def _check(y: np.ndarray, yhat: np.ndarray, lam: float | None, alpha: float = 0.05) -> None:
+    _check_alpha(alpha)
     if len(y) != len(yhat):
         raise ValueError(f"y and yhat pair up item by item: {len(y)} human labels, {len(yhat)} judge scores")
     if lam is not None and not (math.isfinite(lam) and 0.0 <= lam <= 1.0):
@@ -223,7 +233,7 @@ def prediction_powered_mean(y: Values, yhat: Values, yhat_unlabelled: Values, *,
     clusters). Without clusters equal to ``ppi_py.ppi_mean_ci`` / ``ppi_mean_pointestimate``.
     """
     ya, yh, yu = _vec(y, "y"), _vec(yhat, "yhat"), _vec(yhat_unlabelled, "yhat_unlabelled")
-    _check(ya, yh, lam)
+    _check(ya, yh, lam, alpha)
     n, m = len(ya), len(yu)
     d = _Design(clusters, n, m)
     why = d.too_small()
@@ -233,16 +243,26 @@ def prediction_powered_mean(y: Values, yhat: Values, yhat_unlabelled: Values, *,
     return _result(est, var, lam_used, var_h, alpha, _method(lam), d)
 
 
-def _result(est: float, var: float, lam_used: float, var_h: float, alpha: float, method: str,
+def _result(est: float, var: float, lam_used: float, var_h: float | None, alpha: float, method: str,
             d: _Design) -> CorrectedEstimate:
+    """``var_h``: the variance of the human-only figure, ``None`` when that figure is undefined."""
     se = math.sqrt(max(var, 0.0))
     # clustered: Student t with G − 1 df, the usual small-sample guard of cluster-robust errors
     q = float(student_t.ppf(1 - alpha / 2, d.g_l - 1)) if d.clustered else float(norm.ppf(1 - alpha / 2))
+    reason = None
+    if var <= 0:
+        reason = ("the variance is 0 (every labelled value and judge score alike): the interval has zero width, "
+                  "which understates the uncertainty of so few labels; effective n is undefined")
+    elif var_h is None:
+        reason = "effective n is undefined: so is the human-only figure (the labelled items' human denominators sum to 0)"
+    elif var_h <= 0:
+        reason = "effective n is undefined: the human-only variance is 0 (every labelled value alike)"
+    effective = d.n * var_h / var if var > 0 and var_h is not None and var_h > 0 else None
     return CorrectedEstimate(estimate=est, ci_low=est - q * se, ci_high=est + q * se, lam=lam_used,
-                             effective_n=d.n * var_h / var if var > 0 else None, n_labelled=d.n, n_unlabelled=d.m,
+                             effective_n=effective, n_labelled=d.n, n_unlabelled=d.m,
                              method=method, alpha=alpha, se=se, clustered=d.clustered,
                              n_clusters_labelled=d.g_l if d.clustered else None,
-                             n_clusters_unlabelled=d.g_u if d.clustered else None)
+                             n_clusters_unlabelled=d.g_u if d.clustered else None, reason=reason)
 
 
 def prediction_powered_difference(y_a: Values, y_b: Values, yhat_a: Values,
@@ -262,9 +282,10 @@ def prediction_powered_difference(y_a: Values, y_b: Values, yhat_a: Values,
 
 
 def _ratio_fit(num: np.ndarray, den: np.ndarray, num_h: np.ndarray, den_h: np.ndarray, num_u: np.ndarray,
-               den_u: np.ndarray, lam: float | None, d: _Design) -> tuple[float | None, float, float, float]:
+               den_u: np.ndarray, lam: float | None, d: _Design) -> tuple[float | None, float, float, float | None]:
     """(ratio, its delta-method variance, λ, variance of the human-only ratio); the ratio is None
-    when the denominator's estimate is not positive."""
+    when the denominator's estimate is not positive, the last None when the human-only ratio is
+    undefined (the labelled items' human denominators sum to 0)."""
     m = len(num_u)
 
     def means(lv: float) -> tuple[float, float]:
@@ -285,7 +306,7 @@ def _ratio_fit(num: np.ndarray, den: np.ndarray, num_h: np.ndarray, den_h: np.nd
     r = tn / td
     var = d.variance((num - r * den) - lam_used * (num_h - r * den_h), num_u - r * den_u, lam_used) / td**2
     hd = float(den.mean())
-    var_h = d.var_human(num - (num.mean() / hd) * den) / hd**2 if hd > 0 else 0.0
+    var_h = d.var_human(num - (num.mean() / hd) * den) / hd**2 if hd > 0 else None
     return r, var, lam_used, var_h
 
 
@@ -304,7 +325,7 @@ def prediction_powered_ratio(num: Values, den: Values, num_hat: Values,
         (num_hat_unlabelled, "num_hat_unlabelled"), (den_hat_unlabelled, "den_hat_unlabelled")))
     if not (len(nn) == len(dd) == len(nh) == len(dh)) or len(nu) != len(du):
         raise ValueError("num, den, num_hat and den_hat pair up item by item, as do the two unlabelled arrays")
-    _check(nn, nh, lam)
+    _check(nn, nh, lam, alpha)
     n, m = len(nn), len(nu)
     d = _Design(clusters, n, m)
     why = d.too_small()
@@ -390,9 +411,9 @@ def labels_needed(y: Values, yhat: Values, yhat_unlabelled: Values, *, half_widt
     size): an approximation that is as good as the pilot's clusters are typical.
     """
     ya, yh, yu = _vec(y, "y"), _vec(yhat, "yhat"), _vec(yhat_unlabelled, "yhat_unlabelled")
-    _check(ya, yh, None)
-    if not half_width > 0:
-        raise ValueError(f"half_width must be positive; got {half_width}")
+    _check(ya, yh, None, alpha)
+    if not (half_width > 0 and math.isfinite(half_width)):
+        raise ValueError(f"half_width must be a positive finite number; got {half_width}")
     n0, m0 = len(ya), len(yu)
     if n0 < 2:
         return {"n_needed": None, "reason": "the pilot needs two or more labelled items"}

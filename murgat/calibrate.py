@@ -139,11 +139,17 @@ def calibrate_run(labels: list[ResponseLabel], results: list[ResponseResult], *,
                 per_resp[m_]["judge"].append(getattr(r.scores, m_))
                 per_resp[m_]["human"].append(float(np.mean([h[m_] for h in humans if h[m_] is not None])))
     n_dropped = len(shared) - len(resp_ids)
+    # labelled responses that cannot enter: said out loud, not silently left out of every statistic
+    all_ids = {r.id for r in results}
+    not_in_run = sorted(set(lab) - all_ids)
+    error_records = sorted(set(lab) & (all_ids - set(res)))
     dec_p = n_match / n_pred if n_pred else None
     dec_r = n_match / n_gold if n_gold else None
     out: dict[str, Any] = {
         "n_responses": len(shared),
         "n_dropped_for_missing_ratings": n_dropped,
+        "n_labelled_not_in_run": len(not_in_run), "labelled_not_in_run": not_in_run[:20],
+        "n_labelled_with_error_records": len(error_records), "labelled_with_error_records": error_records[:20],
         "verifiability": agreement_with_abstentions(v_pred, v_gold),
         "decomposition": {
             "n_pred": n_pred, "n_gold": n_gold, "n_matched": n_match, "precision": dec_p, "recall": dec_r,

@@ -350,6 +350,12 @@ def _print_tables(con: Any, args: argparse.Namespace, doc: dict[str, Any]) -> No
         if c.get("n_dropped_for_missing_ratings"):
             con.print(f"[yellow]warning: {_n(c['n_dropped_for_missing_ratings'], 'response')} left out of the "
                       "response-level statistics: a judge or human figure is missing[/yellow]")
+        for key, why in (("labelled_not_in_run", "no record in this run (another run's labels, or a changed id?)"),
+                         ("labelled_with_error_records", "an error record in this run (not scored)")):
+            if c.get(f"n_{key}"):
+                first = ", ".join(repr(i) for i in c[key][:3])
+                con.print(f"[yellow]warning: {_n(c[f'n_{key}'], 'labelled response')} left out of every statistic: "
+                          f"{why}; first: {first}[/yellow]")
         for col in ("stage", "statistic", "value", "95% CI / detail"):
             t.add_column(col)
         v = c["verifiability"] or {}

@@ -201,7 +201,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     for mod in ("murgat.media_cli", "murgat.score.cli", "murgat.generation.cli", "programs.cli", "murgat.faithfulness.cli",
                 "murgat.faithfulness.reflect_cli", "murgat.calibrate_cli", "murgat.viewer.cli", "murgat.grounding.cli",
-                "murgat.export_cli", "murgat.viewer.annotate_cli"):
+                "murgat.export_cli", "murgat.viewer.annotate_cli", "murgat.integrations.cli", "murgat.judge_check_cli",
+                "murgat.diff_cli"):
         try:
             module = __import__(mod, fromlist=["register"])
         except ModuleNotFoundError as exc:

@@ -1,8 +1,10 @@
-"""Question sets for ``murgat generate``, ``sweep``, ``program`` and ``reflect``: murgat JSONL, CSV, HF ``load_from_disk``, and the
-Video-MMMU and NExT-GQA annotation files.
+"""Question sets for ``murgat generate``, ``sweep``, ``program`` and ``reflect``: murgat JSONL, CSV, HF
+``load_from_disk``, and the Video-MMMU, NExT-GQA and WorldSense annotation files.
 
 Every loader returns :class:`~murgat.schema.Item` objects (with an empty ``response``)
-whose ``media`` is a file name or a video id resolved later with ``--media-root``.
+whose ``media`` is a file name or a video id resolved later with ``--media-root``. A record's
+fields that murgat has no place for are kept in the item's ``meta`` (so figures can be grouped
+on them), never dropped.
 """
 
 from __future__ import annotations
@@ -16,8 +18,14 @@ from urllib.parse import parse_qs, urlparse
 
 from murgat.inputs import InputError, iter_items
 from murgat.schema import Item
+from murgat.worldsense import load_worldsense, looks_like_worldsense
 
 LETTERS = "ABCDEFGHIJ"
+
+
+def _rest(rec: dict[str, Any], used: set[str]) -> dict[str, Any]:
+    """The fields of ``rec`` that no item field took (the item's ``meta``)."""
+    return {k: v for k, v in rec.items() if k not in used}
 
 
 def youtube_id(url: str) -> str | None:
@@ -47,10 +55,12 @@ def load_videommmu(path: str | Path) -> list[Item]:
         rows = items.values() if isinstance(items, dict) else items
         for rec in rows:
             vid = youtube_id(rec.get("link_selected", "")) or rec["id"]
+            meta = _rest(rec, {"id", "link_selected", "question", "options", "answer", "question_type"})
             out.append(Item.model_validate({
                 "id": f"{track}/{rec['id']}", "media": vid, "question": rec["question"],
                 "options": list(rec.get("options") or []), "gold": rec.get("answer"), "response": "",
-                "question_type": rec.get("question_type") or track, "track": track, "source": "videommmu"}))
+                "question_type": rec.get("question_type") or track, "meta": meta, "track": track,
+                "source": "videommmu"}))
     return out
 
 
@@ -61,9 +71,11 @@ def load_nextgqa(path: str | Path) -> list[Item]:
         for row in csv.DictReader(f):
             options = [row[f"a{i}"] for i in range(10) if f"a{i}" in row]
             gold = LETTERS[options.index(row["answer"])] if row["answer"] in options else None
+            meta = _rest(row, {"video_id", "question", "answer", "qid", "type", *(f"a{i}" for i in range(10))})
             out.append(Item.model_validate({
                 "id": f"{row['video_id']}_{row['qid']}", "media": row["video_id"], "question": row["question"],
-                "options": options, "gold": gold, "response": "", "question_type": row.get("type"), "source": "nextgqa"}))
+                "options": options, "gold": gold, "response": "", "question_type": row.get("type"), "meta": meta,
+                "source": "nextgqa"}))
     return out
 
 
@@ -84,9 +96,12 @@ def load_csv(path: str | Path) -> list[Item]:
             else:
                 cols = [c for c in (f"a{i}" for i in range(10)) if row.get(c)] or [c for c in LETTERS if row.get(c)]
                 opts = [row[c] for c in cols] or None
+            used = {"id", "media", "video", "question", "options", "gold", "answer", "type", "question_type",
+                    *(f"a{i}" for i in range(10)), *LETTERS}
             out.append(Item(id=row["id"], media=row.get("media") or row.get("video"), question=row.get("question"),
                             options=opts, gold=row.get("gold") or row.get("answer"), response="",
-                            question_type=row.get("type") or row.get("question_type")))
+                            question_type=row.get("type") or row.get("question_type"),
+                            meta={k: v for k, v in _rest(row, used).items() if k is not None}))
     return out
 
 
@@ -102,26 +117,47 @@ def load_hf(path: str | Path, split: str | None = None) -> list[Item]:
     out = []
     for i, rec in enumerate(ds):
         rec = dict(rec)
+        used = {"id", "media", "video", "video_id", "question", "options", "gold", "answer", "question_type"}
         out.append(Item(id=str(rec.get("id", i)), media=rec.get("media") or rec.get("video") or rec.get("video_id"),
                         question=rec.get("question"), options=list(rec["options"]) if rec.get("options") else None,
-                        gold=rec.get("gold") or rec.get("answer"), response="", question_type=rec.get("question_type")))
+                        gold=rec.get("gold") or rec.get("answer"), response="", question_type=rec.get("question_type"),
+                        meta=_json_safe(_rest(rec, used))))
     return out
 
 
-def load_dataset(spec: str) -> list[Item]:
-    """``videommmu:PATH``, ``nextgqa:PATH``, ``hf:PATH``, a ``.csv`` or murgat JSONL/JSON."""
+def _json_safe(meta: dict[str, Any]) -> dict[str, Any]:
+    """HF rows may hold decoded images or arrays: those are named, not kept (records are JSON)."""
+    return {k: v if isinstance(v, str | int | float | bool | type(None) | list | dict) else f"<{type(v).__name__}>"
+            for k, v in meta.items()}
+
+
+KINDS = ("videommmu", "nextgqa", "worldsense", "hf", "csv", "jsonl")
+
+
+def _kind_and_path(spec: str) -> tuple[str, Path]:
     kind, _, rest = spec.partition(":")
-    if rest and kind in ("videommmu", "nextgqa", "hf", "csv", "jsonl"):
-        path = rest
-    else:
-        kind, path = "", spec
-    p = Path(path)
+    if rest and kind in KINDS:
+        return kind, Path(rest)
+    return "", Path(spec)
+
+
+def dataset_path(spec: str) -> Path:
+    """The file or folder a dataset spec names (``worldsense:FILE`` → ``FILE``)."""
+    return _kind_and_path(spec)[1]
+
+
+def load_dataset(spec: str) -> list[Item]:
+    """``videommmu:PATH``, ``nextgqa:PATH``, ``worldsense:PATH``, ``hf:PATH``, a ``.csv`` or murgat
+    JSONL/JSON; a WorldSense file (its TSV, ``worldsense_qa.json`` or rows) is also recognised unprefixed."""
+    kind, p = _kind_and_path(spec)
     if not p.exists():
         raise InputError(f"{p}: dataset does not exist")
     if kind == "videommmu":
         return load_videommmu(p)
     if kind == "nextgqa" or (not kind and p.name == "val.csv" and "nextgqa" in str(p).lower()):
         return load_nextgqa(p)
+    if kind == "worldsense" or (not kind and p.is_file() and looks_like_worldsense(p)):
+        return load_worldsense(p)
     if kind == "hf" or p.is_dir():
         return load_hf(p)
     if kind == "csv" or p.suffix == ".csv":

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, Literal, Protocol
@@ -146,11 +147,17 @@ ROWS = {"item": (item_rows, ITEM_COLUMNS), "sentence": (sentence_rows, SENTENCE_
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
+#: text that is a plain decimal number ("-1", "+0.5", "-2e3"): a spreadsheet reads it as that number
+#: and runs nothing, so it keeps its value (an id or an answer "-1" is not turned into the text "'-1")
+PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
 def csv_cell(value: Any) -> Any:
     """A CSV cell that no spreadsheet runs: text starting like a formula gets a leading ``'`` (what
     OWASP recommends; the quote shows in the cell and the formula is plain text). Numbers are kept
-    as they are, so a negative figure stays a number."""
-    if isinstance(value, str) and value.startswith(FORMULA_START):
+    as they are, so a negative figure stays a number — and so is text that is only a number
+    (``"-1"``), which no spreadsheet evaluates as a formula."""
+    if isinstance(value, str) and value.startswith(FORMULA_START) and not PLAIN_NUMBER.fullmatch(value):
         return "'" + value
     return value
 

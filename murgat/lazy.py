@@ -22,7 +22,7 @@ HEAVY_PACKAGES = frozenset({
 HEAVY_MODULES = frozenset({
     "murgat.console", "media.asr", "media.ocr", "media.sounds", "media.audio", "media.frames", "media.clips",
     "murgat.judges.hf", "human_eval.stats", "human_eval.stability", "murgat.judge_agreement", "murgat.calibrate",
-    "murgat.calibrate_faithfulness", "murgat.api",
+    "murgat.calibrate_faithfulness", "murgat.api", "murgat.probes.media",
 })
 
 #: the one list: what may be imported inside a function

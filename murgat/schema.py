@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 from murgat.boxes import Box
 
@@ -297,3 +297,17 @@ class Item(_Model):
         default=None, exclude=True,
         description="why this item cannot be read (set by the loader, e.g. a response over the size cap); never "
         "written out, never part of the item's digest")
+    meta: dict[str, Any] = Field(
+        default_factory=dict,
+        description="the input's own fields beyond murgat's (a benchmark's task type, domain, duration, audio "
+        "classes, …), kept so that figures can be grouped on them; not part of what identifies an item's work "
+        "(murgat.engine.loop.DIGEST_FIELDS), so adding or editing them redoes nothing")
+
+    @field_validator("meta", mode="before")
+    @classmethod
+    def _meta_object(cls, value: Any) -> Any:
+        # an input whose own field happens to be called "meta" and is not an object (it was an ordinary
+        # extra field before meta existed) keeps its value instead of being refused
+        if value is None:
+            return {}
+        return value if isinstance(value, dict) else {"meta": value}

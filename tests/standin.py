@@ -14,12 +14,23 @@ refused one: the client waited as asked) have been refused; the next probe is le
 storm is over. A request sent while the client was told to wait is refused and restarts the
 wait, as limiters that count refused requests do. ``refused`` counts the 429s, ``late`` those
 after the first probe that were not probes (sent while the client had been told to wait).
+
+``honest = True`` makes it a judge that perceives (:class:`Senses`): it reads the numbers shown
+in the images it receives and hears the words said in the audio it receives, and answers
+entailment and step-labelling questions about murgat's probe clip from those alone. ``fault``
+plays a serving stack that loses media before the model sees them: ``drop_audio`` (audio parts
+removed), ``drop_images`` (image parts removed), ``shuffle_frames`` (the images of a request put
+in reverse order, their text labels left in place), ``text_only`` (every media part removed).
+With ``audio_tokens = True`` the usage reports ``prompt_tokens_details.audio_tokens`` as a server
+that counts audio does (0 when no audio reached the model).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -32,7 +43,12 @@ class StandIn:
         self.mode = "ok"
         self.script: Callable[[str, dict[str, Any]], str] | None = None
         self.text: str | None = None  # when set, every question is answered with this text ("" for empty answers)
+        self.honest = False
+        self.fault: str | None = None  # drop_audio | drop_images | shuffle_frames | text_only
+        self.audio_tokens = False
+        self.seen: list[dict[str, Any]] = []  # per answered request: what reached the "model" after the fault
         self.requests: list[dict[str, Any]] = []
+        self.body_sizes: list[int] = []  # bytes of each request body received
         self.latency = latency  # seconds before each answer
         self.received: list[tuple[str, float]] = []  # (SHA-256 of the body, arrival time)
         self.in_flight = 0
@@ -60,6 +76,7 @@ class StandIn:
                     self.close_connection = True
                     return
                 outer.requests.append(body)
+                outer.body_sizes.append(len(raw))
                 with outer._lock:
                     outer.received.append((hashlib.sha256(raw).hexdigest(), time.time()))
                     refuse = outer._throttled()
@@ -97,16 +114,26 @@ class StandIn:
                         "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}})
                     return
                 text = "yes"
+                body = apply_fault(body, outer.fault)
                 prompt = " ".join(p.get("text", "") for m in body.get("messages", []) for p in
                                   (m["content"] if isinstance(m["content"], list) else [{"text": m["content"]}]))
                 if "atomic facts" in prompt:
                     text = json.dumps({"facts": ["The woman speaks on the phone."]})
+                usage: dict[str, Any] = {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}
+                if outer.honest:
+                    senses = Senses.of(body)
+                    outer.seen.append({"numbers": senses.numbers, "words": sorted(senses.words),
+                                       "audio_parts": senses.audio_parts, "images": senses.images})
+                    text = senses.answer(prompt) or text
+                    if outer.audio_tokens:
+                        usage["prompt_tokens_details"] = {"audio_tokens": 25 * senses.audio_parts, "cached_tokens": 0}
                 if outer.script is not None:
                     text = outer.script(prompt, body)
                 self._send(200, {
                     "id": "chatcmpl-x", "object": "chat.completion", "created": 1, "model": body.get("model", "m"),
+                    "system_fingerprint": "fp_standin",
                     "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11},
+                    "usage": usage,
                 })
 
             def _send(self, code: int, doc: dict[str, Any], headers: dict[str, str] | None = None) -> None:
@@ -162,3 +189,196 @@ class StandIn:
     def __exit__(self, *exc: Any) -> None:
         if not self.dead:
             self.kill()
+
+
+# ----- an honest judge of the probe clip, and the faults of serving stacks -----
+
+FAULTS = ("drop_audio", "drop_images", "shuffle_frames", "text_only")
+
+
+def apply_fault(body: dict[str, Any], fault: str | None) -> dict[str, Any]:
+    """``body`` as a faulty server would hand it to its model (see the module docstring)."""
+    if fault is None:
+        return body
+    if fault not in FAULTS:
+        raise ValueError(f"unknown stand-in fault {fault!r}")
+    media = {"drop_audio": {"input_audio"}, "drop_images": {"image_url", "video_url"},
+             "text_only": {"input_audio", "image_url", "video_url"}}.get(fault, set())
+    out = dict(body)
+    msgs = []
+    for m in body.get("messages", []):
+        content = m.get("content")
+        if not isinstance(content, list):
+            msgs.append(m)
+            continue
+        parts = [p for p in content if p.get("type") not in media]
+        if fault == "shuffle_frames":
+            at = [i for i, p in enumerate(parts) if p.get("type") == "image_url"]
+            images = [parts[i] for i in at][::-1]
+            parts = list(parts)
+            for i, img in zip(at, images, strict=True):
+                parts[i] = img
+        msgs.append({**m, "content": parts})
+    out["messages"] = msgs
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _number_templates(width: int, height: int) -> tuple[list[int], Any]:
+    """Every two-digit number drawn as the probe clip draws it, at the size received (grey, 0-1)."""
+    import numpy as np
+    from PIL import Image
+
+    from murgat.probes.clip import HEIGHT, SCALE, WIDTH
+    from murgat.probes.glyphs import number_frame
+
+    nums = list(range(10, 100))
+    stack = []
+    for n in nums:
+        img = Image.fromarray(number_frame(str(n), WIDTH, HEIGHT, SCALE)).convert("L")
+        if img.size != (width, height):
+            img = img.resize((width, height), Image.BILINEAR)
+        stack.append(np.asarray(img, dtype=np.float32) / 255.0)
+    return nums, np.stack(stack)
+
+
+def read_number(jpeg: bytes) -> int | None:
+    """The probe number an image shows (nearest drawn number, when it is near), else ``None``."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    img = Image.open(io.BytesIO(jpeg)).convert("L")
+    grey = np.asarray(img, dtype=np.float32) / 255.0
+    nums, templates = _number_templates(img.size[0], img.size[1])
+    diffs = np.abs(templates - grey[None]).mean(axis=(1, 2))
+    k = int(np.argmin(diffs))
+    return nums[k] if diffs[k] < 0.02 else None
+
+
+@functools.lru_cache(maxsize=1)
+def _word_templates() -> dict[str, Any]:
+    """Each probe word's phrase as the clip says it, at 16 kHz (resampled by ffmpeg, as murgat decodes)."""
+    import subprocess
+
+    import numpy as np
+
+    from murgat.probes.clip import PHRASE, SAMPLE_RATE, WORDS
+    from murgat.probes.media import speak
+
+    out = {}
+    for w in WORDS:
+        pcm = speak(PHRASE.format(word=w))
+        proc = subprocess.run(["ffmpeg", "-v", "error", "-f", "s16le", "-ar", str(SAMPLE_RATE), "-ac", "1", "-i", "pipe:0",
+                               "-ar", "16000", "-f", "f32le", "pipe:1"], input=pcm.tobytes(), capture_output=True, check=True)
+        out[w] = np.frombuffer(proc.stdout, dtype="<f4").astype(np.float64)
+    return out
+
+
+def hear_words(wav: bytes) -> set[str]:
+    """The probe words said in a WAV (normalised cross-correlation with each phrase above 0.9)."""
+    import io
+    import wave
+
+    import numpy as np
+
+    with wave.open(io.BytesIO(wav)) as w:
+        x = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float64) / 32768.0
+    heard = set()
+    for word, t in _word_templates().items():
+        if len(x) < len(t) // 2:
+            continue
+        n = 1 << int(np.ceil(np.log2(len(x) + len(t))))
+        corr = np.fft.irfft(np.fft.rfft(x, n) * np.conj(np.fft.rfft(t, n)), n)[: len(x)]
+        # energy of x under the template at each lag
+        c2 = np.concatenate([[0.0], np.cumsum(x * x)])
+        lags = np.arange(len(x))
+        ends = np.minimum(lags + len(t), len(x))
+        ex = c2[ends] - c2[lags]
+        ncc = corr / (np.sqrt(np.maximum(ex, 1e-12)) * np.linalg.norm(t))
+        if float(ncc.max()) > 0.9:
+            heard.add(word)
+    return heard
+
+
+def _clip_frames(data_url: str) -> list[bytes]:
+    """A ``video_url`` clip's frames at 1 fps, as JPEG bytes (decoded with ffmpeg)."""
+    import base64
+    import subprocess
+    import tempfile
+
+    raw = base64.b64decode(data_url.split(",", 1)[1])
+    with tempfile.TemporaryDirectory() as tmp:
+        src = f"{tmp}/c.mp4"
+        with open(src, "wb") as f:
+            f.write(raw)
+        subprocess.run(["ffmpeg", "-v", "error", "-i", src, "-vf", "fps=1", f"{tmp}/f%03d.jpg"], check=True)
+        import glob
+
+        return [open(p, "rb").read() for p in sorted(glob.glob(f"{tmp}/f*.jpg"))]
+
+
+class Senses:
+    """What a perceiving model takes from one request: numbers seen (in the order the images came),
+    words heard; and its answers to murgat's probe questions about them."""
+
+    def __init__(self) -> None:
+        self.numbers: list[int | None] = []
+        self.words: set[str] = set()
+        self.audio_parts = 0
+        self.images = 0
+
+    @classmethod
+    def of(cls, body: dict[str, Any]) -> Senses:
+        import base64
+
+        s = cls()
+        for m in body.get("messages", []):
+            content = m.get("content")
+            for p in content if isinstance(content, list) else []:
+                kind = p.get("type")
+                if kind == "image_url":
+                    s.images += 1
+                    s.numbers.append(read_number(base64.b64decode(p["image_url"]["url"].split(",", 1)[1])))
+                elif kind == "video_url":
+                    for jpeg in _clip_frames(p["video_url"]["url"]):
+                        s.images += 1
+                        s.numbers.append(read_number(jpeg))
+                elif kind == "input_audio":
+                    s.audio_parts += 1
+                    s.words |= hear_words(base64.b64decode(p["input_audio"]["data"]))
+        return s
+
+    def holds(self, claim: str) -> bool | None:
+        """Whether a probe claim is what this request showed and said (``None``: not a probe claim)."""
+        claim = re.sub(r"\s*\((?:audio|visual)[^)]*\)", "", claim).strip()
+        seen = [n for n in self.numbers if n is not None]
+        if m := re.fullmatch(r'The voice says "(\w+)"\.?', claim):
+            return m.group(1) in self.words
+        if m := re.fullmatch(r"(\d+) is displayed before (\d+)\.?", claim):
+            a, b = int(m.group(1)), int(m.group(2))
+            return a in seen and b in seen and seen.index(a) < seen.index(b)
+        if m := re.fullmatch(r"(\d+) is displayed\.?", claim):
+            return int(m.group(1)) in seen
+        return None
+
+    def answer(self, prompt: str) -> str | None:
+        """The answer to an entailment or step-labelling prompt about the probe clip, else ``None``."""
+        if m := re.search(r"Claim: (.*?)\n", prompt + "\n"):
+            held = self.holds(m.group(1))
+            return None if held is None else ("yes" if held else "no")
+        if m := re.search(r"Step to judge: (.*?)\n", prompt + "\n"):
+            held = self.holds(m.group(1))
+            if held is None:
+                return None
+            return json.dumps({"type": "perception", "modality": "visual", "faithful": held, "reason": "stand-in"})
+        if "one entry per step" in prompt and (m := re.search(r"Steps:\n(.*?)\n\n", prompt, re.S)):
+            rows = []
+            for line in m.group(1).split("\n"):
+                k, _, text = line.partition(". ")
+                held = self.holds(text)
+                rows.append({"index": int(k), "type": "perception" if held is not None else "reasoning",
+                             "modality": "visual", "faithful": held, "reason": "stand-in"})
+            return json.dumps({"steps": rows})
+        return None

@@ -8,12 +8,14 @@ imports a string names — ``importlib.import_module("murgat.x")``, ``__import__
 
     cli       the command line (``murgat.cli``, ``*.cli``, ``*_cli``: parse into a settings model, call the API),
               the Python API (``murgat.api``; the package ``murgat`` itself, whose names are the API) and the
-              deprecated import paths of earlier versions (``murgat.pipeline``)
+              deprecated import paths of earlier versions (``murgat.pipeline``), and
+              ``murgat.integrations`` (inspect_ai task and scorer: users of the API)
     commands  score (``murgat.score``), faithfulness (+ reflect), generation (generate, sweep), programs,
               grounding, calibrate, validate, and the viewer's pages (what the commands write as report.html)
     engine    ``murgat.engine`` (the command lifecycle, run folder, item loop, preflight, options, guards),
               ``murgat.scaleout`` (the loop on Ray), ``murgat.runlock``: one unit
-    judging   ``murgat.judging``: what every command that asks a judge or model about media shares
+    judging   ``murgat.judging``: what every command that asks a judge or model about media shares, and
+              ``murgat.probes``: the judge probes (known-answer questions asked through the same path)
     judges    ``murgat.judges``
     core      ``murgat.schema``, ``citations``, ``text``, ``metric``, ``inputs``, ``jsonl``, ``answers``, ``rules``, …
     leaves    ``media``, ``prompts``, ``human_eval``: each imports nothing of ours but itself
@@ -37,11 +39,15 @@ COMMAND_PACKAGES = ("murgat.score", "murgat.faithfulness", "murgat.generation", 
                     "programs")
 #: the packages of run commands: none imports another (they compose through the engine, by name)
 RUN_COMMAND_PACKAGES = ("murgat.score", "murgat.faithfulness", "murgat.generation", "murgat.grounding", "programs")
-COMMAND_MODULES = {"murgat.calibrate", "murgat.calibrate_faithfulness", "murgat.validate"}
+COMMAND_MODULES = {"murgat.calibrate", "murgat.calibrate_faithfulness", "murgat.validate", "murgat.judge_check",
+                   "murgat.diff"}
+#: the judging layer: what commands that ask about media share, and the judge probes they ask first
+JUDGING = ("murgat.judging", "murgat.probes")
 ENGINE = ("murgat.engine", "murgat.scaleout", "murgat.runlock")
 #: a string that names a module and, after a colon, a name in it (a task factory, a command's class)
 FACTORY = re.compile(r"^([A-Za-z_][\w.]*):[A-Za-z_]\w*$")
 IMPORTERS = {"import_module", "__import__", "find_spec"}
+INTEGRATIONS = "murgat.integrations"
 
 
 def modules() -> dict[str, Path]:
@@ -61,11 +67,13 @@ def _within(mod: str, prefixes: tuple[str, ...]) -> bool:
 def layer(mod: str) -> str:
     if mod in CLI or mod.endswith((".cli", "_cli")) or mod == "murgat" or _within(mod, COMPAT):
         return "cli"
+    if _within(mod, (INTEGRATIONS,)):  # murgat inside other harnesses: they use the Python API as a script does
+        return "cli"
     if mod in COMMAND_MODULES or _within(mod, COMMAND_PACKAGES):
         return "commands"
     if _within(mod, ENGINE):
         return "engine"
-    if _within(mod, ("murgat.judging",)):
+    if _within(mod, JUDGING):
         return "judging"
     if _within(mod, ("murgat.judges",)):
         return "judges"

@@ -111,7 +111,9 @@ def content_of(path: str | os.PathLike[str]) -> str | None:
     """Which sort of murgat data an existing regular file holds (a :data:`CONTENT` key), or ``None``.
 
     Read from the first 16 bytes (SQLite) or the first JSON line's keys (up to 1 MiB read; a
-    longer first line is read by its key names); a line that is no JSON object is no murgat data."""
+    longer first line is read by its key names); a line that is no JSON object is no murgat data.
+    Blank lines before it are passed over, as every murgat JSONL reader passes over them (a
+    hand-written cassette opening with an empty line is still a cassette)."""
     try:
         with open(path, "rb") as f:
             head = f.read(_SNIFF_BYTES)
@@ -119,7 +121,7 @@ def content_of(path: str | os.PathLike[str]) -> str | None:
         return None
     if head.startswith(_SQLITE_MAGIC):
         return "sqlite"
-    line = head.split(b"\n", 1)[0].decode("utf-8", "replace").strip()
+    line = next((ln for ln in head.split(b"\n") if ln.strip()), b"").decode("utf-8", "replace").strip()
     if not line.startswith("{"):
         return None
     try:
@@ -347,6 +349,9 @@ def _claim_file(p: Path, role: Role, inputs: tuple[Path, ...], replaces: tuple[s
             st = os.stat(target)
         except FileNotFoundError:
             st = None
+        except OSError as exc:  # a loop of links (ELOOP) or a target that cannot be looked at
+            raise _refuse(what, f"is a symbolic link that cannot be followed ({exc.strerror or exc}); "
+                                "name the file itself, or remove the link") from None
     # 1. inputs
     for i in inputs:
         if _same_file(i, target):

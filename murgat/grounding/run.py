@@ -414,12 +414,16 @@ def ground(responses: str | Path, gold: str | Path | dict[str, GoldItem], out: s
 
     s = settings or GroundSettings()
     claim = None
-    if out is not None:
+
+    def claim_out(where: str | Path) -> Any:
         from murgat.engine.outputs import claim_output
 
-        claim = claim_output(out, role="folder", kind="ground", files=GROUND_FILES, what=f"--out {out}",
-                             inputs=[responses, None if isinstance(gold, dict) else gold,
-                                     Path(s.score_run) / "results.jsonl" if s.score_run else None])
+        return claim_output(where, role="folder", kind="ground", files=GROUND_FILES, what=f"--out {out}",
+                            inputs=[responses, None if isinstance(gold, dict) else gold,
+                                    Path(s.score_run) / "results.jsonl" if s.score_run else None])
+
+    if out is not None:
+        claim = claim_out(out)
     gold_items = gold if isinstance(gold, dict) else load_gold(gold)
     scores = _score_records(s.score_run) if s.score_run else {}
     records: list[GroundRecord] = []
@@ -443,6 +447,9 @@ def ground(responses: str | Path, gold: str | Path | dict[str, GoldItem], out: s
                              "gold": None if isinstance(gold, dict) else str(Path(gold).resolve()),
                              "settings": s.model_dump()}, indent=2)
         with RunLock(claim.target):  # one ground process writes a folder at a time
+            # claimed again under the lock: a command that made the folder its run while this one
+            # worked (a score run started on the same --out) keeps it, as it would have before
+            claim = claim_out(claim.path)
             claim.file("config.json").write_text(config)
             # JSONL lines escape U+2028/U+2029/U+0085 like every murgat stream
             claim.file("results.jsonl").write_text("".join(escape_line(r.model_dump_json()) + "\n" for r in records))

@@ -22,6 +22,8 @@ import email.utils
 import math
 import os
 import random
+import re
+import sys
 import time
 import uuid
 import weakref
@@ -33,16 +35,20 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from murgat.judges.account import IdentityTracker, JudgeIdentity, Sent, SentTotals, media_warnings
 from murgat.judges.cache import ResponseCache, request_key
 from murgat.judges.parsing import TRUNCATED, parse_json_answer, parse_verdict
 from murgat.judges.pricing import list_price
 from murgat.judges.types import AudioPart, ImagePart, JudgeOutput, JudgeRequest, TextPart, Usage, VideoPart
 
+#: RFC 9110 delta-seconds, ASCII digits (a fraction or an exponent, which some servers send, is tolerated)
+_DELTA_SECONDS = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE]\+?[0-9]+)?")
+
 
 def parse_retry_after(value: str | float | None, now: float | None = None) -> float | None:
     """Seconds to wait from a ``Retry-After`` value, or ``None`` when it says nothing usable.
 
-    Accepts delta-seconds (``"7"``, ``"1.5"``) and an HTTP-date (``"Wed, 21 Oct 2015
+    Accepts delta-seconds (``"7"``, ``"1.5"``; ASCII digits only) and an HTTP-date (``"Wed, 21 Oct 2015
     07:28:00 GMT"``, turned into seconds from ``now``; a date in the past is 0). Junk,
     negative, infinite and NaN values are treated as absent. The caller caps the result
     (``backoff_max_s``): a server may ask for an hour, a run will not wait that long.
@@ -55,12 +61,11 @@ def parse_retry_after(value: str | float | None, now: float | None = None) -> fl
     text = str(value).strip()
     if not text:
         return None
-    try:
+    if _DELTA_SECONDS.fullmatch(text):  # ASCII digits only: float() also takes "1_000" and "٣"
         v = float(text)
-    except ValueError:
-        pass
-    else:
-        return v if math.isfinite(v) and v >= 0 else None
+        return v if math.isfinite(v) else None
+    if text[:1] in "+-" or text[:1].isdigit() or text.lower() in ("inf", "infinity", "nan"):
+        return None  # a number, but not delta-seconds (negative, "1_000", "0x10"): treated as absent
     try:
         when = email.utils.parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError, OverflowError):
@@ -145,6 +150,11 @@ class RawAnswer:
     model: str | None = None
     #: the server stopped the answer at the token cap (``finish_reason: "length"``, ``MAX_TOKENS``)
     truncated: bool = False
+    #: what the attempt carried (providers that build a wire request count it while building)
+    sent: Sent | None = None
+    #: prompt tokens per modality, only those the provider counts (``audio``, ``image``, ``video``, ``text``)
+    modality_tokens: dict[str, int] | None = None
+    system_fingerprint: str | None = None
 
 
 class JudgeStats(BaseModel):
@@ -163,6 +173,17 @@ class JudgeStats(BaseModel):
     unpriced_calls: int = 0
     dry_run_calls: int = 0
     est_input_tokens: int = 0
+    # what the answered requests carried (flat numbers, as every field here: commands and the Ray driver
+    # sum stats field by field); the full account, image sizes included, is Judge.sent_totals
+    sent_requests: int = 0
+    sent_images: int = 0
+    sent_pixels: int = 0
+    sent_unlabelled_images: int = 0
+    sent_audio_s: float = 0.0
+    sent_video_s: float = 0.0
+    sent_bytes: int = 0
+    #: answers whose per-modality token counts say the server may have dropped media
+    media_warnings: int = 0
 
 
 class _RateLimiter:
@@ -334,6 +355,10 @@ class Judge(ABC):
         self.reached = False
         self._unreachable_since: float | None = None
         self._unreachable_waited = 0.0
+        self._identity = IdentityTracker(f"{self.provider}:{model}", self.provider, model)
+        self._warned: set[str] = set()
+        #: what this judge's answered requests carried, summed (:mod:`murgat.judges.account`)
+        self.sent_totals = SentTotals()
 
     # ----- provider hooks -----
     @abstractmethod
@@ -362,6 +387,37 @@ class Judge(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, most providers hold nothing
         """Release provider resources (uploaded files, clients)."""
+
+    def _count_sent(self, sent: Sent | None) -> None:
+        if sent is None:
+            return
+        self.sent_totals.add(sent)
+        st = self.stats
+        st.sent_requests += 1
+        st.sent_images += sent.images
+        st.sent_pixels += sum(w * h for w, h in sent.image_sizes)
+        st.sent_unlabelled_images += sent.unlabelled_images
+        st.sent_audio_s = round(st.sent_audio_s + sent.audio_s, 3)
+        st.sent_video_s = round(st.sent_video_s + sent.video_s, 3)
+        st.sent_bytes += sent.request_bytes or 0
+
+    def identity(self) -> JudgeIdentity:
+        """The judge as requested and as its answers named it so far (model version strings, system
+        fingerprints), with warnings for a floating alias or a model that changed mid-run."""
+        return self._identity.identity()
+
+    def _media_check(self, ans: RawAnswer) -> list[str]:
+        """Warnings from the answer's per-modality token counts; each kind is printed once per judge
+        and every such answer is counted (``stats.media_warnings``)."""
+        found = media_warnings(ans.sent, ans.modality_tokens, f"{self.name} at {self.where()}")
+        if found:
+            self.stats.media_warnings += 1
+            self.sent_totals.media_warnings += 1
+            for kind, w in found.items():
+                if kind not in self._warned:
+                    self._warned.add(kind)
+                    print(f"warning: {w} (each such answer is counted in the run's media account)", file=sys.stderr)
+        return list(found.values())
 
     @property
     def name(self) -> str:
@@ -420,6 +476,7 @@ class Judge(ABC):
             # a bad answer stored by an older version is a miss: the judge is asked again
             if hit is not None and answer_problem(req, hit) is None:
                 self.stats.cache_hits += 1
+                self._identity.saw(hit.model, hit.system_fingerprint, cached=True)
                 return hit.model_copy(update={"cached": True})
         if materialize is not None and not self.dry_run:
             req = await materialize()
@@ -553,10 +610,14 @@ class Judge(ABC):
             self.stats.cost_usd += cost
             if ans.blocked:
                 self.stats.blocked += 1
+            self._count_sent(ans.sent)
+            self._identity.saw(ans.model, ans.system_fingerprint, cached=False)
             return JudgeOutput(
                 text=ans.text, usage=ans.usage, latency_s=time.monotonic() - started, model=ans.model or self.model,
                 provider=self.provider, retries=retries, blocked=ans.blocked, truncated=ans.truncated,
                 error=f"blocked: {ans.block_reason}" if ans.blocked else None, raw=ans.raw, cost_usd=cost,
+                sent=ans.sent, modality_tokens=ans.modality_tokens, system_fingerprint=ans.system_fingerprint,
+                warnings=self._media_check(ans),
             )
         self.stats.errors += 1
         self.stats.calls += 1

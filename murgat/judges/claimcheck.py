@@ -34,7 +34,7 @@ def check_claim(fact: str, media: str | Path, judge: Any, *, asr_model: str | No
     from media.probe import probe
     from murgat.citations import parse_citations, strip_citations
     from murgat.judges.evidence import evidence_parts
-    from murgat.judges.parsing import parse_verdict
+    from murgat.judges.parsing import read_verdict
 
     info = probe(media)
     cites = [c for c in parse_citations(fact) if c.valid]
@@ -67,7 +67,7 @@ def check_claim(fact: str, media: str | Path, judge: Any, *, asr_model: str | No
     req = JudgeRequest(parts=[TextPart(claim), *evidence_parts(ev, True)], task="entail",
                        inputs={"fact": claim, "evidence": [s.label for s in ev.segments]})
     out = asyncio.run(judge.generate(req))
-    verdict, _ = parse_verdict(out.text)
+    verdict, _ = read_verdict(out)  # a truncated answer is unparseable, whatever it says
     text, record = split_evidence(out.text or "")
     reason = text.split("Reason:", 1)[-1].strip() if "Reason:" in text else text
     return ClaimVerdict(str(verdict), reason, record)

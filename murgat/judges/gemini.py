@@ -41,6 +41,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from murgat.judges.account import Account
 from murgat.judges.base import Judge, JudgeError, RawAnswer
 from murgat.judges.effort import gemini_thinking
 from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeRequest, MediaPart, TextPart, Usage, VideoPart, frame_label
@@ -48,6 +49,20 @@ from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeReq
 RETRYABLE = {408, 429, 500, 502, 503, 504}
 #: the Gemini Developer API version murgat's requests are written for (see the module docstring)
 API_VERSION = "v1beta"
+
+
+def modality_tokens(um: Any) -> dict[str, int] | None:
+    """``promptTokensDetails`` as ``{"text", "image", "audio", "video": tokens}`` (a modality Gemini
+    does not list counted none: it lists every modality it read); ``None`` when not reported."""
+    details = getattr(um, "prompt_tokens_details", None) if um is not None else None
+    if not details:
+        return None
+    out = dict.fromkeys(("text", "image", "audio", "video"), 0)
+    for d in details:
+        name = str(getattr(getattr(d, "modality", None), "value", getattr(d, "modality", "")) or "").lower()
+        if name in out or name == "document":
+            out[name] = out.get(name, 0) + int(getattr(d, "token_count", 0) or 0)
+    return out
 
 
 def _truthy(value: object) -> bool:
@@ -182,49 +197,75 @@ class GeminiJudge(Judge):
         self._uploads.clear()
 
     # ----- request building -----
-    async def build_contents(self, req: JudgeRequest) -> list[Any]:
+    async def build_contents(self, req: JudgeRequest, account: Account | None = None) -> list[Any]:
+        """The request's contents; ``account`` counts what they carry (:mod:`murgat.judges.account`):
+        inline bytes and text exactly, the body's size as base64 of those plus the text (an estimate:
+        the SDK serialises it)."""
         from google.genai import types
 
+        acct = account if account is not None else Account()
         parts: list[Any] = []
         for p in req.parts:
             if isinstance(p, TextPart):
                 parts.append(types.Part.from_text(text=p.text))
+                acct.text(p.text)
             elif isinstance(p, EvidenceTextPart):
                 parts.append(types.Part.from_text(text=p.as_text()))
+                acct.text(p.as_text())
             elif isinstance(p, ImagePart):
-                parts.append(types.Part.from_bytes(data=p.encoded(), mime_type=p.mime))
+                data = p.encoded()
+                parts.append(types.Part.from_bytes(data=data, mime_type=p.mime))
+                if p.image is not None:
+                    acct.image_array(p.image)
+                else:
+                    acct.image_bytes(data)
+                acct.inline_bytes += len(data)
             elif isinstance(p, AudioPart):
-                parts.append(types.Part.from_bytes(data=p.wav(), mime_type="audio/wav"))
+                data = p.wav()
+                parts.append(types.Part.from_bytes(data=data, mime_type="audio/wav"))
+                acct.audio(len(p.samples) / max(p.sr, 1))
+                acct.inline_bytes += len(data)
             elif isinstance(p, VideoPart):
-                parts.extend(await self._video_parts(p))
+                parts.extend(await self._video_parts(p, acct))
             elif isinstance(p, MediaPart) and self.vertex:  # no Files API on Vertex: the file goes inline
                 data = await asyncio.to_thread(Path(p.path).read_bytes)
                 mime = media_mime(p.path)
                 parts.append(types.Part(inline_data=types.Blob(data=data, mime_type=mime),
                                         video_metadata=types.VideoMetadata(fps=p.fps) if mime.startswith("video/") else None))
+                acct.whole_file()
+                acct.inline_bytes += len(data)
             elif isinstance(p, MediaPart):
                 f = await self._uploaded(p.path, picture_only=False)
                 meta = types.VideoMetadata(fps=p.fps) if (f.mime_type or "").startswith("video/") else None
                 parts.append(types.Part(file_data=types.FileData(file_uri=f.uri, mime_type=f.mime_type or media_mime(p.path)),
                                         video_metadata=meta))
+                acct.whole_file()
         return [types.Content(role="user", parts=parts)]
 
-    async def _video_parts(self, p: VideoPart) -> list[Any]:
+    async def _video_parts(self, p: VideoPart, acct: Account) -> list[Any]:
         from google.genai import types
 
         if self.visual == "frames" or (self.visual == "offsets" and p.end - p.start < 1.0 / max(p.fps, 1e-6)):
             out = []
             for f in p.frames:
                 img = ImagePart(image=f.image, time=f.time)
-                out.append(types.Part.from_text(text=frame_label(f.time)))
-                out.append(types.Part.from_bytes(data=img.encoded(), mime_type="image/jpeg"))
+                label = frame_label(f.time)
+                out.append(types.Part.from_text(text=label))
+                data = img.encoded()
+                out.append(types.Part.from_bytes(data=data, mime_type="image/jpeg"))
+                acct.text(label)
+                acct.image_array(f.image)
+                acct.inline_bytes += len(data)
             return out
         meta = types.VideoMetadata(start_offset=f"{p.start:.3f}s", end_offset=f"{p.end:.3f}s", fps=p.fps)
+        acct.clip(p.end - p.start)
         if self.visual == "clip":
             from media.clips import video_clip
 
             clip, _ = await asyncio.to_thread(video_clip, p.source, p.start, p.end)
-            return [types.Part(inline_data=types.Blob(data=Path(clip).read_bytes(), mime_type="video/mp4"),
+            data = Path(clip).read_bytes()
+            acct.inline_bytes += len(data)
+            return [types.Part(inline_data=types.Blob(data=data, mime_type="video/mp4"),
                                video_metadata=types.VideoMetadata(fps=p.fps))]
         f = await self._uploaded(p.source)
         return [types.Part(file_data=types.FileData(file_uri=f.uri, mime_type=f.mime_type or "video/mp4"),
@@ -249,13 +290,22 @@ class GeminiJudge(Judge):
         return types.GenerateContentConfig(**kw)
 
     async def _call(self, req: JudgeRequest) -> RawAnswer:
-        contents = await self.build_contents(req)
+        acct = Account()
+        contents = await self.build_contents(req, acct)
+        # base64 of the inline bytes, the text, and the request's envelope: the SDK's body within a few percent
+        sent = acct.done(4 * ((acct.inline_bytes + 2) // 3) + acct.sent.text_chars + 200 * len(req.parts), exact=False)
         resp = await self.client.aio.models.generate_content(model=self.model, contents=contents,
                                                              config=self.build_config(req))
         um = resp.usage_metadata
         usage = Usage(input_tokens=(um.prompt_token_count or 0) if um else 0,
                       output_tokens=(um.candidates_token_count or 0) if um else 0,
                       thinking_tokens=(um.thoughts_token_count or 0) if um else 0)
+        ans = self._answer(resp, usage)
+        ans.sent = sent
+        ans.modality_tokens = modality_tokens(um)
+        return ans
+
+    def _answer(self, resp: Any, usage: Usage) -> RawAnswer:
         raw = resp.model_dump(mode="json", exclude_none=True)
         fb = resp.prompt_feedback
         if fb is not None and fb.block_reason:

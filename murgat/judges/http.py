@@ -21,6 +21,20 @@ Exactly one response is read per request, and nothing else:
 * the head of a response is at most :data:`MAX_HEAD_BYTES`, its body at most ``max_body``
   bytes (:data:`MAX_BODY_BYTES`): a body with no ``Content-Length`` that never ends fails the
   request with that reason when the cap is reached instead of growing memory until the timeout.
+  A chunk-size line, the trailer fields and the interim replies of one response count against
+  :data:`MAX_HEAD_BYTES` too;
+* framing is read strictly, because a lenient reading of a hostile or broken reply desynchronises
+  the connection (the rest of one answer read as the next): a chunk size is hex digits only (not
+  Python's ``int(x, 16)``, which takes ``0x10``, ``+5`` and ``1_0``), a status code three ASCII
+  digits, two ``Content-Length`` fields that disagree are an error, and a reply with both
+  ``Transfer-Encoding`` and ``Content-Length`` is read as chunked and its connection closed;
+* a host that once sent bytes after an answer gets no more reused connections (each request on a
+  fresh one, ``Connection: close``): the reuse check sees only bytes that have already arrived, so
+  a stray reply sent a few milliseconds after the answer would otherwise still be read as the next
+  request's answer;
+* a reused connection that fails is tried again on a fresh one only when no byte of the response
+  had arrived (the server closed the idle connection): one that broke mid-answer was answered by
+  the server, and sending the request again would pay for it twice.
 
 A failure to connect (refused, no such host, TLS handshake) is :class:`HttpConnectError`: the
 request never reached a server, which the judge treats as "unreachable" (see
@@ -31,6 +45,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import socket
 import ssl
 from collections import defaultdict
@@ -40,6 +55,8 @@ from urllib.parse import urlsplit
 MAX_HEAD_BYTES = 1 << 20
 #: most bytes of a response body (a judge's answer is kilobytes; n samples or logprobs a few MB)
 MAX_BODY_BYTES = 64 << 20
+#: a chunk size as RFC 9112 spells it: hex digits (16 are already far past any cap)
+_CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")
 
 
 class HttpError(OSError):
@@ -66,6 +83,16 @@ class Response:
 _Conn = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 
+class _Progress:
+    """Whether any byte of the response has arrived (decides if a failed reused connection may be retried)."""
+
+    __slots__ = ("head_bytes", "started")
+
+    def __init__(self) -> None:
+        self.started = False
+        self.head_bytes = 0
+
+
 class HttpPool:
     def __init__(self, max_idle_per_host: int = 512, max_body: int = MAX_BODY_BYTES) -> None:
         self._idle: dict[tuple[str, str, int], list[_Conn]] = defaultdict(list)
@@ -75,6 +102,8 @@ class HttpPool:
         self._ssl: ssl.SSLContext | None = None
         #: idle connections closed because bytes had arrived on them after their last response
         self.stray_closed = 0
+        #: hosts that sent bytes after an answer: their connections are never reused again
+        self._no_reuse: set[tuple[str, str, int]] = set()
 
     def _target(self, url: str) -> tuple[tuple[str, str, int], str, str]:
         hit = self._parsed.get(url)
@@ -83,7 +112,9 @@ class HttpPool:
             if u.scheme not in ("http", "https") or not u.hostname:
                 raise HttpError(f"unsupported URL {url!r}")
             port = u.port or (443 if u.scheme == "https" else 80)
-            host_header = u.hostname if u.port is None else f"{u.hostname}:{u.port}"
+            # as the URL spells it, without user info: an IPv6 literal keeps its brackets ("[::1]:8000";
+            # hostname + port gave "::1:8000", which is no host)
+            host_header = u.netloc.rsplit("@", 1)[-1]
             path = (u.path or "/") + (f"?{u.query}" if u.query else "")
             hit = ((u.scheme, u.hostname, port), host_header, path)
             self._parsed[url] = hit
@@ -98,7 +129,7 @@ class HttpPool:
             ctx = self._ssl
         return await asyncio.open_connection(host, port, ssl=ctx, limit=MAX_HEAD_BYTES)
 
-    async def _take_idle(self, idle: list[_Conn]) -> _Conn | None:
+    async def _take_idle(self, key: tuple[str, str, int], idle: list[_Conn]) -> _Conn | None:
         """An idle connection that is still clean, or ``None``. One loop turn first, so bytes already
         at the socket are in the reader's buffer; a connection with anything buffered, at EOF or
         failed is closed: what is there belongs to no request of ours."""
@@ -110,6 +141,7 @@ class HttpPool:
             if _buffered(reader) or reader.at_eof() or reader.exception() is not None or writer.is_closing():
                 if _buffered(reader):
                     self.stray_closed += 1
+                    self._no_reuse.add(key)  # a server that does this once may do it later than we can see
                 writer.close()
                 continue
             return reader, writer
@@ -118,28 +150,36 @@ class HttpPool:
     async def post(self, url: str, content: bytes, headers: dict[str, str]) -> Response:
         body = content
         key, host, path = self._target(url)
-        head = [f"POST {path} HTTP/1.1", f"Host: {host}", f"Content-Length: {len(body)}", "Connection: keep-alive"]
+        for k, v in headers.items():
+            if any(c in f"{k}{v}" for c in "\r\n\0"):
+                # a line break would end the header there and start another one (header injection)
+                raise ValueError(f"HTTP header {k!r} contains a line break or NUL; murgat does not send it")
+        reuse = key not in self._no_reuse
+        head = [f"POST {path} HTTP/1.1", f"Host: {host}", f"Content-Length: {len(body)}",
+                "Connection: keep-alive" if reuse else "Connection: close"]
         head += [f"{k}: {v}" for k, v in headers.items()]
         request = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
         idle = self._idle[key]
         for fresh in (False, True):
-            conn = None if fresh else await self._take_idle(idle)
+            conn = None if fresh or not reuse else await self._take_idle(key, idle)
             reused = conn is not None
             reader, writer = conn if conn is not None else await self._open_checked(key)
             keep = False
+            progress = _Progress()
             try:
                 writer.write(request)
                 await writer.drain()
-                resp, keep = await self._read(reader)
-            except (asyncio.IncompleteReadError, ConnectionError) as exc:
+                resp, keep = await self._read(reader, progress)
+            except (asyncio.IncompleteReadError, ConnectionError, ssl.SSLError) as exc:
                 writer.close()
-                if reused:
-                    continue  # the server had closed the idle connection: retry on a new one
-                raise HttpError(f"connection to {host} failed: {type(exc).__name__}") from None
+                if reused and not progress.started:
+                    continue  # the server had closed the idle connection before answering: retry on a new one
+                cut = " in the middle of the response" if progress.started else ""
+                raise HttpError(f"connection to {host} failed{cut}: {type(exc).__name__}") from None
             except BaseException:
                 writer.close()
                 raise
-            if keep and len(idle) < self.max_idle:
+            if keep and reuse and key not in self._no_reuse and len(idle) < self.max_idle:
                 idle.append((reader, writer))
             else:
                 writer.close()
@@ -158,67 +198,96 @@ class HttpPool:
             why = os.strerror(exc.errno).lower() if exc.errno else (exc.strerror or str(exc) or type(exc).__name__)
             raise HttpConnectError(f"cannot connect to {key[1]}:{key[2]}: {why}") from None
 
-    async def _read(self, reader: asyncio.StreamReader) -> tuple[Response, bool]:
+    async def _read(self, reader: asyncio.StreamReader, progress: _Progress | None = None) -> tuple[Response, bool]:
         """One final response: interim 1xx replies are read and skipped."""
+        progress = progress or _Progress()
         while True:
-            version, status, headers = await self._head(reader)
+            version, status, headers, lengths = await self._head(reader, progress)
             if 100 <= status < 200:
                 if status == 101:
                     raise HttpError("the server switched protocols (101) on a JSON request")
                 continue  # 100 Continue, 102, 103 Early Hints: the answer follows
             break
+        chunked = headers.get("transfer-encoding", "").lower() == "chunked"
         if status in (204, 304):
             content, complete = b"", True
-        elif headers.get("transfer-encoding", "").lower() == "chunked":
-            content, complete = await self._chunked(reader), True
-        elif "content-length" in headers:
-            try:
-                n = int(headers["content-length"])
-            except ValueError:
-                raise HttpError(f"bad Content-Length {headers['content-length'][:40]!r}") from None
-            if n < 0:
-                raise HttpError(f"bad Content-Length {n}")
+        elif chunked:
+            content, complete = await self._chunked(reader, progress), True
+        elif lengths:
+            if len(set(lengths)) > 1:
+                raise HttpError(f"the response has {len(lengths)} Content-Length fields that disagree "
+                                f"({', '.join(sorted(set(lengths)))[:60]}): its end cannot be told")
+            value = lengths[0]
+            if not (value.isascii() and value.isdigit()):
+                raise HttpError(f"bad Content-Length {value[:40]!r}")
+            n = int(value)
             self._check_size(n)
             content, complete = await reader.readexactly(n), True
         else:  # the body runs until the server closes
             content, complete = await self._until_close(reader), False
-        keep = complete and version == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
+        # both framings at once is how a reply smuggles a second one: read it as chunked, never reuse it
+        keep = (complete and version == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
+                and not (chunked and lengths))
         return Response(status, headers, content), keep
 
-    async def _head(self, reader: asyncio.StreamReader) -> tuple[str, int, dict[str, str]]:
+    async def _head(self, reader: asyncio.StreamReader,
+                    progress: _Progress) -> tuple[str, int, dict[str, str], list[str]]:
+        """Status line and fields of one reply (``Content-Length`` values apart: every one, to compare)."""
         try:
             raw = await reader.readuntil(b"\r\n\r\n")
         except asyncio.LimitOverrunError:
             raise HttpError(f"response head longer than {MAX_HEAD_BYTES} bytes") from None
+        except asyncio.IncompleteReadError as exc:
+            progress.started = progress.started or bool(exc.partial)
+            raise
+        progress.started = True
+        progress.head_bytes += len(raw)
+        if progress.head_bytes > MAX_HEAD_BYTES:
+            raise HttpError(f"response heads (interim replies included) longer than {MAX_HEAD_BYTES} bytes")
         lines = raw.decode("latin-1").split("\r\n")
         parts = lines[0].split(" ", 2)
-        if len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit() or len(parts[1]) != 3:
+        code = parts[1] if len(parts) > 1 else ""
+        if len(parts) < 2 or not parts[0].startswith("HTTP/") or not (code.isascii() and code.isdigit()) or len(code) != 3:
             raise HttpError(f"not an HTTP response: {lines[0][:80]!r}")
         headers: dict[str, str] = {}
+        lengths: list[str] = []
         for line in lines[1:]:
             if ":" in line:
                 k, v = line.split(":", 1)
-                headers[k.strip().lower()] = v.strip()
-        return parts[0], int(parts[1]), headers
+                name = k.strip().lower()
+                if name == "content-length":
+                    lengths += [x.strip() for x in v.split(",")]  # "5, 5" (a folded repeat) is one length
+                headers[name] = v.strip()
+        return parts[0], int(code), headers, lengths
 
     def _check_size(self, n: int) -> None:
         if n > self.max_body:
             raise HttpError(f"response body over the {self.max_body:,}-byte cap (the request failed; "
                             "a judge's answer is never that large)")
 
-    async def _chunked(self, reader: asyncio.StreamReader) -> bytes:
+    async def _line(self, reader: asyncio.StreamReader, progress: _Progress, what: str) -> bytes:
+        """One CRLF-ended line of the chunked framing, counted against :data:`MAX_HEAD_BYTES`."""
+        try:
+            line = await reader.readuntil(b"\r\n")
+        except asyncio.LimitOverrunError:
+            raise HttpError(f"{what} longer than {MAX_HEAD_BYTES} bytes") from None
+        progress.head_bytes += len(line)
+        if progress.head_bytes > MAX_HEAD_BYTES:
+            raise HttpError(f"chunk framing and trailers longer than {MAX_HEAD_BYTES} bytes")
+        return line
+
+    async def _chunked(self, reader: asyncio.StreamReader, progress: _Progress | None = None) -> bytes:
+        progress = progress or _Progress()
         chunks: list[bytes] = []
         total = 0
         while True:
-            line = await reader.readuntil(b"\r\n")
-            try:
-                size = int(line.split(b";")[0].strip(), 16)
-            except ValueError:
-                raise HttpError(f"bad chunk size {line[:40]!r}") from None
-            if size < 0:
-                raise HttpError(f"bad chunk size {size}")
+            line = await self._line(reader, progress, "a chunk-size line")
+            digits = line[:-2].split(b";", 1)[0].strip(b" \t")
+            if not _CHUNK_SIZE.fullmatch(digits):
+                raise HttpError(f"bad chunk size {line[:40]!r}")
+            size = int(digits, 16)
             if size == 0:
-                while await reader.readuntil(b"\r\n") != b"\r\n":
+                while await self._line(reader, progress, "a trailer field") != b"\r\n":
                     pass  # trailer fields, then the empty line
                 return b"".join(chunks)
             total += size

@@ -31,6 +31,10 @@ the hidden reasoning tokens, it is ``--max-tokens`` plus a reasoning allowance c
 effort (:data:`REASONING_ALLOWANCE`; ``-J reasoning_tokens=N`` sets it). Every other name (local
 servers, ``gpt-4o``, ``gpt-4.1``) gets ``max_tokens`` and ``temperature`` as before.
 
+A redirect (3xx) is not followed: the request fails at once naming where it points, so that
+``-J base_url`` can be set to the address that answers (a POST's body would not be re-sent, and
+the answers would come from a server the cache key does not name).
+
 **Answers.** ``message.content`` given as a list of content parts is read as the concatenation of
 its text parts; ``finish_reason: "length"`` marks the answer truncated (a cut-off label is never
 read as a verdict); HTTP 200 with no ``choices`` is a judge error (retried, counted), not an
@@ -51,6 +55,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from murgat.judges.account import Account
 from murgat.judges.base import ERROR_BODY_CHARS, Judge, JudgeError, RawAnswer, body_excerpt
 from murgat.judges.effort import HF_THINKING, OPENAI_EFFORT, check
 from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeRequest, MediaPart, TextPart, Usage, VideoPart, frame_label
@@ -179,14 +184,38 @@ def _data_url(mime: str, b64: str) -> str:
     return B64Text(url) if _MIME.fullmatch(mime) else url
 
 
-def _frame_content(frames: list[Any]) -> list[dict[str, Any]]:
+def _frame_content(frames: list[Any], account: Account | None = None) -> list[dict[str, Any]]:
     """Sampled frames as OpenAI content parts, each after a text label with its time."""
     out: list[dict[str, Any]] = []
     for f in frames:
         img = ImagePart(image=f.image, time=f.time)
-        out.append({"type": "text", "text": frame_label(f.time)})
+        label = frame_label(f.time)
+        out.append({"type": "text", "text": label})
         out.append({"type": "image_url", "image_url": {"url": _data_url("image/jpeg", img.b64())}})
+        if account is not None:
+            account.text(label)
+            account.image_array(f.image)
     return out
+
+
+def _image_size(p: ImagePart, account: Account) -> None:
+    if p.image is not None:
+        account.image_array(p.image)
+    else:
+        account.image_bytes(p.encoded())
+
+
+def modality_tokens(usage: Any) -> dict[str, int] | None:
+    """The per-modality prompt tokens an OpenAI-compatible server reports, only those it counts:
+    ``prompt_tokens_details.audio_tokens`` (OpenAI's audio models), ``image_tokens`` and
+    ``text_tokens`` where a server adds them. ``None`` when it reports none of them."""
+    details = usage.get("prompt_tokens_details") if isinstance(usage, dict) else None
+    if not isinstance(details, dict):
+        return None
+    out = {name: int(details[key]) for key, name in (("audio_tokens", "audio"), ("image_tokens", "image"),
+                                                     ("text_tokens", "text"))
+           if isinstance(details.get(key), int) and not isinstance(details.get(key), bool)}
+    return out or None
 
 
 class Endpoint:
@@ -297,19 +326,25 @@ class OpenAIJudge(Judge):
         return any((isinstance(p, VideoPart) and p.end > p.start)
                    or (isinstance(p, MediaPart) and media_mime(p.path).startswith("video/")) for p in req.parts)
 
-    async def build_messages(self, req: JudgeRequest) -> list[dict[str, Any]]:
+    async def build_messages(self, req: JudgeRequest, account: Account | None = None) -> list[dict[str, Any]]:
+        """The chat messages of ``req``; ``account`` counts what they carry (:mod:`murgat.judges.account`)."""
+        acct = account if account is not None else Account()
         content: list[dict[str, Any]] = []
         for p in req.parts:
             if isinstance(p, TextPart):
                 content.append({"type": "text", "text": p.text})
+                acct.text(p.text)
             elif isinstance(p, EvidenceTextPart):
                 content.append({"type": "text", "text": p.as_text()})
+                acct.text(p.as_text())
             elif isinstance(p, ImagePart):
                 content.append({"type": "image_url", "image_url": {"url": _data_url(p.mime, p.b64())}})
+                _image_size(p, acct)
             elif isinstance(p, AudioPart):
                 content.append({"type": "input_audio", "input_audio": {"data": B64Text(p.wav_b64()), "format": "wav"}})
+                acct.audio(len(p.samples) / max(p.sr, 1))
             elif isinstance(p, MediaPart):
-                content.extend(await self._media_content(p))
+                content.extend(await self._media_content(p, acct))
             elif isinstance(p, VideoPart):
                 if self.clips and p.end > p.start:
                     from media.clips import video_clip
@@ -317,27 +352,32 @@ class OpenAIJudge(Judge):
                     clip, _ = await asyncio.to_thread(video_clip, p.source, p.start, p.end)
                     url = _data_url("video/mp4", _b64(Path(clip).read_bytes()))
                     content.append({"type": "video_url", "video_url": {"url": url}})
+                    acct.clip(p.end - p.start)
                 else:
-                    content.extend(_frame_content(p.frames))
+                    content.extend(_frame_content(p.frames, acct))
         messages: list[dict[str, Any]] = []
         if req.system:
             messages.append({"role": "system", "content": req.system})
+            acct.sent.text_chars += len(req.system)
         messages.append({"role": "user", "content": content})
         return messages
 
-    async def _media_content(self, p: MediaPart) -> list[dict[str, Any]]:
+    async def _media_content(self, p: MediaPart, acct: Account) -> list[dict[str, Any]]:
         """A whole file: one ``video_url`` (``-J video=clip``), or frames plus the sound track."""
         from media.audio import wav_bytes
         from murgat.judges.gemini import media_mime
 
         if self.clips and media_mime(p.path).startswith("video/"):
             data = await asyncio.to_thread(Path(p.path).read_bytes)
+            acct.whole_file()
             return [{"type": "video_url", "video_url": {"url": _data_url(media_mime(p.path), _b64(data))}}]
-        out = _frame_content(await asyncio.to_thread(p.frames))
+        out = _frame_content(await asyncio.to_thread(p.frames), acct)
         track = await asyncio.to_thread(p.audio)
         if track is not None:
             out.append({"type": "text", "text": "(the sound track of the whole video)"})
             out.append({"type": "input_audio", "input_audio": {"data": _b64(wav_bytes(track.samples, track.sr)), "format": "wav"}})
+            acct.text("(the sound track of the whole video)")
+            acct.audio(len(track.samples) / max(track.sr, 1))
         return out
 
     def where(self) -> str:
@@ -431,8 +471,10 @@ class OpenAIJudge(Judge):
     async def _call_lean(self, req: JudgeRequest) -> RawAnswer:
         kw = self.build_kwargs(req)
         extra = kw.pop("extra_body", None) or {}
-        payload = {"messages": await self.build_messages(req), **kw, **extra}
+        acct = Account()
+        payload = {"messages": await self.build_messages(req, acct), **kw, **extra}
         body = encode_body(payload)
+        sent = acct.done(len(body), exact=True)
         ep = self.endpoints.pick()
         _SENT_TO.set(ep.url)
         ep.in_flight += 1
@@ -447,6 +489,13 @@ class OpenAIJudge(Judge):
         finally:
             ep.in_flight -= 1
         code = resp.status_code
+        if 300 <= code < 400:
+            # not followed: a POST's body is not re-sent to wherever a redirect points, and an answer from
+            # another address is not the server the cache key names. A 3xx body was read as "not JSON".
+            where = resp.headers.get("location")
+            to = f" to {where[:200]}" if where else ""
+            raise JudgeError(f"openai HTTP {code} from {ep.url}: the server redirects{to}; murgat does not follow "
+                             "redirects — set -J base_url to the address that answers", retryable=False, status=code)
         if code >= 400:
             if code >= 500:
                 self.endpoints.fail(ep)
@@ -461,7 +510,9 @@ class OpenAIJudge(Judge):
             raise JudgeError(f"openai: response is not JSON ({exc})", retryable=True) from None
         if not isinstance(data, dict):
             raise JudgeError(f"openai: response is not a JSON object: {body_excerpt(resp.content)}", retryable=True)
-        return self._answer(data, ep.url)
+        ans = self._answer(data, ep.url)
+        ans.sent = sent
+        return ans
 
     def _answer(self, data: dict[str, Any], url: str) -> RawAnswer:
         """A ``chat.completion`` object (as JSON) read into an answer, the same for every client."""
@@ -487,8 +538,10 @@ class OpenAIJudge(Judge):
         if text is None and message.get("refusal"):
             return RawAnswer(text=None, usage=usage, raw=data, blocked=True, block_reason=f"refusal: {message['refusal']}")
         model = data.get("model")
+        fp = data.get("system_fingerprint")
         return RawAnswer(text=text, usage=usage, raw=data, model=model if isinstance(model, str) else None,
-                         truncated=finish == "length")
+                         truncated=finish == "length", modality_tokens=modality_tokens(u),
+                         system_fingerprint=fp if isinstance(fp, str) and fp else None)
 
     async def aclose(self) -> None:
         if self._http is not None and self._http_client is None:
@@ -496,13 +549,19 @@ class OpenAIJudge(Judge):
             self._http = None
 
     async def _call_sdk(self, req: JudgeRequest) -> RawAnswer:
-        messages = await self.build_messages(req)
+        acct = Account()
+        messages = await self.build_messages(req, acct)
+        kw = self.build_kwargs(req)
+        # the SDK serialises the body itself: its size is that of the same JSON made here
+        sent = acct.done(len(encode_body({"messages": messages, **kw})), exact=False)
         _SENT_TO.set(self.base_url)
-        resp = await self.client.chat.completions.create(messages=messages, **self.build_kwargs(req))
+        resp = await self.client.chat.completions.create(messages=messages, **kw)
         # read from the JSON the SDK parsed, as the other clients do (the SDK builds its objects without
         # validating them: a list as message.content stays a list)
         raw = resp.model_dump(mode="json", exclude_none=True, warnings=False)
-        return self._answer(raw if isinstance(raw, dict) else {}, self.base_url)
+        ans = self._answer(raw if isinstance(raw, dict) else {}, self.base_url)
+        ans.sent = sent
+        return ans
 
     def classify(self, exc: BaseException) -> JudgeError:
         if isinstance(exc, JudgeError):

@@ -15,14 +15,24 @@ answer that opens like JSON but does not parse (a cut-off ``{"label":\t\n"no``) 
 unparseable, not read word by word, and an answer the server cut off at the token limit
 (``finish_reason: "length"``, :attr:`JudgeOutput.truncated`) is unparseable whatever it says:
 :func:`read_verdict` is the reader for a judge's output.
+
+A label followed by words saying that the judge cannot tell (``No, I cannot tell from these
+frames.``) is an abstention written after a label word, not a decision: unparseable. ``0`` and
+``1`` are labels only as a whole answer or before a bracket or a dash (``1 (supported)``): a
+score (``0.7``), a list marker (``1. No, …``) or a fraction (``1/2``) is not ``yes``/``no``; nor
+is a word before a slash (``True/False: False``, ``Y/N``), which names the choices.
+
+Every pattern here runs in time linear in the answer: a label line is matched within its own
+line (``[^\\w\\n]*``, not ``\\W*``, which also crossed newlines and made an answer of 40,000
+newlines take 75 s), and JSON nested past any sense is "no JSON", never a ``RecursionError``.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
+from murgat.jsonl import loads_line
 from murgat.judges.types import JudgeOutput
 from murgat.schema import Verdict
 
@@ -35,14 +45,27 @@ _UNKNOWN = {"unknown", "unsure", "uncertain", "cannot tell", "can't tell", "cann
             "can't be determined", "cannot say", "can't say", "not determinable"}
 # the value must start on the label's own line: ``[ \t]*``, not ``\s*`` (which crossed the newline
 # and read "Label:\nno idea" as the label "no idea" → "no")
+# and nothing before or after the label word may cross a line end either (``[^\w\n]``, not ``\W``):
+# from every line start ``\W*`` ran over all the newlines after it, quadratic in the answer
 _LABEL_LINE = re.compile(
-    r"^\W*(?:final\s+)?(?:label|answer|verdict|judg(?:e)?ment|decision|entailment|verifiable)\W*[:=][ \t]*(\S.*)$",
+    r"^[^\w\n]*(?:final[ \t]+)?(?:label|answer|verdict|judg(?:e)?ment|decision|entailment|verifiable)[^\w\n]*[:=]"
+    r"[ \t]*(\S.*)$",
     re.IGNORECASE | re.MULTILINE,
 )
 #: what may follow a label word for it to be a label and not the first word of a phrase: the end,
 #: or (after spaces or not) anything but a letter or digit — ``No, …``, ``Yes.``, ``yes <…>`` are
 #: labels; ``No idea``, ``No way to tell``, ``Yesterday`` are not
-_AFTER_LABEL = r"(?:$|\s*[^\w\s]|\s*_)"
+_AFTER_LABEL = r"(?:$|\s*[^\w\s/]|\s*_)"
+#: what may follow ``0``/``1`` for it to be a label: the end, a bracket, or a spaced dash (``1 (supported)``,
+#: ``0 - not supported``); never ``.``, ``/`` or ``,`` (``0.7``, ``1. No, …``, ``1/2``, ``1, 2``)
+_AFTER_DIGIT = r"(?:$|\s*[(\[]|\s+[-\u2013\u2014])"
+_DIGITS = {"0": "no", "1": "yes"}
+#: words after a yes/no label, in its first sentence, that say the judge cannot tell after all
+_CANNOT_TELL = re.compile(
+    r"\b(?:can ?not|can't|cannot|unable to|impossible to|no way to)\s+(?:tell|determine|say|judge|be determined|be sure)\b"
+    r"|\b(?:not sure|unsure|don't know|do not know)\b")
+#: how deep a JSON answer's ``{"label": {"label": …}}`` is followed
+_JSON_DEPTH = 8
 #: why a truncated answer is not read (the server stopped it at the token cap)
 TRUNCATED = "answer cut off at the token limit (finish_reason: length)"
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
@@ -55,8 +78,10 @@ def _vocab_res() -> list[tuple[re.Pattern[str], str]]:
     """One compiled pattern per vocabulary, longest phrase first (built once, not per answer)."""
     if not _VOCAB_RES:
         for vocab, verdict in ((_UNKNOWN, "unknown"), (_NO, "no"), (_YES, "yes")):
-            alts = "|".join(re.escape(p) for p in sorted(vocab, key=len, reverse=True))
+            alts = "|".join(re.escape(p) for p in sorted(vocab - _DIGITS.keys(), key=len, reverse=True))
             _VOCAB_RES.append((re.compile(rf"^(?:{alts}){_AFTER_LABEL}"), verdict))
+        for digit, verdict in _DIGITS.items():
+            _VOCAB_RES.append((re.compile(rf"^{digit}{_AFTER_DIGIT}"), verdict))
     return _VOCAB_RES
 
 
@@ -64,7 +89,12 @@ def _word_verdict(text: str) -> Verdict | None:
     t = text.strip().strip("*_`\"'.!:; ").lower()
     t = re.sub(r"\s+", " ", t)
     for pattern, verdict in _vocab_res():
-        if pattern.match(t):
+        m = pattern.match(t)
+        if m:
+            # the rest of the label's sentence ("No, I cannot tell"; not "No. I cannot tell who speaks")
+            rest = "" if re.search(r"[.!?;]\s*$", m.group(0)) else re.split(r"[.!?;]", t[m.end():], maxsplit=1)[0]
+            if verdict != "unknown" and _CANNOT_TELL.search(rest):
+                return None  # "No, I cannot tell": an abstention written after a label word
             return verdict  # type: ignore[return-value]
     return None
 
@@ -75,28 +105,36 @@ def extract_json(text: str) -> Any:
     for cand in candidates:
         cand = cand.strip()
         try:
-            return json.loads(cand)
-        except json.JSONDecodeError:
+            return loads_line(cand)  # JSON nested past Python's stack is a ValueError, not a RecursionError
+        except ValueError:
             pass
         for opener, closer in (("{", "}"), ("[", "]")):
             i, j = cand.find(opener), cand.rfind(closer)
             if 0 <= i < j:
                 try:
-                    return json.loads(cand[i : j + 1])
-                except json.JSONDecodeError:
+                    return loads_line(cand[i : j + 1])
+                except ValueError:
                     continue
     raise ValueError("no JSON value found in the answer")
 
 
+_JSON_KEYS = ("label", "answer", "verdict", "entailed", "entailment", "verifiable", "supported", "decision")
+
+
 def _from_json(obj: Any) -> Verdict | None:
-    if isinstance(obj, bool):
-        return "yes" if obj else "no"
-    if isinstance(obj, str):
-        return _word_verdict(obj)
-    if isinstance(obj, dict):
-        for key in ("label", "answer", "verdict", "entailed", "entailment", "verifiable", "supported", "decision"):
-            if key in obj:
-                return _from_json(obj[key])
+    for _ in range(_JSON_DEPTH):  # a loop, not recursion: {"label": {"label": …}} cannot exhaust the stack
+        if isinstance(obj, bool):
+            return "yes" if obj else "no"
+        if isinstance(obj, int) and obj in (0, 1):
+            return "yes" if obj else "no"
+        if isinstance(obj, str):
+            return _word_verdict(obj)
+        if not isinstance(obj, dict):
+            return None
+        key = next((k for k in _JSON_KEYS if k in obj), None)
+        if key is None:
+            return None
+        obj = obj[key]
     return None
 
 

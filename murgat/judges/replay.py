@@ -13,8 +13,10 @@ by hand. ``replay:PATH`` serves both kinds and raises
 :class:`ReplayMiss` on a request it has no answer for: a replayed run never silently asks
 anyone else. Every line is checked when the cassette is opened: a line that is not such an
 object (no ``key`` or ``match``, a ``match`` without a ``task``, ``inputs`` or ``output`` that
-are not objects, an ``output.text`` that is not text, a ``usage`` that is not token counts) is
-a :class:`ValueError` naming the file, the line and what is wrong, before any request.
+are not objects, an ``output.text`` that is not text, a ``usage`` that is not token counts, a
+``blocked`` or ``truncated`` that is not ``true``/``false`` — ``"false"`` as a string once marked
+every answer blocked — or bytes that are not UTF-8) is a :class:`ValueError` naming the file, the
+line and what is wrong, before any request.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from murgat.jsonl import append_line, dumps, iter_lines, loads_line
+from murgat.judges.account import JudgeIdentity
 from murgat.judges.base import Judge, RawAnswer
 from murgat.judges.cache import request_key
 from murgat.judges.types import JudgeOutput, JudgeRequest, Usage, memo_on
@@ -72,7 +75,21 @@ def line_problem(rec: Any) -> str | None:
         return f'"output.usage" is not token counts ({exc.__class__.__name__})'
     if out.get("model") is not None and not isinstance(out["model"], str):
         return '"output.model" must be a string'
+    for flag in ("blocked", "truncated"):
+        if flag in out and not isinstance(out[flag], bool):
+            return f'"output.{flag}" must be true or false, not {json.dumps(out[flag])[:40]}'
     return None
+
+
+def _cassette_lines(path: Path) -> list[tuple[int, str]]:
+    """The cassette's lines; bytes that are not UTF-8 are a ValueError naming the line."""
+    try:
+        return list(iter_lines(path))
+    except UnicodeDecodeError as exc:
+        data = path.read_bytes()
+        lineno = data[:exc.start].count(b"\n") + 1
+        raise ValueError(f"{path}: line {lineno}: not UTF-8 text (byte 0x{data[exc.start]:02x}); "
+                         "a cassette is UTF-8 JSONL") from None
 
 
 def match_key(task: str, inputs: dict[str, Any]) -> str:
@@ -104,7 +121,7 @@ class ReplayJudge(Judge):
         # of thousands of hand-written lines made each lookup a scan)
         self._partial_index: dict[str, dict[str, dict[str, list[int]]]] = {}
         self._partial_rest: dict[str, list[int]] = {}  # lines with no text input to index by
-        for lineno, line in iter_lines(path):
+        for lineno, line in _cassette_lines(path):
             if not line.strip():
                 continue
             try:
@@ -211,6 +228,9 @@ class RecordingJudge(Judge):
 
     def key(self, req: JudgeRequest) -> str:
         return self.inner.key(req)
+
+    def identity(self) -> JudgeIdentity:
+        return self.inner.identity()
 
     async def aclose(self) -> None:
         await self.inner.aclose()

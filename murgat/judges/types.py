@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from media.cache import file_digest
+from murgat.judges.account import Sent
 
 if TYPE_CHECKING:  # numpy is imported where arrays are made: a text-only run never pays for it
     import numpy as np
@@ -309,3 +310,12 @@ class JudgeOutput(BaseModel):
     truncated: bool = False
     raw: Any = None
     cost_usd: float = 0.0
+    #: what the request carried, as the provider's client sent it (``None``: a provider that sends
+    #: no media, or an answer cached before accounts existed); see :mod:`murgat.judges.account`
+    sent: Sent | None = None
+    #: prompt tokens per modality as the provider reported them (only the modalities it counts)
+    modality_tokens: dict[str, int] | None = None
+    #: OpenAI's ``system_fingerprint`` (the serving configuration), where given
+    system_fingerprint: str | None = None
+    #: what the answer's token counts say about media the server may have dropped
+    warnings: list[str] = Field(default_factory=list)

@@ -58,21 +58,27 @@ def preserved(original: str, rewrite: str) -> tuple[bool, str | None]:
 
 def build_request(item: Item, media: Path, mode: Mode, cfg: GenerateConfig, fps: float, max_frames: int,
                   base_response: str | None = None) -> JudgeRequest:
+    prompt = generate_prompt(item, mode, base_response)
+    return JudgeRequest(parts=[MediaPart(str(media), fps=fps, max_frames=max_frames), TextPart(prompt)], config=cfg,
+                        task="generate", inputs={"id": item.id, "mode": mode, "effort": cfg.reasoning_effort})
+
+
+def generate_prompt(item: Item, mode: Mode, base_response: str | None = None) -> str:
+    """The text an answering model is given with the media (also what the inspect_ai task sends)."""
     question = item.question or "(no question given)"
     if mode == "posthoc":
         if base_response is None:
             raise ValueError(f"{item.id}: posthoc mode needs a base response")
-        prompt = prompts.render("generate_posthoc", question=question, response=base_response)
-    else:
-        prompt = prompts.render(f"generate_{mode}", question=question, options=options_block(item.options))
-    return JudgeRequest(parts=[MediaPart(str(media), fps=fps, max_frames=max_frames), TextPart(prompt)], config=cfg,
-                        task="generate", inputs={"id": item.id, "mode": mode, "effort": cfg.reasoning_effort})
+        return prompts.render("generate_posthoc", question=question, response=base_response)
+    return prompts.render(f"generate_{mode}", question=question, options=options_block(item.options))
 
 
 def record_for(item: Item, response: str, **meta: Any) -> dict[str, Any]:
     rec = {"id": item.id, "media": item.media, "question": item.question, "options": item.options, "gold": item.gold,
            "question_type": item.question_type, "response": response}
     rec.update({k: v for k, v in (item.model_extra or {}).items() if k not in rec and k != "response"})
+    if item.meta:  # the dataset's own fields (murgat.breakdown groups on them)
+        rec["meta"] = item.meta
     rec.update(meta)
     return rec
 

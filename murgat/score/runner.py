@@ -17,6 +17,7 @@ from typing import Any
 from media.errors import MediaError
 from media.probe import ProbeResult
 from murgat.answers import is_correct
+from murgat.breakdown import item_fields
 from murgat.engine.folder import RunFolder
 from murgat.engine.loop import plan_work, run_items
 from murgat.engine.outcome import ItemFailure
@@ -169,6 +170,8 @@ def _prepared(item: Item) -> tuple[ResponseResult, ItemFailure | None]:
     extra = item.model_extra or {}
     if extra.get("system") or extra.get("model"):
         rr.meta["system"] = extra.get("system") or extra.get("model")
+    if fields := item_fields(item):  # what breakdowns group on (murgat.breakdown); not part of the item's digest
+        rr.meta["item"] = fields
     if extra.get("generation_error"):
         return rr, ItemFailure("generation_failed", str(extra["generation_error"]))
     return rr, None
@@ -283,7 +286,9 @@ class ScoreTask:
         return await score_item(item, self.cfg, self.judges, self.pool, self.place)
 
     def error_record(self, item: Item, failure: ItemFailure) -> ResponseResult:
-        return fail(ResponseResult(id=item.id, video=item.media, gold=item.gold), failure)
+        fields = item_fields(item)
+        return fail(ResponseResult(id=item.id, video=item.media, gold=item.gold,
+                                   meta={"item": fields} if fields else {}), failure)
 
 
 async def score_items(items: Sequence[Item], cfg: ScoreConfig, judges: StageJudges, folder: RunFolder, *,

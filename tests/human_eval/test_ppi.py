@@ -210,3 +210,36 @@ def test_plan_gives_fewer_labels_than_human_only_and_reaches_the_width() -> None
         labels_needed(y[:50], yhat[:50], yhat[50:], half_width=0)
     clustered = labels_needed(y[:50], yhat[:50], yhat[50:], half_width=0.05, clusters=[i // 5 for i in range(5050)])
     assert clustered["design_effect"] >= 1.0 and clustered["clusters_needed"] is not None
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0, 2.0, -0.1, float("nan")])
+def test_alpha_outside_zero_one_is_refused(alpha: float) -> None:
+    """Before: alpha 0 gave an infinite interval, 2 an inverted one, NaN a NaN one, without a word."""
+    from human_eval.ppi import labels_needed, prediction_powered_ratio
+
+    y, yh, yu = [1, 0, 1, 1], [1, 0, 0, 1], [1, 0, 1, 0, 1]
+    with pytest.raises(ValueError, match="alpha"):
+        prediction_powered_mean(y, yh, yu, alpha=alpha)
+    with pytest.raises(ValueError, match="alpha"):
+        prediction_powered_ratio(y, [1] * 4, yh, [1] * 4, yu, [1] * 5, alpha=alpha)
+    with pytest.raises(ValueError, match="alpha"):
+        labels_needed(y, yh, yu, half_width=0.1, alpha=alpha)
+
+
+def test_a_zero_variance_interval_says_that_it_understates_the_uncertainty() -> None:
+    """Two labels, both 1, judge scores alike: the normal interval is [1, 1]. Before, it came with no
+    word; a reader took two labels for certainty."""
+    got = prediction_powered_mean([1, 1], [1, 1], [1, 0, 1, 0])
+    assert got.estimate == 1.0 and got.ci_low == got.ci_high == 1.0
+    assert got.reason and "zero width" in got.reason and got.effective_n is None
+
+
+def test_effective_n_is_undefined_when_the_human_only_figure_is() -> None:
+    """The labelled items' human denominators all 0: the human-only ratio is undefined, so "the labels
+    the judge is worth" is too. Before, effective_n was 0.0 (as if the judge were worth nothing)."""
+    from human_eval.ppi import prediction_powered_ratio
+
+    got = prediction_powered_ratio([0, 0, 0], [0, 0, 0], [1, 0, 1], [1, 1, 1], [1, 1], [2, 2], lam=1)
+    assert got.estimate is not None and got.effective_n is None and got.reason and "effective n" in got.reason
+    const = prediction_powered_mean([1, 1, 1], [1, 0, 1], [1, 0, 1, 0], lam=1)  # humans agree: var_h = 0
+    assert const.effective_n is None and const.reason and "human-only variance is 0" in const.reason

@@ -169,3 +169,12 @@ async def test_timeouts_and_5xx_before_any_answer_keep_their_retries() -> None:
     wire = Wire().queue(lambda r: httpx.Response(503, json={"error": {"message": "loading"}}), ok(completion("yes")))
     out = await judge(wire, "httpx").generate(ask(retries=2))
     assert out.text == "yes" and out.retries == 1
+
+
+async def test_a_redirect_fails_at_once_naming_where_it_points() -> None:
+    """Before: a 307 was read as an answer that "is not JSON" and retried; the body of a POST is not
+    re-sent to another address, so the request fails and says which address to configure."""
+    wire = Wire().queue(lambda req: httpx.Response(307, headers={"location": "https://judge.example/v1/chat/completions"}))
+    out = await judge(wire, "httpx").generate(ask(retries=3))
+    assert out.error is not None and "redirects to https://judge.example" in out.error and "base_url" in out.error
+    assert len(wire.requests) == 1

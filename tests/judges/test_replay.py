@@ -83,6 +83,9 @@ def test_a_request_is_looked_up_once_for_generate_and_call(tmp_path: Path) -> No
     ('{"match": {"task": "entail"}, "output": {"text": 1}}', '"output.text" must be a string'),
     ('{"match": {"task": "entail"}, "output": {"text": "yes", "usage": {"input_tokens": "ten"}}}', "token counts"),
     ('{"key": 7, "output": {"text": "yes"}}', '"key" must be a string'),
+    # a string "false" was truthy: every answer of the line was served as a safety block
+    ('{"match": {"task": "entail"}, "output": {"text": "yes", "blocked": "false"}}', '"output.blocked" must be true or false'),
+    ('{"match": {"task": "entail"}, "output": {"text": "yes", "truncated": "no"}}', '"output.truncated" must be true or false'),
 ])
 def test_a_malformed_hand_written_line_names_the_file_and_line(tmp_path: Path, line: str, words: str) -> None:
     """Before: TypeError/KeyError/AttributeError from deep inside, with no file or line named."""
@@ -91,3 +94,13 @@ def test_a_malformed_hand_written_line_names_the_file_and_line(tmp_path: Path, l
     with pytest.raises(ValueError, match="line 2") as info:
         ReplayJudge(str(path))
     assert str(path) in str(info.value) and words in str(info.value)
+
+
+def test_a_cassette_that_is_not_utf8_names_the_line(tmp_path: Path) -> None:
+    """Before: a bare ``UnicodeDecodeError`` naming neither the file nor the line."""
+    path = tmp_path / "hand.jsonl"
+    good = json.dumps(_line("verify", {"sentence": "A"}, "yes")).encode()
+    path.write_bytes(good + b"\n" + b'{"match": {"task": "entail"}, "output": {"text": "caf\xe9"}}\n')
+    with pytest.raises(ValueError, match="line 2: not UTF-8") as info:
+        ReplayJudge(str(path))
+    assert str(path) in str(info.value)

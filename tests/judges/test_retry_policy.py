@@ -22,6 +22,8 @@ from .wire import Wire, ok, status
     ("7", 7.0), ("1.5", 1.5), (" 0 ", 0.0), (3, 3.0), ("3600", 3600.0),
     ("inf", None), ("Infinity", None), ("nan", None), ("-5", None), ("soon", None), ("", None), (None, None),
     ("Wed, 32 Foo 2015 07:28:00 GMT", None),
+    # not delta-seconds (ASCII digits): float() took "1_000" as 1000 s and "\u0663" (Arabic-Indic 3) as 3 s
+    ("1_000", None), ("\u0663", None), ("0x10", None), ("+5", None), ("1e3", 1000.0),
 ])
 def test_parse_retry_after_forms(value, expected) -> None:
     assert parse_retry_after(value) == expected

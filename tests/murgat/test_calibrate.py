@@ -419,3 +419,20 @@ def test_agreement_between_judges_of_the_same_responses(tmp_path: Path, example_
     assert main(["calibrate", "--human", str(labels), "--run", str(good), "--run", str(abstain),
                  "--bootstrap", "50"]) == 0
     assert "agreement between the judges" in capsys.readouterr().out
+
+
+def test_labels_for_ids_not_in_the_run_are_said_out_loud(tmp_path: Path, example_media: Path, capsys) -> None:
+    """Labels of another run (or of ids that changed) were left out of every statistic without a
+    word: the table said "6 responses" and nothing about the 6 labelled ids it could not use."""
+    run = make_run(tmp_path, example_media)
+    labels = make_labels(tmp_path, flip_for_b=set())
+    rows = [json.loads(line) for line in labels.read_text().splitlines()]
+    ghosts = [{**r, "id": f"ghost-{r['id']}"} for r in rows]
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows + ghosts))
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--bootstrap", "50", "--json"]) == 0
+    c = json.loads(capsys.readouterr().out)["runs"][str(run)]
+    assert c["n_responses"] == 6 and c["n_labelled_not_in_run"] == 6 and c["labelled_not_in_run"][0] == "ghost-r0"
+    assert c["n_labelled_with_error_records"] == 0
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--bootstrap", "50"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "6 labelled responses left out of every statistic: no record in this run" in out

@@ -141,6 +141,17 @@ def test_csv_cells_that_start_like_formulas_are_written_as_text(tmp_path: Path, 
     assert csv_cell(-0.25) == -0.25 and csv_cell("a=b") == "a=b" and csv_cell("\tx") == "'\tx"
 
 
+def test_text_that_is_only_a_number_stays_a_number() -> None:
+    """Before: an id or answer "-1" was written "'-1" (the spreadsheet then shows text, and a join on
+    the id breaks); a plain number runs nothing, so only formula-like text gets the quote."""
+    from murgat.export import csv_cell
+
+    for plain in ("-1", "+2", "-0.5", "-.5", "+1e3", "-2E-4", "-7."):
+        assert csv_cell(plain) == plain
+    for formula in ("-1+1", "-2*3", "+1-A1", "-inf", "-nan", "-1 ", "-", "+", "-1e", "--1"):
+        assert csv_cell(formula) == "'" + formula
+
+
 # ---------------------------------------------------------------- where the table goes
 
 

@@ -196,3 +196,25 @@ def test_write_errors_are_results_write_errors(tmp_path: Path) -> None:
     with pytest.raises(ResultsWriteError, match=r"cannot write .*x\.csv: No space left on device"):
         claim.write(boom)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("role", ["file", "cache", "cassette"])
+def test_a_loop_of_symlinks_is_refused_not_a_traceback(tmp_path: Path, role: str) -> None:
+    """Before: ``OSError: [Errno 40] Too many levels of symbolic links`` out of the claim."""
+    (tmp_path / "a").symlink_to("b")
+    (tmp_path / "b").symlink_to("a")
+    (tmp_path / "self").symlink_to("self")
+    for name in ("a", "self"):
+        with pytest.raises(OutputRefused, match="cannot be followed"):
+            claim_output(tmp_path / name, role=role)  # type: ignore[arg-type]
+
+
+def test_a_cassette_opening_with_a_blank_line_is_still_a_cassette(tmp_path: Path) -> None:
+    """The replay reader passes over blank lines, so a hand-written cassette may open with one.
+    Before, it was "no murgat data": an export replaced it, and ``--record`` refused to append to it."""
+    cassette = tmp_path / "answers.jsonl"
+    cassette.write_text('\n\n{"match": {"task": "entail", "inputs": {}}, "output": {"text": "yes"}}\n')
+    assert content_of(cassette) == "cassette"
+    with pytest.raises(OutputRefused, match="replay cassette"):
+        claim_output(cassette, role="file")
+    assert claim_output(cassette, role="cassette").target == cassette

@@ -358,6 +358,32 @@ def test_a_ground_folder_in_use_is_refused(tmp_path: Path) -> None:
         ground(tmp_path / "r.jsonl", tmp_path / "g.jsonl", tmp_path / "out")
 
 
+def test_a_folder_made_another_kinds_run_while_ground_worked_is_not_written_over(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The folder is claimed before the work and written after it; a score run started on the same
+    --out in between (here: while the figures are summarised) made it a score run. Before, ground
+    then replaced that run's config.json and results.jsonl; it is claimed again under the lock."""
+    from murgat.engine.outputs import OutputRefused
+    from murgat.grounding import run as grun
+
+    write_gold([_gold()], tmp_path / "g.jsonl")
+    (tmp_path / "r.jsonl").write_text(json.dumps({"id": "q", "response": "x (visual, 0:12).\nAnswer: B"}) + "\n")
+    out = tmp_path / "out"
+    theirs = {"config.json": json.dumps({"kind": "score", "fingerprint": {}, "config": {}}),
+              "results.jsonl": json.dumps({"id": "q", "case": "scored", "scores": {}}) + "\n"}
+    real = grun.summarize_ground
+
+    def meanwhile(*a, **k):
+        for name, text in theirs.items():
+            (out / name).write_text(text)
+        return real(*a, **k)
+
+    monkeypatch.setattr(grun, "summarize_ground", meanwhile)
+    with pytest.raises(OutputRefused, match="holds a 'score' run"):
+        ground(tmp_path / "r.jsonl", tmp_path / "g.jsonl", out)
+    assert {name: (out / name).read_text() for name in theirs} == theirs
+
+
 def test_a_repeated_id_in_a_json_list_is_refused(tmp_path: Path) -> None:
     """The authors' JSON-list format: one response twice would count twice; score and validate refuse it."""
     write_gold([_gold()], tmp_path / "g.jsonl")

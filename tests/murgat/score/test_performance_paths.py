@@ -141,7 +141,8 @@ def test_scoring_starts_without_decoders_or_rich() -> None:
 ORCHESTRATION = ("murgat/engine", "murgat/scaleout", "murgat/judging", "murgat/score", "murgat/faithfulness",
                  "murgat/generation", "programs/command.py", "programs/task.py", "programs/settings.py",
                  "programs/cli.py", "murgat/api.py", "murgat/cli.py", "murgat/runlock.py", "murgat/__init__.py",
-                 "murgat/datasets.py", "murgat/comparison.py", "murgat/pipeline")
+                 "murgat/datasets.py", "murgat/comparison.py", "murgat/pipeline", "murgat/probes", "murgat/judge_check.py",
+                 "murgat/judge_check_cli.py", "murgat/diff.py", "murgat/diff_cli.py")
 
 
 def test_orchestration_imports_at_the_top_but_for_the_lazy_list() -> None:

@@ -379,8 +379,11 @@ def test_the_pages_csv_cells_write_formulas_as_text(browser) -> None:
     from murgat.viewer import TEMPLATE
 
     fn = next(line for line in TEMPLATE.read_text(encoding="utf-8").splitlines() if line.startswith("function csvCell("))
-    cases = ["=1+1", "+cmd", "-2+3", "@SUM(A1)", "\tx", "a=b", -0.25, 3, None, 'say "hi", then\nleave']
+    cases = ["=1+1", "+cmd", "-2+3", "@SUM(A1)", "\tx", "a=b", -0.25, 3, None, 'say "hi", then\nleave',
+             "-1", "+0.5", "-2e3", "-inf", "-1+1"]
     page = browser.new_page()
     got = page.evaluate(f"(cases) => {{ {fn}; return cases.map(csvCell); }}", cases)
     page.close()
-    assert got == ["'=1+1", "'+cmd", "'-2+3", "'@SUM(A1)", "'\tx", "a=b", "-0.25", "3", "", '"say ""hi"", then\nleave"']
+    # text that is only a number ("-1") stays a number, as in murgat export (before: "'-1")
+    assert got == ["'=1+1", "'+cmd", "'-2+3", "'@SUM(A1)", "'\tx", "a=b", "-0.25", "3", "", '"say ""hi"", then\nleave"',
+                   "-1", "+0.5", "-2e3", "'-inf", "'-1+1"]

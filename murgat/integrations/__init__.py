@@ -1,0 +1,12 @@
+"""murgat inside other evaluation harnesses (optional extras; nothing in murgat's core imports them).
+
+- :mod:`murgat.integrations.inspect_ai` — an inspect_ai task (``murgat_cited_qa``), a media solver
+  and a scorer (``murgat_scorer``) whose metrics are MURGAT-S and its parts with their CIs
+  (extra ``murgat[inspect]``);
+- :mod:`murgat.integrations.inspect_import` — ``murgat import inspect LOG.eval --out DIR``: an
+  inspect log's samples as a murgat input, to score, view, summarize and calibrate;
+- :mod:`murgat.integrations.samples` — the one mapping between an inspect sample and a murgat item,
+  shared by the scorer and the importer (imports nothing of inspect_ai).
+
+This package sits at the API layer: it uses murgat the way a user's script does (``murgat.score``).
+"""

@@ -1,0 +1,241 @@
+"""murgat in inspect_ai: the task ``murgat_cited_qa``, the solver ``murgat_media`` and the scorer
+``murgat_scorer`` (extra ``murgat[inspect]``; registered for inspect as ``murgat/…``).
+
+::
+
+    inspect eval murgat/murgat_cited_qa -T data=examples/responses.jsonl -T media_root=examples/media \\
+        -T judge=embedded --model google/gemini-2.5-flash
+
+**The task** reads any dataset murgat reads (:func:`murgat.datasets.load_dataset`: murgat
+JSONL/JSON, CSV, HF folders, Video-MMMU, NExT-GQA, WorldSense) and asks the model under test
+murgat's own generation prompt (:func:`murgat.judging.answering.generate_prompt`; ``mode`` ``cite``
+or ``base``), so any inspect provider can be the model whose citations are checked. The media is
+attached by :func:`murgat_media` when the sample runs (resolved inside ``media_root`` as ``murgat
+score`` resolves it, converted once into murgat's media cache), as ``media``:
+
+``video`` (default)
+    the file itself as :class:`~inspect_ai.model.ContentVideo` when inspect takes its container
+    (mp4, mov, mpeg: picture and sound in one file, as murgat's own Gemini generation sends it);
+    another container (webm, mkv, …) becomes a picture-only mp4 plus its sound as 16 kHz WAV
+    :class:`~inspect_ai.model.ContentAudio`; an audio-only file is sent as audio;
+``video+audio``
+    a picture-only mp4 and the sound as WAV, for providers that take a video's frames but not its sound;
+``frames+audio``
+    frames at ``fps`` (at most ``max_frames``, evenly spread), each after a text label with its
+    time (``(frame at 3.00 s)``, as murgat's OpenAI-compatible client sends them), then the WAV —
+    for providers that take images and audio;
+``frames``
+    the labelled frames only, for image-only providers (the model then cannot hear: its audio
+    citations are checked against sound it never got, which is what MURGAT-S should show).
+
+**The scorer** scores each sample's final output with MURGAT-S through :func:`murgat.score` — the
+same judges, settings, response cache and run folder as ``murgat score`` — and writes that run
+folder beside the log (``LOG.murgat/``: ``responses.jsonl`` is the input, the rest is a normal score
+run: ``murgat view``, ``summarize``, ``export``, ``calibrate`` read it; ``murgat score LOG.murgat
+--media-root ROOT --judge OTHER --out RUN2`` rescores the same outputs with another judge). A task
+other than ``murgat_cited_qa`` can use the scorer when its samples' metadata name their media
+(:mod:`murgat.integrations.samples`); pass ``media_root=`` then.
+
+*Batching.* inspect scores samples one at a time, concurrently, while murgat's command scores a
+file of items and resumes a folder. So the scorer group-commits: a sample's scoring waits for the
+one murgat run in progress (a lock), and whoever takes the lock next scores every sample that
+arrived meanwhile in one ``murgat.score`` call (after ``batch_wait`` seconds, so samples finishing
+together share a call). Each call rewrites ``responses.jsonl`` with every sample so far and
+resumes the folder: finished items are skipped, judge answers are cached, ``summary.json`` and
+``report.html`` always cover every sample. The cost of a call beyond its new items is linear in
+the items so far (planning, summary, report), so a large eval with samples trickling in one by one
+pays O(n²/batch) bookkeeping; a larger ``batch_wait`` trades latency for fewer calls.
+
+*Metrics.* Each sample's score value holds its MURGAT-S, coverage, precision, recall, F1 and
+whether its answer is correct; its explanation lists every sentence and fact with citations and
+verdicts, and its metadata the record (judge answers' text left to the run folder). The metric
+:func:`murgat_metrics` rebuilds the records from the scores and summarises them with murgat's
+own :func:`murgat.metric.summarize_results` and the run's settings, so MURGAT-S, coverage,
+precision, recall, F1, accuracy and SAA (strict attributed accuracy) come with the same bootstrap
+95% CIs (``_ci_low``/``_ci_high``) and ``n`` as ``summary.json``; an undefined figure (no judged
+item, no gold answer) is NaN, never 0. Error records count in ``n_errors`` and are left out of the
+means, as in murgat. With several epochs each epoch's answer is its own item (``ID#2``), and the
+metric takes every epoch (``scores="unreduced"``).
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+import anyio
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ContentAudio, ContentImage, ContentText, ContentVideo
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, Value, metric, scorer
+from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
+from inspect_ai.util import materialize_media
+
+from murgat.inputs import InputError, resolve_media
+from murgat.integrations.batching import FIGURES, SUMMARY_OPTIONS, Batcher, explain, strip_raw, summary_figures
+from murgat.integrations.media_parts import MediaPiece, check_media_as, media_pieces
+from murgat.integrations.samples import KEY, item_of_sample, media_root_of, sample_metadata
+from murgat.schema import Item, ResponseResult
+
+#: score options the scorer decides itself (where to read and write, what to select)
+SCORER_OWNS = frozenset({"input", "out", "media_root", "ids", "limit", "overwrite", "dry_run", "print_json", "quiet"})
+
+
+# ---------------------------------------------------------------------------------------------- task
+
+
+@task
+def murgat_cited_qa(data: str, media_root: str | None = None, mode: str = "cite", media: str = "video",
+                    fps: float = 1.0, max_frames: int = 64, judge: str | None = None, out: str | None = None,
+                    **score_options: Any) -> Task:
+    """Questions of ``data`` answered by the model under test with murgat's prompt (``mode``: ``cite``
+    asks for citations, ``base`` does not), the media attached as ``media`` (see the module
+    docstring); with ``judge`` the answers are scored by :func:`murgat_scorer` (``score_options``:
+    any ``murgat score`` option, e.g. ``precision_mode="strict"``, ``judge_option=["k=v"]``).
+    Without ``judge`` the log holds the answers only: ``murgat import inspect`` then scores them."""
+    from murgat.datasets import dataset_path, load_dataset
+    from murgat.inputs import media_roots
+    from murgat.judging.answering import generate_prompt
+
+    if mode not in ("cite", "base"):
+        raise ValueError(f"mode {mode!r}: the task asks 'cite' or 'base' (a post-hoc rewrite needs its base answer: "
+                         "murgat generate --mode posthoc)")
+    check_media_as(media)
+    if judge is None and score_options:
+        raise ValueError(f"score options {sorted(score_options)} given without judge=")
+    items = load_dataset(data)
+    root = media_roots(media_root, dataset_path(data))[0]  # where murgat generate/score would look
+    samples = [Sample(id=it.id, input=generate_prompt(it, mode), target=it.gold or "",  # type: ignore[arg-type]
+                      metadata=sample_metadata(it, root, mode)) for it in items]
+    scorers = [murgat_scorer(judge=judge, out=out, **score_options)] if judge else None
+    return Task(dataset=MemoryDataset(samples, name=dataset_path(data).stem, location=data),
+                solver=[murgat_media(media=media, fps=fps, max_frames=max_frames), generate()], scorer=scorers,
+                metadata={"murgat": {"data": data, "media_root": str(root), "mode": mode, "media": media}})
+
+
+# -------------------------------------------------------------------------------------------- solver
+
+
+async def _content(piece: MediaPiece) -> Any:
+    if piece.kind == "text":
+        return ContentText(text=piece.text or "")
+    if piece.kind == "image":
+        return ContentImage(image="data:image/jpeg;base64," + base64.b64encode(piece.data or b"").decode("ascii"))
+    uri = await materialize_media(str(piece.path))
+    if piece.kind == "video":
+        return ContentVideo(video=uri, format=piece.format)  # type: ignore[arg-type]
+    return ContentAudio(audio=uri, format=piece.format)  # type: ignore[arg-type]
+
+
+@solver
+def murgat_media(media: str = "video", fps: float = 1.0, max_frames: int = 64) -> Solver:
+    """Put the sample's media before its prompt (the user message), as ``media`` says; an item whose
+    media is missing, unreadable or outside its media root fails with that reason."""
+    check_media_as(media)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        info = state.metadata.get(KEY) or {}
+        item = Item.model_validate({**info.get("item", {}), "id": str(state.sample_id)})
+        root = media_root_of(state.metadata)
+        where = f"item {item.id}"
+        try:
+            path = resolve_media(item, root)
+        except InputError as exc:
+            raise InputError(f"{where}: {exc}") from exc
+        if path is None:
+            raise InputError(f"{where}: media {item.media!r} not found in {root}")
+        try:
+            pieces = await anyio.to_thread.run_sync(media_pieces, path, media, fps, max_frames)
+        except Exception as exc:  # a corrupt file, a missing ffmpeg: say which item and why
+            raise InputError(f"{where}: {path}: {exc}") from exc
+        prompt = state.user_prompt
+        contents = [await _content(p) for p in pieces]
+        prompt.content = [*contents, ContentText(text=prompt.text)]
+        return state
+
+    return solve
+
+
+# -------------------------------------------------------------------------------------------- scorer
+
+
+@metric(scores="unreduced")
+def murgat_metrics() -> Metric:
+    """MURGAT-S, coverage, precision, recall, F1, accuracy and SAA with bootstrap 95% CIs and ``n``,
+    computed by murgat's :func:`~murgat.metric.summarize_results` from the records in the scores
+    (:func:`~murgat.integrations.batching.summary_figures`)."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        records: list[ResponseResult] = []
+        opts: dict[str, Any] = {}
+        for s in scores:
+            md = (s.score.metadata or {}).get(KEY)
+            if isinstance(md, dict) and "record" in md:
+                records.append(ResponseResult.model_validate(md["record"]))
+                opts = md.get("summary_options") or opts
+        return summary_figures(records, opts)
+
+    return compute
+
+
+def scorer_folder(explicit: str | None) -> tuple[Path, dict[str, Any]]:
+    """Where the scorer writes its run: ``out`` when given, else beside the log being written."""
+    try:
+        from inspect_ai.log._samples import sample_active  # where the running sample's log is written
+        active = sample_active()
+    except ImportError:  # pragma: no cover - an inspect_ai that moved it: out= is then needed
+        active = None
+    made_by: dict[str, Any] = {"made_by": "murgat_scorer"}
+    if active is not None:
+        made_by.update(log=str(active.log_location), eval_id=active.eval_id, task=active.task, model=active.model)
+    if explicit:
+        return Path(explicit), made_by
+    loc = str(active.log_location) if active is not None else ""
+    if not loc or "://" in loc:
+        raise ValueError("murgat_scorer: no local log is being written (inspect score re-scores a log; a remote "
+                         "log_dir): pass out=FOLDER for the murgat run folder")
+    log = Path(loc).resolve()
+    return log.with_name(log.name.removesuffix(".eval").removesuffix(".json") + ".murgat"), made_by
+
+
+@scorer(metrics=[murgat_metrics()])
+def murgat_scorer(judge: str, out: str | None = None, media_root: str | None = None,
+                  batch_wait: float = 0.5, **score_options: Any) -> Scorer:
+    """MURGAT-S of each sample's output (see the module docstring): ``judge`` and ``score_options``
+    are ``murgat score``'s (``judge_option=["k=v"]``, ``precision_mode``, ``cache``, …); ``out``: the
+    run folder (default: beside the log, ``LOG.murgat``); ``media_root``: where media names resolve
+    (default: the one the task recorded in each sample)."""
+    from murgat.score.settings import ScoreSettings
+
+    clash = sorted(set(score_options) & SCORER_OWNS)
+    if clash:
+        raise ValueError(f"murgat_scorer decides {', '.join(clash)} itself (out=, media_root= are its own arguments)")
+    # the options are checked now, not at the first sample: a typo fails before any model call
+    settings = ScoreSettings.model_validate({"input": "-", "out": "-", "judge": judge, **score_options})
+    summary_options = {k: getattr(settings, k) for k in SUMMARY_OPTIONS}
+    batchers: dict[Path, Batcher] = {}
+
+    async def score(state: TaskState, target: Target) -> Score:
+        folder, made_by = scorer_folder(out)
+        root = media_root or media_root_of(state.metadata)
+        choices = [c.value for c in state.choices] if state.choices else None
+        item = item_of_sample(state.sample_id, state.epoch, state.metadata, target.text, choices,
+                              state.output.completion if state.output else "", str(state.model))
+        b = batchers.get(folder)
+        if b is None:
+            b = batchers[folder] = Batcher(folder, root, judge, dict(score_options), batch_wait, made_by)
+        elif b.media_root != root:
+            raise ValueError(f"item {item.id}: media root {root} differs from {b.media_root}, the one of the run "
+                             f"{folder} (pass media_root=)")
+        rec = await b.score(item)
+        sc = rec.scores
+        value: dict[str, float | bool | None] = {m: getattr(sc, m) for m in FIGURES}
+        value["correct"] = rec.correct
+        return Score(value=value, answer=rec.predicted_option, explanation=explain(rec),
+                     reason="scoring_failed" if rec.error else None,
+                     metadata={KEY: {"run": str(folder), "id": rec.id, "summary_options": summary_options,
+                                     "record": strip_raw(rec.model_dump(mode="json"))}})
+
+    return score
+

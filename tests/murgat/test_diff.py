@@ -1,0 +1,122 @@
+"""``murgat diff``: every setting, prompt hash, judge identity, probe result and version that differs,
+and how many verdicts changed, read from real run folders (``tests/data/legacy_runs``, copied and
+edited the way another run would differ)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from murgat.cli import main
+from murgat.diff import run_differences
+
+LEGACY = Path(__file__).resolve().parent.parent / "data" / "legacy_runs"
+
+
+def _copy(tmp_path: Path, name: str, as_: str) -> Path:
+    dst = tmp_path / as_
+    shutil.copytree(LEGACY / name, dst)
+    return dst
+
+
+def _edit_config(run: Path, edit: dict) -> None:
+    doc = json.loads((run / "config.json").read_text())
+    for dotted, value in edit.items():
+        node = doc
+        *path, last = dotted.split(".")
+        for k in path:
+            node = node.setdefault(k, {})
+        node[last] = value
+    (run / "config.json").write_text(json.dumps(doc))
+
+
+def _probes(outcome: str) -> dict:
+    return {"setting": "on", "seed": 0, "probes_version": "1", "clip_sha256": "abc",
+            "results": [{"judge": "openai:m", "stage": "entail", "probe": "hearing", "outcome": outcome},
+                        {"judge": "openai:m", "stage": "entail", "probe": "seeing", "outcome": "pass"}]}
+
+
+def test_the_same_run_differs_in_nothing(tmp_path: Path) -> None:
+    a, b = _copy(tmp_path, "score-run", "a"), _copy(tmp_path, "score-run", "b")
+    diff = run_differences(a, b)
+    assert diff.same and diff.differences == []
+    assert diff.verdicts is not None and diff.verdicts.compared > 0 and diff.verdicts.changed == 0
+
+
+def test_settings_prompts_judges_probes_and_versions_are_listed(tmp_path: Path) -> None:
+    a, b = _copy(tmp_path, "score-run", "a"), _copy(tmp_path, "score-run", "b")
+    _edit_config(a, {"config.probes": _probes("pass"), "config.judge_identity": [
+        {"name": "openai:m", "reported": {"m-2024-01": 3}, "system_fingerprints": {"fp_a": 3}}]})
+    _edit_config(b, {"config.entail_variant": "json", "config.prompt_hashes.entail_simple": "000000000000",
+                     "config.versions.numpy": "9.9.9", "config.judge_entail.options": {"video": "clip"},
+                     "config.probes": _probes("fail"), "config.judge_identity": [
+                         {"name": "openai:m", "reported": {"m-2024-06": 3}, "system_fingerprints": {"fp_b": 3}}]})
+    diff = run_differences(a, b)
+    got = {(d.section, d.key): (d.a, d.b) for d in diff.differences}
+    assert got[("setting", "entail_variant")] == ("simple", "json")
+    assert got[("prompt", "prompt_hashes.entail_simple")] == ("d23355d53595", "000000000000")
+    assert got[("version", "versions.numpy")] == ("2.4.6", "9.9.9")
+    assert got[("judge", "judge_entail.options.video")] == (None, "clip")
+    assert got[("probes", "probes.openai:m entail hearing")] == ("pass", "fail")
+    assert ("probes", "probes.openai:m entail seeing") not in got
+    assert got[("judge", "judge_identity.openai:m reported")] == (["m-2024-01"], ["m-2024-06"])
+    assert got[("judge", "judge_identity.openai:m system_fingerprint")] == (["fp_a"], ["fp_b"])
+    key = next(d for d in diff.differences if d.key == "judge_entail.options.video")
+    assert not key.in_a and key.in_b  # absent in A, not null
+    assert [d.section for d in diff.differences] == sorted((d.section for d in diff.differences),
+                                                            key=["judge", "probes", "prompt", "setting", "version",
+                                                                 "input"].index)
+
+
+def _rewrite(run: Path, change) -> None:
+    lines = [json.loads(x) for x in (run / "results.jsonl").read_text().splitlines() if x.strip()]
+    (run / "results.jsonl").write_text("".join(json.dumps(change(r)) + "\n" for r in lines))
+
+
+def test_changed_verdicts_are_counted_by_stage(tmp_path: Path) -> None:
+    a, b = _copy(tmp_path, "score-run", "a"), _copy(tmp_path, "score-run", "b")
+    flipped: list[str] = []
+
+    def flip(rec: dict) -> dict:
+        for sr in rec.get("sentences", []):
+            for fv in sr.get("verdicts", []):
+                for call in fv.get("calls", []):
+                    if not flipped:
+                        flipped.append(rec["id"])
+                        call["verdict"] = "no" if call["verdict"] == "yes" else "yes"
+        return rec
+
+    _rewrite(b, flip)
+    diff = run_differences(a, b)
+    assert flipped and diff.verdicts.changed == 1 and diff.verdicts.by_stage == {"entail": 1}
+    assert diff.verdicts.examples[0]["id"] == flipped[0]
+    assert not diff.same
+
+
+def test_faithfulness_steps_are_compared(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = _copy(tmp_path, "faith-run", "a"), _copy(tmp_path, "faith-run", "b")
+
+    def relabel(rec: dict) -> dict:
+        for s in rec.get("steps", []):
+            if s.get("faithful") is False:
+                s["faithful"] = True
+        return rec
+
+    _rewrite(b, relabel)
+    diff = run_differences(a, b)
+    assert diff.verdicts.kind == "faithfulness" and diff.verdicts.changed >= 1
+    assert main(["diff", str(a), str(b)]) == 1
+    out = capsys.readouterr().out
+    assert "unfaithful → faithful" in out
+    assert main(["diff", str(a), str(a), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdicts"]["changed"] == 0
+
+
+def test_runs_of_different_kinds_and_non_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    diff = run_differences(LEGACY / "score-run", LEGACY / "faith-run")
+    assert diff.verdicts is None and "not compared" in (diff.note or "")
+    assert main(["diff", str(LEGACY / "score-run"), str(tmp_path)]) == 2
+    assert "not a run folder" in capsys.readouterr().err

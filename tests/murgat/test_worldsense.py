@@ -1,0 +1,115 @@
+"""WorldSense annotations (tests/data/worldsense: our questions about the bundled clips, in the
+benchmark's three shapes) → items: option letters stripped, the correct rule applies, every other
+field kept in ``meta``; bad rows are refused naming the row."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from murgat.answers import is_correct
+from murgat.datasets import load_dataset
+from murgat.inputs import InputError
+from murgat.worldsense import load_worldsense, looks_like_worldsense, strip_option_letter
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "worldsense"
+SHAPES = ("worldsense_rows.json", "WorldSense.tsv", "worldsense_qa.json")
+
+
+@pytest.mark.parametrize("name", SHAPES)
+def test_each_shape_reads_the_same_questions(name: str) -> None:
+    items = load_worldsense(DATA / name)
+    assert [i.id for i in items] == ["0", "1", "2", "3", "4"]  # VLMEvalKit's numbering for the nested file
+    first = items[0]
+    assert first.media == "videos/friday.mp4" and first.gold == "B" and first.source == "worldsense"  # type: ignore[attr-defined]
+    assert first.options == ["A meeting", "A bad humor", "The hospital", "A good mood"]
+    assert first.meta["task_type"] == "Human Emotions" and first.meta["task_domain"] == "Recognition"
+    assert first.meta["duration"] == "0-10s" and first.meta["audio_class"] == ["speech"]
+    assert first.meta["subtitle_path"] == "./subtitles/friday.srt" and first.meta["audio_path"] == "./audios/friday.wav"
+    nasa = items[2]  # an apostrophe inside a candidate: the TSV cell is a double-quoted Python literal
+    assert (nasa.options or [])[1] == "At NASA's Goddard Space Flight Center in Greenbelt, Maryland"
+    assert items[4].meta["audio_class"] == [] and items[4].response == ""
+
+
+def test_the_three_shapes_agree_field_for_field() -> None:
+    docs = [[i.model_dump() for i in load_worldsense(DATA / n)] for n in SHAPES]
+    for d in docs[2]:
+        assert d["meta"].pop("task") in ("task1", "task2")  # the nested file names each question's key
+    assert docs[0] == docs[1] == docs[2]
+
+
+def test_a_gold_written_as_the_whole_candidate_is_its_letter_and_counts() -> None:
+    item = load_worldsense(DATA / "worldsense_rows.json")[3]
+    assert item.gold == "C" and item.options == ["Blue", "White", "Orange", "Green"]
+    assert is_correct("C", item.gold, item.options) is True and is_correct("A", item.gold, item.options) is False
+
+
+def test_option_letters_are_stripped_only_where_they_are_the_options_own() -> None:
+    assert strip_option_letter("A. a dog", 0) == "a dog"
+    assert strip_option_letter("(B) two cats", 1) == "two cats"
+    assert strip_option_letter("C: a horn", 2) == "a horn"
+    assert strip_option_letter("B. a dog", 0) == "B. a dog"  # another position's letter: the text is kept whole
+    assert strip_option_letter("A. ", 0) == "A."  # nothing after the letter: kept
+    assert strip_option_letter("Apple pie", 0) == "Apple pie"
+
+
+def test_text_answers_match_stripped_options(tmp_path: Path) -> None:
+    row = {"index": 7, "video_path": "./videos/v.mp4", "question": "What colour?", "answer": "Orange",
+           "candidates": ["A. Blue", "B. Orange"], "task_type": "Attribute Recognition"}
+    p = tmp_path / "rows.jsonl"
+    p.write_text(json.dumps(row) + "\n")
+    [item] = load_worldsense(p)
+    assert is_correct("B", item.gold, item.options) is True  # without stripping "Orange" matched no option
+
+
+def test_a_model_answer_in_the_row_is_kept_for_scoring(tmp_path: Path) -> None:
+    rows = [{"index": 0, "video_path": "a.mp4", "question": "q", "candidates": ["A. x", "B. y"], "answer": "B",
+             "prediction": "It is y (visual, 0:01).\nAnswer: B"}]
+    p = tmp_path / "pred.json"
+    p.write_text(json.dumps(rows))
+    assert load_worldsense(p)[0].response.endswith("Answer: B")
+
+
+@pytest.mark.parametrize(("row", "reason"), [
+    ({"video_path": "a.mp4", "question": "q", "candidates": ["A. x"]}, "missing field 'index'"),
+    ({"index": 3, "video_path": "a.mp4", "candidates": ["A. x"]}, "(index 3): missing field 'question'"),
+    ({"index": 3, "video_path": "a.mp4", "question": "q"}, "missing field 'candidates'"),
+    ({"index": 3, "question": "q", "candidates": 5}, "field 'candidates' must be a list"),
+])
+def test_bad_rows_are_refused_naming_the_row(tmp_path: Path, row: dict, reason: str) -> None:
+    p = tmp_path / "rows.json"
+    p.write_text(json.dumps([row]))
+    with pytest.raises(InputError, match=reason.replace("(", r"\(").replace(")", r"\)")) as err:
+        load_worldsense(p)
+    assert "item 0" in str(err.value)
+
+
+def test_a_tsv_cell_that_is_not_a_list_literal_is_refused_not_evaluated(tmp_path: Path) -> None:
+    head = "index\tvideo_path\tquestion\tcandidates\tanswer\ttask_type\n"
+    p = tmp_path / "WorldSense.tsv"
+    p.write_text(head + "0\t./videos/a.mp4\tq\t[__import__('os').system('true')]\tA\tx\n")
+    with pytest.raises(InputError, match=r"line 2 \(index 0\): field 'candidates' is not a list"):
+        load_worldsense(p)
+    p.write_text(head + "0\t./videos/a.mp4\tq\t[" + "'x', " * 20_000 + "]\tA\tx\n")
+    with pytest.raises(InputError, match="over 65,536 characters"):
+        load_worldsense(p)
+
+
+def test_duplicate_indices_are_refused(tmp_path: Path) -> None:
+    row = {"index": 1, "video_path": "a.mp4", "question": "q", "candidates": ["A. x", "B. y"], "answer": "A"}
+    p = tmp_path / "rows.json"
+    p.write_text(json.dumps([row, row]))
+    with pytest.raises(InputError, match="duplicate index '1'"):
+        load_worldsense(p)
+
+
+def test_generate_reads_worldsense_files_with_or_without_the_prefix(tmp_path: Path) -> None:
+    for name in SHAPES:
+        assert looks_like_worldsense(DATA / name)
+        assert [i.id for i in load_dataset(str(DATA / name))] == ["0", "1", "2", "3", "4"]
+    assert load_dataset(f"worldsense:{DATA / 'worldsense_rows.json'}")[0].meta["task_type"] == "Human Emotions"
+    plain = tmp_path / "q.jsonl"  # murgat's own JSONL is never taken for WorldSense
+    plain.write_text(json.dumps({"id": "a", "question": "q", "candidates": ["x"], "task_type": "t"}) + "\n")
+    assert not looks_like_worldsense(plain) and load_dataset(str(plain))[0].id == "a"

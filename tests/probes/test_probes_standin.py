@@ -1,0 +1,211 @@
+"""The probes against the stand-in OpenAI-compatible server (real HTTP, murgat's real client).
+
+With ``honest = True`` the stand-in perceives: it reads the numbers in the images it receives and
+hears the words in the audio it receives (:class:`tests.standin.Senses`). Each fault of a serving
+stack it can play (audio dropped, images dropped, frames reordered, media dropped altogether) must be
+caught by the probes that check for it and by no other; a judge that says "yes" to everything is
+caught by the "no" probes; an honest one passes all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from murgat.judge_check import JudgeCheckSettings, entail_config
+from murgat.judges import make_judge
+from murgat.judges.cache import ResponseCache
+from murgat.probes.paths import EntailPath, FaithPath
+from murgat.probes.runner import gate_exit, probes_before_run, run_probes
+
+from ..standin import StandIn
+
+ALL = {"hearing", "hearing_other", "seeing", "seeing_other", "time_seeing", "time_seeing_elsewhere", "time_hearing",
+       "time_hearing_elsewhere", "modality_visual", "modality_audio", "order", "order_reversed"}
+AUDIO_CITED = {"hearing", "hearing_other", "time_hearing", "time_hearing_elsewhere", "modality_audio"}
+
+
+def _judge(server: StandIn, cache: Any = None, **opts: str) -> Any:
+    return make_judge("openai:probe-model", {"base_url": server.base_url, **opts}, cache=cache)
+
+
+def _probe(server: StandIn, cache: Any = None, **opts: str) -> Any:
+    cfg = entail_config(JudgeCheckSettings(judge="openai:probe-model"))
+    judge = _judge(server, cache, **opts)
+
+    async def go() -> Any:
+        try:
+            return await run_probes([EntailPath(judge, cfg)])
+        finally:
+            await judge.aclose()
+
+    return asyncio.run(go()), judge
+
+
+def _failed(report: Any) -> set[str]:
+    return {r.probe for r in report.failures()}
+
+
+def test_an_honest_judge_passes_every_probe_and_the_account_matches_the_wire() -> None:
+    with StandIn() as server:
+        server.honest = True
+        report, judge = _probe(server)
+    assert report.ok and {r.probe for r in report.results if r.outcome == "pass"} == ALL
+    assert len(server.requests) == 12 and report.judges[0].calls == 12
+    by = {r.probe: r for r in report.results}
+    assert by["hearing"].sent.audio_parts == 1 and by["hearing"].sent.audio_s == pytest.approx(2.0)
+    assert by["hearing"].sent.images == 0
+    assert by["seeing"].sent.image_sizes == [(320, 180)] and by["seeing"].sent.frame_labels == ["[visual 0:02]"]
+    assert by["order"].sent.images == 8
+    assert by["order"].sent.frame_labels == [f"(frame at {t}.00 s)" for t in range(8)]
+    # the lean client's body size is the body the server read, byte for byte
+    assert sorted(r.sent.request_bytes for r in report.results) == sorted(server.body_sizes)
+    assert all(r.sent.bytes_exact for r in report.results)
+    totals = judge.sent_totals
+    assert totals.requests == 12 and totals.audio_parts == 5 and totals.audio_s == pytest.approx(10.0)
+    assert totals.images == 1 * 4 + 3 + 8 * 2 and totals.image_sizes == {"320x180": 23}
+    ident = report.judges[0].identity
+    assert ident.reported == {"probe-model": 12} and ident.system_fingerprints == {"fp_standin": 12}
+    assert not ident.warnings
+
+
+FAULTS = {
+    "drop_audio": {"hearing", "time_hearing"},
+    "drop_images": {"seeing", "time_seeing", "order"},
+    "shuffle_frames": {"order", "order_reversed"},
+    "text_only": {"hearing", "seeing", "time_seeing", "time_hearing", "order"},
+}
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+def test_each_fault_of_a_server_is_caught_by_its_probes(fault: str) -> None:
+    with StandIn() as server:
+        server.honest, server.fault = True, fault
+        report, _ = _probe(server)
+    assert not report.ok
+    assert _failed(report) == FAULTS[fault]
+    assert gate_exit(report.model_copy(update={"setting": "require"})) == 2
+
+
+def test_a_judge_that_answers_yes_to_everything_is_caught_by_the_no_probes() -> None:
+    with StandIn() as server:  # the plain stand-in: "yes" to any question, whatever it is sent
+        report, _ = _probe(server)
+    assert _failed(report) == {"hearing_other", "seeing_other", "time_seeing_elsewhere", "time_hearing_elsewhere",
+                               "modality_visual", "modality_audio", "order_reversed"}
+
+
+def test_a_server_that_counts_no_audio_tokens_is_warned_about(capsys: pytest.CaptureFixture[str]) -> None:
+    with StandIn() as server:
+        server.honest, server.fault, server.audio_tokens = True, "drop_audio", True
+        report, judge = _probe(server)
+    err = capsys.readouterr().err
+    assert err.count("the server may have dropped the audio") == 1  # once per judge, every case counted
+    assert judge.stats.media_warnings == len(AUDIO_CITED) == judge.sent_totals.media_warnings
+    assert {r.probe for r in report.results if r.sent is not None and r.sent.audio_parts} == AUDIO_CITED
+    with StandIn() as server:
+        server.honest, server.audio_tokens = True, True
+        _, judge = _probe(server)
+    assert judge.stats.media_warnings == 0 and "dropped" not in capsys.readouterr().err
+
+
+def test_a_rerun_asks_the_judge_nothing(tmp_path: Path) -> None:
+    with StandIn() as server:
+        server.honest = True
+        cache = ResponseCache(tmp_path / "cache.sqlite")
+        first, _ = _probe(server, cache)
+        cache.close()
+        cache = ResponseCache(tmp_path / "cache.sqlite")
+        again, judge = _probe(server, cache)
+        cache.close()
+    assert len(server.requests) == 12  # all from the first run
+    assert again.judges[0].calls == 0 and again.judges[0].cache_hits == 12
+    assert [r.outcome for r in again.results] == [r.outcome for r in first.results]
+    assert judge.identity().from_cache == {"probe-model": 12}
+
+
+def test_probes_off_send_nothing_and_on_warns_loudly(capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = entail_config(JudgeCheckSettings(judge="openai:probe-model"))
+    with StandIn() as server:
+        judge = _judge(server)
+        assert asyncio.run(probes_before_run("off", [EntailPath(judge, cfg)])) is None
+        assert server.requests == []
+        server.honest, server.fault = True, "drop_audio"
+        report = asyncio.run(probes_before_run("on", [EntailPath(judge, cfg)]))
+    err = capsys.readouterr().err
+    assert "WARNING: JUDGE PROBES FAILED: 2/12" in err and "hearing" in err
+    assert gate_exit(report) is None  # on: the run goes on
+    assert report.warning_lines()[0].startswith("WARNING")
+
+
+def test_require_stops_a_run_whose_judge_fails(capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = entail_config(JudgeCheckSettings(judge="openai:probe-model"))
+    with StandIn() as server:
+        server.honest, server.fault = True, "drop_images"
+        report = asyncio.run(probes_before_run("require", [EntailPath(_judge(server), cfg)]))
+        assert gate_exit(report) == 2
+        assert "error: JUDGE PROBES FAILED" in capsys.readouterr().err
+        server.fault = None
+        report = asyncio.run(probes_before_run("require", [EntailPath(_judge(server), cfg)]))
+        assert gate_exit(report) is None and report.ok
+
+
+def test_sound_leaking_into_a_visual_citation_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one-modality probe checks murgat's own isolation: evidence that carried the sound track of a
+    visual segment (what a clip cut with its audio would do) is caught."""
+    import murgat.judging.entail as stages
+    from media.audio import load_audio
+    from murgat.judges.types import AudioPart
+
+    real = stages.evidence_parts
+
+    def leaky(ev: Any, with_text: bool, box_view: Any = "both") -> list[Any]:
+        parts = real(ev, with_text, box_view)
+        for s in ev.segments:
+            if s.modality == "visual" and s.end > s.start:
+                track = load_audio(ev.media_path)
+                parts.append(AudioPart(samples=track.slice(s.start, s.end), start=s.start, end=s.end))
+        return parts
+
+    monkeypatch.setattr(stages, "evidence_parts", leaky)
+    with StandIn() as server:
+        server.honest = True
+        report, _ = _probe(server)
+    assert _failed(report) == {"modality_visual"}
+
+
+def test_visual_ranges_sent_as_clips_are_probed_too() -> None:
+    with StandIn() as server:
+        server.honest = True
+        report, _ = _probe(server, video="clip")
+    by = {r.probe: r for r in report.results}
+    assert by["order"].sent.video_clips == 1 and by["order"].sent.images == 0
+    assert report.ok, report.headline()
+
+
+@pytest.mark.parametrize("granularity", ["step", "chain"])
+def test_step_labelling_is_probed_through_the_labeller(granularity: str) -> None:
+    from murgat.faithfulness.label import Labeller
+    from murgat.faithfulness.records import StepLabel
+    from murgat.judging.pool import CallPool
+
+    cfg = entail_config(JudgeCheckSettings(judge="openai:probe-model"))
+    with StandIn() as server:
+        server.honest = True
+        judge = _judge(server)
+        path = FaithPath(Labeller(judge=judge, pool=CallPool(), granularity=granularity), cfg, StepLabel)
+        report = asyncio.run(run_probes([path]))
+        server.fault = "drop_audio"
+        dropped = asyncio.run(run_probes([FaithPath(Labeller(judge=_judge(server), pool=CallPool(),
+                                                             granularity=granularity), cfg, StepLabel)]))
+    assert report.judges[0].stage == f"faith_{granularity}"
+    assert report.ok, report.headline()
+    skipped = {r.probe for r in report.results if r.outcome == "skipped"}
+    if granularity == "step":
+        assert not skipped
+    else:  # the whole clip is shown: time and one-modality probes mean nothing there
+        assert skipped == {"time_seeing", "time_seeing_elsewhere", "time_hearing", "time_hearing_elsewhere",
+                           "modality_visual", "modality_audio"}
+    assert "hearing" in _failed(dropped)
