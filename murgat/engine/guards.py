@@ -65,11 +65,11 @@ _RECORDS = ("responses", "results", "traces")
 
 def input_file(spec: str | Path) -> Path:
     """The file an input names: ``videommmu:PATH``, ``nextgqa:PATH`` name ``PATH`` (a path that exists
-    as written is that path)."""
+    as written is that path); a folder (a ``generate`` run, ``import inspect``'s output) is read as its
+    ``responses.jsonl``, the input file — the folder itself may hold the run (``score DIR --out DIR``)."""
     text = str(spec)
-    if ":" in text and not Path(text).exists():
-        return Path(text.split(":", 1)[1])
-    return Path(text)
+    path = Path(text.split(":", 1)[1]) if ":" in text and not Path(text).exists() else Path(text)
+    return path / "responses.jsonl" if path.is_dir() else path
 
 
 def replay_cassettes(s: Any) -> list[Path]:

@@ -185,3 +185,18 @@ def test_a_refused_cache_leaves_no_folder_it_made(tmp_path: Path, scored: Path, 
     assert main([*_argv("score", tmp_path / "in.jsonl", cas, out, example_media), "--cache",
                  str(scored / "results.jsonl")]) == 2
     assert not (tmp_path / "new").exists()
+
+
+def test_a_folder_input_is_read_as_its_responses_file(tmp_path: Path, example_media: Path, capsys) -> None:
+    """``score DIR --out DIR`` (a folder holding responses.jsonl, as ``import inspect`` writes it) scores into
+    the folder; ``--cache DIR/responses.jsonl`` names the input and is refused."""
+    folder = tmp_path / "imported"
+    folder.mkdir()
+    _input(folder).rename(folder / "responses.jsonl")
+    cas = _write(tmp_path / "c.jsonl", SCORE_CASSETTE)
+    before = (folder / "responses.jsonl").read_bytes()
+    args = ["score", str(folder), "--judge", f"replay:{cas}", "--media-root", str(example_media), "--quiet", "--json"]
+    assert main([*args, "--out", str(tmp_path / "run"), "--cache", str(folder / "responses.jsonl")]) == 2
+    assert "input of this command" in capsys.readouterr().err
+    assert main([*args, "--out", str(folder)]) == 0
+    assert (folder / "responses.jsonl").read_bytes() == before and (folder / "results.jsonl").exists()
