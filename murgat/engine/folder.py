@@ -506,6 +506,15 @@ def refuse_own_outputs(inputs: Sequence[str | Path | None], outputs: Sequence[st
                                     f"{outs[path.resolve()]}; choose another --out")
 
 
+def _holds_any(p: Path) -> bool:
+    """Whether the folder holds anything (an empty folder is no run: ``program --score``'s new
+    ``OUT/baseline-run`` is not a variant of the program run around it)."""
+    try:
+        return next(p.iterdir(), None) is not None
+    except OSError:
+        return False
+
+
 def read_kind(path: str | Path) -> str | None:
     """What a run folder holds: ``config.json``'s ``kind``, or (folders from before kinds were
     recorded) a guess from the files: ``traces.jsonl`` = reflect, a ``program.json`` = program,
@@ -519,7 +528,7 @@ def read_kind(path: str | Path) -> str | None:
         pass
     if (p / "program.json").exists() or (p / "variants.json").exists():
         return "program"
-    if read_kind(p.parent) == "program" if (p.parent / "config.json").exists() else False:
+    if (p.parent / "config.json").exists() and read_kind(p.parent) == "program" and _holds_any(p):
         return "program-variant"  # OUT/VARIANT/ of a program run: its parent is the run folder
     if (p / "traces.jsonl").exists() and (p / "responses.jsonl").exists():
         return "reflect"
