@@ -135,7 +135,7 @@ def _program_files(argv: list[str]) -> list[str]:
     variants = (_flag(argv, "--variant") or "all").split(",")
     if variants == ["all"]:
         variants = ["logic-declarative", "logic-imperative", "narrative-declarative", "narrative-imperative"]
-    return ["summary.json", *(f"{v}/{f}" for v in variants for f in ("responses.jsonl", "traces.jsonl"))]
+    return ["summary.json", "report.html", *(f"{v}/{f}" for v in variants for f in ("responses.jsonl", "traces.jsonl"))]
 
 
 def _sweep_files(argv: list[str]) -> list[str]:
