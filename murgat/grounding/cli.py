@@ -135,8 +135,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="citations may end this many seconds past the gold duration and stay valid")
     p.add_argument("--max-response-chars", type=number_parser("max_response_chars", int, low=1),
                    default=MAX_RESPONSE_CHARS,
-                   help="a longer response or chain gets a response_too_long error record instead of being read "
-                        "(default: %(default)s)")
+                   help="a longer response or chain gets a response_too_long error record instead of being read")
     p.add_argument("--cluster-by-video", action="store_true")
     p.add_argument("--bootstrap", type=int, default=2000)
     p.add_argument("--seed", type=int, default=0)

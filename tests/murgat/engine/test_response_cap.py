@@ -128,3 +128,14 @@ def test_one_option_one_default_in_every_command() -> None:
                   ProgramSettings):
         assert issubclass(model, ResponseCap), model
         assert model.model_fields["max_response_chars"].default == MAX_RESPONSE_CHARS
+
+
+def test_validate_checks_with_the_same_cap(tmp_path: Path, example_media: Path, capsys) -> None:
+    """``validate`` says what the run commands would refuse, at the cap they are given."""
+    inp = _jsonl(tmp_path / "in.jsonl", [{"id": "huge", "media": "friday.mp4", "response": HUGE}])
+    assert main(["validate", str(inp), "--media-root", str(example_media), "--json"]) == 0
+    capsys.readouterr()
+    assert main(["validate", str(inp), "--media-root", str(example_media), "--json", *CAP]) == 0  # 1 with --strict
+    (item,) = json.loads(capsys.readouterr().out)["items"]
+    assert item["ok"] is False
+    assert item["input_error"] == "response_too_long: 2,900 characters, over --max-response-chars 1,000"
