@@ -419,3 +419,16 @@ def test_agreement_between_judges_of_the_same_responses(tmp_path: Path, example_
     assert main(["calibrate", "--human", str(labels), "--run", str(good), "--run", str(abstain),
                  "--bootstrap", "50"]) == 0
     assert "agreement between the judges" in capsys.readouterr().out
+
+
+def test_an_unread_answer_is_not_correct_in_the_attributed_accuracy_being_corrected() -> None:
+    """The judge's per-response attributed accuracy is counted as the run's figure counts it: an answer
+    that could not be read is not correct (0), not left out (it was, so the corrected figure was over
+    other items than the run's)."""
+    from murgat.corrected import human_figures, judge_figure
+    from murgat.schema import ResponseResult, Scores
+
+    unread = ResponseResult(id="a", gold="B", answer_problem="no final answer found", scores=Scores(murgat_s=1.0))
+    assert judge_figure(unread, "attributed_accuracy") == 0.0
+    assert judge_figure(ResponseResult(id="b", scores=Scores(murgat_s=1.0)), "attributed_accuracy") is None  # no gold
+    assert human_figures([], unread)["attributed_accuracy"] is None  # no human MURGAT-S without labels
