@@ -221,6 +221,8 @@ class ResponseResult(_Model):
         default=None, description="why the answer could not be read when the item has a gold option (correct is then "
         "None, never False; accuracy counts the item as not correct and n_answer_unknown counts it); omitted when None")
     sentences: list[SentenceResult] = Field(default_factory=list)
+    n_time_like: int = Field(default=0, description="time-like texts of the sentences that the citation grammar did not "
+                             "read as citations (each listed in its sentence's time_like); omitted when 0")
     judge_calls: int = Field(default=0, description="judge requests this item made (sent + cache hits + deduplicated)")
     cache_hits: int = Field(default=0, description="requests answered from the SQLite response cache")
     deduplicated: int = Field(default=0, description="requests answered by an identical request of the same run")
@@ -230,10 +232,12 @@ class ResponseResult(_Model):
 
     @model_serializer(mode="wrap")
     def _omit_unset_answer_problem(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # records whose answer was read are written exactly as before the field existed
+        # records whose answer was read (and with no time-like text) are written exactly as before the fields existed
         data = handler(self)
         if self.answer_problem is None and isinstance(data, dict):
             data.pop("answer_problem", None)
+        if not self.n_time_like and isinstance(data, dict):
+            data.pop("n_time_like", None)
         return data
 
 

@@ -173,7 +173,10 @@ class RunFolder:
                     if want is not None and isinstance(rec, dict) and str(rec.get("id")) not in want:
                         continue
                     if slim and isinstance(rec, dict):
-                        rec.pop("sentences", None)
+                        sents = rec.pop("sentences", None)
+                        if sents and "n_time_like" not in rec:  # records from before the count: kept for summaries
+                            rec["n_time_like"] = sum(len((s.get("sentence") or {}).get("time_like") or [])
+                                                     for s in sents if isinstance(s, dict))
                         rec.pop("steps", None)
                     try:
                         out.append(self._validate(rec))

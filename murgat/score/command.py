@@ -107,7 +107,9 @@ class ScoreCommand(Command[ScoreSettings]):
                                 "them on Ray)")
 
     def load(self, s: ScoreSettings) -> list[Item]:
-        items = load_selected(lambda: load_items(s.input, None if s.ids else s.limit))  # --limit alone reads N
+        # --limit alone reads N; a response over --max-response-chars is marked (the engine gives it its error record)
+        items = load_selected(lambda: load_items(s.input, None if s.ids else s.limit,
+                                                 max_response_chars=s.max_response_chars))
         if s.ids:
             wanted = [i.strip() for i in s.ids.split(",") if i.strip()]
             unknown = sorted(set(wanted) - {i.id for i in items})
@@ -184,7 +186,8 @@ class ScoreCommand(Command[ScoreSettings]):
             extra.update(run.others_run("ground", {
                 "input": s.input, "gold": s.gold, "run": str(run.folder.path), "bootstrap": s.bootstrap,
                 "seed": s.seed, "attributed_threshold": s.attributed_threshold,
-                "cluster_by_video": s.cluster_by_video, "end_tolerance": s.end_tolerance}).summary)
+                "cluster_by_video": s.cluster_by_video, "end_tolerance": s.end_tolerance,
+                "max_response_chars": s.max_response_chars}).summary)
         return extra
 
     def report(self, s: ScoreSettings, run: Run, work: Work, summary: Any) -> None:

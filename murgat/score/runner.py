@@ -1,8 +1,10 @@
 """One response scored (:func:`score_item`), ``score``'s item task (:class:`ScoreTask`) and the
 run's summary.
 
-Failure policy: a bad item (missing or corrupt media, unreadable input) becomes an error
-record and the run goes on; a judge that cannot answer leaves the affected facts
+Failure policy: a bad item (missing or corrupt media, unreadable input; a response over
+``--max-response-chars`` is marked by the loader and given its error record by the engine)
+becomes an error record and the run goes on; an answer that cannot be read is unknown
+(``correct`` null, ``answer_problem`` says why), never wrong; a judge that cannot answer leaves the affected facts
 undetermined (reported apart); a replay cassette miss stops the run loudly.
 """
 
@@ -16,7 +18,7 @@ from typing import Any
 
 from media.errors import MediaError
 from media.probe import ProbeResult
-from murgat.answers import is_correct
+from murgat.answers import grade
 from murgat.breakdown import item_fields
 from murgat.engine.folder import RunFolder
 from murgat.engine.loop import plan_work, run_items
@@ -177,12 +179,10 @@ async def score_item(item: Item, cfg: ScoreConfig, judges: StageJudges, pool: Ca
         path, info = await open_media(item, place)
     except ItemMediaError as exc:
         return fail(rr, exc.failure)
-    if len(item.response) > cfg.max_response_chars:
-        return fail(rr, ItemFailure("response_too_long", f"{len(item.response):,} characters, over "
-                                                         f"--max-response-chars {cfg.max_response_chars:,}"))
-    pre = preprocess(item.response, len(item.options or []) or 10)
+    pre = preprocess(item.response, len(item.options or []) or 10, item.options)
     rr.answer, rr.predicted_option = pre.answer or None, pre.option
-    rr.correct = is_correct(pre.option, item.gold, item.options)
+    g = grade(pre.reading, item.gold, item.options)
+    rr.correct, rr.answer_problem = g.correct, g.answer_problem
     if not item.response.strip():
         rr.meta["note"] = "empty response"
     ctx = ItemContext(media=path, durations=info.durations(), config=cfg, question=item.question or "", _info=info)
@@ -241,6 +241,7 @@ def _scored(rr: ResponseResult, cfg: ScoreConfig, results: list[SentenceResult],
 def _tally(rr: ResponseResult, cfg: ScoreConfig, ctx: ItemContext, results: list[SentenceResult]) -> None:
     """The record's call counts, undetermined causes and first judge failure."""
     rr.sentences = results
+    rr.n_time_like = sum(len(sr.sentence.time_like) for sr in results)  # kept when summaries drop the sentences
     rr.judge_calls = len(ctx.calls)
     rr.cache_hits = sum(1 for c in ctx.calls if c.cached and not c.deduplicated)
     rr.deduplicated = sum(1 for c in ctx.calls if c.deduplicated)
