@@ -71,7 +71,8 @@ def request_key(provider: str, model: str, req: JudgeRequest, options: dict[str,
         "system": req.system,
         "parts": parts,
         "schema": req.schema,
-        "config": req.config.cache_fields(),
+        # a sized answer cap keys as the configured cap (JudgeRequest.key_config: the same answer either way)
+        "config": (req.key_config or req.config).cache_fields(),
         "options": options or {},
     }
     return hashlib.sha256(json.dumps(blob, sort_keys=True, default=str).encode()).hexdigest()

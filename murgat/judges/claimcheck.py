@@ -34,22 +34,27 @@ def check_claim(fact: str, media: str | Path, judge: Any, *, asr_model: str | No
     from media.probe import probe
     from murgat.citations import parse_citations, strip_citations
     from murgat.judges.evidence import evidence_parts
-    from murgat.judges.parsing import parse_verdict
+    from murgat.judges.parsing import read_verdict
 
     info = probe(media)
     cites = [c for c in parse_citations(fact) if c.valid]
     if not cites:
         return ClaimVerdict("unavailable", "the claim has no valid citation")
-    transcript = screen = tags = None
+    transcript: Any = None
+    screen: Any = None
+    tags: Any = None
     if info.has_audio:
-        from media.asr import transcribe
+        # a long file is heard only around the cited windows, as in a score run (murgat.judging.channels)
+        from media.asr import transcript_source
 
-        transcript = transcribe(media, asr_model)
+        transcript = transcript_source(media, asr_model)
         if sounds:
             try:
-                from media.sounds import tag_file
+                from media.sounds import model_files, sound_source
 
-                tags = tag_file(media)
+                tags = sound_source(media)
+                if tags is not None and hasattr(tags, "block"):
+                    model_files()  # a long file's scores come later, per window: is the tagger there?
             except ToolMissing:
                 tags = None
     if info.has_video:
@@ -67,7 +72,7 @@ def check_claim(fact: str, media: str | Path, judge: Any, *, asr_model: str | No
     req = JudgeRequest(parts=[TextPart(claim), *evidence_parts(ev, True)], task="entail",
                        inputs={"fact": claim, "evidence": [s.label for s in ev.segments]})
     out = asyncio.run(judge.generate(req))
-    verdict, _ = parse_verdict(out.text)
+    verdict, _ = read_verdict(out)
     text, record = split_evidence(out.text or "")
     reason = text.split("Reason:", 1)[-1].strip() if "Reason:" in text else text
     return ClaimVerdict(str(verdict), reason, record)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from media.cache import file_digest
 
@@ -265,6 +265,15 @@ class JudgeRequest:
     #: (:func:`murgat.judges.parsing.parse_verdict`); with a ``schema`` the answer must be JSON.
     #: An answer that fails this check is returned but never cached, so a rerun asks again.
     expects: Literal["text", "verdict"] = "text"
+    #: what the evidence limits changed in this request's media (:class:`media.limits.EvidenceNote`
+    #: dumps), set where the parts are made: the answer carries them (:attr:`JudgeOutput.evidence_notes`),
+    #: so a record made from a cached answer says what its request held
+    evidence_notes: list[dict[str, Any]] = field(default_factory=list)
+    #: the ``GenerateConfig`` the cache key is made of when it differs from ``config``: an answer cap
+    #: sized to the prompt (:func:`murgat.judges.budget.sized_for`) keys as the configured cap did,
+    #: because an answer that ended before the smaller cap is the answer to either request
+    #: (:meth:`murgat.judges.base.Judge.generate` serves a cached one only when it fits the cap sent)
+    key_config: GenerateConfig | None = None
     #: cache keys already computed for this request, per judge (a request is asked of the
     #: call pool and then of the judge and its cache: one SHA-256 of the recipe serves all)
     key_memo: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -309,3 +318,14 @@ class JudgeOutput(BaseModel):
     truncated: bool = False
     raw: Any = None
     cost_usd: float = 0.0
+    #: what the evidence limits changed in the request this answers (copied from
+    #: :attr:`JudgeRequest.evidence_notes` when it was sent, so it is cached with the answer)
+    evidence_notes: list[dict[str, Any]] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _omit_no_notes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # answers whose evidence no limit touched are stored (cache, cassettes) exactly as before
+        data = handler(self)
+        if not self.evidence_notes and isinstance(data, dict):
+            data.pop("evidence_notes", None)
+        return data

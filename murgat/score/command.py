@@ -28,10 +28,11 @@ from murgat.engine.fingerprint import derive, fingerprint
 from murgat.engine.folder import RunFolder
 from murgat.engine.guards import Outputs, select_items
 from murgat.engine.outcome import failure_line
-from murgat.engine.preflight import MediaPlace, missing_hint
+from murgat.engine.preflight import MediaPlace, missing_hint, require_asr
 from murgat.engine.roles import JudgeFactory, JudgeMaker
 from murgat.inputs import load_items
 from murgat.judges import parse_options
+from murgat.judges.evidence import limit_overrides, limits_for
 from murgat.judging.pool import CallPool
 from murgat.schema import Item, ResponseResult, RunSummary
 from murgat.score.config import TRANSPORT_OPTIONS, JudgeSpec, ScoreConfig
@@ -133,8 +134,19 @@ class ScoreCommand(Command[ScoreSettings]):
         judges = {stage: run.judges.role(js.spec, js.options, cfg.generate, self.needs(s)[stage])
                   for stage in STAGES if (js := getattr(cfg, f"judge_{stage}")) is not None}
         if judges["entail"].needs_evidence_text or cfg.evidence_text:
+            why = "--evidence-text" if cfg.evidence_text else f"judge {judges['entail'].name}"
+            require_asr(cfg.asr_model, why)  # one early exit 2, not a tool_missing record per item
             cfg.evidence.text = True
             cfg.versions["text_channels"] = text_channels(cfg.asr_model, cfg.sound_events)
+        elif s.asr_model is not None:
+            require_asr(s.asr_model, "--asr-model")
+        try:  # what one entailment request may carry: the entailment judge's provider's limits, -J overrides
+            cfg.evidence_limits = limits_for(judges["entail"].provider, limit_overrides(cfg.judge_entail.options))
+        except ValueError as exc:
+            raise SettingsError(f"-J evidence limits: {exc}") from None
+        # judge answers capped to what the prompts ask for while --max-tokens is left at its default
+        # (murgat.judges.budget; the command line cannot tell a default from the same value typed)
+        cfg.sized_answers = s.max_tokens == type(s).model_fields["max_tokens"].default
         notes = ["judge 'embedded' is rule-based and reads only ASR/OCR text: not a research-grade judge; 'unknown' "
                  "answers are abstentions"] if any(j.provider == "embedded" for j in run.judges.made) else []
         place = MediaPlace.of(s).resolved()  # resolved here: a Ray worker has another working folder
