@@ -309,7 +309,7 @@ class OpenAIJudge(Judge):
             elif isinstance(p, AudioPart):
                 content.append({"type": "input_audio", "input_audio": {"data": B64Text(p.wav_b64()), "format": "wav"}})
             elif isinstance(p, MediaPart):
-                content.extend(await self._media_content(p))
+                content.extend(await self._media_content(p, req.evidence_notes))
             elif isinstance(p, VideoPart):
                 if self.clips and p.end > p.start:
                     from media.clips import video_clip
@@ -325,19 +325,28 @@ class OpenAIJudge(Judge):
         messages.append({"role": "user", "content": content})
         return messages
 
-    async def _media_content(self, p: MediaPart) -> list[dict[str, Any]]:
-        """A whole file: one ``video_url`` (``-J video=clip``), or frames plus the sound track."""
+    async def _media_content(self, p: MediaPart, req_notes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A whole file: one ``video_url`` (``-J video=clip``), or frames plus the sound track (a long
+        file's as excerpts: :meth:`MediaPart.sound`, noted in ``req_notes``)."""
         from media.audio import wav_bytes
+        from media.timefmt import fmt_range
         from murgat.judges.gemini import media_mime
 
         if self.clips and media_mime(p.path).startswith("video/"):
             data = await asyncio.to_thread(Path(p.path).read_bytes)
             return [{"type": "video_url", "video_url": {"url": _data_url(media_mime(p.path), _b64(data))}}]
         out = _frame_content(await asyncio.to_thread(p.frames))
-        track = await asyncio.to_thread(p.audio)
-        if track is not None:
+        pieces, sr, note = await asyncio.to_thread(p.sound)
+        if note is None and pieces:
             out.append({"type": "text", "text": "(the sound track of the whole video)"})
-            out.append({"type": "input_audio", "input_audio": {"data": _b64(wav_bytes(track.samples, track.sr)), "format": "wav"}})
+        elif note is not None:  # a long file: excerpts, each labelled with its times, and the model is told
+            out.append({"type": "text", "text": f"(the sound track, in part: {note.text})"})
+            if note.model_dump() not in req_notes:
+                req_notes.append(note.model_dump())  # the answer's record says what was heard
+        for a, b, x in pieces:
+            if note is not None:
+                out.append({"type": "text", "text": f"(sound {fmt_range(a, b)})"})
+            out.append({"type": "input_audio", "input_audio": {"data": _b64(wav_bytes(x, sr)), "format": "wav"}})
         return out
 
     def where(self) -> str:

@@ -175,6 +175,11 @@ def frame_label(t: float) -> str:
     return f"(frame at {t:.2f} s)"
 
 
+#: a whole file's sound track is sent whole up to this many seconds (the long-file threshold of
+#: :mod:`media.audio`: 19.2 MB of WAV), else as that many seconds of excerpts (:meth:`MediaPart.sound`)
+WHOLE_FILE_AUDIO_S = 600.0
+
+
 @dataclass
 class MediaPart:
     """A whole media file, picture and sound together — what an answering model watches.
@@ -202,11 +207,29 @@ class MediaPart:
         vf = open_video(self.path)
         return vf.frames_in(0.0, vf.duration, self.fps, self.max_frames)
 
-    def audio(self) -> Any:
-        from media.audio import load_audio
+    def sound(self, max_s: float | None = None, excerpt_s: float | None = None) -> tuple[list[Any], int, Any]:
+        """``(pieces, sample rate, note)`` of the sound track to send: ``[(start, end, samples)]``, the
+        whole track of a file up to ``max_s`` seconds (:data:`WHOLE_FILE_AUDIO_S`; exactly the samples
+        sent before this cap existed), else ``max_s`` seconds as evenly spread excerpts decoded
+        one by one (:func:`media.limits.choose_excerpts`; an hour of 16 kHz WAV is 115 MB, more
+        than any provider takes inline) with the :class:`media.limits.EvidenceNote` saying so;
+        ``([], 16000, None)`` for a file without sound."""
+        from media.audio import SAMPLE_RATE, open_audio
+        from media.limits import DEFAULT_AUDIO_EXCERPT_S, audio_note, choose_excerpts, fmt_duration
         from media.probe import probe
 
-        return load_audio(self.path) if probe(self.path).has_audio else None
+        if not probe(self.path).has_audio:
+            return [], SAMPLE_RATE, None
+        cap = WHOLE_FILE_AUDIO_S if max_s is None else max_s
+        track = open_audio(self.path)
+        dur = float(track.duration)
+        if dur <= cap + 1e-9:
+            whole = track.samples if hasattr(track, "samples") else track.slice(0.0, dur)
+            return [(0.0, dur, whole)], track.sr, None
+        pieces = choose_excerpts([(0.0, dur)], cap, excerpt_s or DEFAULT_AUDIO_EXCERPT_S)
+        note = audio_note("the sound track", None, (0.0, dur), pieces,
+                          f"{fmt_duration(cap)} of a whole file's sound per request (murgat)")
+        return [(a, b, track.slice(a, b)) for a, b in pieces], track.sr, note
 
 
 Part = TextPart | ImagePart | AudioPart | VideoPart | EvidenceTextPart | MediaPart

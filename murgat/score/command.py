@@ -36,7 +36,7 @@ from murgat.judges.evidence import limit_overrides, limits_for
 from murgat.judging.pool import CallPool
 from murgat.schema import Item, ResponseResult, RunSummary
 from murgat.score.config import TRANSPORT_OPTIONS, JudgeSpec, ScoreConfig
-from murgat.score.dryrun import DryRunJudge, estimate
+from murgat.score.dryrun import DryRunJudge, estimate, estimate_table
 from murgat.score.report import print_summary
 from murgat.score.runner import ScoreTask, summary_of
 from murgat.score.settings import SCORE_NAMES, ScoreSettings
@@ -203,18 +203,29 @@ class ScoreCommand(Command[ScoreSettings]):
         build_report([run.folder.path], run.folder.path / "report.html", copy_media=s.copy_media,
                      with_evidence=s.save_evidence, allow_outside_root=s.allow_media_outside_root)
 
-    def tables(self, s: ScoreSettings) -> bool:
-        return not s.dry_run  # a dry run's estimate is one JSON document
-
     def show(self, s: ScoreSettings, run: Run, work: Work, summary: Any) -> None:
         from murgat.console import console  # rich: only when a table is drawn
 
+        if s.dry_run:  # the estimate as a table (--json: the document)
+            console().print(estimate_table(summary))
+            return
         print_summary(summary, work.state["results"][:50],
                       f"MURGAT-S ({work.state['cfg'].precision_mode} precision) — {run.folder.path}", console())
 
     def notes(self, s: ScoreSettings, run: Run, work: Work, summary: Any) -> list[str]:
-        hint = None if s.dry_run else missing_hint(work.state["results"], work.state["place"])
-        return [hint] if hint else []
+        if s.dry_run:
+            unknown = summary["price_unknown"]
+            return [f"note: price unknown for {', '.join(unknown)}: the estimated cost leaves those calls out "
+                    "(a lower bound, or none at all); -J price_in=USD -J price_out=USD (per million tokens) prices "
+                    "them"] if unknown else []
+        hint = missing_hint(work.state["results"], work.state["place"])
+        lines = [hint] if hint else []
+        capped = summary.evidence_notes
+        if capped:  # never silent: the judge saw a sample of some cited media
+            what = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in capped.items())
+            lines.append(f"note: evidence limits changed what the judge was sent ({what}); each judge call's "
+                         "evidence_notes in results.jsonl (and the report) say what was cited and what was sent")
+        return lines
 
     def failure(self, s: ScoreSettings, run: Run, work: Work, summary: RunSummary) -> str | None:
         return None if s.dry_run else failure_line(work.state["results"], s.max_undetermined)

@@ -307,6 +307,11 @@ def summary_of(results: list[ResponseResult], cfg: ScoreConfig, extra: dict[str,
         attributed_threshold=cfg.attributed_threshold,
     )
     summary.extra.update(extra or {})
+    notes: dict[str, int] = {}
+    for r in results:  # what the evidence limits changed, per kind (slim records keep the counts)
+        for kind, n in (r.evidence_notes or {}).items():
+            notes[kind] = notes.get(kind, 0) + n
+    summary.evidence_notes = notes
     box = [r.meta["box_check"] for r in results if r.error is None and r.meta.get("box_check")]
     if box:
         summary.extra["box_check"] = box_check_summary(box)
