@@ -100,7 +100,7 @@ def estimate(judges: list[Any], n_items: int) -> dict[str, Any]:
     return {"items": n_items, "judge_calls_upper_bound": total_calls,
             "calls_per_item": round(total_calls / max(1, n_items), 2),
             "est_input_tokens": sum(j.est_tokens for j in judges),
-            "est_cost_usd": round(sum(known), 6) if known or not unknown else None,
+            "est_cost_usd": sum(known) if known or not unknown else None,
             "est_cost_is_lower_bound": bool(unknown and known), "price_unknown": unknown,
             "cache_hits": sum(j.inner.stats.cache_hits for j in judges), "judges": rows}
 
