@@ -68,14 +68,14 @@ def test_limits_that_change_nothing_leave_the_key_as_before(friday: Path) -> Non
     assert a.key_hint == b.key_hint and judge.key(a) == judge.key(b) and b.evidence_notes == []
 
 
-def test_a_long_audio_citation_is_sampled_and_the_plan_says_so_in_the_key(long_video: Path) -> None:
+def test_a_long_audio_citation_is_sampled_and_the_plan_says_so_in_the_key(long_tone: Path) -> None:
     judge = ScriptedJudge(lambda req: "yes")
     text = "A tone sounds throughout (audio, 0:00-11:00)."
-    _, call = _ask(long_video, text, judge, _cfg())
+    _, call = _ask(long_tone, text, judge, _cfg())
     (req,) = judge.requests
     audio = [p for p in req.parts if type(p).__name__ == "AudioPart"]
     assert sum(len(p.samples) for p in audio) == 300 * 16000  # 5:00 of the 11:00, as excerpts
     assert [n["kind"] for n in call.evidence_notes] == ["audio_sampled"]
     assert call.evidence_notes[0]["text"].startswith("11:00 of audio cited; 5:00 sent")
-    _ask(long_video, text, judge, _cfg(EvidenceLimits(max_audio_s=60)))
+    _ask(long_tone, text, judge, _cfg(EvidenceLimits(max_audio_s=60)))
     assert judge.key(judge.requests[0]) != judge.key(judge.requests[1])  # other excerpts: another question
