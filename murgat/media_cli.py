@@ -163,7 +163,7 @@ def _evidence(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     media = sub.add_parser("media", help="media tools: probe, transcribe, ocr, evidence")
     msub = media.add_subparsers(dest="media_command", metavar="ACTION", required=True)
 

@@ -220,7 +220,7 @@ def sound_classes(claim: Claim, embeddings: bool = True) -> tuple[list[str], str
     names, mat = vecs
     phrase = " ".join(t.text for t in claim.terms) or claim.cleaned
     q = minilm().encode([phrase], normalize_embeddings=True)[0]
-    sims = mat @ q  # type: ignore[operator]
+    sims = mat @ q
     best = float(sims.max())
     if best < 0.5:
         return [], "none"

@@ -91,10 +91,10 @@ class Heard:
             while i < len(words):
                 w = words[i]
                 k = len(h.words)
-                end, value = runs.get(i, (i + 1, None))
+                end, value = runs.get(i) or (i + 1, None)
                 for x in words[i:end]:
                     h.words.append({**x, "segment": p.label})
-                probs = [float(x["probability"]) for x in words[i:end] if x.get("probability") is not None]
+                probs = [float(str(x["probability"])) for x in words[i:end] if x.get("probability") is not None]
                 prob = min(probs) if probs else None
                 spk = w.get("speaker")
                 said = " ".join(str(x.get("word", "")) for x in words[i:end])

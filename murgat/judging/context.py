@@ -128,7 +128,7 @@ class ItemContext:
         A segment a limit sampled or refused adds what it changed (:func:`_plan_key`); that never
         happens on a short file's ordinary citations, whose keys are those of every earlier version."""
         if self._text_id is None:
-            tid = {"transcript": None, "screen": None, "sounds": None}
+            tid: dict[str, Any] = {"transcript": None, "screen": None, "sounds": None}
             if self.sounds is not None:  # a long file's chunked scores name their recipe, a whole file's its model
                 tid["sounds"] = getattr(self.sounds, "identity", None) or self.sounds.model
             if self.transcript is not None:  # likewise: a chunked transcript stands for any window by its recipe

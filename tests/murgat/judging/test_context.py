@@ -10,6 +10,7 @@ from media.limits import EvidenceLimits
 from media.probe import probe
 from murgat.judges.cache import ResponseCache
 from murgat.judges.scripted import ScriptedJudge
+from murgat.judges.types import AudioPart, VideoPart
 from murgat.judging.context import ItemContext
 from murgat.judging.entail import ask_entailment
 from murgat.judging.pool import CallPool
@@ -38,7 +39,7 @@ def test_a_request_over_the_image_cap_is_thinned_noted_and_keyed_apart(friday: P
     text = "Operators sit at a switchboard (visual, 0:00-0:06)."
     _, thin = _ask(friday, text, judge, _cfg(EvidenceLimits(max_images=3)))
     (thin_req,) = judge.requests
-    assert [len(p.frames) for p in thin_req.parts if hasattr(p, "frames")] == [3]
+    assert [len(p.frames) for p in thin_req.parts if isinstance(p, VideoPart)] == [3]
     kinds = [n["kind"] for n in thin.evidence_notes]
     assert kinds == ["images_capped", "images_capped"], thin.evidence_notes  # the segment's note, the request's
     assert "3 images per request" in thin.evidence_notes[-1]["text"]
@@ -49,7 +50,7 @@ def test_a_request_over_the_image_cap_is_thinned_noted_and_keyed_apart(friday: P
     _, whole = _ask(friday, text, judge, _cfg())
     assert len(judge.requests) == 2 and whole.evidence_notes == []
     full_req = judge.requests[1]
-    assert [len(p.frames) for p in full_req.parts if hasattr(p, "frames")] == [7]
+    assert [len(p.frames) for p in full_req.parts if isinstance(p, VideoPart)] == [7]
     assert judge.key(full_req) != judge.key(thin_req)
     cache.close()
 
@@ -64,7 +65,7 @@ def test_limits_that_change_nothing_leave_the_key_as_before(friday: Path) -> Non
     _ask(friday, text, judge, _cfg())
     _ask(friday, text, judge, _cfg(EvidenceLimits(max_images=500, max_request_bytes=50_000_000)))
     a, b = judge.requests
-    assert sum(len(p.frames) for p in a.parts if hasattr(p, "frames")) == 42
+    assert sum(len(p.frames) for p in a.parts if isinstance(p, VideoPart)) == 42
     assert a.key_hint == b.key_hint and judge.key(a) == judge.key(b) and b.evidence_notes == []
 
 
@@ -73,7 +74,7 @@ def test_a_long_audio_citation_is_sampled_and_the_plan_says_so_in_the_key(long_t
     text = "A tone sounds throughout (audio, 0:00-11:00)."
     _, call = _ask(long_tone, text, judge, _cfg())
     (req,) = judge.requests
-    audio = [p for p in req.parts if type(p).__name__ == "AudioPart"]
+    audio = [p for p in req.parts if isinstance(p, AudioPart)]
     assert sum(len(p.samples) for p in audio) == 300 * 16000  # 5:00 of the 11:00, as excerpts
     assert [n["kind"] for n in call.evidence_notes] == ["audio_sampled"]
     assert call.evidence_notes[0]["text"].startswith("11:00 of audio cited; 5:00 sent")
