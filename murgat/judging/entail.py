@@ -48,7 +48,12 @@ class _EvidenceBroken(Exception):
 
 
 class _Refused(_EvidenceBroken):
-    """The evidence cannot fit one request under the provider's limits (nothing was sent)."""
+    """The evidence cannot fit one request under the provider's limits (nothing was sent); ``notes``
+    say what was tried and why it was refused."""
+
+    def __init__(self, reason: str, notes: list[dict[str, Any]]) -> None:
+        super().__init__(reason)
+        self.notes = notes
 
 
 def judge_call(stage: str, out: JudgeOutput, verdict: Verdict | None, evidence: list[int] | None = None,
@@ -107,7 +112,7 @@ async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset:
         ev = ctx.fitted(ev, box_view)
         no = [n for n in ev.request_notes if n.kind == "refused"]
         if no:
-            raise _Refused(no[0].text)
+            raise _Refused(no[0].text, [n.model_dump() for n in ev.notes])
         return JudgeRequest(parts=[head, *evidence_parts(ev, with_text, box_view), tail],
                             key_hint=ctx.fitted_hint(hint, ev) if ev.request_notes else hint, schema=schema,
                             config=sent, key_config=key_config, task="entail", inputs=inputs, expects="verdict",
@@ -119,7 +124,7 @@ async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset:
         out = await pool.ask(judge, req, materialize)
     except _Refused as exc:
         return "error", JudgeCall(stage=stage, evidence=idx, verdict="error", error=f"{OVER_LIMIT}{exc.reason}",
-                                  evidence_notes=plan_notes)
+                                  evidence_notes=exc.notes)
     except _EvidenceBroken as exc:
         return "error", JudgeCall(stage=stage, evidence=idx, verdict="error", error=f"evidence unavailable: {exc.reason}")
     except MediaError as exc:

@@ -60,3 +60,15 @@ def test_heard_words_make_one_number_only_when_said_together() -> None:
     assert number_runs(["platform", "twenty", "one."]) == {1: (3, "21")}
     assert number_runs(["twenty,", "one"]) == {}  # a pause written as a comma: two numbers
     assert number_runs(["four", "three", "two", "one"]) == {}
+
+
+def test_a_fact_said_word_for_word_is_no_no_for_want_of_its_sound() -> None:
+    """The benchmark's "The night train leaves from platform nine" over an announcement that says
+    so: v4 read it as a claim about a train's sound and answered "no" (no train heard by the tagger).
+    Said word for word, it may restate what is said: an abstention, never a "no"."""
+    sound = {"scores": {"Speech": 0.9, "Music": 0.01, "Silence": 0.0, "Vehicle": 0.0, "Train": 0.0}, "loudness_db": -14.0}
+    fact = "The night train leaves from platform nine (audio, 0:00-0:10)."
+    label, reason = ask(fact, "The code word is pineapple. The night train leaves from platform 9.", **sound)
+    assert label == "unknown" and "every term of the fact is said" in reason
+    label, _ = ask("A train passes by (audio, 0:00-0:10).", "The code word is pineapple.", **sound)
+    assert label == "no"  # not said, not heard: the sound claim keeps its "no"

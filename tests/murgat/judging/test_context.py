@@ -80,3 +80,14 @@ def test_a_long_audio_citation_is_sampled_and_the_plan_says_so_in_the_key(long_t
     assert call.evidence_notes[0]["text"].startswith("11:00 of audio cited; 5:00 sent")
     _ask(long_tone, text, judge, _cfg(EvidenceLimits(max_audio_s=60)))
     assert judge.key(judge.requests[0]) != judge.key(judge.requests[1])  # other excerpts: another question
+
+
+def test_a_request_that_cannot_fit_is_not_sent_and_says_why(friday: Path) -> None:
+    """Two visual segments and room for one image: refused with the reason, never asked (a judge that
+    never saw the evidence cannot say no), recorded as over the limit rather than a judge error."""
+    judge = ScriptedJudge(lambda req: "yes")
+    verdict, call = _ask(friday, "Operators sit at a switchboard (visual, 0:00-0:03; visual, 0:03-0:06).", judge,
+                         _cfg(EvidenceLimits(max_images=1)))
+    assert judge.requests == [] and verdict == "error"
+    assert call.error is not None and call.error.startswith("over limit: ") and "not sent" in call.error
+    assert call.evidence_notes[-1]["kind"] == "refused"
