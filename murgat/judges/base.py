@@ -113,14 +113,12 @@ def fits_cap(out: JudgeOutput, max_tokens: int) -> bool:
     """Whether ``out`` (an answer to the same request with a larger cap) is also the answer to it with
     ``max_tokens``: it ended on its own within that many answer tokens. Generation stops at the cap
     and nowhere else, so such an answer is the same token for token. The count is the server's
-    (``usage.output_tokens``); an answer with no count (a recorded exchange without usage) is
-    judged by its length at one token per three characters, which overcounts English text."""
+    (``usage.output_tokens``). An answer with no count comes from a provider that writes no tokens
+    under a cap (the offline judge's rules, a recorded exchange): the cap cannot have changed it."""
     if out.truncated:
         return False
     used = out.usage.output_tokens
-    if used <= 0:
-        used = math.ceil(len(out.text or "") / 3)
-    return used <= max_tokens
+    return used <= 0 or used <= max_tokens
 
 
 class JudgeError(Exception):
