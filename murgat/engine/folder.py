@@ -422,11 +422,12 @@ def record_id(r: Any) -> str:
 
 def needs_retry(r: Any) -> bool:
     """An item ``--retry-errors`` does again: an error record (``error`` or ``generation_error``), or
-    judge errors or unreadable answers (never cached, so a recovered judge is asked again) left
-    something undetermined."""
+    judge errors, unreadable answers or unusable decompositions (none of them cached, so a recovered
+    judge is asked again) left something undetermined."""
+    causes = record_field(r, "undetermined_causes") or {}
     return (record_field(r, "error") is not None or bool(record_field(r, "generation_error"))
             or (record_field(r, "n_judge_errors", 0) or 0) > 0
-            or bool((record_field(r, "undetermined_causes") or {}).get("unparseable")))
+            or bool(causes.get("unparseable")) or bool(causes.get("decomposition")))
 
 
 def replace_atomically(path: Path, write: Any) -> None:

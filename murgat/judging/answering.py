@@ -98,6 +98,8 @@ async def generate_one(model: Model, item: Item, media: Path, mode: Mode, cfg: G
     out = await model.generate(req)
     meta["usage"] = out.usage.model_dump()
     meta["cached"] = out.cached
+    if out.evidence_notes:  # a long file's sound track was sent in part: the record says what was heard
+        meta["evidence_notes"] = out.evidence_notes
     if out.error or out.text is None:
         return record_for(item, base_response or "", **meta, generation_error=out.error or "empty answer",
                           error_kind="model_error")

@@ -106,7 +106,13 @@ def _media_ref(media: str | None, media_root: Path | None, report_dir: Path, cop
 
 def _call_rows(calls: Sequence[Any]) -> list[dict[str, Any]]:
     return [{"evidence": c.evidence, "verdict": c.verdict, "raw": (c.raw or "")[:2000], "error": c.error,
-             "cached": c.cached} for c in calls]
+             "cached": c.cached, **_notes(c)} for c in calls]
+
+
+def _notes(call: Any) -> dict[str, Any]:
+    """What the evidence limits changed in a question (``{}`` when nothing: pages stay as they were)."""
+    notes = getattr(call, "evidence_notes", None) or []
+    return {"notes": [{"label": n.get("label", ""), "text": n.get("text", "")} for n in notes]} if notes else {}
 
 
 def judge_prompt(fact: str, citations: Sequence[Any], variant: str) -> str:
