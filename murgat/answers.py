@@ -396,17 +396,15 @@ def gold_problem(gold: str | int | None, options: Sequence[str] | None) -> str |
 
 
 def is_correct(predicted_option: str | None, gold: str | int | None, options: Sequence[str] | None) -> bool | None:
-    """``True``/``False`` when the item has a gold option; ``None`` otherwise (left out of accuracy).
+    """``grade(predicted_option, gold, options).correct``: ``True``/``False`` when the item has a gold
+    option and an answer was read; ``None`` when it has no gold option or no answer was read (an
+    unread answer is unknown, never wrong — :func:`grade` also says why).
 
-    The rule of the commands not yet moved to :func:`grade`: an answer that was not read is
-    ``False`` here. :func:`grade` says ``None`` with the reason, and the run summaries
-    (:func:`murgat.metric.summarize_results`) count a record with no predicted option as an
-    unknown answer either way, so accuracy is the same figure for old and new records.
+    Records written before every command used :func:`grade` have ``correct: false`` for an unread
+    answer; the run summaries (:func:`murgat.metric.state_of`) count a record with no predicted
+    option as an unknown answer either way, so accuracy is the same figure for old and new records.
     """
-    g = gold_option(gold, options)
-    if g is None:
-        return None
-    return predicted_option is not None and predicted_option.strip().upper() == g
+    return grade(predicted_option, gold, options).correct
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from murgat import __version__
 from murgat.boxes import BoxConvention, BoxError, parse_frame_size
 from murgat.engine.errors import CommandError, SettingsError
 from murgat.engine.options import number_parser
-from murgat.inputs import InputError
+from murgat.inputs import MAX_RESPONSE_CHARS, InputError
 from murgat.jsonl import ResultsWriteError
 from murgat.validate import citations_doc, exit_status, report_lines, validate_selection
 
@@ -85,7 +85,8 @@ def _cmd_citations(args: argparse.Namespace) -> int:
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     try:
-        reports, missing = validate_selection(args.input, args.media_root, args.allow_media_outside_root, args.ids)
+        reports, missing = validate_selection(args.input, args.media_root, args.allow_media_outside_root, args.ids,
+                                              args.max_response_chars)
     except (InputError, ValueError) as exc:
         raise SettingsError(str(exc)) from None
     if missing:
@@ -197,6 +198,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ids", default=None, help="comma-separated ids to check (default: every item)")
     p.add_argument("--allow-media-outside-root", action="store_true",
                    help="read media wherever the input names it (default: only inside --media-root)")
+    p.add_argument("--max-response-chars", type=number_parser("max_response_chars", int, low=1),
+                   default=MAX_RESPONSE_CHARS, help="a longer response is an input error, as the run commands refuse "
+                                                    "it")
     p.set_defaults(func=_cmd_validate)
 
     for mod in ("murgat.media_cli", "murgat.score.cli", "murgat.generation.cli", "programs.cli", "murgat.faithfulness.cli",

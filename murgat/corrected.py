@@ -38,7 +38,7 @@ import numpy as np
 from human_eval.labels import ResponseLabel, SentenceLabel, by_id
 from human_eval.ppi import CorrectedEstimate, bootstrap_corrected, labels_needed, prediction_powered_mean
 from human_eval.sampling import SampleCheck, check_labels
-from murgat.metric import FactScore, ResponseFigures, score_response
+from murgat.metric import FactScore, ResponseFigures, answer_state, score_response
 from murgat.schema import ResponseResult
 
 METRICS = ("coverage", "precision", "recall", "murgat_s")
@@ -109,19 +109,20 @@ def human_figures(annotations: Sequence[ResponseLabel], result: ResponseResult |
         vals = [h[m] for h in per if h.get(m) is not None]
         out[m] = float(np.mean([float(v) for v in vals if v is not None])) if vals else None
     ms = out["murgat_s"]
-    correct = None if result is None else result.correct
-    out["attributed_accuracy"] = None if correct is None or ms is None else (
-        1.0 if correct and ms >= attributed_threshold else 0.0)
+    state = None if result is None else answer_state(result)  # an unread answer counts as not correct
+    out["attributed_accuracy"] = None if state is None or ms is None else (
+        1.0 if state == "right" and ms >= attributed_threshold else 0.0)
     return out
 
 
 def judge_figure(result: ResponseResult, figure: str, attributed_threshold: float = 0.5) -> float | None:
     """The judge's figure of one response, as the run-level mean counts it (None: not counted)."""
     if figure == "attributed_accuracy":
-        if result.correct is None:
+        state = answer_state(result)  # as summarize_results counts it: an unread answer is not correct
+        if state is None:
             return None
         ms = result.scores.murgat_s
-        return 1.0 if (result.correct and ms is not None and ms >= attributed_threshold) else 0.0
+        return 1.0 if (state == "right" and ms is not None and ms >= attributed_threshold) else 0.0
     v = getattr(result.scores, figure)
     return None if v is None else float(v)
 

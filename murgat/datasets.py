@@ -162,4 +162,5 @@ def load_dataset(spec: str) -> list[Item]:
         return load_hf(p)
     if kind == "csv" or p.suffix == ".csv":
         return load_csv(p)
-    return list(iter_items(p, require_response=False))
+    # questions: a response field there is never read (generate, program and reflect write their own), so no cap
+    return list(iter_items(p, require_response=False, max_response_chars=None))

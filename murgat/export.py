@@ -27,11 +27,11 @@ LEVELS: tuple[str, ...] = ("item", "sentence", "fact")
 FORMATS: tuple[str, ...] = ("csv", "parquet", "jsonl")
 
 ITEM_COLUMNS = ("id", "case", "error", "coverage", "precision", "recall", "f1", "murgat_s", "answer", "gold", "correct",
-                "n_sentences", "n_verifiable", "n_verifiable_cited", "n_verify_undetermined", "n_facts",
+                "answer_problem", "n_sentences", "n_verifiable", "n_verifiable_cited", "n_verify_undetermined", "n_facts",
                 "n_facts_judged", "n_facts_undetermined", "n_judge_errors", "judge_calls", "cache_hits", "media",
                 "question")
 SENTENCE_COLUMNS = ("id", "sentence_index", "text", "verifiable", "verify_verdict", "citations", "n_citations",
-                    "n_invalid_citations", "invalid_reasons", "n_facts")
+                    "n_invalid_citations", "invalid_reasons", "time_like", "n_facts")
 FACT_COLUMNS = ("id", "sentence_index", "fact_index", "text", "citations", "modalities", "n_invalid_citations",
                 "status", "joint", "recall", "precision", "reason", "judge_answer", "judge_calls")
 
@@ -50,7 +50,7 @@ def item_rows(results: Iterable[ResponseResult]) -> Iterator[dict[str, Any]]:
         s = r.scores
         yield {"id": r.id, "case": r.case, "error": r.error, "coverage": s.coverage, "precision": s.precision,
                "recall": s.recall, "f1": s.f1, "murgat_s": s.murgat_s, "answer": r.predicted_option, "gold": r.gold,
-               "correct": r.correct, "n_sentences": r.n_sentences, "n_verifiable": r.n_verifiable,
+               "correct": r.correct, "answer_problem": r.answer_problem, "n_sentences": r.n_sentences, "n_verifiable": r.n_verifiable,
                "n_verifiable_cited": r.n_verifiable_cited, "n_verify_undetermined": r.n_verify_undetermined,
                "n_facts": r.n_facts, "n_facts_judged": r.n_facts_judged,
                "n_facts_undetermined": r.n_facts_undetermined, "n_judge_errors": r.n_judge_errors,
@@ -66,7 +66,11 @@ def sentence_rows(results: Iterable[ResponseResult]) -> Iterator[dict[str, Any]]
             yield {"id": r.id, "sentence_index": sr.sentence.index, "text": sr.sentence.text,
                    "verifiable": sr.verifiable, "verify_verdict": sr.verify_verdict, "citations": _cites(cs),
                    "n_citations": len(cs), "n_invalid_citations": len(bad),
-                   "invalid_reasons": "; ".join(c.reason or "" for c in bad) or None, "n_facts": len(sr.facts)}
+                   "invalid_reasons": "; ".join(c.reason or "" for c in bad) or None,
+                   # time-like text the grammar did not read as a citation, with the nearest accepted spelling
+                   "time_like": "; ".join(t.text + (f" (nearest: {t.nearest})" if t.nearest else "")
+                                          for t in sr.sentence.time_like) or None,
+                   "n_facts": len(sr.facts)}
 
 
 #: how the score command marks a fact left unjudged by a request cap (murgat.pipeline.stages.OVER_LIMIT) and

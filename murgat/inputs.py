@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +115,8 @@ def normalise_record(raw: dict[str, Any], where: str, require_response: bool = T
 
 def iter_items(path: str | Path, require_response: bool = True,
                max_response_chars: int | None = MAX_RESPONSE_CHARS) -> Iterator[Item]:
-    """Items of a JSONL file or a JSON list file, in file order.
+    """Items of a JSONL file or a JSON list file, in file order; an id given twice is refused
+    (:class:`InputError` naming the line or item), in both formats.
 
     An item whose response is longer than ``max_response_chars`` is still yielded (one hostile
     item must not cost the others theirs), with :attr:`~murgat.schema.Item.input_problem` saying
@@ -146,8 +147,13 @@ def _iter_items(path: str | Path, require_response: bool) -> Iterator[Item]:
             raise InputError(f"{p}: JSON nested too deeply") from exc
         if not isinstance(data, list):
             raise InputError(f"{p}: expected a JSON list of items")
+        listed: set[str] = set()
         for i, rec in enumerate(data):
-            yield normalise_record(rec, f"{p}: item {i}", require_response)
+            item = normalise_record(rec, f"{p}: item {i}", require_response)
+            if item.id in listed:  # refused as in JSONL: two records of one id would be counted twice
+                raise InputError(f"{p}: item {i}: duplicate id {item.id!r}")
+            listed.add(item.id)
+            yield item
         return
     seen: set[str] = set()
     for lineno, line in enumerate(split_lines(text), 1):
@@ -168,22 +174,34 @@ def _iter_items(path: str | Path, require_response: bool) -> Iterator[Item]:
 
 def load_items(path: str | Path, limit: int | None = None, *,
                max_response_chars: int | None = MAX_RESPONSE_CHARS) -> list[Item]:
-    """Every item of ``path`` (linear: ids are checked with a set), or only the first ``limit``
-    items — then the file is read no further, so ``--limit 5`` on 200,000 lines starts at once.
-    Responses over ``max_response_chars`` are flagged (:func:`iter_items`)."""
+    """Every item of ``path``, or only the first ``limit`` items — then the file is read no further,
+    so ``--limit 5`` on 200,000 lines starts at once. A repeated id is refused and responses over
+    ``max_response_chars`` are flagged (:func:`iter_items`; linear: ids are checked with a set)."""
     items: list[Item] = []
-    seen: set[str] = set()
-    dupes: list[str] = []
     for it in iter_items(path, max_response_chars=max_response_chars):
         if limit is not None and len(items) >= limit:
             break
-        if it.id in seen:
-            dupes.append(it.id)
-        seen.add(it.id)
         items.append(it)
-    if dupes:
-        raise InputError(f"{path}: duplicate ids: {', '.join(sorted(set(dupes))[:10])}")
     return items
+
+
+def responses_by_id(path: str | Path, items: Sequence[Item], *,
+                    max_response_chars: int | None = MAX_RESPONSE_CHARS) -> dict[str, str]:
+    """The responses of ``path`` by id, for a run that reads them beside its own input (``generate
+    --base``, ``reflect --from``). An item of the run whose response there is over the size cap is
+    marked (:attr:`~murgat.schema.Item.input_problem`: it gets its error record, never a parse) and
+    its response left out."""
+    problems: dict[str, str] = {}
+    out: dict[str, str] = {}
+    for it in load_items(path, max_response_chars=max_response_chars):
+        if it.input_problem:
+            problems[it.id] = it.input_problem
+        else:
+            out[it.id] = it.response
+    for it in items:
+        if it.id in problems and not it.input_problem:
+            it.input_problem = problems[it.id]
+    return out
 
 
 class MediaOutsideRoot(InputError):

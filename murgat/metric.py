@@ -259,23 +259,75 @@ def _sum_counts(counts: Any) -> dict[str, int]:
 AnswerState = Literal["right", "wrong", "unknown"]
 
 
-def answer_state(r: ResponseResult) -> AnswerState | None:
-    """How an item counts towards accuracy: ``None`` when it has no gold option, else right, wrong
-    or unknown (its answer could not be read).
+def state_of(correct: bool | None, answer_problem: str | None, predicted_option: str | None,
+             has_gold_option: bool) -> AnswerState | None:
+    """How one record counts towards accuracy: ``None`` when it has no gold option, else right,
+    wrong or unknown (its answer could not be read).
 
     An unknown answer is told by ``answer_problem``; records written before that field (their
     ``correct`` is ``False`` when no option was read) are unknown when ``predicted_option`` is
     empty, so old and new records count the same way.
     """
-    if r.correct is True:
+    if correct is True:
         return "right"
-    if r.correct is False:
-        return "unknown" if r.predicted_option is None else "wrong"
-    if r.answer_problem is not None:
+    if correct is False:
+        return "unknown" if predicted_option is None else "wrong"
+    if answer_problem is not None:
         return "unknown"
-    if r.predicted_option is None and gold_option(r.gold, r.meta.get("options")) is not None:
+    if predicted_option is None and has_gold_option:
         return "unknown"
     return None
+
+
+def answer_state(r: ResponseResult) -> AnswerState | None:
+    """:func:`state_of` a score record."""
+    return state_of(r.correct, r.answer_problem, r.predicted_option,
+                    gold_option(r.gold, r.meta.get("options")) is not None)
+
+
+def record_answer_state(rec: Mapping[str, Any]) -> AnswerState | None:
+    """:func:`state_of` a JSON record of ``generate``, ``program`` or ``reflect`` (``correct``,
+    ``answer_problem``, ``predicted_option``, ``gold``, ``options``); an error record has none."""
+    if rec.get("generation_error") or rec.get("error"):
+        return None
+    return state_of(rec.get("correct"), rec.get("answer_problem"), rec.get("predicted_option"),
+                    gold_option(rec.get("gold"), rec.get("options")) is not None)
+
+
+@dataclass(frozen=True)
+class AccuracyFigures:
+    """Accuracy the one way every command reports it.
+
+    ``accuracy`` is over every item with a gold option, an unknown answer counting as not correct
+    (as the benchmarks' official scorers count it); ``accuracy_answered`` is over the answers that
+    were read (``value`` null with ``n`` 0 when none was); ``n_answer_unknown`` counts the others.
+    Both are ``None`` when no item has a gold option.
+    """
+
+    accuracy: Interval | None
+    accuracy_answered: Interval | None
+    n_answer_unknown: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """The three figures as JSON (intervals dumped), for the commands whose summary is a dict."""
+        return {"accuracy": self.accuracy.model_dump() if self.accuracy else None,
+                "accuracy_answered": self.accuracy_answered.model_dump() if self.accuracy_answered else None,
+                "n_answer_unknown": self.n_answer_unknown}
+
+
+def accuracy_figures(states: Sequence[AnswerState | None], clusters: Sequence[str] | None = None,
+                     n_resamples: int = 2000, seed: int = 0) -> AccuracyFigures:
+    """:class:`AccuracyFigures` of the items' answer states (``None``: no gold option, left out),
+    with bootstrap CIs; ``clusters`` (one per state) resamples whole clusters."""
+    rows = [(st, None if clusters is None else clusters[i]) for i, st in enumerate(states) if st is not None]
+    if not rows:
+        return AccuracyFigures(None, None, 0)
+    cl = [str(c) for _, c in rows] if clusters is not None else None
+    accuracy = bootstrap_ci([1.0 if st == "right" else 0.0 for st, _ in rows], cl, n_resamples, seed)
+    read = [(st, c) for st, c in rows if st != "unknown"]
+    answered = bootstrap_ci([1.0 if st == "right" else 0.0 for st, _ in read],
+                            [str(c) for _, c in read] if clusters is not None else None, n_resamples, seed)
+    return AccuracyFigures(accuracy, answered, len(rows) - len(read))
 
 
 def summarize_results(
@@ -311,28 +363,25 @@ def summarize_results(
         vals = [v for v, _ in rows]
         cl = [c for _, c in rows] if cluster_by_video else None
         intervals[m] = bootstrap_ci(vals, cl, n_resamples, seed)
-    accuracy = attributed = answered = None
+    attributed = None
     graded = [(r, state) for r in ok if (state := answer_state(r)) is not None]
+    cl = [r.video or r.id for r, _ in graded] if cluster_by_video else None
+    acc = accuracy_figures([st for _, st in graded], cl, n_resamples, seed)
     if graded:
-        cl = [r.video or r.id for r, _ in graded] if cluster_by_video else None
-        accuracy = bootstrap_ci([1.0 if st == "right" else 0.0 for _, st in graded], cl, n_resamples, seed)
         att = [
             1.0 if (st == "right" and r.scores.murgat_s is not None and r.scores.murgat_s >= attributed_threshold) else 0.0
             for r, st in graded
         ]
         attributed = bootstrap_ci(att, cl, n_resamples, seed)
-        read = [(r, st) for r, st in graded if st != "unknown"]
-        answered = bootstrap_ci([1.0 if st == "right" else 0.0 for _, st in read],
-                                [r.video or r.id for r, _ in read] if cluster_by_video else None, n_resamples, seed)
     return RunSummary(
         n_items=len(results),
         n_errors=len(results) - len(ok),
         n_scored=sum(1 for r in ok if r.scores.murgat_s is not None),
-        accuracy=accuracy,
+        accuracy=acc.accuracy,
         attributed_accuracy=attributed,
-        n_answer_unknown=sum(1 for _, st in graded if st == "unknown"),
-        accuracy_answered=answered,
-        n_time_like=sum(len(sr.sentence.time_like) for r in results for sr in r.sentences),
+        n_answer_unknown=acc.n_answer_unknown,
+        accuracy_answered=acc.accuracy_answered,
+        n_time_like=sum(max(r.n_time_like, sum(len(sr.sentence.time_like) for sr in r.sentences)) for r in results),
         attributed_threshold=attributed_threshold,
         cases=cases,
         precision_mode=precision_mode,

@@ -135,6 +135,18 @@ class JudgeCall(_Model):
     raw: str | None = None
     error: str | None = None
     cached: bool = False
+    evidence_notes: list[dict[str, Any]] = Field(
+        default_factory=list, description="what the evidence limits changed in this question's media (media.limits."
+        "EvidenceNote: kind, text, label, …): frames sampled, audio sampled, images or bytes capped, refused; "
+        "omitted from records when empty")
+
+    @model_serializer(mode="wrap")
+    def _omit_no_notes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # a question whose evidence no limit touched is written exactly as before notes existed
+        data = handler(self)
+        if not self.evidence_notes and isinstance(data, dict):
+            data.pop("evidence_notes", None)
+        return data
 
 
 class FactVerdict(_Model):
@@ -221,19 +233,28 @@ class ResponseResult(_Model):
         default=None, description="why the answer could not be read when the item has a gold option (correct is then "
         "None, never False; accuracy counts the item as not correct and n_answer_unknown counts it); omitted when None")
     sentences: list[SentenceResult] = Field(default_factory=list)
+    n_time_like: int = Field(default=0, description="time-like texts of the sentences that the citation grammar did not "
+                             "read as citations (each listed in its sentence's time_like); omitted when 0")
     judge_calls: int = Field(default=0, description="judge requests this item made (sent + cache hits + deduplicated)")
     cache_hits: int = Field(default=0, description="requests answered from the SQLite response cache")
     deduplicated: int = Field(default=0, description="requests answered by an identical request of the same run")
+    evidence_notes: dict[str, int] = Field(
+        default_factory=dict, description="the evidence notes of this item's judge questions, by kind (frames_sampled, "
+        "audio_sampled, images_capped, bytes_capped, refused); omitted when none")
     meta: dict[str, Any] = Field(default_factory=dict)
     input_digest: str | None = Field(
         default=None, description="digest of what was scored (item fields + media content); an edited item is rescored")
 
     @model_serializer(mode="wrap")
     def _omit_unset_answer_problem(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # records whose answer was read are written exactly as before the field existed
+        # records whose answer was read (and with no time-like text) are written exactly as before the fields existed
         data = handler(self)
         if self.answer_problem is None and isinstance(data, dict):
             data.pop("answer_problem", None)
+        if not self.n_time_like and isinstance(data, dict):
+            data.pop("n_time_like", None)
+        if not self.evidence_notes and isinstance(data, dict):
+            data.pop("evidence_notes", None)
         return data
 
 
@@ -278,6 +299,9 @@ class RunSummary(_Model):
     n_judge_errors: int = Field(default=0, description="judge requests that got no answer, over the items summarised")
     n_empty_decompositions: int = Field(default=0, description="cited verifiable sentences split into no facts")
     undetermined_causes: dict[str, int] = Field(default_factory=dict, description="undecided verdicts by cause")
+    evidence_notes: dict[str, int] = Field(
+        default_factory=dict, description="the evidence notes of the judge questions (what a limit changed: frames "
+        "sampled, audio sampled, images or bytes capped, refused), by kind, over the items summarised")
     extra: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -117,8 +117,9 @@ def _answer_start(text: str, marker: int) -> int | None:
 def extract_option(text: str, n_options: int = 10) -> str | None:
     """The option letter an *answer part* chose (the text after ``Answer``), or ``None``.
 
-    The old reader, kept for its callers until they move to :func:`murgat.answers.read_answer`
-    (which reads a whole response): a ``\\boxed{X}``; then, after a leading ``Answer:``, the
+    The old reader: no command calls it any more (every one reads answers with
+    :func:`murgat.answers.read_answer`, through :func:`preprocess`); kept for code outside murgat
+    that imported it. A ``\\boxed{X}``; then, after a leading ``Answer:``, the
     rules of an ``Answer:`` statement (:func:`murgat.answers.read_statement`). Linear in the text.
     """
     if not text:

@@ -23,7 +23,7 @@ from media.errors import MediaError
 from media.probe import probe
 from murgat.boxes import BoxConvention
 from murgat.citations import apply_box_convention, check_durations
-from murgat.inputs import MediaOutsideRoot, load_items, resolve_media, response_problem
+from murgat.inputs import MAX_RESPONSE_CHARS, MediaOutsideRoot, load_items, resolve_media, response_problem
 from murgat.schema import Citation, Item, Sentence
 from murgat.text import preprocess, split_sentences
 
@@ -82,9 +82,9 @@ def checked_sentences(item: Item, durations: dict[str, float | None] | None) -> 
 
 
 def validate_item(item: Item, media_root: str | Path | None, input_path: str | Path | None,
-                  allow_outside_root: bool = False) -> ItemReport:
+                  allow_outside_root: bool = False, max_response_chars: int = MAX_RESPONSE_CHARS) -> ItemReport:
     rep = ItemReport(id=item.id)
-    problem = item.input_problem or response_problem(item.response)
+    problem = item.input_problem or response_problem(item.response, max_response_chars)
     if problem is not None:
         rep.input_error = problem
         return rep
@@ -130,19 +130,22 @@ def validate_item(item: Item, media_root: str | Path | None, input_path: str | P
 
 
 def validate_selection(path: str | Path, media_root: str | Path | None = None, allow_outside_root: bool = False,
-                       ids: str | Sequence[str] | None = None) -> tuple[list[ItemReport], list[str]]:
+                       ids: str | Sequence[str] | None = None,
+                       max_response_chars: int = MAX_RESPONSE_CHARS) -> tuple[list[ItemReport], list[str]]:
     """Reports for the items of ``path`` (only ``ids`` when given: ``"a,b"`` or a list), and the asked-for
-    ids that are not in the file (said, not dropped silently). Selecting nothing is a ``ValueError``."""
+    ids that are not in the file (said, not dropped silently). Selecting nothing is a ``ValueError``.
+    A response over ``max_response_chars`` (the run commands' ``--max-response-chars``) is an
+    ``input_error``, as those commands would refuse it."""
     from murgat.engine.guards import select_items
 
-    items = load_items(path)
+    items = load_items(path, max_response_chars=max_response_chars)
     wanted = ",".join(ids) if ids is not None and not isinstance(ids, str) else ids
     picked = select_items(items, wanted, None)
     missing: list[str] = []
     if wanted is not None:
         have = {it.id for it in items}
         missing = [i.strip() for i in wanted.split(",") if i.strip() and i.strip() not in have]
-    return [validate_item(it, media_root, path, allow_outside_root) for it in picked], missing
+    return [validate_item(it, media_root, path, allow_outside_root, max_response_chars) for it in picked], missing
 
 
 def validate_file(path: str | Path, media_root: str | Path | None = None, allow_outside_root: bool = False,

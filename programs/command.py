@@ -32,9 +32,11 @@ from murgat.engine.fingerprint import Late, Where, fingerprint
 from murgat.engine.folder import PairFolder, RunFolder
 from murgat.engine.guards import Outputs, select_items
 from murgat.engine.options import judging_config, scoring_values
-from murgat.engine.preflight import MediaPlace
+from murgat.engine.preflight import MediaPlace, require_asr
 from murgat.engine.roles import JudgeFactory, options_of
+from murgat.judges.evidence import limit_overrides, limits_for, strictest
 from murgat.judging.config import JudgingConfig
+from murgat.metric import accuracy_figures, record_answer_state
 from murgat.schema import Item
 from murgat.viewer.steps import program_report
 from programs.ops import OpSettings
@@ -70,6 +72,17 @@ def _roles(s: ProgramSettings) -> dict[str, tuple[str, dict[str, str]] | None]:
     executor = s.executor or s.planner
     return {"planner": (s.planner, popts), "executor": (executor, eopts),
             "checker": None if s.no_check else (s.judge or executor, jopts)}
+
+
+def _check_asr(s: ProgramSettings, cfg: JudgingConfig, made: dict[str, Any]) -> None:
+    """Refuse an ASR model this install lacks before any item (exit 2), where a transcript is needed:
+    ``--find transcript``, evidence text (``--evidence-text`` or a judge that reads text), ``--asr-model``."""
+    if s.find == "transcript":
+        require_asr(s.asr_model, "--find transcript")
+    elif cfg.evidence.text or s.evidence_text or any(j.needs_evidence_text for j in made.values()):
+        require_asr(s.asr_model, "evidence text")
+    elif s.asr_model is not None:
+        require_asr(s.asr_model, "--asr-model")
 
 
 class ProgramCommand(Command[ProgramSettings]):
@@ -117,10 +130,19 @@ class ProgramCommand(Command[ProgramSettings]):
             self._check_scorer(s, run, cfg)
         if "checker" in made and (made["checker"].needs_evidence_text or s.evidence_text):
             cfg.evidence.text = True
+        _check_asr(s, cfg, made)
+        sent_to = [(made[r], spec[1]) for r in ("executor", "checker") if (spec := roles.get(r)) and r in made]
+        try:  # what one request may carry: the limits of every provider that is sent evidence, -J overrides
+            cfg.evidence_limits = strictest(*(limits_for(j.provider, limit_overrides(opts)) for j, opts in sent_to))
+        except ValueError as exc:
+            raise SettingsError(f"evidence limits: {exc}") from None
+        # the check's entailment answers capped to the prompt while --max-tokens is at its default (a chain's)
+        cfg.sized_answers = s.max_tokens == type(s).model_fields["max_tokens"].default
         common = {"config": cfg.model_dump(mode="json"), "replan": s.replan,
                   "settings": dataclasses.asdict(OpSettings(find_backend=s.find, check=not s.no_check,
                                                             check_retries=s.check_retries, asr_model=s.asr_model)),
-                  "limits": dataclasses.asdict(Limits(max_ops=s.max_ops, max_seconds=s.program_timeout)),
+                  "limits": dataclasses.asdict(Limits(max_ops=s.max_ops, max_seconds=s.program_timeout,
+                                                      max_response_chars=s.max_response_chars)),
                   "place": MediaPlace.of(s).resolved().to_json(),
                   "judges": {role: {"spec": v[0], "options": v[1]} if v else None for role, v in roles.items()}}
         variants = _variants(s.variant)
@@ -178,6 +200,17 @@ class ProgramCommand(Command[ProgramSettings]):
         if summary.get("comparison"):
             print_comparison(summary["comparison"])
 
+    def notes(self, s: ProgramSettings, run: Run, work: Work, summary: dict[str, Any]) -> list[str]:
+        """Items whose program stopped or chose no option: not failures of the run (their responses are
+        written and scored, exit 0), but said out loud — their answers count as not correct."""
+        stopped = sum(v["status"].get("program_stopped", 0) for v in summary["variants"].values())
+        unanswered = sum(v["status"].get("no_answer", 0) for v in summary["variants"].values())
+        if not (stopped or unanswered):
+            return []
+        return [f"note: {stopped} item-variant(s) stopped by a program budget or a failing operation "
+                f"(program_stopped) and {unanswered} gave no readable answer (no_answer): their responses are "
+                "kept and scored, their answers count as not correct (n_answer_unknown; see traces.jsonl)"]
+
     def failure(self, s: ProgramSettings, run: Run, work: Work, summary: dict[str, Any]) -> str | None:
         errors = sum(v["errors"] for v in summary["variants"].values())
         return f"FAILED: {errors} item-variant(s) produced no program answer (see traces.jsonl)" if errors else None
@@ -192,7 +225,9 @@ def _variant_folder(out: Path, variant: str) -> PairFolder:
 
 
 def variant_summary(folder: RunFolder, ids: set[str]) -> dict[str, Any]:
-    """One variant's figures: items, errors, statuses, check outcomes, calls and accuracy."""
+    """One variant's figures: items, errors, statuses, check outcomes, calls and accuracy (an answer
+    that could not be read counts as not correct; ``n_answer_unknown`` and ``accuracy_answered``
+    beside it)."""
     rows = folder.latest_results(want=ids)
     recs = {r["id"]: r["record"] for r in rows}
     trs = {r["id"]: r["trace"] for r in rows}
@@ -206,12 +241,15 @@ def variant_summary(folder: RunFolder, ids: set[str]) -> dict[str, Any]:
                 checks[op["status"]] = checks.get(op["status"], 0) + 1
                 regenerations += max(0, len(op.get("check", [])) - 1)
     calls = [t.get("judge_calls", 0) for t in trs.values()]
-    gold = [r for r in recs.values() if r.get("correct") is not None]
+    acc = accuracy_figures([record_answer_state(r) for r in recs.values()])
     return {
         "items": len(recs), "errors": sum(1 for r in recs.values() if r.get("generation_error")), "status": statuses,
         "descriptions": checks, "regenerations": regenerations,
         "calls_per_item": (sum(calls) / len(calls)) if calls else 0.0,
-        "accuracy": (sum(1 for r in gold if r["correct"]) / len(gold)) if gold else None,
+        # over the items with a gold option; an answer that could not be read counts as not correct
+        "accuracy": acc.accuracy.value if acc.accuracy else None,
+        "n_answer_unknown": acc.n_answer_unknown,
+        "accuracy_answered": acc.accuracy_answered.value if acc.accuracy_answered else None,
         "interpreter_seconds_per_item": (sum(t.get("interpreter_seconds", 0.0) for t in trs.values()) / len(trs))
         if trs else 0.0,
     }
@@ -239,12 +277,15 @@ def print_variants(doc: dict[str, Any]) -> None:
     from murgat.console import console
 
     t = Table(title="murgat program — per variant")
-    for c in ("variant", "items", "errors", "status", "descriptions (check)", "regenerated", "calls/item", "accuracy"):
+    for c in ("variant", "items", "errors", "status", "descriptions (check)", "regenerated", "calls/item", "accuracy",
+              "answer not read", "acc. (read)"):
         t.add_column(c)
     for v, s in doc["variants"].items():
+        answered = s.get("accuracy_answered")
         t.add_row(v, str(s["items"]), str(s["errors"]), ", ".join(f"{k} {n}" for k, n in sorted(s["status"].items())),
                   ", ".join(f"{k} {n}" for k, n in sorted(s["descriptions"].items())) or "–", str(s["regenerations"]),
-                  f"{s['calls_per_item']:.1f}", "–" if s["accuracy"] is None else f"{s['accuracy']:.3f}")
+                  f"{s['calls_per_item']:.1f}", "–" if s["accuracy"] is None else f"{s['accuracy']:.3f}",
+                  str(s.get("n_answer_unknown", 0)), "–" if answered is None else f"{answered:.3f}")
     console().print(t)
 
 

@@ -35,7 +35,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 import prompts
-from murgat.answers import is_correct
+from murgat.answers import AnswerReading, grade, read_answer
 from murgat.citations import format_group, format_time, parse_citations
 from murgat.engine.preflight import ItemMediaError, MediaPlace, open_media
 from murgat.judges.base import Judge
@@ -44,7 +44,6 @@ from murgat.judging.config import JudgingConfig
 from murgat.judging.context import ItemContext
 from murgat.judging.pool import CallPool
 from murgat.schema import Item
-from murgat.text import extract_option
 from programs.bounded import Budget, text_of, writable
 from programs.extract import NoProgram, extract_logic, extract_narrative
 from programs.interpreter import Interpreter, ProgramStopped
@@ -154,10 +153,22 @@ def forged_citations(api: ExecutorApi, conclusion: str) -> list[str]:
                               for c in forged))
 
 
-def assemble(api: ExecutorApi, returned: str, n_options: int) -> tuple[str, str | None]:
+def read_conclusion(api: ExecutorApi, returned: str, n_options: int,
+                    options: list[str] | None = None) -> AnswerReading:
+    """The option the conclusion chose (the last synthesize's raw answer, else the program's returned
+    text), read by the one answer reader every command uses (:func:`murgat.answers.read_answer`)."""
+    raw = api.conclusions[-1][0] if api.conclusions else returned
+    if not raw or not raw.strip():
+        return AnswerReading(None, "the program gave no conclusion (no synthesize, nothing returned)")
+    return read_answer(raw, options, n_options=n_options)
+
+
+def assemble(api: ExecutorApi, returned: str, n_options: int,
+             reading: AnswerReading | None = None) -> tuple[str, str | None]:
     """The cited response and the chosen option letter; :class:`AnswerRefused` when the
     conclusion cites what no operation produced. ``returned``: the program's returned value
-    as (bounded) text."""
+    as (bounded) text; ``reading``: the conclusion's answer (:func:`read_conclusion`, read here
+    when not given)."""
     parts = [cite_sentences(d.text, d.citations) for d in api.descriptions if d.text and d.status != "unverified"]
     conclusion = api.conclusions[-1][1] if api.conclusions else returned
     forged = forged_citations(api, conclusion)
@@ -166,9 +177,7 @@ def assemble(api: ExecutorApi, returned: str, n_options: int) -> tuple[str, str 
         where = "the last synthesize's answer" if api.conclusions else "the program's returned text"
         raise AnswerRefused("forged_citations", f"{where} cites {shown}, which no operation of this item produced; "
                                                 "the answer is not scored")
-    raw_conclusion = api.conclusions[-1][0] if api.conclusions else conclusion
-    option = extract_option(raw_conclusion.split("Answer", 1)[-1] if "Answer" in raw_conclusion else raw_conclusion,
-                            n_options) if raw_conclusion else None
+    option = (reading if reading is not None else read_conclusion(api, returned, n_options)).letter
     body = conclusion
     # the conclusion's own "Answer:" line is replaced by one canonical line
     lines = [ln for ln in body.split("\n") if not ln.strip().lower().startswith(("answer:", "final answer"))]
@@ -202,7 +211,7 @@ async def run_item(item: Item, variant: str, judges: ProgramRoles, cfg: JudgingC
             raise
         reason = f"{type(exc).__name__}: {str(exc)[:500]}"
         trace.status, trace.error = "internal_error", reason
-        record["generation_error"] = f"internal_error: {reason}"
+        record["generation_error"], record["error_kind"] = f"internal_error: {reason}", "internal_error"
         record["program_status"] = "internal_error"
         return _finish(record, trace, t0)
 
@@ -216,14 +225,14 @@ async def _run_item(item: Item, variant: str, judges: ProgramRoles, cfg: Judging
         media, info = await open_media(item, MediaPlace(media_root, input_path, allow_outside_root))
     except ItemMediaError as exc:
         trace.status, trace.error = "media_error", str(exc)
-        record["generation_error"] = str(exc)
+        record["generation_error"], record["error_kind"] = str(exc), exc.failure.kind
         return _finish(record, trace, t0)
     ctx = ItemContext(media=Path(media), durations=info.durations(), config=cfg, question=item.question or "")
     checked = await ask_planner(judges, pool, item, variant, cfg, ctx, limits, replan, trace)
     if checked is None:
         trace.status = "planning_error"
         trace.error = trace.plan_attempts[-1].error if trace.plan_attempts else "no plan"
-        record["generation_error"] = f"planning_error: {trace.error}"
+        record["generation_error"], record["error_kind"] = f"planning_error: {trace.error}", "planning_error"
         _count(trace, ctx)
         return _finish(record, trace, t0)
     api = ExecutorApi(executor=judges.executor, checker=judges.checker, pool=pool, ctx=ctx, settings=settings,
@@ -253,21 +262,25 @@ async def _run_item(item: Item, variant: str, judges: ProgramRoles, cfg: Judging
     trace.interpreter_seconds = time.monotonic() - ti
     trace.interpreter_steps, trace.op_calls, trace.ops = interp.steps, interp.ops, api.records
     _count(trace, ctx)
+    n_options = len(item.options or []) or 10
+    reading = read_conclusion(api, returned_text, n_options, list(item.options or []) or None)
     try:
-        text, option = assemble(api, returned_text, len(item.options or []) or 10)
+        text, option = assemble(api, returned_text, n_options, reading)
         if len(text) > limits.max_response_chars:
             raise AnswerRefused("response_too_long", f"the assembled response is {len(text):,} characters, beyond "
                                                      f"the {limits.max_response_chars:,}-character limit")
     except AnswerRefused as exc:
         trace.status, trace.error = exc.status, exc.reason
-        record["generation_error"] = f"{exc.status}: {exc.reason}"
+        record["generation_error"], record["error_kind"] = f"{exc.status}: {exc.reason}", exc.status
         record["program_status"] = exc.status
         return _finish(record, trace, t0)
     record["response"] = text
     record["predicted_option"] = option
-    correct = is_correct(option, item.gold, item.options)
-    if correct is not None:
-        record["correct"] = correct
+    g = grade(reading, item.gold, item.options)  # an unread answer is unknown (None, with the reason), never wrong
+    if g.correct is not None or g.answer_problem is not None:
+        record["correct"] = g.correct
+    if g.answer_problem is not None:
+        record["answer_problem"] = g.answer_problem
     record["program_status"] = trace.status
     if trace.status == "ok" and option is None and item.options:
         trace.status = "no_answer"

@@ -245,8 +245,12 @@ def command_ref(command: Command[Any]) -> str:
     return f"{type(command).__module__}:{type(command).__qualname__}"
 
 
-def load_selected(load: Callable[[], list[Item]]) -> list[Item]:
-    """``load()``, with unreadable input refused as a settings error (exit 2)."""
+L = TypeVar("L")
+
+
+def load_selected(load: Callable[[], L]) -> L:
+    """``load()`` (the items, or what a run reads beside them), with unreadable input refused as a
+    settings error (exit 2)."""
     try:
         return load()
     except InputError as exc:

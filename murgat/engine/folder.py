@@ -173,7 +173,10 @@ class RunFolder:
                     if want is not None and isinstance(rec, dict) and str(rec.get("id")) not in want:
                         continue
                     if slim and isinstance(rec, dict):
-                        rec.pop("sentences", None)
+                        sents = rec.pop("sentences", None)
+                        if sents and "n_time_like" not in rec:  # records from before the count: kept for summaries
+                            rec["n_time_like"] = sum(len((s.get("sentence") or {}).get("time_like") or [])
+                                                     for s in sents if isinstance(s, dict))
                         rec.pop("steps", None)
                     try:
                         out.append(self._validate(rec))
@@ -464,11 +467,12 @@ def record_id(r: Any) -> str:
 
 def needs_retry(r: Any) -> bool:
     """An item ``--retry-errors`` does again: an error record (``error`` or ``generation_error``), or
-    judge errors or unreadable answers (never cached, so a recovered judge is asked again) left
-    something undetermined."""
+    judge errors, unreadable answers or unusable decompositions (none of them cached, so a recovered
+    judge is asked again) left something undetermined."""
+    causes = record_field(r, "undetermined_causes") or {}
     return (record_field(r, "error") is not None or bool(record_field(r, "generation_error"))
             or (record_field(r, "n_judge_errors", 0) or 0) > 0
-            or bool((record_field(r, "undetermined_causes") or {}).get("unparseable")))
+            or bool(causes.get("unparseable")) or bool(causes.get("decomposition")))
 
 
 def replace_atomically(path: Path, write: Any) -> None:

@@ -10,9 +10,11 @@ the rest, the same way for every command:
    ``input_digest`` differs from the item's digest now (the input was edited since: the old
    record is stale). Records without a digest (written before digests existed) are kept.
 2. **Running.** A fixed set of ``concurrency`` workers pulls items in input order, so 100,000
-   items never mean 100,000 waiting tasks. An exception inside one item becomes that item's
-   error record (``internal_error: …``) and the run goes on — except the ones that must stop
-   a run: a replay cassette miss and a failure to write results.
+   items never mean 100,000 waiting tasks. An item the loader marked unreadable (a response over
+   ``--max-response-chars``: :attr:`~murgat.schema.Item.input_problem`) gets its error record
+   without being read. An exception inside one item becomes that item's error record
+   (``internal_error: …``) and the run goes on — except the ones that must stop a run: a replay
+   cassette miss and a failure to write results (:func:`record_of`).
 3. **Writing.** One writer task appends finished records with one write + fsync per batch
    (group commit) in a worker thread; an item counts as done only once its line is durable.
    Records are appended in completion order; readers get input order from
@@ -49,6 +51,36 @@ STOPS_RUN: tuple[type[BaseException], ...] = (ReplayMiss, ResultsWriteError, Jud
 def internal_error(exc: BaseException) -> ItemFailure:
     """What an exception inside one item's task makes of that item (here and in a Ray worker)."""
     return ItemFailure("internal_error", f"{type(exc).__name__}: {exc}")
+
+
+def input_failure(item: Item) -> ItemFailure | None:
+    """Why the loader refused to read ``item`` (:attr:`~murgat.schema.Item.input_problem`, written
+    ``KIND: detail`` — e.g. ``response_too_long: …`` by :func:`murgat.inputs.response_problem`),
+    or ``None`` when it may be run."""
+    problem = item.input_problem
+    if not problem:
+        return None
+    kind, sep, detail = problem.partition(": ")
+    if not sep or not kind.replace("_", "").isalnum():
+        return ItemFailure("input_error", problem)
+    return ItemFailure(kind, detail)
+
+
+async def record_of(task: ItemTask, item: Item, stops: tuple[type[BaseException], ...] = STOPS_RUN) -> Any:
+    """The record of one item, the one way every command makes it (here and in a Ray worker): an item
+    the loader refused (:func:`input_failure`: a response over the size cap, …) gets its error record
+    without being read; an exception inside the task becomes its ``internal_error`` record, except the
+    ones in ``stops``, which stop the run."""
+    failure = input_failure(item)
+    if failure is not None:
+        return task.error_record(item, failure)
+    try:
+        return await task.run(item)
+    except stops:
+        raise
+    except Exception as exc:
+        log.error("item %s failed: %s", item.id, traceback.format_exc())
+        return task.error_record(item, internal_error(exc))
 
 
 class ItemTask(Protocol):
@@ -159,13 +191,7 @@ async def run_items(task: ItemTask, todo: Sequence[Item], folder: RunFolder, dig
     async def one(item: Item) -> None:
         # the first digest of a media file reads the whole file: off the event loop (then memoised)
         stamped = await asyncio.to_thread(digest, item)
-        try:
-            rec = await task.run(item)
-        except STOPS_RUN:
-            raise
-        except Exception as exc:
-            log.error("item %s failed: %s", item.id, traceback.format_exc())
-            rec = task.error_record(item, internal_error(exc))
+        rec = await record_of(task, item)
         stamp(rec, stamped)
         await writer.write(rec)  # durable before the item counts as done
         if keep:

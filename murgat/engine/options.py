@@ -21,6 +21,7 @@ Groups shared by commands:
   ``--overwrite``, ``--retry-errors``; ``--item-concurrency``; ``--max-undetermined``);
 - :class:`Output` — ``--json`` and ``--quiet``;
 - :class:`Stats` — the bootstrap;
+- :class:`ResponseCap` — ``--max-response-chars``, the one text-size cap of what a command reads;
 - :class:`RunOn` — where items run (``--run-on local|ray`` and the Ray settings);
 - :class:`JudgeOption`, :class:`ModelOption` — ``-J``/``-M`` KEY=VALUE options of the judge or model;
 - :class:`Frames`, :class:`EvidenceText`, :class:`Transcripts` — ``--fps``, ``--evidence-text``,
@@ -55,6 +56,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.fields import FieldInfo
 
 from murgat.engine.fingerprint import Deciding, Where, derive
+from murgat.inputs import MAX_RESPONSE_CHARS
 from murgat.judges.effort import arg_type, check
 from murgat.judges.types import GenerateConfig
 from murgat.judging.config import JudgingConfig
@@ -224,6 +226,18 @@ class Pace(BaseModel):
         return cls.model_fields["item_concurrency"].default if value is None else value
 
 
+class ResponseCap(BaseModel):
+    """The one text-size cap of every command that reads responses or chains (:mod:`murgat.inputs`):
+    a longer one is marked by the loader and gets its own error record, never a parse of unbounded
+    cost. It decides nothing about the items within it, so it is no part of any fingerprint."""
+
+    title: ClassVar[str] = "input"
+
+    max_response_chars: int = Field(MAX_RESPONSE_CHARS, ge=1, description="a longer response or chain gets a "
+                                                                           "response_too_long error record instead of "
+                                                                           "being read")
+
+
 class Undetermined(BaseModel):
     """When a run whose items could not all be judged counts as failed."""
 
@@ -284,8 +298,9 @@ class Transcripts(BaseModel):
 
     title: ClassVar[str] = ""
 
-    asr_model: str | None = Deciding(None, description="local faster-whisper model folder for transcripts (default: "
-                                                    "bundled Whisper base)")
+    asr_model: str | None = Deciding(None, description="ASR model for transcripts: a CTranslate2 Whisper model folder, "
+                                                    "or a bundled name this install provides (base, the default; "
+                                                    "tiny.en); one it lacks is refused before any work")
 
 
 class Stats(BaseModel):
@@ -359,11 +374,12 @@ def scoring_values(parent: Any, *, input: str, judge: str, judge_option: list[st
     """The settings values of the score run another command makes of its own output (``sweep``'s
     efforts, ``program --score``'s variants): the parent's media place, where to run, how requests
     are sent (one account's rate limits, retries and concurrency hold for scoring too),
-    ``--overwrite``, ``--retry-errors`` and quietness (``--json`` too: the parent prints the one
-    document); scoring's own role defaults (``--max-tokens``, ``--timeout``) and everything else."""
+    ``--overwrite``, ``--retry-errors``, ``--max-response-chars`` and quietness (``--json`` too: the
+    parent prints the one document); scoring's own role defaults (``--max-tokens``, ``--timeout``) and everything else."""
     return {"input": input, "judge": judge, "judge_option": list(judge_option), "out": out, "cache": cache,
             "overwrite": parent.overwrite, "retry_errors": parent.retry_errors,
             "quiet": parent.quiet or parent.print_json, **parent.model_dump(include=set(Place.model_fields)),
+            **parent.model_dump(include=set(ResponseCap.model_fields) & set(type(parent).model_fields)),
             **passed_to_scoring(parent)}
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from murgat.comparison import fmt
 from murgat.engine.command import Command, Run, Stream, Work, load_selected
+from murgat.engine.errors import SettingsError
 from murgat.engine.fingerprint import fingerprint
 from murgat.engine.folder import RunFolder
 from murgat.engine.guards import Outputs, select_items
@@ -23,6 +24,7 @@ from murgat.faithfulness.records import FaithResult
 from murgat.faithfulness.runner import FaithTask
 from murgat.faithfulness.settings import FAITHFULNESS_NAMES, FaithfulnessSettings
 from murgat.inputs import load_items
+from murgat.judges.evidence import limit_overrides, limits_for
 from murgat.judging.config import JudgingConfig
 from murgat.judging.pool import CallPool
 from murgat.schema import Item
@@ -43,7 +45,8 @@ class FaithfulnessCommand(Command[FaithfulnessSettings]):
         return {"judge": (f"faith_{s.granularity}",)}
 
     def load(self, s: FaithfulnessSettings) -> list[Item]:
-        return select_items(load_selected(lambda: load_items(s.input, None if s.ids else s.limit)), s.ids, s.limit)
+        return select_items(load_selected(lambda: load_items(s.input, None if s.ids else s.limit,
+                                                             max_response_chars=s.max_response_chars)), s.ids, s.limit)
 
     def outputs(self, s: FaithfulnessSettings) -> Outputs:
         return Outputs(Path(s.out), inputs=[s.input])
@@ -57,6 +60,10 @@ class FaithfulnessCommand(Command[FaithfulnessSettings]):
         judge = run.judges.role(s.judge, opts, cfg.generate, self.needs(s)["judge"])
         if judge.needs_evidence_text:
             cfg.evidence.text = True
+        try:  # what one request may carry: the judge's provider's limits, with -J overrides
+            cfg.evidence_limits = limits_for(judge.provider, limit_overrides(opts))
+        except ValueError as exc:
+            raise SettingsError(f"-J evidence limits: {exc}") from None
         place = MediaPlace.of(s).resolved()
         payload = {"config": cfg.model_dump(mode="json"), "judge": s.judge, "options": opts, "variant": s.variant,
                    "granularity": s.granularity, "segmentation": s.segmentation, "max_frames": s.max_frames,
@@ -111,7 +118,11 @@ def print_faithfulness(doc: dict[str, Any], title: str) -> None:
     for m, row in doc["upr_by_modality"].items():
         t.add_row(f"  UPR {m}", f"{pct(row)}  ({row['unfaithful_steps']}/{row['perception_steps']})")
     t.add_row("mean per-response UPR", pct(doc["upr_per_response_mean"]))
-    t.add_row("accuracy", pct(doc["accuracy"]))
+    t.add_row("accuracy (an answer not read counts as not correct)", pct(doc["accuracy"]))
+    if doc.get("accuracy") is not None:
+        t.add_row("answers not read", str(doc.get("n_answer_unknown", 0)))
+        if doc.get("n_answer_unknown"):
+            t.add_row("accuracy over the answers read", pct(doc.get("accuracy_answered")))
     t.add_row("responses without perception steps", str(doc["n_no_perception"]))
     t.add_row("undetermined steps", f"{doc['undetermined_steps']} {doc['undetermined_causes'] or ''}")
     con = console()
@@ -123,4 +134,6 @@ def print_faithfulness(doc: dict[str, Any], title: str) -> None:
     t2.add_column("some unfaithful step")
     t2.add_row("correct answer", str(x["correct_faithful"]), str(x["correct_unfaithful"]))
     t2.add_row("wrong answer", str(x["wrong_faithful"]), str(x["wrong_unfaithful"]))
+    if x.get("unknown_faithful") or x.get("unknown_unfaithful"):
+        t2.add_row("answer not read", str(x["unknown_faithful"]), str(x["unknown_unfaithful"]))
     con.print(t2)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from murgat.faithfulness.records import FaithResult
-from murgat.metric import bootstrap_ci, paired_bootstrap_diff
+from murgat.metric import AnswerState, accuracy_figures, bootstrap_ci, paired_bootstrap_diff, state_of
 from murgat.schema import Interval
 
 
@@ -58,7 +58,11 @@ def paired_ratio_diff(before: Sequence[tuple[float, float]], after: Sequence[tup
 
 
 def summarize_faithfulness(results: Sequence[FaithResult], n_resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
-    """UPR (CI), per modality, per-response UPR mean, 2×2, accuracy, counts and causes."""
+    """UPR (CI), per modality, per-response UPR mean, 2×2, accuracy, counts and causes.
+
+    Accuracy is :func:`murgat.metric.accuracy_figures`' (an unread answer counts as not correct;
+    ``n_answer_unknown`` and ``accuracy_answered`` beside it); the answer × faithfulness table
+    keeps unread answers in their own row (``unknown_…``), never among the wrong ones."""
     results = sorted(results, key=lambda r: r.id)
     ok = [r for r in results if r.error is None]
     cases: dict[str, int] = {}
@@ -72,12 +76,16 @@ def summarize_faithfulness(results: Sequence[FaithResult], n_resamples: int = 20
         mods[m] = {**ratio_ci(num, den, n_resamples, seed).model_dump(), "perception_steps": int(sum(den)),
                    "unfaithful_steps": int(sum(num))}
     per_response = bootstrap_ci([r.upr for r in ok if r.upr is not None], None, n_resamples, seed)
-    table = {"correct_faithful": 0, "correct_unfaithful": 0, "wrong_faithful": 0, "wrong_unfaithful": 0}
-    for r in ok:
-        if r.correct is None or r.any_unfaithful is None:
+    # the record holds no options: an item has a gold option when its answer was graded (or found unreadable)
+    states = [state_of(r.correct, r.answer_problem, r.predicted_option, False) for r in ok]
+    table = {"correct_faithful": 0, "correct_unfaithful": 0, "wrong_faithful": 0, "wrong_unfaithful": 0,
+             "unknown_faithful": 0, "unknown_unfaithful": 0}
+    for r, st in zip(ok, states, strict=True):
+        if st is None or r.any_unfaithful is None:
             continue
-        table[f"{'correct' if r.correct else 'wrong'}_{'unfaithful' if r.any_unfaithful else 'faithful'}"] += 1
-    gold = [r for r in ok if r.correct is not None]
+        row = {"right": "correct", "wrong": "wrong", "unknown": "unknown"}[st]
+        table[f"{row}_{'unfaithful' if r.any_unfaithful else 'faithful'}"] += 1
+    acc = accuracy_figures(states, None, n_resamples, seed)
     causes: dict[str, int] = {}
     for r in ok:
         for k, v in r.undetermined_causes.items():
@@ -90,12 +98,23 @@ def summarize_faithfulness(results: Sequence[FaithResult], n_resamples: int = 20
         "unfaithful_steps": sum(r.n_unfaithful for r in ok), "undetermined_steps": sum(r.n_undetermined for r in ok),
         "undetermined_causes": dict(sorted(causes.items())),
         "answer_x_faithfulness": table,
-        "accuracy": bootstrap_ci([1.0 if r.correct else 0.0 for r in gold], None, n_resamples, seed).model_dump()
-        if gold else None,
+        **acc.as_dict(),
         "judge_calls": sum(r.judge_calls for r in results), "cache_hits": sum(r.cache_hits for r in results),
         "n_judge_errors": sum(r.n_judge_errors for r in results),
         "bootstrap": {"n_resamples": n_resamples, "seed": seed, "unit": "response"},
     }
+
+
+def _state(row: dict[str, Any], when: str) -> AnswerState | None:
+    """How a reflect row's answer ``before`` or ``after`` counts towards accuracy (rows hold no options:
+    one with neither ``correct_…`` nor ``answer_problem_…`` has no gold option). Rows written before
+    ``answer_problem_…`` existed said ``false`` for an unread answer too: they count as wrong, which
+    gives the same accuracy."""
+    return state_of(row.get(f"correct_{when}"), row.get(f"answer_problem_{when}"), "?", False)
+
+
+def _value(iv: Interval | None) -> float | None:
+    return None if iv is None else iv.value
 
 
 def summarize_reflection(rows: Sequence[dict[str, Any]], n_items: int, n_resamples: int = 2000,
@@ -105,7 +124,10 @@ def summarize_reflection(rows: Sequence[dict[str, Any]], n_items: int, n_resampl
     ``upr_before``/``upr_after``/``upr_difference`` are the judge's (the independent labeller's)
     figures, the difference with a paired bootstrap CI over responses; ``detector_view`` holds
     the same three figures from the detector's own verdicts. Undetermined steps are counted
-    apart in both views, never as faithful or unfaithful.
+    apart in both views, never as faithful or unfaithful. Accuracy before and after is over the
+    items with a gold option, an unread answer counting as not correct;
+    ``n_answer_unknown_before``/``_after`` and ``accuracy_answered_before``/``_after`` (over the
+    answers that were read) are reported beside it.
     """
     rows = sorted(rows, key=lambda r: r["id"])
 
@@ -121,7 +143,10 @@ def summarize_reflection(rows: Sequence[dict[str, Any]], n_items: int, n_resampl
     judged = view("before", "after")
     # rows written before the detector's view was kept separately hold only the detector's figures
     detector = view("detector_before", "detector_after") if all("detector_before" in r for r in rows) else None
-    gold = [r for r in rows if r.get("correct_before") is not None]
+    # an item has a gold option when its answers were graded; an unread answer is unknown (not correct)
+    gold = [r for r in rows if _state(r, "before") is not None]
+    before = accuracy_figures([_state(r, "before") for r in gold], None, n_resamples, seed)
+    after = accuracy_figures([_state(r, "after") for r in gold], None, n_resamples, seed)
     resolved: dict[str, int] = {}
     for r in rows:
         for k, v in r["trace"]["resolved_after"].items():
@@ -138,6 +163,9 @@ def summarize_reflection(rows: Sequence[dict[str, Any]], n_items: int, n_resampl
         "accuracy_difference": paired_bootstrap_diff([1.0 if r["correct_before"] else 0.0 for r in gold],
                                                      [1.0 if r["correct_after"] else 0.0 for r in gold],
                                                      n_resamples, seed).model_dump() if gold else None,
+        "n_answer_unknown_before": before.n_answer_unknown, "n_answer_unknown_after": after.n_answer_unknown,
+        "accuracy_answered_before": _value(before.accuracy_answered),
+        "accuracy_answered_after": _value(after.accuracy_answered),
         "regenerations_invoked": sum(t["regenerations"] for t in tr),
         "regeneration_attempts": sum(t.get("attempts", 0) for t in tr),
         "resolved_after_attempts": dict(sorted(resolved.items())),

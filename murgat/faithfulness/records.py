@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from murgat.schema import Citation
 
@@ -57,12 +57,23 @@ class FaithResult(BaseModel):
     predicted_option: str | None = None
     gold: str | None = None
     correct: bool | None = None
+    answer_problem: str | None = Field(
+        default=None, description="why the answer could not be read when the item has a gold option (correct is then "
+        "None, never False; accuracy counts it as not correct, n_answer_unknown counts it); omitted when None")
     judge_calls: int = 0
     cache_hits: int = 0
     n_judge_errors: int = 0
     undetermined_causes: dict[str, int] = Field(default_factory=dict)
     meta: dict[str, Any] = Field(default_factory=dict)
     input_digest: str | None = Field(default=None, description="digest of what was labelled; an edited item is redone")
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_answer_problem(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # records whose answer was read are written exactly as before the field existed
+        data: dict[str, Any] = handler(self)
+        if self.answer_problem is None and isinstance(data, dict):
+            data.pop("answer_problem", None)
+        return data
 
 
 def tally(result: FaithResult) -> FaithResult:

@@ -196,7 +196,7 @@ class Reflector:
         """Walk the chain; returns the trace, the final steps (with their last verdicts) and the answer line."""
         trace = ReflectTrace(id=item_id, original=text)
         walk = _Walk(self, trace, ctx, question, options, self.detector_question(question, options))
-        pre = preprocess(text, len(options or []) or 10)
+        pre = preprocess(text, len(options or []) or 10, options)
         walk.answer = pre.answer or None
         steps, _ = await self.detector.segment(pre.reasoning, ctx, "sentences")
         n_calls_before = len(ctx.calls)
@@ -299,7 +299,7 @@ class _Walk:
         ev.continuation, ev.continuation_error = cont, err
         if cont is None:
             return steps
-        cpre = preprocess(cont, len(self.options or []) or 10)
+        cpre = preprocess(cont, len(self.options or []) or 10, self.options)
         rest, _ = await r.detector.segment(cpre.reasoning, self.ctx, "sentences")
         if cpre.answer:
             self.answer = cpre.answer
@@ -316,7 +316,7 @@ async def reflect_item(item_id: str, original: str, ctx: ItemContext, reflector:
     walk (after: each step's last verdict; steps past the step cap are undetermined).
     """
     n0 = len(ctx.calls)
-    pre = preprocess(original, len(options or []) or 10)
+    pre = preprocess(original, len(options or []) or 10, options)
     steps, _ = await reflector.detector.segment(pre.reasoning, ctx, "sentences")
     detector_before = await reflector.detector_view(fresh_steps(steps), ctx, question, options)
     n_before_calls = len(ctx.calls) - n0

@@ -38,7 +38,7 @@ from murgat.faithfulness.label import STEP_PROMPTS
 from murgat.faithfulness.metric import summarize_reflection
 from murgat.faithfulness.reflect_task import ReflectTask, build_roles
 from murgat.faithfulness.settings import REFLECT_NAMES, ReflectSettings
-from murgat.inputs import load_items
+from murgat.inputs import responses_by_id
 from murgat.judging.config import JudgingConfig
 from murgat.schema import Item
 from murgat.viewer.steps import reflect_report
@@ -94,14 +94,16 @@ class ReflectCommand(Command[ReflectSettings]):
     def open(self, s: ReflectSettings, run: Run) -> Work:
         cfg = judging_config(s)
         chains = s.from_
-        start = {it.id: it.response for it in load_selected(lambda: load_items(chains))} if chains else None
+        # a chain over --max-response-chars marks its item (an error record, never read)
+        start = load_selected(lambda: responses_by_id(chains, run.items, max_response_chars=s.max_response_chars)) \
+            if chains else None
         place = MediaPlace.of(s).resolved()
         payload = {"config": cfg.model_dump(mode="json"), "model": s.model, "model_options": options_of(s.model_option),
                    "detector": s.detector, "detector_options": options_of(s.detector_option),
                    "detector_prompt": s.detector_prompt, "judge": s.judge, "judge_options": options_of(s.judge_option),
                    "variant": s.variant, "granularity": s.granularity, "max_frames": s.max_frames, "k": s.k,
                    "mode": s.mode, "max_regenerations": s.max_regenerations, "max_steps": s.max_steps,
-                   "place": place.to_json(), "fps": s.fps,
+                   "place": place.to_json(), "fps": s.fps, "max_response_chars": s.max_response_chars,
                    "start": {i: start[i] for i in run.order if i in start} if start is not None else None}
         self._check_roles(s, run, payload, cfg)
         if not s.judge:
@@ -115,7 +117,7 @@ class ReflectCommand(Command[ReflectSettings]):
     def task(self, payload: dict[str, Any], judge: JudgeFactory) -> ReflectTask:
         return ReflectTask(build_roles(payload, judge), JudgingConfig.model_validate(payload["config"]),
                            MediaPlace(**payload["place"]), mode=payload["mode"], fps=payload["fps"],
-                           start=payload["start"])
+                           start=payload["start"], max_chars=payload["max_response_chars"])
 
     def digest(self, payload: dict[str, Any]) -> Digest:
         place, start = MediaPlace(**payload["place"]), payload["start"] or {}
@@ -170,8 +172,16 @@ def print_reflection(doc: dict[str, Any]) -> None:
         t.add_row("UPR (detector's own verdicts)", pct(dv["upr_before"]), pct(dv["upr_after"]),
                   pct(dv["upr_difference"]))
     if doc["accuracy_before"] is not None:
-        t.add_row("accuracy", f"{doc['accuracy_before']:.1%}", f"{doc['accuracy_after']:.1%}",
-                  pct(doc["accuracy_difference"]))
+        t.add_row("accuracy (an answer not read counts as not correct)", f"{doc['accuracy_before']:.1%}",
+                  f"{doc['accuracy_after']:.1%}", pct(doc["accuracy_difference"]))
+        t.add_row("answers not read", str(doc.get("n_answer_unknown_before", 0)),
+                  str(doc.get("n_answer_unknown_after", 0)), "")
+        if doc.get("n_answer_unknown_before") or doc.get("n_answer_unknown_after"):
+            def share(x: float | None) -> str:
+                return "–" if x is None else f"{x:.1%}"
+
+            t.add_row("accuracy over the answers read", share(doc.get("accuracy_answered_before")),
+                      share(doc.get("accuracy_answered_after")), "")
     con = console()
     con.print(t)
     con.print(f"regenerations {doc['regenerations_invoked']} · resolved after attempts "

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from murgat.answers import is_correct
+from murgat.answers import grade
 from murgat.engine.folder import pair_record
 from murgat.engine.outcome import ItemFailure
 from murgat.engine.preflight import MediaPlace
@@ -59,8 +59,9 @@ class ReflectTask:
     """One question reflected."""
 
     def __init__(self, roles: Roles, cfg: JudgingConfig, place: MediaPlace, *, mode: Mode, fps: float,
-                 start: dict[str, str] | None) -> None:
+                 start: dict[str, str] | None, max_chars: int | None = None) -> None:
         self.roles, self.cfg, self.place, self.mode, self.fps, self.start = roles, cfg, place, mode, fps, start
+        self.max_chars = max_chars  # --max-response-chars: a longer written chain is an error record
         self.pool: CallPool | None = roles.pool
 
     def _record(self, item: Item) -> dict[str, Any]:
@@ -77,8 +78,11 @@ class ReflectTask:
             original = self.start.get(item.id)
             return original if original is not None else ItemFailure("missing_chain",
                                                                      "no starting chain for this id in --from")
-        g = await generate_one(self.roles.model, item, media, self.mode, self.cfg.generate, fps=self.fps)
+        g = await generate_one(self.roles.model, item, media, self.mode, self.cfg.generate, fps=self.fps,
+                               max_chars=self.max_chars)
         if g.get("generation_error") or not g.get("response"):
+            if g.get("error_kind") == "response_too_long":
+                return ItemFailure("response_too_long", str(g["generation_error"]).partition(": ")[2])
             return ItemFailure("generation_failed", g.get("generation_error") or "the model gave an empty chain")
         return str(g["response"])
 
@@ -92,13 +96,21 @@ class ReflectTask:
         row, trace = await reflect_item(item.id, original, ctx, self.roles.reflector, self.roles.judge,
                                         item.question or "", list(item.options or []))
         n_opt = len(item.options or []) or 10
-        before, after = preprocess(original, n_opt).option, preprocess(trace.final, n_opt).option
-        rec = {**self._record(item), "response": trace.final, "original_response": original, "predicted_option": after,
+        before = preprocess(original, n_opt, item.options).reading
+        after = preprocess(trace.final, n_opt, item.options).reading
+        rec = {**self._record(item), "response": trace.final, "original_response": original,
+               "predicted_option": after.letter,
                "reflect": {"regenerations": trace.regenerations, "unresolved": trace.unresolved,
                            "resolved_after": trace.resolved_after, "undetermined": trace.undetermined,
                            "stopped": trace.stopped}}
-        row.update(correct_before=is_correct(before, item.gold, item.options),
-                   correct_after=is_correct(after, item.gold, item.options))
-        if row["correct_after"] is not None:
-            rec["correct"] = row["correct_after"]
+        # an answer that cannot be read is unknown (correct None, with the reason), never wrong
+        g_before, g_after = grade(before, item.gold, item.options), grade(after, item.gold, item.options)
+        row.update(correct_before=g_before.correct, correct_after=g_after.correct)
+        for when, g in (("before", g_before), ("after", g_after)):
+            if g.answer_problem is not None:
+                row[f"answer_problem_{when}"] = g.answer_problem
+        if g_after.correct is not None or g_after.answer_problem is not None:
+            rec["correct"] = g_after.correct
+        if g_after.answer_problem is not None:
+            rec["answer_problem"] = g_after.answer_problem
         return pair_record(item.id, rec, row)

@@ -12,7 +12,7 @@ import logging
 from pathlib import Path
 
 from media.errors import MediaError
-from murgat.answers import is_correct
+from murgat.answers import grade
 from murgat.engine.outcome import ItemFailure
 from murgat.engine.preflight import ItemMediaError, MediaPlace, open_media
 from murgat.faithfulness.label import Labeller
@@ -50,9 +50,10 @@ async def label_item(item: Item, labeller: Labeller, cfg: JudgingConfig, segment
     ctx = await item_context(item, cfg, place)
     if isinstance(ctx, ItemFailure):
         return failed(res, ctx)
-    pre = preprocess(item.response, len(item.options or []) or 10)
+    pre = preprocess(item.response, len(item.options or []) or 10, item.options)
     res.predicted_option = pre.option
-    res.correct = is_correct(pre.option, item.gold, item.options)
+    g = grade(pre.reading, item.gold, item.options)  # an unread answer is unknown (None, with the reason), never wrong
+    res.correct, res.answer_problem = g.correct, g.answer_problem
     steps, note = await labeller.segment(pre.reasoning, ctx, segmentation)
     if note:
         res.meta["segmentation_note"] = note

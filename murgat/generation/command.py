@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from murgat.comparison import answers_note
 from murgat.datasets import load_dataset
 from murgat.engine.command import Command, Run, Stream, Work, load_selected
 from murgat.engine.errors import SettingsError
@@ -22,7 +23,7 @@ from murgat.engine.runs import load_run
 from murgat.generation.generate import GenerateTask, accuracy_table
 from murgat.generation.settings import GenerateSettings, SweepSettings
 from murgat.generation.sweep import plot_sweep, sweep_table
-from murgat.inputs import load_items
+from murgat.inputs import responses_by_id
 from murgat.judges.effort import check
 from murgat.judges.types import GenerateConfig
 from murgat.schema import Item
@@ -98,14 +99,16 @@ class GenerateCommand(Command[GenerateSettings]):
         if s.mode == "posthoc" and not s.base:
             raise SettingsError("--mode posthoc needs --base RESPONSES (a base-mode responses file)")
         base_file = s.base if s.mode == "posthoc" else None
-        base = {it.id: it.response for it in load_selected(lambda: load_items(base_file))} if base_file else {}
+        # a base response over --max-response-chars marks its item (an error record, never read)
+        base = load_selected(lambda: responses_by_id(base_file, run.items, max_response_chars=s.max_response_chars)) \
+            if base_file else {}
         opts = options_of(s.model_option)
         cfg = s.generate_config()
         run.judges.role(s.model, opts, cfg, self.needs(s)["model"])
         place = MediaPlace.of(s).resolved()
         payload = {"config": cfg.model_dump(mode="json"), "model": s.model, "options": opts, "mode": s.mode,
                    "place": place.to_json(), "fps": s.fps, "max_frames": s.max_frames,
-                   "base": {i: base[i] for i in run.order if i in base}}
+                   "base": {i: base[i] for i in run.order if i in base}, "max_response_chars": s.max_response_chars}
         fp = fingerprint(s, GENERATE_NAMES, {"options": opts, "generate": cfg.cache_fields(),
                                              "base": str(Path(s.base).resolve()) if s.base else None})
         return Work([Stream("items", run.folder, payload, concurrency=s.item_concurrency or 8)], fp,
@@ -115,7 +118,7 @@ class GenerateCommand(Command[GenerateSettings]):
         cfg = GenerateConfig.model_validate(payload["config"])
         return GenerateTask(judge(payload["model"], payload["options"], cfg), payload["mode"], cfg,
                             MediaPlace(**payload["place"]), fps=payload["fps"], max_frames=payload["max_frames"],
-                            base=payload["base"])
+                            base=payload["base"], max_chars=payload["max_response_chars"])
 
     def digest(self, payload: dict[str, Any]) -> Digest:
         place, base = MediaPlace(**payload["place"]), payload["base"]
@@ -135,9 +138,11 @@ class GenerateCommand(Command[GenerateSettings]):
         print(f"wrote {summary['responses']}: {summary['n']} responses, {summary['n_errors']} errors, "
               f"{summary['n_posthoc_rejected']} post-hoc rewrites rejected")
         if acc:
-            print(f"accuracy {acc['value']:.3f} [{acc['ci_low']:.3f}, {acc['ci_high']:.3f}] on {summary['n_with_gold']}")
+            print(f"accuracy {acc['value']:.3f} [{acc['ci_low']:.3f}, {acc['ci_high']:.3f}] on {summary['n_with_gold']}"
+                  f"{answers_note(summary)}")
             for t, row in summary["by_type"].items():
-                print(f"  {t:<24} n={row['n']:<5} accuracy {row['accuracy']:.3f}")
+                print(f"  {t:<24} n={row['n']:<5} accuracy {row['accuracy']:.3f}"
+                      + (f" ({row['n_answer_unknown']} answer(s) not read)" if row.get("n_answer_unknown") else ""))
         if summary.get("n_gold_unusable"):
             print(f"  {summary['n_gold_unusable']} item(s) have a gold answer that names no option (left out of "
                   "accuracy)")

@@ -13,7 +13,7 @@ from murgat.engine.fingerprint import Deciding
 
 
 class _Generating(o.Settings, o.ModelOption, o.Frames, o.Place, o.Folder, o.Pace, o.Output, o.GenerateRole,
-                  o.Requests, o.Selection, o.RunOn):
+                  o.Requests, o.Selection, o.ResponseCap, o.RunOn):
     """What ``generate`` and ``sweep`` share: the questions, the model and how it sees the video."""
 
     data: str = Field(description="questions: murgat JSONL/CSV, videommmu:PATH, nextgqa:PATH or hf:PATH",

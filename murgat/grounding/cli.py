@@ -7,6 +7,9 @@ import json
 import sys
 from typing import Any
 
+from murgat.engine.options import number_parser
+from murgat.inputs import MAX_RESPONSE_CHARS
+
 
 def _cmd_import(args: argparse.Namespace) -> int:
     from murgat.engine.outputs import claim_output
@@ -53,7 +56,8 @@ def _cmd_ground(args: argparse.Namespace) -> int:
     settings = GroundSettings(
         citevqa_compat=args.citevqa_compat, attributed_threshold=args.attributed_threshold,
         recall_threshold=args.recall_threshold, end_tolerance_s=args.end_tolerance,
-        cluster_by_video=args.cluster_by_video, n_resamples=args.bootstrap, seed=args.seed, score_run=args.score_run)
+        cluster_by_video=args.cluster_by_video, n_resamples=args.bootstrap, seed=args.seed, score_run=args.score_run,
+        max_response_chars=args.max_response_chars)
     try:
         result = ground(args.responses, args.gold, args.out, settings)
     except (GoldFormatError, InputError, NotWritable, RunLocked, FileNotFoundError) as exc:
@@ -97,7 +101,7 @@ def _cmd_ground(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("gold", help="gold evidence files: import a dataset's official annotations")
     gsub = p.add_subparsers(dest="gold_command", metavar="ACTION", required=True)
     imp = gsub.add_parser("import", help="convert official annotation files to murgat's gold JSONL")
@@ -129,6 +133,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="a murgat score run folder of the same responses: MURGAT-S for SAA_cite, facts for per-fact overlap")
     p.add_argument("--end-tolerance", type=float, default=1.0,
                    help="citations may end this many seconds past the gold duration and stay valid")
+    p.add_argument("--max-response-chars", type=number_parser("max_response_chars", int, low=1),
+                   default=MAX_RESPONSE_CHARS,
+                   help="a longer response or chain gets a response_too_long error record instead of being read")
     p.add_argument("--cluster-by-video", action="store_true")
     p.add_argument("--bootstrap", type=int, default=2000)
     p.add_argument("--seed", type=int, default=0)

@@ -26,8 +26,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from murgat.answers import Grade
 from murgat.grounding import metric as gm
 from murgat.grounding.gold import GoldItem, load_gold
+from murgat.metric import AnswerState
 from murgat.schema import Citation, Interval, Item
 
 
@@ -47,6 +49,8 @@ class GroundSettings(BaseModel):
     n_resamples: int = Field(default=2000, description="bootstrap resamples")
     seed: int = Field(default=0, description="bootstrap seed")
     score_run: str | None = Field(default=None, description="a murgat score run folder: MURGAT-S per item and facts")
+    max_response_chars: int = Field(default=200_000, ge=1, description="a longer response gets a response_too_long "
+                                                                       "error record instead of being read")
 
 
 class ClaimOverlap(BaseModel):
@@ -66,6 +70,9 @@ class GroundRecord(BaseModel):
     video: str | None = None
     error: str | None = None
     correct: bool | None = None
+    answer_problem: str | None = Field(
+        default=None, description="why the answer could not be read when the item has a gold option (correct is then "
+        "None, never False; accuracy, Acc@GQA and SAA count it as not correct and n_answer_unknown counts it)")
     correct_from: str | None = Field(default=None, description="option rule | record grade | answer_score | score run")
     n_citations: int = 0
     n_invalid: int = 0
@@ -178,8 +185,16 @@ def _viou(gold: GoldItem, visual: Sequence[Citation]) -> float | None:
     return max(values) if gold.need == "any" else sum(values) / len(values)
 
 
-def _correct(item: Item, gold: GoldItem, pre: Any, score: Any) -> tuple[bool | None, str | None]:
-    from murgat.answers import LETTERS, gold_option, is_correct
+def _options_seen(item: Item, gold: GoldItem) -> list[str] | None:
+    """The options the model saw: the response's own when it lists them, else the gold's choices."""
+    return item.options or (list(gold.answer.choices) if gold.answer and gold.answer.choices else None)
+
+
+def _correct(item: Item, gold: GoldItem, pre: Any, score: Any) -> tuple[Grade, str | None]:
+    """How the response's answer is graded, and by what rule. The option rule is the one every command
+    uses (:func:`murgat.answers.grade` of the reading :func:`~murgat.answers.read_answer` made): an
+    answer that cannot be read is unknown (``correct`` None with the reason), never wrong."""
+    from murgat.answers import LETTERS, gold_option, grade
 
     if gold.answer is not None and gold.answer.index is not None:
         # the letter is read in the options the model saw: the response's own when it lists them
@@ -187,19 +202,21 @@ def _correct(item: Item, gold: GoldItem, pre: Any, score: Any) -> tuple[bool | N
         text = gold.answer.text or ""
         own = item.options and any(o.strip().lower() == text.strip().lower() for o in item.options)
         if own:
-            return is_correct(pre.option, text, item.options), "option rule"
-        return is_correct(pre.option, LETTERS[gold.answer.index], gold.answer.choices), "option rule"
+            return grade(pre.reading, text, item.options), "option rule"
+        return grade(pre.reading, LETTERS[gold.answer.index], gold.answer.choices), "option rule"
     if item.gold and item.options and gold_option(item.gold, item.options) is not None:
-        return is_correct(pre.option, item.gold, item.options), "option rule"
+        return grade(pre.reading, item.gold, item.options), "option rule"
     extra = item.model_extra or {}
     if isinstance(extra.get("correct"), bool):
-        return extra["correct"], "record grade"
-    grade = extra.get("answer_score")
-    if isinstance(grade, int | float) and not isinstance(grade, bool):
-        return grade >= 4, "answer_score"
+        return Grade(extra["correct"]), "record grade"
+    score_0_5 = extra.get("answer_score")
+    if isinstance(score_0_5, int | float) and not isinstance(score_0_5, bool):
+        return Grade(score_0_5 >= 4), "answer_score"
     if score is not None and score.correct is not None:
-        return score.correct, "score run"
-    return None, None
+        return Grade(score.correct), "score run"
+    if score is not None and score.answer_problem is not None:
+        return Grade(None, score.answer_problem), "score run"
+    return Grade(None), None
 
 
 def ground_response(item: Item, gold: GoldItem, s: GroundSettings, score: Any = None) -> GroundRecord:
@@ -209,8 +226,8 @@ def ground_response(item: Item, gold: GoldItem, s: GroundSettings, score: Any = 
     from murgat.text import preprocess, split_sentences
 
     rec = GroundRecord(id=item.id, video=gold.video or item.media)
-    n_opt = len(item.options or (gold.answer.choices if gold.answer and gold.answer.choices else []) or []) or 10
-    pre = preprocess(item.response, n_opt)
+    options = _options_seen(item, gold)
+    pre = preprocess(item.response, len(options or []) or 10, options)
     durations: dict[str, float | None] = {"visual": gold.duration, "audio": gold.duration}
     sents = split_sentences(pre.reasoning)
     if gold.duration is not None:
@@ -258,18 +275,28 @@ def ground_response(item: Item, gold: GoldItem, s: GroundSettings, score: Any = 
     rec.viou = _viou(gold, visual)
 
     # answers and strict attributed accuracy
-    rec.correct, rec.correct_from = _correct(item, gold, pre, score)
+    g, rec.correct_from = _correct(item, gold, pre, score)
+    rec.correct, rec.answer_problem = g.correct, g.answer_problem
     extra = item.model_extra or {}
     if score is not None and score.scores.murgat_s is not None:
         rec.murgat_s = score.scores.murgat_s
     elif isinstance(extra.get("murgat_s"), int | float) and not isinstance(extra.get("murgat_s"), bool):
         rec.murgat_s = float(extra["murgat_s"])
-    if rec.correct is not None and rec.evidence_recall is not None:
+    # an unread answer is not correct: SAA and SAA_cite are False for it (as the official scorers count it)
+    right = rec.correct if rec.answer_problem is None else False
+    if right is not None and rec.evidence_recall is not None:
         evidence_ok = rec.evidence_recall >= s.recall_threshold
-        rec.saa = rec.correct and evidence_ok
+        rec.saa = right and evidence_ok
         if rec.murgat_s is not None:
-            rec.saa_cite = rec.correct and (evidence_ok or rec.murgat_s >= s.attributed_threshold)
+            rec.saa_cite = right and (evidence_ok or rec.murgat_s >= s.attributed_threshold)
     return rec
+
+
+def _state(r: GroundRecord) -> AnswerState | None:
+    """How a record counts towards accuracy, Acc@GQA and ReXTime's acc&IoU (``None``: no gold answer)."""
+    if r.answer_problem is not None:
+        return "unknown"
+    return None if r.correct is None else "right" if r.correct else "wrong"
 
 
 # ---------------------------------------------------------------- run level
@@ -305,11 +332,13 @@ def summarize_ground(records: Sequence[GroundRecord], gold: dict[str, GoldItem],
         iop = lambda r: r.nextgqa_iop  # noqa: E731
         iou = lambda r: r.nextgqa_iou  # noqa: E731
         has = lambda r: r.nextgqa_iop is not None  # noqa: E731
-        answered = [r for r in ng if r.correct is not None]
+        # Acc@GQA as the official eval_ground.py counts it: over every question with a predicted span, an
+        # answer that could not be read being not correct
+        graded = [r for r in ng if _state(r) is not None]
         nextgqa = {
-            "acc_gqa": _ci([(float(bool(r.correct) and (r.nextgqa_iop or 0.0) >= 0.5), r.video or r.id)
-                            for r in answered], s, 100)
-            if answered else None,
+            "acc_gqa": _ci([(float(r.correct is True and (r.nextgqa_iop or 0.0) >= 0.5), r.video or r.id)
+                            for r in graded], s, 100)
+            if graded else None,
             "miop": _ci(rows(iop, has), s, 100),
             "iop@0.3": _ci(rows(lambda r: iop(r) >= 0.3, has), s, 100),
             "iop@0.5": _ci(rows(lambda r: iop(r) >= 0.5, has), s, 100),
@@ -318,16 +347,17 @@ def summarize_ground(records: Sequence[GroundRecord], gold: dict[str, GoldItem],
             "iou@0.5": _ci(rows(lambda r: iou(r) >= 0.5, has), s, 100),
             "n": len(ng),
             "n_without_visual_citation": len(with_time) - len(ng),
-            "n_answer_unknown": len(ng) - len(answered),
+            "n_answer_unknown": sum(1 for r in graded if _state(r) == "unknown"),
+            "n_without_gold_answer": len(ng) - len(graded),
         }
     rextime: dict[str, Any] = {}
     if with_time:
         in_t = lambda r: r.rextime_iou is not None  # noqa: E731
         rextime = {f"r1@{t}": _ci(rows(lambda r, t=t: r.rextime_iou >= t, in_t), s, 100) for t in (0.3, 0.5, 0.7)}
         rextime["miou"] = _ci(rows(lambda r: r.rextime_iou, in_t), s, 100)
-        answered = [r for r in with_time if r.correct is not None]
+        answered = [r for r in with_time if _state(r) is not None]
         for t in (0.3, 0.5, 0.7):
-            rextime[f"acc&iou@{t}"] = (_ci([(float(bool(r.correct) and (r.rextime_iou or 0.0) >= t), r.video or r.id)
+            rextime[f"acc&iou@{t}"] = (_ci([(float(r.correct is True and (r.rextime_iou or 0.0) >= t), r.video or r.id)
                                             for r in answered], s, 100) if answered else None)
         rextime["n"] = len(with_time)
     overlap: dict[str, Any] = {}
@@ -359,9 +389,13 @@ def summarize_ground(records: Sequence[GroundRecord], gold: dict[str, GoldItem],
                  "viou@0.3": _ci(rows(lambda r: r.viou >= 0.3, has_v), s),
                  "viou@0.5": _ci(rows(lambda r: r.viou >= 0.5, has_v), s), "n": len(bx)}
     answers: dict[str, Any] = {}
-    graded = [r for r in ok if r.correct is not None]
+    graded = [r for r in ok if _state(r) is not None]
     if graded:
-        answers["accuracy"] = _ci(rows(lambda r: r.correct, lambda r: r.correct is not None), s)
+        # an answer that could not be read counts as not correct; accuracy_answered is over the answers read
+        answers["accuracy"] = _ci(rows(lambda r: r.correct is True, lambda r: _state(r) is not None), s)
+        read = [r for r in graded if _state(r) != "unknown"]
+        answers["accuracy_answered"] = _ci(rows(lambda r: r.correct is True, lambda r: _state(r) in ("right", "wrong")),
+                                           s) if read else None
         sa = [r for r in graded if r.saa is not None]
         answers["saa"] = _ci(rows(lambda r: r.saa, lambda r: r.saa is not None), s) if sa else None
         sc = [r for r in graded if r.saa_cite is not None]
@@ -370,7 +404,8 @@ def summarize_ground(records: Sequence[GroundRecord], gold: dict[str, GoldItem],
         answers["n_without_murgat_s"] = len(sa) - len(sc)
         answers["recall_threshold"] = s.recall_threshold
         answers["attributed_threshold"] = s.attributed_threshold
-    answers["n_answer_unknown"] = len(ok) - len(graded)
+    answers["n_answer_unknown"] = sum(1 for r in graded if _state(r) == "unknown")
+    answers["n_without_gold_answer"] = len(ok) - len(graded)
     seen = {r.id for r in records}
     notes = []
     videos = {r.video or r.id for r in ok}
@@ -407,8 +442,9 @@ def ground(responses: str | Path, gold: str | Path | dict[str, GoldItem], out: s
     another kind (a score run) or holding files no ground run wrote is refused before any work,
     and the folder is locked while it is written. Responses are read as ``murgat score`` reads
     them (a repeated id is refused, in JSONL and JSON-list files alike). A response whose id has
-    no gold gets an error record with the reason, and so does one whose grounding fails (an
-    ``internal_error``, named); the others are scored.
+    no gold gets an error record with the reason, and so does one over ``max_response_chars``
+    (``response_too_long``, never read) and one whose grounding fails (an ``internal_error``,
+    named); the others are scored.
     """
     from murgat.inputs import load_items
 
@@ -427,8 +463,12 @@ def ground(responses: str | Path, gold: str | Path | dict[str, GoldItem], out: s
     gold_items = gold if isinstance(gold, dict) else load_gold(gold)
     scores = _score_records(s.score_run) if s.score_run else {}
     records: list[GroundRecord] = []
-    for item in load_items(responses):  # a repeated id is refused there, naming it (as score does)
+    # a repeated id is refused there, naming it (as score does); a response over the cap is marked, never read
+    for item in load_items(responses, max_response_chars=s.max_response_chars):
         g = gold_items.get(item.id)
+        if item.input_problem:
+            records.append(GroundRecord(id=item.id, video=g.video if g else item.media, error=item.input_problem))
+            continue
         if g is None:
             records.append(GroundRecord(id=item.id, video=item.media, error="no_gold: the gold file has no item with this id"))
             continue
@@ -474,7 +514,8 @@ def ground_score_run(args: Any, run: Path) -> dict[str, Any]:
 
     s = GroundSettings(attributed_threshold=args.attributed_threshold, cluster_by_video=args.cluster_by_video,
                        n_resamples=args.bootstrap, seed=args.seed, end_tolerance_s=args.end_tolerance,
-                       score_run=str(run))
+                       score_run=str(run), **({"max_response_chars": args.max_response_chars}
+                                              if getattr(args, "max_response_chars", None) else {}))
     try:
         res = ground(args.input, args.gold, run / "grounding", s)
     except (GoldFormatError, InputError, NotWritable, RunLocked, OSError, ValueError) as exc:

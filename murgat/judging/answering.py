@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 import prompts
-from murgat.answers import is_correct
+from murgat.answers import grade
 from murgat.citations import strip_citations
+from murgat.inputs import response_problem
 from murgat.judges.types import GenerateConfig, JudgeRequest, MediaPart, TextPart
 from murgat.judging.pool import Provider
 from murgat.schema import Item
@@ -84,26 +85,40 @@ def record_for(item: Item, response: str, **meta: Any) -> dict[str, Any]:
 
 
 async def generate_one(model: Model, item: Item, media: Path, mode: Mode, cfg: GenerateConfig, *,
-                       fps: float = 1.0, max_frames: int = 64, base_response: str | None = None) -> dict[str, Any]:
-    """One answer for ``item`` (its media already found by the preflight: a missing file never gets here)."""
+                       fps: float = 1.0, max_frames: int = 64, base_response: str | None = None,
+                       max_chars: int | None = None) -> dict[str, Any]:
+    """One answer for ``item`` (its media already found by the preflight: a missing file never gets here).
+
+    An answer longer than ``max_chars`` (``--max-response-chars``) is an error record
+    (``response_too_long``), as an input response over the cap is: nothing downstream reads it.
+    The chosen option is read by :func:`murgat.answers.read_answer` and graded by
+    :func:`murgat.answers.grade`: an unread answer has ``correct: null`` and ``answer_problem``."""
     meta: dict[str, Any] = {"model": model.name, "mode": mode, "effort": cfg.reasoning_effort}
     req = build_request(item, media, mode, cfg, fps, max_frames, base_response)
     out = await model.generate(req)
     meta["usage"] = out.usage.model_dump()
     meta["cached"] = out.cached
+    if out.evidence_notes:  # a long file's sound track was sent in part: the record says what was heard
+        meta["evidence_notes"] = out.evidence_notes
     if out.error or out.text is None:
         return record_for(item, base_response or "", **meta, generation_error=out.error or "empty answer",
                           error_kind="model_error")
     text = out.text.strip()
+    too_long = response_problem(text, max_chars)
+    if too_long:
+        return record_for(item, base_response or "", **meta, generation_error=too_long,
+                          error_kind=too_long.partition(":")[0])
     if mode == "posthoc":
         ok, where = preserved(base_response or "", text)
         if not ok:
             meta["posthoc"] = {"status": "rejected", "reason": where, "rewrite": text}
             return record_for(item, base_response or "", **meta)
         meta["posthoc"] = {"status": "accepted"}
-    pre = preprocess(text, len(item.options or []) or 10)
+    pre = preprocess(text, len(item.options or []) or 10, item.options)
     meta["predicted_option"] = pre.option
-    correct = is_correct(pre.option, item.gold, item.options)
-    if correct is not None:
-        meta["correct"] = correct
+    g = grade(pre.reading, item.gold, item.options)
+    if g.correct is not None or g.answer_problem is not None:  # items without a gold option carry neither
+        meta["correct"] = g.correct
+    if g.answer_problem is not None:
+        meta["answer_problem"] = g.answer_problem
     return record_for(item, text, **meta)

@@ -34,7 +34,9 @@ def repeat_of(req: JudgeRequest, repeat: int) -> JudgeRequest:
     if repeat == 0:
         return req
     seed = (req.config.seed or 0) + repeat
-    return dataclasses.replace(req, config=req.config.model_copy(update={"seed": seed}),
+    # the key's settings (a sized cap keys as the configured one: ``key_config``) carry the seed too
+    key = None if req.key_config is None else req.key_config.model_copy(update={"seed": seed})
+    return dataclasses.replace(req, config=req.config.model_copy(update={"seed": seed}), key_config=key,
                                inputs={**req.inputs, "repeat": repeat})
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from murgat.engine.folder import RunFolder
-from murgat.engine.loop import STOPS_RUN, Digest, internal_error, stamp
+from murgat.engine.loop import STOPS_RUN, Digest, record_of, stamp
 from murgat.scaleout.driver import RayRunReport, run_on_cluster
 from murgat.scaleout.worker import DriverGone, driver_watch, make_cluster_judge, stream
 from murgat.schema import Item
@@ -64,6 +64,9 @@ def run_group(payload: dict[str, Any], cache: Any, limits: Any) -> Iterator[dict
     """One Ray task: build the command's task in this worker and stream each item's record, then the stats."""
     command = load_factory(payload["factory"])()
     items = [Item.model_validate(i) for i in payload["items"]]
+    problems = payload.get("problems") or {}
+    for it in items:  # the loader's marks travel beside the items (they are never part of an item's JSON)
+        it.input_problem = problems.get(it.id)
     alive = driver_watch(payload.get("driver"))
 
     async def setup() -> tuple[Any, list[Any]]:
@@ -79,12 +82,8 @@ def run_group(payload: dict[str, Any], cache: Any, limits: Any) -> Iterator[dict
         counts = {"requests": 0, "deduplicated": 0}
 
         async def handle(item: Item) -> dict[str, Any]:
-            try:
-                rec = await task.run(item)
-            except STOPS_GROUP:
-                raise  # stops the run, as it does locally (or: nobody is left to write it)
-            except Exception as exc:  # recorded as a local run records it
-                rec = task.error_record(item, internal_error(exc))
+            # recorded as a local run records it; a stop stops the run (or: nobody is left to write it)
+            rec = await record_of(task, item, STOPS_GROUP)
             if task.pool is not None:
                 counts.update(requests=task.pool.requests, deduplicated=task.pool.deduplicated)
             return rec if isinstance(rec, dict) else rec.model_dump(mode="json")
@@ -126,7 +125,8 @@ def run_on_ray(spec: TaskSpec, digest: Digest, todo: Sequence[Item], folder: Run
 
             driver["node"] = ray.get_runtime_context().get_node_id()
         return {"factory": spec.factory, "settings": spec.settings, "concurrency": spec.concurrency,
-                "items": [r.model_dump(mode="json") for r in rows], "driver": dict(driver)}
+                "items": [r.model_dump(mode="json") for r in rows], "driver": dict(driver),
+                "problems": {r.id: r.input_problem for r in rows if r.input_problem}}
 
     def write(batch: list[dict[str, Any]]) -> None:
         rows = [r if folder.record is None else folder.record.model_validate(r) for r in batch]

@@ -26,10 +26,15 @@ def summary_table(summary: RunSummary, title: str) -> Table:
         iv = getattr(summary, m)
         t.add_row(m, fmt(iv), str(iv.n))
     if summary.accuracy:
-        t.add_row("accuracy", fmt(summary.accuracy), str(summary.accuracy.n))
+        t.add_row("accuracy (an answer not read counts as not correct)", fmt(summary.accuracy), str(summary.accuracy.n))
     if summary.attributed_accuracy:
         t.add_row(f"attributed acc. (MURGAT-S ≥ {summary.attributed_threshold:g})", fmt(summary.attributed_accuracy),
                   str(summary.attributed_accuracy.n))
+    if summary.accuracy:
+        t.add_row("answers not read", str(summary.n_answer_unknown), "")
+        if summary.n_answer_unknown and summary.accuracy_answered:
+            t.add_row("accuracy over the answers read", fmt(summary.accuracy_answered), str(summary.accuracy_answered.n))
+    t.add_row("time-like texts not read as citations", str(summary.n_time_like), "")
     return t
 
 
@@ -48,7 +53,8 @@ def items_table(results: Sequence[ResponseResult], limit: int = 50) -> Table:
             t.add_row(r.id, "[red]error[/red]", "", "", "", "", "", "", "", "", "", r.error[:60])
             continue
         s = r.scores
-        ans = "" if r.correct is None else ("✓" if r.correct else "✗") + f" {r.predicted_option or '-'}"
+        ans = ("? not read" if r.answer_problem else "") if r.correct is None else (
+            ("✓" if r.correct else "✗") + f" {r.predicted_option or '-'}")
         t.add_row(r.id, r.case, str(r.n_verifiable), str(r.n_verifiable_cited), str(r.n_facts),
                   str(r.n_facts_undetermined), f(s.coverage), f(s.precision), f(s.recall), f(s.f1), f(s.murgat_s), ans)
     return t
@@ -62,6 +68,13 @@ def print_summary(summary: RunSummary, results: Sequence[ResponseResult], title:
     con.print(summary_table(summary, title))
     cases = ", ".join(f"{k}: {v}" for k, v in sorted(summary.cases.items()))
     con.print(f"items {summary.n_items} · errors {summary.n_errors} · cases {cases}")
+    if summary.n_answer_unknown:
+        con.print(f"[yellow]{summary.n_answer_unknown} answer(s) could not be read (answer_problem in results.jsonl): "
+                  "counted as not correct in accuracy and attributed accuracy[/yellow]")
+    if summary.n_time_like:
+        con.print(f"[yellow]{summary.n_time_like} time-like text(s) were not read as citations (they support nothing; "
+                  "each sentence's time_like lists them with the nearest accepted spelling; murgat validate shows "
+                  "them)[/yellow]")
     con.print(
         f"judge requests {summary.judge_calls} (sent {summary.sent}, cache hits {summary.cache_hits}, deduplicated "
         f"{summary.deduplicated}; no answer {summary.n_judge_errors})"
@@ -129,6 +142,11 @@ def agreement_table(ag: dict[str, Any]) -> Table:
     return t
 
 
+#: the answer columns of the runs compared: accuracy and strict attributed accuracy (an answer not read
+#: counts as not correct in both), and how many answers could not be read
+ANSWER_COLUMNS = (("accuracy", "accuracy"), ("attributed_accuracy", "SAA"), ("n_answer_unknown", "answers not read"))
+
+
 def comparison_table(doc: dict[str, Any]) -> Table:
     from rich.table import Table
 
@@ -136,11 +154,18 @@ def comparison_table(doc: dict[str, Any]) -> Table:
     t.add_column("run")
     for m in METRICS:
         t.add_column(m)
+    for _, head in ANSWER_COLUMNS:
+        t.add_column(head, no_wrap=True)
+
+    def answer_cells(r: dict[str, Any]) -> list[str]:
+        return [fmt(r.get(k)) if k != "n_answer_unknown" else str(r.get(k) or 0) for k, _ in ANSWER_COLUMNS]
+
     for r in doc["runs"]:
-        t.add_row(r["run"], *(fmt(r[m]) for m in METRICS))
+        t.add_row(r["run"], *(fmt(r[m]) for m in METRICS), *answer_cells(r))
     for d in doc["differences"]:
         if d.get("note"):
-            t.add_row(f"Δ {d['run']}", "no ids in common", *([""] * (len(METRICS) - 1)))
+            t.add_row(f"Δ {d['run']}", "no ids in common", *([""] * (len(METRICS) - 1 + len(ANSWER_COLUMNS))))
             continue
-        t.add_row(f"Δ {d['run']} (n={d.get('n_common', '?')})", *(fmt(d[m]) for m in METRICS))
+        t.add_row(f"Δ {d['run']} (n={d.get('n_common', '?')})", *(fmt(d[m]) for m in METRICS),
+                  *([""] * len(ANSWER_COLUMNS)))
     return t

@@ -1,8 +1,10 @@
 """One response scored (:func:`score_item`), ``score``'s item task (:class:`ScoreTask`) and the
 run's summary.
 
-Failure policy: a bad item (missing or corrupt media, unreadable input) becomes an error
-record and the run goes on; a judge that cannot answer leaves the affected facts
+Failure policy: a bad item (missing or corrupt media, unreadable input; a response over
+``--max-response-chars`` is marked by the loader and given its error record by the engine)
+becomes an error record and the run goes on; an answer that cannot be read is unknown
+(``correct`` null, ``answer_problem`` says why), never wrong; a judge that cannot answer leaves the affected facts
 undetermined (reported apart); a replay cassette miss stops the run loudly.
 """
 
@@ -15,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from media.errors import MediaError
+from media.limits import EvidenceNote, count_notes
 from media.probe import ProbeResult
-from murgat.answers import is_correct
+from murgat.answers import grade
 from murgat.breakdown import item_fields
 from murgat.engine.folder import RunFolder
 from murgat.engine.loop import plan_work, run_items
@@ -48,6 +51,9 @@ from murgat.score.stages import (
 from murgat.text import preprocess
 
 log = logging.getLogger("murgat.score")
+
+#: how a fact left undetermined by an unusable decomposition is recognised (``undetermined_causes``)
+DECOMPOSITION = "decomposition: "
 
 #: one decomposed sentence: (fact texts or None when unusable, raw answer, problem)
 Decomposed = tuple[list[str] | None, str | None, str | None]
@@ -156,7 +162,7 @@ def _undecomposed(sr: SentenceResult, problem: str | None) -> Judged:
     sr.facts = [fact]
     sr.notes.append(f"decomposition unusable ({problem}); the sentence is one undetermined fact")
     why = problem or "decomposition failed"
-    return [(FactVerdict(fact_index=0, status="undetermined", reason=f"decomposition: {why}",
+    return [(FactVerdict(fact_index=0, status="undetermined", reason=f"{DECOMPOSITION}{why}",
                          precise=[None] * len(fact.citations)),
              FactScore(None, None, [None] * len(fact.citations), "undetermined", why))]
 
@@ -187,12 +193,10 @@ async def score_item(item: Item, cfg: ScoreConfig, judges: StageJudges, pool: Ca
         path, info = await open_media(item, place)
     except ItemMediaError as exc:
         return fail(rr, exc.failure)
-    if len(item.response) > cfg.max_response_chars:
-        return fail(rr, ItemFailure("response_too_long", f"{len(item.response):,} characters, over "
-                                                         f"--max-response-chars {cfg.max_response_chars:,}"))
-    pre = preprocess(item.response, len(item.options or []) or 10)
+    pre = preprocess(item.response, len(item.options or []) or 10, item.options)
     rr.answer, rr.predicted_option = pre.answer or None, pre.option
-    rr.correct = is_correct(pre.option, item.gold, item.options)
+    g = grade(pre.reading, item.gold, item.options)
+    rr.correct, rr.answer_problem = g.correct, g.answer_problem
     if not item.response.strip():
         rr.meta["note"] = "empty response"
     ctx = ItemContext(media=path, durations=info.durations(), config=cfg, question=item.question or "", _info=info)
@@ -253,20 +257,30 @@ def _scored(rr: ResponseResult, cfg: ScoreConfig, results: list[SentenceResult],
 def _tally(rr: ResponseResult, cfg: ScoreConfig, ctx: ItemContext, results: list[SentenceResult]) -> None:
     """The record's call counts, undetermined causes and first judge failure."""
     rr.sentences = results
+    rr.n_time_like = sum(len(sr.sentence.time_like) for sr in results)  # kept when summaries drop the sentences
     rr.judge_calls = len(ctx.calls)
     rr.cache_hits = sum(1 for c in ctx.calls if c.cached and not c.deduplicated)
     rr.deduplicated = sum(1 for c in ctx.calls if c.deduplicated)
     causes: dict[str, int] = {}
+    notes: list[EvidenceNote] = []
     for sr in results:
         if sr.verify_verdict in ("unknown", "unparseable", "error"):
             causes[sr.verify_verdict] = causes.get(sr.verify_verdict, 0) + 1
         for fv in sr.verdicts:
             if fv.reason and fv.reason.startswith(OVER_LIMIT):
                 causes["over_limit"] = causes.get("over_limit", 0) + 1
+            elif fv.reason and fv.reason.startswith(DECOMPOSITION):
+                # the decomposer's answer could not be used (not JSON, no list of facts): a judge
+                # failure that --retry-errors asks again, never an abstention
+                causes["decomposition"] = causes.get("decomposition", 0) + 1
             for call in fv.calls:
-                if call.verdict in ("unknown", "unparseable", "error") and call.stage not in BOX_CHECK_STAGES:
-                    causes[call.verdict] = causes.get(call.verdict, 0) + 1
+                notes.extend(EvidenceNote.model_validate(n) for n in call.evidence_notes)
+                if call.stage in BOX_CHECK_STAGES or call.verdict not in ("unknown", "unparseable", "error"):
+                    continue
+                cause = "over_limit" if (call.error or "").startswith(OVER_LIMIT) else call.verdict
+                causes[cause] = causes.get(cause, 0) + 1
     rr.undetermined_causes = dict(sorted(causes.items()))
+    rr.evidence_notes = count_notes(notes)
     box = box_check_counts([fv for sr in results for fv in sr.verdicts])
     if box:
         rr.meta["box_check"] = box
@@ -311,6 +325,11 @@ def summary_of(results: list[ResponseResult], cfg: ScoreConfig, extra: dict[str,
         attributed_threshold=cfg.attributed_threshold,
     )
     summary.extra.update(extra or {})
+    notes: dict[str, int] = {}
+    for r in results:  # what the evidence limits changed, per kind (slim records keep the counts)
+        for kind, n in (r.evidence_notes or {}).items():
+            notes[kind] = notes.get(kind, 0) + n
+    summary.evidence_notes = notes
     box = [r.meta["box_check"] for r in results if r.error is None and r.meta.get("box_check")]
     if box:
         summary.extra["box_check"] = box_check_summary(box)

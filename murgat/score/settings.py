@@ -35,7 +35,8 @@ SCORE_NAMES: dict[str, Where] = {
 
 
 class ScoreSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Transcripts, o.Place, o.Folder,
-                    o.Pace, o.Undetermined, o.Output, o.Requests, o.Effort, o.Selection, o.Stats, o.RunOn):
+                    o.Pace, o.Undetermined, o.Output, o.Requests, o.Effort, o.Selection, o.ResponseCap, o.Stats,
+                    o.RunOn):
     """``murgat score INPUT --judge J --out OUT [options]``."""
 
     command: ClassVar[str] = "score"
@@ -83,8 +84,6 @@ class ScoreSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Trans
                                                "'murgat ground' to the summary")
     dry_run: bool = Field(False, description="count calls and estimate cost; nothing is sent")
     record: str | None = Field(None, description="append every judge exchange to this JSONL cassette")
-    max_response_chars: int = Field(200_000, ge=1, description="longer responses get an error record instead of being "
-                                                               "scored")
     max_citations_per_fact: int = Deciding(DEFAULT_MAX_CITATIONS_PER_FACT, ge=1, description="a fact citing more "
                                         "segments is undetermined, not judged: bounds calls per fact")
     max_evidence_s: float = Deciding(DEFAULT_MAX_EVIDENCE_S, gt=0, description="most seconds of cited media one "

@@ -106,7 +106,13 @@ def _media_ref(media: str | None, media_root: Path | None, report_dir: Path, cop
 
 def _call_rows(calls: Sequence[Any]) -> list[dict[str, Any]]:
     return [{"evidence": c.evidence, "verdict": c.verdict, "raw": (c.raw or "")[:2000], "error": c.error,
-             "cached": c.cached} for c in calls]
+             "cached": c.cached, **_notes(c)} for c in calls]
+
+
+def _notes(call: Any) -> dict[str, Any]:
+    """What the evidence limits changed in a question (``{}`` when nothing: pages stay as they were)."""
+    notes = getattr(call, "evidence_notes", None) or []
+    return {"notes": [{"label": n.get("label", ""), "text": n.get("text", "")} for n in notes]} if notes else {}
 
 
 def judge_prompt(fact: str, citations: Sequence[Any], variant: str) -> str:
@@ -197,13 +203,16 @@ def item_doc(r: ResponseResult, media_ref: str | None, evidence: dict[str, list[
             "index": sr.sentence.index, "text": sr.sentence.text, "verifiable": sr.verifiable,
             "verdict": sr.verify_verdict, "why": (sr.verify_raw or "")[:1000], "notes": sr.notes,
             "citations": [cite_doc(c) for c in sr.sentence.citations],
+            # time-like text the grammar did not read as a citation (marked on the page with the nearest spelling)
+            "time_like": [{"text": t.text, "nearest": t.nearest, "reason": t.reason} for t in sr.sentence.time_like],
             "facts": facts,
         })
     s = r.scores
     return {
         "id": r.id, "case": r.case, "error": r.error, "media": media_ref, "video": r.video,
         "scores": {k: _r(getattr(s, k)) for k in ("coverage", "precision", "recall", "f1", "murgat_s")},
-        "answer": r.predicted_option, "gold": r.gold, "correct": r.correct, "question": r.meta.get("question"),
+        "answer": r.predicted_option, "gold": r.gold, "correct": r.correct, "answer_problem": r.answer_problem,
+        "question": r.meta.get("question"),
         "options": r.meta.get("options"), "n_undetermined": r.n_facts_undetermined + r.n_verify_undetermined,
         "sentences": sents, "judge_calls": r.judge_calls, "cache_hits": r.cache_hits,
         # murgat score --gold: the gold evidence (drawn on the timeline and the frame) and this item's figures
@@ -229,9 +238,14 @@ def run_doc(name: str, summary: RunSummary, results: Iterable[ResponseResult], *
         "metrics": {m: _iv(getattr(summary, m)) for m in ("coverage", "precision", "recall", "f1", "murgat_s")},
         "accuracy": _iv(summary.accuracy), "attributed_accuracy": _iv(summary.attributed_accuracy),
         "attributed_threshold": summary.attributed_threshold,
+        # answers that could not be read (counted as not correct above) and time-like texts not read as citations
+        "accuracy_answered": _iv(summary.accuracy_answered), "n_answer_unknown": summary.n_answer_unknown,
+        "n_time_like": summary.n_time_like,
         "headline": [figure("MURGAT-S", _dump(summary.murgat_s)), figure("accuracy", _dump(summary.accuracy)),
                      figure(f"attributed accuracy (correct and MURGAT-S ≥ {summary.attributed_threshold:g})",
-                            _dump(summary.attributed_accuracy))],
+                            _dump(summary.attributed_accuracy))]
+        + ([figure(f"accuracy over the answers read ({summary.n_answer_unknown} not read, counted as not correct "
+                   "above)", _dump(summary.accuracy_answered))] if summary.n_answer_unknown else []),
         "cases": summary.cases, "n_items": summary.n_items, "n_errors": summary.n_errors,
         "calls": {"requests": summary.judge_calls, "sent": summary.sent, "cache_hits": summary.cache_hits,
                   "deduplicated": summary.deduplicated, "no_answer": summary.n_judge_errors,

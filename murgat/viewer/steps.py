@@ -32,11 +32,12 @@ def faithfulness_report(out: Path, results: list[Any], summary: dict[str, Any], 
                          "detail": f"evidence: {st.evidence}\nreason: {st.reason or ''}\n\n{st.raw or ''}",
                          "step": st.index})
         head = (f"UPR {r.upr:.3f} ({r.n_unfaithful}/{r.n_perception})" if r.upr is not None else "no UPR") + (
-            f" · answer {r.predicted_option} (gold {r.gold})" if r.gold else "")
+            f" · answer {r.predicted_option} (gold {r.gold})" if r.gold else "") + (
+            f" · answer not read: {r.answer_problem}" if getattr(r, "answer_problem", None) else "")
         items.append(steps_item(r.id, r.case, media_for(r.video, media_root, out.parent), [{"title": "steps", "rows": rows}],
                                 error=r.error, headline=head, score=r.upr))
-    keys = ("upr", "upr_per_response_mean", "accuracy", "perception_steps", "unfaithful_steps", "undetermined_steps",
-            "n_no_perception", "answer_x_faithfulness")
+    keys = ("upr", "upr_per_response_mean", "accuracy", "accuracy_answered", "n_answer_unknown", "perception_steps",
+            "unfaithful_steps", "undetermined_steps", "n_no_perception", "answer_x_faithfulness")
     run = {"name": out.parent.name, "kind": "step faithfulness", "summary": {k: summary.get(k) for k in keys},
            "headline": [figure("UPR (unfaithful / perception steps; lower is better)", summary.get("upr")),
                         figure("accuracy", summary.get("accuracy"))],
@@ -70,8 +71,9 @@ def reflect_report(out: Path, traces: list[dict[str, Any]], responses: dict[str,
         items.append(steps_item(t["id"], "reflected" if "trace" in t else "error",
                                 media_for(rec.get("media"), media_root, out.parent), blocks,
                                 error=t.get("error"), headline=head))
-    keys = ("upr_before", "upr_after", "upr_difference", "accuracy_before", "accuracy_after", "regenerations_invoked",
-            "resolved_after_attempts", "unresolved", "extra_calls_per_item")
+    keys = ("upr_before", "upr_after", "upr_difference", "accuracy_before", "accuracy_after", "n_answer_unknown_before",
+            "n_answer_unknown_after", "regenerations_invoked", "resolved_after_attempts", "unresolved",
+            "extra_calls_per_item")
     run = {"name": out.parent.name, "kind": "self-reflection", "summary": {k: summary.get(k) for k in keys},
            "headline": [figure("UPR before", summary.get("upr_before")), figure("UPR after", summary.get("upr_after")),
                         figure("UPR after − before", summary.get("upr_difference")),
@@ -103,7 +105,7 @@ def program_report(out: Path, variants: dict[str, list[dict[str, Any]]], summary
                                     headline=f"{t.get('judge_calls', 0)} calls · {t.get('seconds', 0):.1f} s · "
                                              f"{t.get('interpreter_steps', 0)} interpreter steps"))
     flat = {f"{v} {k}": s.get(k) for v, s in summary.get("variants", {}).items()
-            for k in ("items", "errors", "calls_per_item", "accuracy")}
+            for k in ("items", "errors", "calls_per_item", "accuracy", "n_answer_unknown")}
     head = [figure(f"{v} accuracy", s.get("accuracy")) for v, s in summary.get("variants", {}).items()]
     run = {"name": out.parent.name, "kind": "plan-then-execute programs", "summary": flat, "headline": head,
            "items": items}

@@ -30,7 +30,7 @@ def test_index_when_no_option_reads_as_it() -> None:
 def test_is_correct_and_problem() -> None:
     assert is_correct("B", "blue", OPTS) is True
     assert is_correct("A", "blue", OPTS) is False
-    assert is_correct(None, "blue", OPTS) is False  # the old rule, until every command uses grade() (below)
+    assert is_correct(None, "blue", OPTS) is None  # an unread answer is unknown, never wrong (as grade() says)
     assert is_correct("A", "green", OPTS) is None
     assert "neither" in (gold_problem("green", OPTS) or "")
     assert gold_problem("blue", OPTS) is None and gold_problem(None, OPTS) is None

@@ -436,3 +436,16 @@ def test_labels_for_ids_not_in_the_run_are_said_out_loud(tmp_path: Path, example
     assert main(["calibrate", "--human", str(labels), "--run", str(run), "--bootstrap", "50"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "6 labelled responses left out of every statistic: no record in this run" in out
+
+
+def test_an_unread_answer_is_not_correct_in_the_attributed_accuracy_being_corrected() -> None:
+    """The judge's per-response attributed accuracy is counted as the run's figure counts it: an answer
+    that could not be read is not correct (0), not left out (it was, so the corrected figure was over
+    other items than the run's)."""
+    from murgat.corrected import human_figures, judge_figure
+    from murgat.schema import ResponseResult, Scores
+
+    unread = ResponseResult(id="a", gold="B", answer_problem="no final answer found", scores=Scores(murgat_s=1.0))
+    assert judge_figure(unread, "attributed_accuracy") == 0.0
+    assert judge_figure(ResponseResult(id="b", scores=Scores(murgat_s=1.0)), "attributed_accuracy") is None  # no gold
+    assert human_figures([], unread)["attributed_accuracy"] is None  # no human MURGAT-S without labels

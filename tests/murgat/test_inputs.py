@@ -50,6 +50,32 @@ def test_errors_name_item_and_field(tmp_path: Path, content: str, message: str) 
         load_items(write(tmp_path, "bad.jsonl", content))
 
 
+def test_a_repeated_id_in_a_json_list_is_refused_by_every_reader(tmp_path: Path) -> None:
+    """The JSON-list branch of ``iter_items`` had no duplicate check (only ``load_items`` had one),
+    so readers of ``iter_items`` (question sets, ``validate``) counted one id twice."""
+    from murgat.inputs import iter_items
+
+    p = write(tmp_path, "two.json", json.dumps([{"id": "a", "response": "x"}, {"id": "b", "response": "y"},
+                                                {"id": "a", "response": "z"}]))
+    with pytest.raises(InputError, match=r"two.json: item 2: duplicate id 'a'"):
+        list(iter_items(p))
+    with pytest.raises(InputError, match=r"item 2: duplicate id 'a'"):
+        load_items(p)
+
+
+def test_responses_read_beside_a_run_mark_the_items_over_the_cap(tmp_path: Path) -> None:
+    from murgat.inputs import responses_by_id
+    from murgat.schema import Item
+
+    p = write(tmp_path, "base.jsonl", json.dumps({"id": "a", "response": "fine"}) + "\n"
+              + json.dumps({"id": "b", "response": "x" * 50}) + "\n")
+    items = [Item(id="a"), Item(id="b"), Item(id="c")]
+    got = responses_by_id(p, items, max_response_chars=10)
+    assert got == {"a": "fine"}  # the long one is never handed on
+    assert [i.input_problem for i in items] == [None, "response_too_long: 50 characters, over --max-response-chars 10",
+                                                None]
+
+
 def test_non_utf8(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="line 2: not valid UTF-8"):
         load_items(write(tmp_path, "bad.jsonl", b'{"id": "a", "response": "x"}\n{"id": "b", "response": "\xff"}\n'))

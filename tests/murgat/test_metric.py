@@ -216,3 +216,35 @@ def test_time_like_texts_are_counted_per_run() -> None:
     sents = split_sentences("He says it <t>3.0</t>. Then (audio, 3-5) he leaves at 1:05.")
     r = ResponseResult(id="a", sentences=[SentenceResult(sentence=s) for s in sents])
     assert summarize_results([r, _graded(1, True, "B")]).n_time_like == 3
+
+
+def test_the_time_like_count_survives_records_without_their_sentences() -> None:
+    """Summaries read records without their sentences (the slim scan): the per-record ``n_time_like``
+    keeps the count, and a record with the count and the sentences is not counted twice."""
+    from murgat.schema import SentenceResult
+    from murgat.text import split_sentences
+
+    sents = split_sentences("He says it <t>3.0</t>. Then (audio, 3-5) he leaves.")
+    full = ResponseResult(id="a", n_time_like=2, sentences=[SentenceResult(sentence=s) for s in sents])
+    slim = ResponseResult(id="b", n_time_like=2)
+    assert summarize_results([full, slim]).n_time_like == 4
+    assert "n_time_like" not in ResponseResult(id="c").model_dump()  # written as before when there is none
+
+
+def test_accuracy_figures_are_one_rule_for_every_command() -> None:
+    """Every command's accuracy: an unread answer counts as not correct; the answered accuracy and the
+    count of unread answers stand beside it; records of earlier versions (``correct: false`` with no
+    option read) are unread answers; error records and items without a gold option are left out."""
+    from murgat.metric import AccuracyFigures, accuracy_figures, record_answer_state, state_of
+
+    acc = accuracy_figures(["right", "wrong", "unknown", None], n_resamples=100)
+    assert acc.accuracy is not None and acc.accuracy.value == pytest.approx(1 / 3) and acc.accuracy.n == 3
+    assert acc.accuracy_answered is not None and acc.accuracy_answered.value == 0.5 and acc.n_answer_unknown == 1
+    assert acc.as_dict()["n_answer_unknown"] == 1 and acc.as_dict()["accuracy"]["n"] == 3
+    assert accuracy_figures([None, None]) == AccuracyFigures(None, None, 0)
+    assert state_of(False, None, None, True) == "unknown" and state_of(False, None, "A", True) == "wrong"
+    assert state_of(None, None, None, False) is None and state_of(None, "why", None, False) == "unknown"
+    assert record_answer_state({"correct": None, "answer_problem": "no final answer found"}) == "unknown"
+    assert record_answer_state({"generation_error": "missing_media: x", "correct": True}) is None
+    assert record_answer_state({"gold": "B", "options": ["a", "b"], "predicted_option": None}) == "unknown"
+    assert record_answer_state({"gold": "B", "options": ["a", "b"], "predicted_option": "A", "correct": False}) == "wrong"

@@ -84,10 +84,10 @@ def injected(monkeypatch: pytest.MonkeyPatch) -> None:
 
     real_assemble = runner.assemble
 
-    def assemble(api, returned, n_options):
+    def assemble(api, returned, *rest):
         if returned == "crash":
             raise RuntimeError("assembling exploded")
-        return real_assemble(api, returned, n_options)
+        return real_assemble(api, returned, *rest)
 
     monkeypatch.setattr(ops.ExecutorApi, "_find_model", find)
     monkeypatch.setattr(runner, "assemble", assemble)

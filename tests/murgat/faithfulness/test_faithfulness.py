@@ -86,7 +86,7 @@ def test_upr_2x2_and_counts_by_hand(tmp_path, data, example_media, capsys, granu
     assert doc["n_no_perception"] == 1 and doc["undetermined_steps"] == 1
     assert doc["undetermined_causes"] == {"unparseable": 1}
     assert doc["answer_x_faithfulness"] == {"correct_faithful": 2, "correct_unfaithful": 0, "wrong_faithful": 0,
-                                            "wrong_unfaithful": 1}
+                                            "wrong_unfaithful": 1, "unknown_faithful": 0, "unknown_unfaithful": 0}
     assert doc["accuracy"]["value"] == 0.75
     res = {r.id: r for r in RunFolder(out, repair=False, record=FaithResult).latest_results()}
     assert res["r2"].upr == 1.0 and res["r1"].upr == 0.0 and res["r3"].upr is None and res["r3"].case == "no_perception"

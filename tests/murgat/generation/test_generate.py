@@ -183,7 +183,9 @@ def test_generate_then_score_replay_end_to_end(tmp_path: Path, example_media: Pa
     assert main(args) == 1  # one item has no media: recorded, and the exit status says so
     doc = json.loads(capsys.readouterr().out)
     assert doc["n"] == 3 and doc["n_errors"] == 1 and doc["accuracy"]["value"] == 0.5
-    assert doc["by_type"] == {"audio": {"n": 1, "accuracy": 1.0}, "place": {"n": 1, "accuracy": 0.0}}
+    assert doc["by_type"] == {"audio": {"n": 1, "accuracy": 1.0, "n_answer_unknown": 0},
+                              "place": {"n": 1, "accuracy": 0.0, "n_answer_unknown": 0}}
+    assert doc["n_answer_unknown"] == 0 and doc["accuracy_answered"]["value"] == 0.5
     recs = {json.loads(x)["id"]: json.loads(x) for x in out.read_text().splitlines()}
     assert recs["gone-q"]["generation_error"].startswith("missing_media")
     assert main(args) == 1  # resume: nothing new is asked (the replay judge would fail loudly on a miss)

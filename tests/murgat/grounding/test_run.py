@@ -314,8 +314,36 @@ def test_rextime_and_answer_figures_of_a_run() -> None:
     assert rx["r1@0.3"]["value"] == 75.0 and rx["r1@0.5"]["value"] == 50.0 and rx["r1@0.7"]["value"] == 25.0
     # answer right AND IoU >= t, over the three graded responses
     assert rx["acc&iou@0.3"]["value"] == pytest.approx(200 / 3) and rx["acc&iou@0.5"]["value"] == pytest.approx(100 / 3)
-    assert s.answers["accuracy"]["value"] == pytest.approx(2 / 3) and s.answers["n_answer_unknown"] == 1
+    # "d" has no gold answer (correct None, no answer_problem): left out, and not an unread answer
+    assert s.answers["accuracy"]["value"] == pytest.approx(2 / 3) and s.answers["n_without_gold_answer"] == 1
+    assert s.answers["n_answer_unknown"] == 0
     assert s.nextgqa["n"] == 0 and s.nextgqa["n_without_visual_citation"] == 4
+
+
+def test_an_answer_that_cannot_be_read_counts_as_not_correct_in_every_answer_figure() -> None:
+    """An unread answer (``answer_problem``) is unknown, never wrong, in its record; accuracy, Acc@GQA,
+    acc&IoU and SAA count it as not correct, as the official scorers do (their denominators keep it),
+    and ``n_answer_unknown`` says how many; ``accuracy_answered`` is over the answers read. Before, a
+    ``correct: null`` left the item out of every denominator and counted items without a gold answer
+    as unknown."""
+    from murgat.grounding.run import GroundRecord, summarize_ground
+
+    common = {"rextime_iou": 0.9, "nextgqa_iop": 0.9, "nextgqa_iou": 0.5, "evidence_recall": 1.0, "evidence_precision": 1.0}
+    recs = [GroundRecord(id="a", correct=True, saa=True, **common),
+            GroundRecord(id="b", correct=False, saa=False, **common),
+            GroundRecord(id="c", correct=None, answer_problem="no final answer found", saa=False, **common)]
+    s = summarize_ground(recs, {}, GroundSettings(n_resamples=200))
+    assert s.nextgqa["acc_gqa"]["value"] == pytest.approx(100 / 3) and s.nextgqa["acc_gqa"]["n"] == 3
+    assert s.nextgqa["n_answer_unknown"] == 1 and s.nextgqa["n_without_gold_answer"] == 0
+    assert s.rextime["acc&iou@0.5"]["value"] == pytest.approx(100 / 3)
+    assert s.answers["accuracy"]["value"] == pytest.approx(1 / 3) and s.answers["accuracy"]["n"] == 3
+    assert s.answers["accuracy_answered"]["value"] == pytest.approx(1 / 2) and s.answers["accuracy_answered"]["n"] == 2
+    assert s.answers["saa"]["value"] == pytest.approx(1 / 3) and s.answers["n_answer_unknown"] == 1
+    gold = _gold()
+    unread = ground_response(Item(id="q", response="x (visual, 0:12-0:14).\nAnswer: I cannot tell"), gold,
+                             GroundSettings())
+    assert unread.correct is None and unread.answer_problem and "cannot tell" in unread.answer_problem
+    assert unread.saa is False  # not correct, whatever the evidence
 
 
 # ---------------------------------------------------------------- the output folder and the inputs
@@ -390,7 +418,7 @@ def test_a_repeated_id_in_a_json_list_is_refused(tmp_path: Path) -> None:
     rows = [{"id": "q", "response": "x (visual, 0:12).\nAnswer: B"}, {"id": "q", "response": "y (visual, 0:40).\nAnswer: A"}]
     (tmp_path / "r.json").write_text(json.dumps(rows))
     got = _ground_cli("ground", str(tmp_path / "r.json"), "--gold", str(tmp_path / "g.jsonl"), "--json")
-    assert got.returncode == 2 and "duplicate ids: q" in got.stderr
+    assert got.returncode == 2 and "item 1: duplicate id 'q'" in got.stderr
 
 
 def test_one_failing_response_is_its_own_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

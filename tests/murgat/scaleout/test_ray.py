@@ -278,6 +278,25 @@ def test_workers_stop_sending_when_the_driver_is_killed(tmp_path, example_media,
     assert late == [], f"{len(late)} request(s) sent more than 0.7 s after the driver died"
 
 
+def test_a_response_over_the_cap_gets_its_error_record_on_ray_as_locally(tmp_path, example_media, ray_instance,
+                                                                         capsys) -> None:
+    """The loader's mark (``Item.input_problem``) is no part of an item's JSON: it travels beside the
+    items of a group, and the worker gives the item its error record without reading it (the cassette
+    answers nothing: a read would be a replay miss, exit 3)."""
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("".join(json.dumps({"id": f"big{k}", "media": "friday.mp4", "response": "She speaks. " * 200}) + "\n"
+                           for k in range(2)))
+    cas = tmp_path / "cassette.jsonl"
+    cas.write_text("")
+    args = [str(inp), "--media-root", str(example_media), "--judge", f"replay:{cas}", "--quiet",
+            "--max-response-chars", "1000"]
+    assert main(["score", *args, "--out", str(tmp_path / "local")]) == 1
+    assert main(["score", *args, "--out", str(tmp_path / "ray"), "--run-on", "ray"]) == 1
+    capsys.readouterr()
+    local, remote = _normalised(tmp_path / "local"), _normalised(tmp_path / "ray")
+    assert local == remote and all(r["error_kind"] == "response_too_long" for r in remote.values())  # type: ignore[index]
+
+
 def test_a_replay_miss_stops_the_run_as_locally(tmp_path, example_media, ray_instance, capsys) -> None:
     """A task's own error is not retried on another worker: the run stops with the local exit code."""
     inp = tmp_path / "in.jsonl"
