@@ -65,6 +65,12 @@ def test_repeat_zero_is_the_request_of_a_run_without_repeats() -> None:
     judge = ScriptedJudge(lambda r: "yes")
     keys = {judge.key(repeat_of(req, r)) for r in range(4)}
     assert len(keys) == 4 and judge.key(repeat_of(req, 0)) == judge.key(req)  # cached per repeat index
+    # a request keyed by other settings than it is sent with (a sized answer cap) gets its seed there too
+    from murgat.judges.types import GenerateConfig
+
+    sized = JudgeRequest(parts=[TextPart("Is it so?")], config=GenerateConfig(max_tokens=64),
+                         key_config=GenerateConfig(max_tokens=1024), task="verify")
+    assert repeat_of(sized, 1).key_config.seed == 1 and judge.key(repeat_of(sized, 1)) != judge.key(sized)
 
 
 def test_the_majority_is_the_verdict_and_a_tie_is_unknown() -> None:
@@ -155,7 +161,7 @@ def test_a_dry_run_counts_every_repeat(tmp_path: Path, example_media: Path, caps
     for k in ("1", "3"):
         capsys.readouterr()
         assert main(["score", str(inp), "--judge", "embedded", "--media-root", str(example_media), "--out",
-                     str(tmp_path / f"dry{k}"), "--dry-run", "--repeats", k]) == 0
+                     str(tmp_path / f"dry{k}"), "--dry-run", "--json", "--repeats", k]) == 0
         calls.append(json.loads(capsys.readouterr().out)["judge_calls_upper_bound"])
     # the 2 decompositions are asked once, every yes/no question 3 times
     assert calls[1] - 2 == 3 * (calls[0] - 2)
