@@ -72,10 +72,11 @@ def call_notes(plan_notes: list[dict[str, Any]], out: JudgeOutput | None) -> lis
 
 async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset: frozenset[int], ctx: ItemContext, *,
                          variant: Literal["simple", "json"] = "simple", box_view: Literal["both", "crop"] = "both",
-                         stage: str = "entail") -> tuple[Verdict, JudgeCall]:
+                         stage: str = "entail", repeat: int = 0) -> tuple[Verdict, JudgeCall]:
     """Is ``fact`` entailed by the evidence of its citations ``subset``? ``variant`` names the
     prompt (``entail_simple``/``entail_json``); ``box_view="crop"`` shows boxed segments as their
-    enlarged boxes only (the wrong-box check); ``stage`` names the question in the record."""
+    enlarged boxes only (the wrong-box check); ``stage`` names the question in the record;
+    ``repeat``: which repeat of the question (``score --repeats``, :func:`~murgat.judging.pool.repeat_of`)."""
     cfg = ctx.config
     idx = sorted(subset)
     try:
@@ -121,7 +122,7 @@ async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset:
     req = JudgeRequest(parts=[head, tail], key_hint=hint, schema=schema, config=sent, key_config=key_config,
                        task="entail", inputs=inputs, expects="verdict")
     try:
-        out = await pool.ask(judge, req, materialize)
+        out = await pool.ask(judge, req, materialize, repeat=repeat)
     except _Refused as exc:
         return "error", JudgeCall(stage=stage, evidence=idx, verdict="error", error=f"{OVER_LIMIT}{exc.reason}",
                                   evidence_notes=exc.notes)

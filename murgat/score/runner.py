@@ -33,6 +33,7 @@ from murgat.judging.sentences import sentences_of
 from murgat.metric import FactScore, ResponseFigures, score_response, summarize_results
 from murgat.schema import AtomicFact, FactVerdict, Item, ResponseResult, RunSummary, Scores, Sentence, SentenceResult
 from murgat.score.config import ScoreConfig
+from murgat.score.repeats import Repeats, repeat_summary
 from murgat.score.stages import (
     BOX_CHECK_STAGES,
     OVER_LIMIT,
@@ -89,6 +90,13 @@ class _Scoring:
     judges: StageJudges
     pool: CallPool
     ctx: ItemContext
+    #: ``--repeats`` over 1: each yes/no question asked K times (:mod:`murgat.score.repeats`)
+    repeats: Repeats | None = None
+
+    def decomposed(self, sr: SentenceResult) -> bool:
+        """Whether the sentence's facts are needed: it is cited and verifiable (with repeats: for some repeat)."""
+        verifiable = sr.verifiable or (self.repeats is not None and self.repeats.any_verifiable(sr))
+        return bool(verifiable and sr.sentence.citations)
 
     async def facts_of(self, sr: SentenceResult, out: Decomposed) -> Judged:
         """Facts of one decomposed sentence, entailed at once (local indices, renumbered later)."""
@@ -104,18 +112,20 @@ class _Scoring:
         facts, notes = attach_citations(sr.sentence, texts, 0)
         sr.facts = facts
         sr.notes.extend(notes)
-        return list(await asyncio.gather(*(entail_fact(self.pool, self.judges.entail, f, self.cfg, self.ctx)
+        entail = entail_fact if self.repeats is None else self.repeats.entail
+        return list(await asyncio.gather(*(entail(self.pool, self.judges.entail, f, self.cfg, self.ctx)
                                            for f in facts if f.citations)))
 
     async def verified(self, sr: SentenceResult) -> None:
-        verdict, raw = await verify(self.pool, self.judges.verify, sr.sentence, self.cfg, self.ctx)
+        ask = verify if self.repeats is None else self.repeats.verify
+        verdict, raw = await ask(self.pool, self.judges.verify, sr.sentence, self.cfg, self.ctx)
         sr.verify_verdict, sr.verify_raw = verdict, raw
         sr.verifiable = True if verdict == "yes" else False if verdict == "no" else None
 
     async def by_response(self, results: list[SentenceResult]) -> dict[int, Judged]:
         """One decomposition call for the whole response: it needs every verifiability answer first."""
         await asyncio.gather(*(self.verified(sr) for sr in results))
-        vc = [sr for sr in results if sr.verifiable and sr.sentence.citations]
+        vc = [sr for sr in results if self.decomposed(sr)]
         if not vc:
             return {}
         by_idx, raw, problem = await decompose_response(self.pool, self.judges.decompose, [sr.sentence for sr in vc],
@@ -135,7 +145,7 @@ class _Scoring:
 
         async def flow(sr: SentenceResult) -> None:
             await self.verified(sr)
-            if sr.verifiable and sr.sentence.citations:
+            if self.decomposed(sr):
                 context = decompose_context(sents, sr.sentence.index, cfg.decompose_context_sentences,
                                             cfg.decompose_context_chars)
                 out = await decompose(self.pool, self.judges.decompose, sr.sentence, context, cfg, self.ctx)
@@ -194,7 +204,7 @@ async def score_item(item: Item, cfg: ScoreConfig, judges: StageJudges, pool: Ca
         await text_channels(ctx, cfg, cfg.evidence.text)
     except MediaError as exc:
         return fail(rr, ItemFailure(exc.kind, exc.reason))
-    results = await _judged(_Scoring(rr, cfg, judges, pool, ctx), pre.reasoning, info)
+    results = await _judged(_Scoring(rr, cfg, judges, pool, ctx, Repeats.of(cfg)), pre.reasoning, info)
     _tally(rr, cfg, ctx, results)
     return rr
 
@@ -221,6 +231,8 @@ async def _judged(sc: _Scoring, reasoning: str, info: ProbeResult) -> list[Sente
             sr.verdicts.append(fv)
             fact_scores.append(fs)
         next_index += len(sr.facts)
+    if sc.repeats is not None:
+        sc.repeats.finish(sc.rr, results, per_sentence, cfg)
     sc.rr.scores, sc.rr.case = _scored(sc.rr, cfg, results, fact_scores)
     return results
 
@@ -321,6 +333,8 @@ def summary_of(results: list[ResponseResult], cfg: ScoreConfig, extra: dict[str,
     box = [r.meta["box_check"] for r in results if r.error is None and r.meta.get("box_check")]
     if box:
         summary.extra["box_check"] = box_check_summary(box)
+    if cfg.repeats > 1:
+        summary.extra["repeats"] = repeat_summary(results, cfg)
     return summary
 
 

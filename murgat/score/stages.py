@@ -97,14 +97,16 @@ async def decontextualize(pool: CallPool, judge: Judge, text: str, cfg: ScoreCon
 # ----- verifiability -----
 
 
-async def verify(pool: CallPool, judge: Judge, sent: Sentence, cfg: ScoreConfig, ctx: ItemContext) -> tuple[Verdict, str | None]:
+async def verify(pool: CallPool, judge: Judge, sent: Sentence, cfg: ScoreConfig, ctx: ItemContext, *,
+                 repeat: int = 0) -> tuple[Verdict, str | None]:
+    """Is the sentence an observable claim about the media? (``repeat``: which repeat of the question.)"""
     variant = cfg.verify_variant
     prompt = prompts.render(f"verify_{variant}", question=ctx.question or "(not given)", sentence=strip_citations(sent.text))
     sized, key_config = sized_request(cfg.generate, "verify", variant, cfg.sized_answers)
     req = JudgeRequest(parts=[TextPart(prompt)], schema=VERIFY_SCHEMA if variant == "json" else None,
                        config=sized, key_config=key_config, task="verify",
                        inputs={"sentence": strip_citations(sent.text), "question": ctx.question}, expects="verdict")
-    out = await pool.ask(judge, req)
+    out = await pool.ask(judge, req, repeat=repeat)
     ctx.calls.append(out)
     if out.error:
         return "error", clip_answer(out.text)
@@ -249,7 +251,7 @@ async def entail_fact(
         return fv, FactScore(None, None, [None] * n, "undetermined", over)
     verdicts: dict[frozenset[int], Verdict] = {}
     calls: list[JudgeCall] = []
-    check = asyncio.ensure_future(box_check(pool, judge, fact, cfg, ctx)) if _boxed(fact) else None
+    check = start_box_check(pool, judge, fact, cfg, ctx)
     try:
         while True:
             need = next_queries(valid, verdicts, cfg.precision_mode)
@@ -264,18 +266,24 @@ async def entail_fact(
             check.cancel()
         raise
     fs = score_fact(valid, verdicts, cfg.precision_mode)
+    fv = fact_verdict(fact, valid, verdicts, fs, calls)
+    if check is not None:
+        fv.calls.extend(await check)
+    return fv, fs
+
+
+def fact_verdict(fact: AtomicFact, valid: Sequence[bool], verdicts: dict[frozenset[int], Verdict], fs: FactScore,
+                 calls: list[JudgeCall]) -> FactVerdict:
+    """The record of a fact's entailment: the verdict of each question asked, and its scores."""
     vidx = [i for i, ok in enumerate(valid) if ok]
     joint = frozenset(vidx)
-    fv = FactVerdict(
+    return FactVerdict(
         fact_index=fact.index,
         joint=verdicts.get(joint) if vidx else "no",
         alone={i: verdicts[frozenset([i])] for i in vidx if frozenset([i]) in verdicts},
         leave_one_out={i: verdicts[joint - {i}] for i in vidx if len(vidx) > 1 and (joint - {i}) in verdicts},
         precise=fs.precise, recall=fs.recall, precision=fs.precision, status=fs.status, reason=fs.reason, calls=calls,
     )
-    if check is not None:
-        fv.calls.extend(await check)
-    return fv, fs
 
 
 #: record stages of the wrong-box check: whole frames without boxes, then the boxes alone
@@ -284,6 +292,12 @@ BOX_CHECK_STAGES = ("box_full", "box_crop")
 
 def _boxed(fact: AtomicFact) -> bool:
     return any(c.valid and c.boxes for c in fact.citations)
+
+
+def start_box_check(pool: CallPool, judge: Judge, fact: AtomicFact, cfg: ScoreConfig,
+                    ctx: ItemContext) -> asyncio.Future[list[JudgeCall]] | None:
+    """The wrong-box check of a fact citing boxes (:func:`box_check`), started alongside its scoring questions."""
+    return asyncio.ensure_future(box_check(pool, judge, fact, cfg, ctx)) if _boxed(fact) else None
 
 
 async def box_check(pool: CallPool, judge: Judge, fact: AtomicFact, cfg: ScoreConfig, ctx: ItemContext

@@ -254,6 +254,8 @@ def run_doc(name: str, summary: RunSummary, results: Iterable[ResponseResult], *
         "settings": config or {}, "precision_mode": summary.precision_mode, "items": items,
         # the run's grounding summary (murgat score --gold), shown as a table in the run panel
         "grounding": summary.extra.get("grounding"), "grounding_error": summary.extra.get("grounding_error"),
+        # score --repeats K: how stable the judge's verdicts and MURGAT-S were (murgat.score.repeats)
+        "repeats": summary.extra.get("repeats"),
     }
 
 

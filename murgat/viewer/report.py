@@ -120,22 +120,10 @@ def read_config(run: Path) -> dict[str, Any]:
 
 def read_score_summary(run: Path) -> Any:
     """``RUN/summary.json`` as a :class:`~murgat.schema.RunSummary`, or :class:`RunUnreadable` naming
-    the file and why (missing, cut short, not a score run's summary)."""
-    from pydantic import ValidationError
+    the file and why (missing, cut short, not a score run's summary): :func:`murgat.engine.folder.score_summary`."""
+    from murgat.engine.folder import score_summary
 
-    from murgat.engine.runs import RunUnreadable, read_summary
-    from murgat.schema import RunSummary
-
-    doc = read_summary(run)
-    if not doc:
-        raise RunUnreadable(f"{run} has no summary.json (run murgat score first)")
-    try:
-        return RunSummary.model_validate(doc)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(x) for x in err["loc"])
-        raise RunUnreadable(f"{run / 'summary.json'}: not a score run's summary ({where}: {err['msg']}); "
-                            "run murgat score again on the folder to rewrite it") from None
+    return score_summary(run)
 
 
 def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media_root: str | None = None,
