@@ -75,7 +75,7 @@ def generate_prompt(item: Item, mode: Mode, base_response: str | None = None) ->
 
 
 def record_for(item: Item, response: str, **meta: Any) -> dict[str, Any]:
-    rec = {"id": item.id, "media": item.media, "question": item.question, "options": item.options, "gold": item.gold,
+    rec: dict[str, Any] = {"id": item.id, "media": item.media, "question": item.question, "options": item.options, "gold": item.gold,
            "question_type": item.question_type, "response": response}
     rec.update({k: v for k, v in (item.model_extra or {}).items() if k not in rec and k != "response"})
     if item.meta:  # the dataset's own fields (murgat.breakdown groups on them)
