@@ -11,11 +11,12 @@ import pytest
 from murgat.calibrate import calibrate_run, human_scores
 from murgat.cli import main
 from murgat.engine.folder import RunFolder
+from murgat.engine.preflight import MediaPlace
 from murgat.judges.scripted import ScriptedJudge
-from murgat.pipeline.config import JudgeSpec, ScoreConfig
-from murgat.pipeline.runner import run_items, summarize_run
-from murgat.pipeline.stages import Judges
 from murgat.schema import Item
+from murgat.score.config import JudgeSpec, ScoreConfig
+from murgat.score.runner import score_items, summarize_run
+from murgat.score.stages import StageJudges
 
 CLAIMS = [
     ("She asks whether the lord of the universe is in", "audio, 0:01-0:03", True),
@@ -46,7 +47,7 @@ def make_run(tmp: Path, media: Path) -> Path:
     cfg = ScoreConfig(judge_verify=spec, judge_decompose=spec, judge_entail=spec)
     j = ScriptedJudge(_answer)
     rd = RunFolder(tmp / "run")
-    asyncio.run(run_items(items, cfg, Judges(j, j, j), rd, media_root=media))
+    asyncio.run(score_items(items, cfg, StageJudges(j, j, j), rd, place=MediaPlace(media)))
     summarize_run(rd, cfg)
     return rd.path
 
@@ -172,7 +173,7 @@ def _abstaining_run(tmp: Path, media: Path, entail: str = "crown") -> Path:
     cfg = ScoreConfig(judge_verify=spec, judge_decompose=spec, judge_entail=spec)
     j = ScriptedJudge(answer)
     rd = RunFolder(tmp / f"abstain-{entail}")
-    asyncio.run(run_items(items, cfg, Judges(j, j, j), rd, media_root=media))
+    asyncio.run(score_items(items, cfg, StageJudges(j, j, j), rd, place=MediaPlace(media)))
     summarize_run(rd, cfg)
     return rd.path
 
