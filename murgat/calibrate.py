@@ -26,7 +26,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -263,8 +263,9 @@ def select_judges(per_run: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (r["mean_rank"] is None, r["mean_rank"] or 0.0))
 
 
-def plot_run(name: str, calib: dict[str, Any], out: Path) -> Path:
-    """Judge vs human scatter with a least-squares line, one panel per metric."""
+def plot_run(name: str, calib: dict[str, Any], out: Path | IO[bytes]) -> Path | IO[bytes]:
+    """Judge vs human scatter with a least-squares line, one panel per metric (a PNG written to
+    ``out``: a path, or a binary file such as an output claim's writer)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -287,8 +288,9 @@ def plot_run(name: str, calib: dict[str, Any], out: Path) -> Path:
         ax.set_ylim(-0.05, 1.05)
     fig.suptitle(f"judge vs human — {name}")
     fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100)
+    if isinstance(out, Path):
+        out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=100, format="png")
     plt.close(fig)
     return out
 
