@@ -73,4 +73,8 @@ fi
 # Point the venv at this clone (CI clones into a new folder each time); no dependency work.
 "$VENV/bin/python" -m pip install -q --no-deps --no-build-isolation --config-settings editable_mode=lenient -e "$ROOT" \
   >"$(dirname "$VENV")/bootstrap-link.log" 2>&1 || { cat "$(dirname "$VENV")/bootstrap-link.log" >&2; exit 1; }
+# The editable build leaves murgat.egg-info in the clone (a by-product: the venv's dist-info is the
+# installed metadata). Run from the clone, Python would read that copy first, and inspect_ai then
+# names murgat's task without its package (murgat_cited_qa, not murgat/murgat_cited_qa).
+rm -rf "$ROOT/murgat.egg-info"
 echo "$VENV"
