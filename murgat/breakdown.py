@@ -125,11 +125,13 @@ def fields_available(fields: Iterable[Mapping[str, Any]]) -> set[str]:
 
 
 def check_by(by: str | Sequence[str], available: Iterable[str]) -> tuple[str, ...]:
-    """``by`` as a tuple of field names, or :class:`UnknownField` when one of them is not in
-    ``available`` (and ``ValueError`` for no name or an empty one)."""
-    names = _by(by)
+    """``by`` as a tuple of field names, or :class:`UnknownField` when one of them (an empty one too)
+    is not in ``available`` (``ValueError`` for no name at all)."""
+    names = (by,) if isinstance(by, str) else tuple(by)
+    if not names:
+        raise ValueError("group by at least one field name")
     have = set(available)
-    unknown = [n for n in dict.fromkeys(names) if n not in have]
+    unknown = [n for n in dict.fromkeys(names) if not n or n not in have]
     if unknown:
         raise UnknownField(unknown, have)
     return names

@@ -10,12 +10,22 @@ from typing import Any
 
 from human_eval.labels import LabelError, ResponseLabel, load_labels
 from murgat import api
+from murgat.breakdown import (
+    UnknownField,
+    breakdown,
+    check_by,
+    fields_available,
+    group_differences,
+    record_fields,
+    summary_options,
+)
 from murgat.comparison import compare
 from murgat.engine.errors import SettingsError
 from murgat.engine.folder import RunFolder, read_kind, read_summary, score_summary
 from murgat.engine.options import GroupBy, add_options
 from murgat.grounding.compare import is_ground_run, summarize_ground_runs
 from murgat.schema import ResponseResult, RunSummary
+from murgat.score.groups import differences_table, print_breakdown
 from murgat.score.report import agreement_table, comparison_table, summary_table
 from murgat.score.settings import ScoreSettings
 
@@ -90,16 +100,6 @@ def _breakdowns(runs: list[tuple[str, list[ResponseResult], RunSummary]], by: li
     """``summarize … --by``: each run's figures per group (as the run summarised them: its precision
     mode, policy, clustering and bootstrap) and, against the first run, the paired group differences
     (``--bootstrap``/``--seed``, as the run-level differences). A field no run's items have: exit 2."""
-    from murgat.breakdown import (
-        UnknownField,
-        breakdown,
-        check_by,
-        fields_available,
-        group_differences,
-        record_fields,
-        summary_options,
-    )
-
     try:
         check_by(by, fields_available(record_fields(r) for _, results, _ in runs for r in results))
     except (UnknownField, ValueError) as exc:
@@ -116,8 +116,6 @@ def _breakdowns(runs: list[tuple[str, list[ResponseResult], RunSummary]], by: li
 
 
 def _show_breakdowns(con: Any, doc: dict[str, Any]) -> None:
-    from murgat.score.groups import differences_table, print_breakdown
-
     for run in doc["runs"]:
         print_breakdown(run, con, f"{run['run']} by {' × '.join(doc['by'])} (means; MURGAT-S and accuracy [95% CI])")
     for d in doc["differences"]:

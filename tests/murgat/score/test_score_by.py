@@ -218,3 +218,17 @@ def test_a_response_file_reads_as_it_always_did(tmp_path: Path, example_media: P
     run = tmp_path / "run"
     assert _score(f"jsonl:{inp}" if spec == "jsonl" else inp, run, CASSETTE, "--json", media=example_media) == 0
     assert [r.id for r in _records(run)] == list(FIELDS)
+
+
+def test_the_python_api_takes_by(tmp_path: Path, example_media: Path) -> None:
+    import murgat
+
+    cas = _jsonl(tmp_path / "c.jsonl", CASSETTE)
+    run = murgat.score(_example(tmp_path), judge=f"replay:{cas}", out=tmp_path / "run", media_root=example_media,
+                       by=["task_type"])
+    assert [(g["label"], g["n_items"]) for g in run.summary["extra"]["breakdown"]["groups"]] == [
+        ("Emotion", 2), ("Place", 2), ("Speech", 1)]
+    with pytest.raises(murgat.RunError, match="no item has this field") as err:
+        murgat.score(_example(tmp_path), judge=f"replay:{cas}", out=tmp_path / "run2", media_root=example_media,
+                     by=["nope"])
+    assert err.value.exit_code == 2
