@@ -22,13 +22,21 @@ a run's figures are grouped by any field of its items:
   (:func:`murgat.metric.paired_bootstrap_diff`), for each metric and for accuracy.
 
 Several fields at once (``by=["task_type", "duration"]``) group by the combination of their values.
+
+- **Undefined, never 0.** A group none of whose items was judged has no mean: its figures are null
+  and :meth:`Breakdown.as_dict` says why (``undefined``: figure → reason), with the group's ``n``.
+- **A field no item has** is refused (:func:`check_by`, :class:`UnknownField`) naming it and the
+  fields the items do have, before any work: a typo must not give a table of one "(missing)" group.
+
+:func:`grouped` is the grouping alone (any record type): ``ground --by`` groups its own records
+with it and computes each group's figures with its own summary.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from murgat.metric import METRICS, paired_bootstrap_diff, summarize_results
 from murgat.schema import Interval, Item, ResponseResult, RunSummary
@@ -38,6 +46,12 @@ from murgat.schema import Interval, Item, ResponseResult, RunSummary
 BOOKKEEPING = frozenset({"usage", "cached", "posthoc", "generation_error", "response", "input_digest"})
 
 GroupKey = tuple[Any, ...]
+T = TypeVar("T")
+
+#: a score record's own outcome fields (:func:`record_fields`), groupable in every run
+OUTCOME_FIELDS = ("case", "correct", "video", "predicted_option", "gold")
+#: at most this many field names are listed in an :class:`UnknownField` message
+LISTED_FIELDS = 60
 
 
 def _groupable(value: Any) -> bool:
@@ -61,7 +75,8 @@ def item_fields(item: Item) -> dict[str, Any]:
 
 
 def record_fields(record: ResponseResult) -> dict[str, Any]:
-    """A score record's groupable fields: its item's (``meta["item"]``) and its own outcome fields."""
+    """A score record's groupable fields: its item's (``meta["item"]``) and its own outcome fields
+    (:data:`OUTCOME_FIELDS`)."""
     own = {"case": "error" if record.error is not None else record.case, "correct": record.correct,
            "video": record.video, "predicted_option": record.predicted_option, "gold": record.gold}
     kept = record.meta.get("item")
@@ -88,6 +103,84 @@ def group_keys(fields: Mapping[str, Any], by: Sequence[str]) -> list[GroupKey]:
     return keys
 
 
+class UnknownField(ValueError):
+    """``--by`` names a field no item has; the message names it and the fields the items have."""
+
+    def __init__(self, unknown: Sequence[str], available: Iterable[str]) -> None:
+        names = sorted(set(available))
+        shown = ", ".join(names[:LISTED_FIELDS]) + (f", … ({len(names) - LISTED_FIELDS} more)"
+                                                    if len(names) > LISTED_FIELDS else "")
+        which = ", ".join(repr(n) for n in unknown)
+        super().__init__(f"--by {which}: no item has {'this field' if len(unknown) == 1 else 'these fields'}; "
+                         f"fields the items have: {shown or '(none)'}")
+        self.unknown, self.available = list(unknown), names
+
+
+def fields_available(fields: Iterable[Mapping[str, Any]]) -> set[str]:
+    """Every field name some item has (the union over ``fields``, one mapping per item)."""
+    out: set[str] = set()
+    for f in fields:
+        out.update(f)
+    return out
+
+
+def check_by(by: str | Sequence[str], available: Iterable[str]) -> tuple[str, ...]:
+    """``by`` as a tuple of field names, or :class:`UnknownField` when one of them (an empty one too)
+    is not in ``available`` (``ValueError`` for no name at all)."""
+    names = (by,) if isinstance(by, str) else tuple(by)
+    if not names:
+        raise ValueError("group by at least one field name")
+    have = set(available)
+    unknown = [n for n in dict.fromkeys(names) if not n or n not in have]
+    if unknown:
+        raise UnknownField(unknown, have)
+    return names
+
+
+def grouped(records: Sequence[T], by: str | Sequence[str],
+            fields_of: Callable[[T], Mapping[str, Any]]) -> tuple[list[tuple[GroupKey, list[T]]], list[str]]:
+    """``records`` by group of ``by`` (largest group first, then by value; each record once per
+    group it belongs to, in input order), and the ``by`` fields that were list-valued somewhere."""
+    names = _by(by)
+    members: dict[GroupKey, list[T]] = {}
+    list_valued: set[str] = set()
+    for r in records:
+        f = fields_of(r)
+        list_valued.update(n for n in names if isinstance(f.get(n), list))
+        for key in group_keys(f, names):
+            members.setdefault(key, []).append(r)
+    return sorted(members.items(), key=_sort_key), sorted(list_valued)
+
+
+def label_of(values: GroupKey) -> str:
+    """A group's values as people read them (``count · speech``; a missing value is ``(missing)``)."""
+    return " · ".join("(missing)" if v is None else str(v) for v in values)
+
+
+def undefined_reasons(summary: RunSummary) -> dict[str, str]:
+    """Why each figure of a group's summary that has no value has none (figure → reason)."""
+    out: dict[str, str] = {}
+    cases = ", ".join(f"{k} {v}" for k, v in sorted(summary.cases.items())) or "no items"
+    for m in METRICS:
+        if getattr(summary, m).value is None:
+            out[m] = f"no item of this group was judged ({cases})"
+    if summary.accuracy is None:
+        out["accuracy"] = "no item of this group has a gold option (or every one is an error)"
+        out["attributed_accuracy"] = out["accuracy"]
+    elif summary.accuracy_answered is not None and summary.accuracy_answered.value is None:
+        out["accuracy_answered"] = "no answer of this group could be read"
+    return out
+
+
+def summary_options(summary: RunSummary) -> dict[str, Any]:
+    """The :func:`murgat.metric.summarize_results` options a run's summary was made with (precision
+    mode, empty policy, clustering, bootstrap, threshold), so its groups are summarised the same way."""
+    b = summary.bootstrap or {}
+    return {"precision_mode": summary.precision_mode, "empty_policy": summary.empty_policy,
+            "cluster_by_video": b.get("clustered_by") == "video", "n_resamples": int(b.get("n_resamples", 2000)),
+            "seed": int(b.get("seed", 0)), "attributed_threshold": summary.attributed_threshold}
+
+
 @dataclass
 class Group:
     """One group: its values (one per ``by`` field), its record ids and its figures."""
@@ -98,7 +191,7 @@ class Group:
 
     @property
     def label(self) -> str:
-        return " · ".join("(missing)" if v is None else str(v) for v in self.values)
+        return label_of(self.values)
 
 
 @dataclass
@@ -115,7 +208,8 @@ class Breakdown:
                 "note": (f"list-valued field(s) {', '.join(self.list_valued)}: an item counts once in each of its "
                          "values, so the groups' n add up to more than the run's") if self.list_valued else None,
                 "groups": [{"values": list(g.values), "label": g.label, "n_items": len(g.ids),
-                            **g.summary.model_dump(mode="json")} for g in self.groups]}
+                            **g.summary.model_dump(mode="json"), "undefined": undefined_reasons(g.summary)}
+                           for g in self.groups]}
 
 
 def _sort_key(item: tuple[GroupKey, list[Any]]) -> tuple[int, str]:
@@ -136,16 +230,10 @@ def breakdown(results: Sequence[ResponseResult], by: str | Sequence[str], *,
     """The figures of ``results`` per group of ``by`` (``summary_options``: those of
     :func:`murgat.metric.summarize_results` — precision mode, empty policy, clustering, bootstrap)."""
     names = _by(by)
-    members: dict[GroupKey, list[ResponseResult]] = {}
-    list_valued: set[str] = set()
-    for r in results:
-        f = fields_of(r)
-        list_valued.update(n for n in names if isinstance(f.get(n), list))
-        for key in group_keys(f, names):
-            members.setdefault(key, []).append(r)
+    members, list_valued = grouped(results, names, fields_of)
     groups = [Group(values=key, ids=[r.id for r in rs], summary=summarize_results(rs, **summary_options))
-              for key, rs in sorted(members.items(), key=_sort_key)]
-    return Breakdown(by=names, groups=groups, n_items=len(results), list_valued=sorted(list_valued))
+              for key, rs in members]
+    return Breakdown(by=names, groups=groups, n_items=len(results), list_valued=list_valued)
 
 
 @dataclass
@@ -156,6 +244,17 @@ class GroupDifference:
     n_common: int
     differences: dict[str, Interval]
     note: str | None = None
+
+    @property
+    def label(self) -> str:
+        return label_of(self.values)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The group's differences as JSON; a difference over no pair is null, said in ``undefined``."""
+        return {"values": list(self.values), "label": self.label, "n_common": self.n_common, "note": self.note,
+                **{k: iv.model_dump(mode="json") for k, iv in self.differences.items()},
+                "undefined": {k: "no item of this group has the figure in both runs" for k, iv in
+                              self.differences.items() if iv.value is None}}
 
 
 def group_differences(a: Sequence[ResponseResult], b: Sequence[ResponseResult], by: str | Sequence[str], *,

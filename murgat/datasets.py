@@ -1,5 +1,7 @@
 """Question sets for ``murgat generate``, ``sweep``, ``program`` and ``reflect``: murgat JSONL, CSV, HF
-``load_from_disk``, and the Video-MMMU, NExT-GQA and WorldSense annotation files.
+``load_from_disk``, and the Video-MMMU, NExT-GQA and WorldSense annotation files; and the
+responses ``score`` and ``ground`` read (:func:`load_responses`: a response file, or a dataset
+spec whose rows carry the model's answers, such as ``worldsense:FILE``).
 
 Every loader returns :class:`~murgat.schema.Item` objects (with an empty ``response``)
 whose ``media`` is a file name or a video id resolved later with ``--media-root``. A record's
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from murgat.inputs import InputError, iter_items
+from murgat.inputs import MAX_RESPONSE_CHARS, InputError, iter_items, load_items, response_problem
 from murgat.schema import Item
 from murgat.worldsense import load_worldsense, looks_like_worldsense
 
@@ -164,3 +166,42 @@ def load_dataset(spec: str) -> list[Item]:
         return load_csv(p)
     # questions: a response field there is never read (generate, program and reflect write their own), so no cap
     return list(iter_items(p, require_response=False, max_response_chars=None))
+
+
+def is_dataset_spec(spec: str) -> bool:
+    """Whether ``spec`` names a dataset rather than a response file or a run folder: a known prefix
+    (``worldsense:FILE``), or a file :func:`load_dataset` recognises unprefixed (a WorldSense file,
+    NExT-GQA's ``val.csv``, a ``.csv``). A folder is a run folder (its ``responses.jsonl``) here."""
+    kind, p = _kind_and_path(spec)
+    if kind:
+        return True
+    if not p.is_file():
+        return False
+    return p.suffix == ".csv" or looks_like_worldsense(p)
+
+
+def load_responses(spec: str, limit: int | None = None, *,
+                   max_response_chars: int | None = MAX_RESPONSE_CHARS) -> list[Item]:
+    """The responses ``murgat score`` and ``murgat ground`` read: a response file or run folder exactly
+    as :func:`murgat.inputs.load_items` reads it, or a dataset spec whose rows carry the answers
+    (``worldsense:FILE`` with a ``response``/``prediction`` column; ``jsonl:FILE``), its items keeping
+    the dataset's own fields in ``meta`` (what ``--by`` groups on). A row without an answer is refused
+    (naming it), never scored as an empty response; a dataset of questions only (Video-MMMU, NExT-GQA,
+    HF, CSV) is refused with what to do instead. Responses over ``max_response_chars`` are marked
+    (:func:`murgat.inputs.response_problem`), as the response reader marks them."""
+    if not is_dataset_spec(spec):
+        return load_items(spec, limit, max_response_chars=max_response_chars)
+    kind, p = _kind_and_path(spec)
+    if not p.exists():
+        raise InputError(f"{p}: input file does not exist")
+    if kind == "jsonl":
+        return load_items(p, limit, max_response_chars=max_response_chars)
+    if kind == "worldsense" or (not kind and p.is_file() and looks_like_worldsense(p)):
+        items = load_worldsense(p, require_response=True)
+    else:
+        what = kind or ("nextgqa" if p.name == "val.csv" and "nextgqa" in str(p).lower() else "csv")
+        raise InputError(f"{spec}: a {what} dataset holds questions without the model's answers; answer them with "
+                         f"murgat generate {spec} … --out RUN, then score RUN")
+    for it in items:
+        it.input_problem = response_problem(it.response, max_response_chars)
+    return items if limit is None else items[:limit]

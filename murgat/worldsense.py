@@ -101,8 +101,9 @@ def _gold(answer: Any, raw: list[str]) -> str | None:
     return a
 
 
-def item_from_row(row: dict[str, Any], where: str) -> Item:
-    """One WorldSense row (see the module docstring) as an :class:`Item`."""
+def item_from_row(row: dict[str, Any], where: str, require_response: bool = False) -> Item:
+    """One WorldSense row (see the module docstring) as an :class:`Item`; ``require_response``
+    (``murgat score``): a row without ``response``/``prediction`` is refused, never scored as empty."""
     if not isinstance(row, dict):
         raise InputError(f"{where}: expected an object, got {type(row).__name__}")
     if row.get("index") in (None, ""):
@@ -127,6 +128,9 @@ def item_from_row(row: dict[str, Any], where: str) -> Item:
             v = _as_list(v, k, where)
         meta[k] = v
     response = row.get("response", row.get("prediction"))
+    if require_response and response is None:
+        raise InputError(f"{where}: no response field (response or prediction): murgat score needs the model's answer "
+                         "(murgat generate writes answers to these questions)")
     return Item.model_validate({"id": rid, "media": media, "question": str(row["question"]), "options": options,
                                 "gold": _gold(row.get("answer"), raw), "response": "" if response is None else str(response),
                                 "meta": meta, "source": "worldsense"})
@@ -183,8 +187,9 @@ def _read_rows(p: Path, text: str) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def load_worldsense(path: str | Path) -> list[Item]:
-    """Every question of a WorldSense annotation file (any of the three shapes), in file order."""
+def load_worldsense(path: str | Path, require_response: bool = False) -> list[Item]:
+    """Every question of a WorldSense annotation file (any of the three shapes), in file order
+    (``require_response``: see :func:`item_from_row`)."""
     p = Path(path)
     if not p.is_file():
         raise InputError(f"{p}: WorldSense annotation file does not exist")
@@ -195,7 +200,7 @@ def load_worldsense(path: str | Path) -> list[Item]:
     items: list[Item] = []
     seen: set[str] = set()
     for where, row in _read_rows(p, text):
-        it = item_from_row(row, where)
+        it = item_from_row(row, where, require_response)
         if it.id in seen:
             raise InputError(f"{where}: duplicate index {it.id!r}")
         seen.add(it.id)

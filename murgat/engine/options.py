@@ -21,6 +21,8 @@ Groups shared by commands:
   ``--overwrite``, ``--retry-errors``; ``--item-concurrency``; ``--max-undetermined``);
 - :class:`Output` — ``--json`` and ``--quiet``;
 - :class:`Stats` — the bootstrap;
+- :class:`GroupBy` — ``--by FIELD``, figures per group of an item field (``score``; and, through
+  :func:`add_options`, ``summarize``, ``ground`` and ``view``, whose parsers have no settings model);
 - :class:`ResponseCap` — ``--max-response-chars``, the one text-size cap of what a command reads;
 - :class:`RunOn` — where items run (``--run-on local|ray`` and the Ray settings);
 - :class:`JudgeOption`, :class:`ModelOption` — ``-J``/``-M`` KEY=VALUE options of the judge or model;
@@ -312,6 +314,18 @@ class Stats(BaseModel):
     seed: int = Field(0, ge=0, description="seed of the bootstrap resampling")
 
 
+class GroupBy(BaseModel):
+    """``--by FIELD``: the run's figures per group of an item field as well (:mod:`murgat.breakdown`).
+    What is printed and summarised, never what is done: no part of any fingerprint."""
+
+    title: ClassVar[str] = "statistics"
+
+    by: list[str] = Field(default_factory=list, description="also give the figures per group of this item field "
+                          "(repeatable: groups of the combination of values; a list-valued field such as audio_class "
+                          "counts an item once in each of its values), e.g. --by task_type",
+                          json_schema_extra={"metavar": "FIELD"})
+
+
 class RunOn(BaseModel):
     """Where the items run: this process, or Ray tasks grouped by media file."""
 
@@ -493,6 +507,17 @@ def add_settings(parser: argparse.ArgumentParser, model: type[Settings]) -> None
     if "run_on" in model.model_fields and "executor" not in model.model_fields:
         # --executor local|ray was where-to-run in earlier versions: a one-line hint, not a second meaning
         parser.add_argument("--executor", action=_OldExecutorSpelling, help=argparse.SUPPRESS)
+
+
+def add_options(parser: argparse.ArgumentParser, *groups: type[BaseModel]) -> None:
+    """Declare shared groups (:class:`GroupBy`) on the parser of a command without a settings model
+    (``summarize``, ``ground``, ``view``): the same flag, help and default as where a settings model has it."""
+    for group in groups:
+        title = getattr(group, "title", "")
+        target: Any = parser.add_argument_group(title) if title else parser
+        for name, info in group.model_fields.items():
+            default = None if info.is_required() else info.get_default(call_default_factory=True)
+            _add_field(target, name, info, default, info.is_required())
 
 
 def build(model: type[BaseModel], args: argparse.Namespace) -> Any:

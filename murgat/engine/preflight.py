@@ -22,6 +22,7 @@ from typing import Any
 from media.cache import file_digest
 from media.errors import MediaError, ToolMissing
 from media.probe import probe
+from murgat.datasets import dataset_path
 from murgat.engine.errors import SettingsError
 from murgat.engine.loop import item_digest
 from murgat.engine.outcome import ItemFailure, error_kind
@@ -53,7 +54,8 @@ class MediaPlace:
     def of(cls, s: Any) -> MediaPlace:
         """The place a command's settings name: ``--media-root``, the input file (``input``, or
         the path of a dataset spec ``data`` such as ``nextgqa:val.csv``), ``--allow-media-outside-root``."""
-        source = getattr(s, "input", None) or str(s.data).split(":", 1)[-1]
+        given = getattr(s, "input", None)
+        source = str(dataset_path(given)) if given else str(s.data).split(":", 1)[-1]
         return cls(s.media_root, source, s.allow_media_outside_root)
 
     def roots(self) -> list[Path]:

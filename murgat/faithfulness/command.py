@@ -18,6 +18,12 @@ from murgat.engine.options import judging_config
 from murgat.engine.outcome import failure_line
 from murgat.engine.preflight import MediaPlace
 from murgat.engine.roles import JudgeFactory, options_of
+from murgat.faithfulness.groups import (
+    FAITH_OUTCOME_FIELDS,
+    by_fields,
+    faithfulness_breakdown,
+    print_faithfulness_breakdown,
+)
 from murgat.faithfulness.label import Labeller
 from murgat.faithfulness.metric import summarize_faithfulness
 from murgat.faithfulness.records import FaithResult
@@ -50,6 +56,10 @@ class FaithfulnessCommand(Command[FaithfulnessSettings]):
 
     def outputs(self, s: FaithfulnessSettings) -> Outputs:
         return Outputs(Path(s.out), inputs=[s.input])
+
+    def check(self, s: FaithfulnessSettings, run: Run) -> None:
+        if s.by:  # a field no item has: refused before any judge is asked
+            by_fields(s.by, run.items, FAITH_OUTCOME_FIELDS)
 
     def folder(self, s: FaithfulnessSettings, outputs: Outputs) -> RunFolder:
         return RunFolder(outputs.folder, record=FaithResult, required=frozenset({"case", "steps"}))
@@ -92,6 +102,8 @@ class FaithfulnessCommand(Command[FaithfulnessSettings]):
         doc["settings"] = work.state["fp"]
         if run.ray:
             doc["ray"] = run.ray_extra()
+        if s.by:  # only when asked: the summary without --by is the one it always was
+            doc["breakdown"] = faithfulness_breakdown(results, s.by, run.items, s.bootstrap, s.seed)
         return doc
 
     def report(self, s: FaithfulnessSettings, run: Run, work: Work, summary: dict[str, Any]) -> None:
@@ -99,6 +111,8 @@ class FaithfulnessCommand(Command[FaithfulnessSettings]):
 
     def show(self, s: FaithfulnessSettings, run: Run, work: Work, summary: dict[str, Any]) -> None:
         print_faithfulness(summary, str(run.folder.path))
+        if summary.get("breakdown"):
+            print_faithfulness_breakdown(summary["breakdown"])
 
     def failure(self, s: FaithfulnessSettings, run: Run, work: Work, summary: dict[str, Any]) -> str | None:
         return failure_line(work.state["results"], s.max_undetermined)

@@ -34,6 +34,7 @@ from murgat.engine.options import judging_config
 from murgat.engine.preflight import MediaPlace
 from murgat.engine.roles import JudgeFactory, options_of
 from murgat.faithfulness.command import pct
+from murgat.faithfulness.groups import REFLECT_OUTCOME_FIELDS, by_fields, print_reflection_breakdown, reflection_breakdown
 from murgat.faithfulness.label import STEP_PROMPTS
 from murgat.faithfulness.metric import summarize_reflection
 from murgat.faithfulness.reflect_task import ReflectTask, build_roles
@@ -72,6 +73,10 @@ class ReflectCommand(Command[ReflectSettings]):
 
     def folder(self, s: ReflectSettings, outputs: Outputs) -> RunFolder:
         return PairFolder(outputs.folder)
+
+    def check(self, s: ReflectSettings, run: Run) -> None:
+        if s.by:  # a field no item has: refused before any model is asked
+            by_fields(s.by, run.items, REFLECT_OUTCOME_FIELDS)
 
     def reset(self, s: ReflectSettings, folder: RunFolder) -> None:
         folder.reset()
@@ -129,7 +134,9 @@ class ReflectCommand(Command[ReflectSettings]):
         work.state["rows"] = rows
         traces = [r["trace"] for r in rows if "trace" in r.get("trace", {})]
         variant = "vanilla" if s.detector == "self" else s.variant
-        return {**summarize_reflection(traces, len(ids), s.bootstrap, s.seed),
+        # --by, only when asked: the summary without it is the one it always was
+        grouped = {"breakdown": reflection_breakdown(rows, s.by, run.items, s.bootstrap, s.seed)} if s.by else {}
+        return {**summarize_reflection(traces, len(ids), s.bootstrap, s.seed), **grouped,
                 "k": s.k, "detector": s.detector, "detector_variant": variant,
                 "detector_prompt": s.detector_prompt, "max_regenerations": s.max_regenerations,
                 "max_steps": s.max_steps,
@@ -146,6 +153,8 @@ class ReflectCommand(Command[ReflectSettings]):
 
     def show(self, s: ReflectSettings, run: Run, work: Work, summary: dict[str, Any]) -> None:
         print_reflection(summary)
+        if summary.get("breakdown"):
+            print_reflection_breakdown(summary["breakdown"])
 
     def failure(self, s: ReflectSettings, run: Run, work: Work, summary: dict[str, Any]) -> str | None:
         if not summary["errors"]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from murgat.answers import grade
+from murgat.breakdown import item_fields
 from murgat.engine.folder import pair_record
 from murgat.engine.outcome import ItemFailure
 from murgat.engine.preflight import MediaPlace
@@ -65,12 +66,21 @@ class ReflectTask:
         self.pool: CallPool | None = roles.pool
 
     def _record(self, item: Item) -> dict[str, Any]:
+        """The item in ``responses.jsonl`` (the input of a later ``score``), its dataset fields kept
+        (``meta``) as ``generate`` keeps them, so that run can be grouped on them."""
         return {"id": item.id, "media": item.media, "question": item.question, "options": item.options,
-                "gold": item.gold, "question_type": item.question_type}
+                "gold": item.gold, "question_type": item.question_type, **({"meta": item.meta} if item.meta else {})}
+
+    @staticmethod
+    def _row(item: Item, row: dict[str, Any]) -> dict[str, Any]:
+        """A ``traces.jsonl`` row with the item's own fields (``meta.item``, what ``--by`` groups on)."""
+        if kept := item_fields(item):
+            row["meta"] = {"item": kept}
+        return row
 
     def error_record(self, item: Item, failure: ItemFailure) -> dict[str, Any]:
         return pair_record(item.id, {**self._record(item), "response": "", "generation_error": failure.line,
-                                     "error_kind": failure.kind}, {"id": item.id, "error": failure.line})
+                                     "error_kind": failure.kind}, self._row(item, {"id": item.id, "error": failure.line}))
 
     async def _original(self, item: Item, media: Any) -> str | ItemFailure:
         """The chain to reflect: from ``--from``, or written by the model."""
@@ -113,4 +123,4 @@ class ReflectTask:
             rec["correct"] = g_after.correct
         if g_after.answer_problem is not None:
             rec["answer_problem"] = g_after.answer_problem
-        return pair_record(item.id, rec, row)
+        return pair_record(item.id, rec, self._row(item, row))

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 from media.errors import MediaError
 from murgat.answers import grade
+from murgat.breakdown import item_fields
 from murgat.engine.outcome import ItemFailure
 from murgat.engine.preflight import ItemMediaError, MediaPlace, open_media
 from murgat.faithfulness.label import Labeller
@@ -40,10 +42,19 @@ def failed(res: FaithResult, failure: ItemFailure) -> FaithResult:
     return tally(res)
 
 
+def new_result(item: Item, **fields: Any) -> FaithResult:
+    """The item's record before labelling, with the item's own fields (``meta.item``, what ``--by``
+    groups on, as in a score record; :func:`murgat.breakdown.item_fields`) when it has any."""
+    res = FaithResult(id=item.id, video=item.media, **fields)
+    if kept := item_fields(item):
+        res.meta["item"] = kept
+    return res
+
+
 async def label_item(item: Item, labeller: Labeller, cfg: JudgingConfig, segmentation: str,
                      place: MediaPlace) -> FaithResult:
     """Every step of the item's chain labelled (type, modality, faithfulness)."""
-    res = FaithResult(id=item.id, video=item.media, gold=item.gold, segmentation=segmentation)
+    res = new_result(item, gold=item.gold, segmentation=segmentation)
     extra = item.model_extra or {}
     if extra.get("generation_error"):
         return failed(res, ItemFailure("generation_failed", str(extra["generation_error"])))
@@ -78,4 +89,4 @@ class FaithTask:
         return await label_item(item, self.labeller, self.cfg, self.segmentation, self.place)
 
     def error_record(self, item: Item, failure: ItemFailure) -> FaithResult:
-        return failed(FaithResult(id=item.id, video=item.media), failure)
+        return failed(new_result(item), failure)

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from murgat.engine.options import number_parser
+from murgat.engine.options import GroupBy, add_options, number_parser
 from murgat.inputs import MAX_RESPONSE_CHARS
 
 
@@ -46,7 +46,38 @@ def _fmt(iv: Any, scale: float) -> str:
     return f"{v} [{iv['ci_low'] * scale:.1f}, {iv['ci_high'] * scale:.1f}] n={iv['n']}"
 
 
+#: the families of figures of the tables, each at its one scale (percent, as the papers report NExT-GQA and ReXTime)
+FAMILIES = (("nextgqa", 1.0), ("rextime", 1.0), ("overlap", 100.0), ("evidence", 100.0), ("boxes", 100.0),
+            ("answers", 100.0))
+
+
+def _group_cell(group: dict[str, Any], family: str, figure: str, scale: float) -> str:
+    """A group's figure; one it has not (no response of the group has what the figure needs) is
+    "undefined", never 0 or a dash (the reason is the group's ``undefined`` in the JSON)."""
+    v = (group.get(family) or {}).get(figure)
+    return _fmt(v, scale) if isinstance(v, dict) and v.get("value") is not None else "undefined"
+
+
+def _group_table(bd: dict[str, Any]) -> Any:
+    """``ground --by``: one row per figure, one column per group (its label and n)."""
+    from rich.table import Table
+
+    table = Table(title=f"grounding by {' × '.join(bd['by'])} (value % [95% CI] n; undefined: no response of the "
+                        "group has the figure)")
+    table.add_column("family")
+    table.add_column("figure")
+    for g in bd["groups"]:
+        table.add_column(f"{g['label']} (n={g['n_items']})")
+    for family, scale in FAMILIES:
+        names = list(dict.fromkeys(k for g in bd["groups"] for k, v in (g.get(family) or {}).items()
+                                   if isinstance(v, dict) or v is None))
+        for name in names:
+            table.add_row(family, name, *(_group_cell(g, family, name, scale) for g in bd["groups"]))
+    return table
+
+
 def _cmd_ground(args: argparse.Namespace) -> int:
+    from murgat.breakdown import UnknownField
     from murgat.engine.folder import NotWritable
     from murgat.grounding.gold import GoldFormatError
     from murgat.grounding.run import GroundSettings, ground
@@ -59,15 +90,15 @@ def _cmd_ground(args: argparse.Namespace) -> int:
         cluster_by_video=args.cluster_by_video, n_resamples=args.bootstrap, seed=args.seed, score_run=args.score_run,
         max_response_chars=args.max_response_chars)
     try:
-        result = ground(args.responses, args.gold, args.out, settings)
-    except (GoldFormatError, InputError, NotWritable, RunLocked, FileNotFoundError) as exc:
+        result = ground(args.responses, args.gold, args.out, settings, by=args.by)
+    except (GoldFormatError, InputError, NotWritable, RunLocked, FileNotFoundError, UnknownField) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     doc = result.summary.model_dump()
     failed = (f"FAILED: {doc['n_errors']} of {doc['n_responses']} response(s) ended in an error (e.g. no gold for "
               "the id); see the error field of the records") if doc["n_errors"] else None
     if args.json:
-        print(json.dumps(doc, ensure_ascii=False))
+        print(json.dumps(doc if result.breakdown is None else result.document(), ensure_ascii=False))
         if failed:
             print(failed, file=sys.stderr)
         return 1 if failed else 0
@@ -80,8 +111,7 @@ def _cmd_ground(args: argparse.Namespace) -> int:
     table = Table(title=f"grounding of {args.responses} against {args.gold}")
     for col in ("family", "figure", "value % [95% CI]"):
         table.add_column(col)
-    for family, scale in (("nextgqa", 1.0), ("rextime", 1.0), ("overlap", 100.0), ("evidence", 100.0),
-                          ("boxes", 100.0), ("answers", 100.0)):
+    for family, scale in FAMILIES:
         for k, v in doc[family].items():
             if isinstance(v, dict) or v is None:
                 table.add_row(family, k, _fmt(v, scale))
@@ -95,6 +125,10 @@ def _cmd_ground(args: argparse.Namespace) -> int:
         con.print(f"note: {note}", soft_wrap=True)
     con.print(f"{doc['n_responses']} responses ({doc['n_errors']} errors); {doc['n_gold_without_response']} gold "
               f"questions without a response" + (f"; wrote {args.out}" if args.out else ""))
+    if result.breakdown is not None:
+        con.print(_group_table(result.breakdown))
+        if result.breakdown.get("note"):
+            con.print(result.breakdown["note"], soft_wrap=True)
     if failed:
         print(failed, file=sys.stderr)
         return 1
@@ -139,4 +173,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cluster-by-video", action="store_true")
     p.add_argument("--bootstrap", type=int, default=2000)
     p.add_argument("--seed", type=int, default=0)
+    add_options(p, GroupBy)  # the grounding figures per group of an item field
     p.set_defaults(func=_cmd_ground)

@@ -116,6 +116,13 @@ class GroundSummary(BaseModel):
 class GroundResult(BaseModel):
     summary: GroundSummary
     records: list[GroundRecord]
+    #: ``ground --by``: the figures per group of item fields (:func:`ground_breakdown`), else None
+    breakdown: dict[str, Any] | None = None
+
+    def document(self) -> dict[str, Any]:
+        """``summary.json`` (and ``--json``): the summary, with ``breakdown`` only when ``--by`` asked for it."""
+        doc = self.summary.model_dump(mode="json")
+        return doc if self.breakdown is None else {**doc, "breakdown": self.breakdown}
 
 
 # ---------------------------------------------------------------- per response
@@ -421,6 +428,47 @@ def summarize_ground(records: Sequence[GroundRecord], gold: dict[str, GoldItem],
     )
 
 
+#: a ground record's own fields ``--by`` can group on, beside its item's (:func:`murgat.breakdown.item_fields`)
+GROUND_OUTCOME_FIELDS = ("video", "correct", "gold")
+#: what a family of figures needs, for the reason a group has none of them
+FAMILY_NEEDS = {"nextgqa": "gold visual time", "rextime": "gold visual time", "overlap": "gold time",
+                "evidence": "gold evidence", "boxes": "gold boxes over time", "answers": "a gold answer"}
+
+
+def _undefined(summary: GroundSummary) -> dict[str, str]:
+    """Why a group's figures are undefined (``family`` or ``family.figure`` → reason): null, never 0."""
+    out: dict[str, str] = {}
+    doc = summary.model_dump()
+    for family, needs in FAMILY_NEEDS.items():
+        figures = {k: v for k, v in doc[family].items() if isinstance(v, dict) or v is None}
+        if not figures or all(v is None for v in figures.values()):
+            out[family] = f"no response of this group has {needs}"
+            continue
+        for k, v in figures.items():
+            if v is None or v.get("value") is None:
+                out[f"{family}.{k}"] = "no response of this group has this figure"
+    return out
+
+
+def ground_breakdown(records: Sequence[GroundRecord], fields: dict[str, dict[str, Any]], gold: dict[str, GoldItem],
+                     s: GroundSettings, by: Sequence[str]) -> dict[str, Any]:
+    """``ground --by``: the grounding figures per group of ``by`` (:func:`murgat.breakdown.grouped` over
+    ``fields``, id → the fields of the record's item and its own), each group's exactly
+    :func:`summarize_ground` of its records and their gold, with ``n`` and why a figure is undefined."""
+    from murgat.breakdown import grouped, label_of
+
+    groups, list_valued = grouped(list(records), by, lambda r: fields.get(r.id, {}))
+    out = []
+    for key, members in groups:
+        summary = summarize_ground(members, {r.id: gold[r.id] for r in members if r.id in gold}, s)
+        doc = summary.model_dump(mode="json", exclude={"settings", "kind", "n_gold_without_response"})
+        out.append({"values": list(key), "label": label_of(key), "n_items": len(members), **doc,
+                    "undefined": _undefined(summary)})
+    return {"by": list(by), "n_items": len(records), "list_valued": list_valued,
+            "note": (f"list-valued field(s) {', '.join(list_valued)}: a response counts once in each of its values, "
+                     "so the groups' n add up to more than the run's") if list_valued else None, "groups": out}
+
+
 def _score_records(folder: str) -> dict[str, Any]:
     from murgat.engine.folder import RunFolder
 
@@ -435,7 +483,7 @@ GROUND_FILES = ("config.json", "results.jsonl", "summary.json")
 
 
 def ground(responses: str | Path, gold: str | Path | dict[str, GoldItem], out: str | Path | None = None,
-           settings: GroundSettings | None = None) -> GroundResult:
+           settings: GroundSettings | None = None, by: Sequence[str] = ()) -> GroundResult:
     """Score ``responses`` against ``gold``; write a run folder to ``out`` when given.
 
     ``out`` is claimed first by the one output rule (:mod:`murgat.engine.outputs`): a folder of
@@ -444,9 +492,12 @@ def ground(responses: str | Path, gold: str | Path | dict[str, GoldItem], out: s
     them (a repeated id is refused, in JSONL and JSON-list files alike). A response whose id has
     no gold gets an error record with the reason, and so does one over ``max_response_chars``
     (``response_too_long``, never read) and one whose grounding fails (an ``internal_error``,
-    named); the others are scored.
+    named); the others are scored. ``by`` (``--by``): the figures per group of those item fields
+    as well (:func:`ground_breakdown`); a field no response's item has is
+    :class:`~murgat.breakdown.UnknownField`, before anything is written.
     """
-    from murgat.inputs import load_items
+    from murgat.breakdown import check_by, fields_available, item_fields
+    from murgat.datasets import load_responses
 
     s = settings or GroundSettings()
     claim = None
@@ -463,8 +514,13 @@ def ground(responses: str | Path, gold: str | Path | dict[str, GoldItem], out: s
     gold_items = gold if isinstance(gold, dict) else load_gold(gold)
     scores = _score_records(s.score_run) if s.score_run else {}
     records: list[GroundRecord] = []
-    # a repeated id is refused there, naming it (as score does); a response over the cap is marked, never read
-    for item in load_items(responses, max_response_chars=s.max_response_chars):
+    # read as score reads it (a dataset spec too): a repeated id is refused there, naming it; a response over the
+    # cap is marked, never read
+    items = load_responses(str(responses), max_response_chars=s.max_response_chars)
+    fields = {it.id: item_fields(it) | {"gold": it.gold} for it in items}
+    if by:
+        check_by(by, fields_available([*fields.values(), dict.fromkeys(GROUND_OUTCOME_FIELDS)]))
+    for item in items:
         g = gold_items.get(item.id)
         if item.input_problem:
             records.append(GroundRecord(id=item.id, video=g.video if g else item.media, error=item.input_problem))
@@ -478,6 +534,11 @@ def ground(responses: str | Path, gold: str | Path | dict[str, GoldItem], out: s
             records.append(GroundRecord(id=item.id, video=g.video or item.media,
                                         error=f"internal_error: {type(exc).__name__}: {exc}"))
     summary = summarize_ground(records, gold_items, s)
+    result = GroundResult(summary=summary, records=records)
+    if by:
+        for r in records:
+            fields[r.id] = {**fields.get(r.id, {}), "video": r.video, "correct": r.correct}
+        result.breakdown = ground_breakdown(records, fields, gold_items, s, by)
     if claim is not None:
         from murgat.jsonl import escape_line
         from murgat.runlock import RunLock
@@ -493,8 +554,9 @@ def ground(responses: str | Path, gold: str | Path | dict[str, GoldItem], out: s
             claim.file("config.json").write_text(config)
             # JSONL lines escape U+2028/U+2029/U+0085 like every murgat stream
             claim.file("results.jsonl").write_text("".join(escape_line(r.model_dump_json()) + "\n" for r in records))
-            claim.file("summary.json").write_text(summary.model_dump_json(indent=2))
-    return GroundResult(summary=summary, records=records)
+            claim.file("summary.json").write_text(summary.model_dump_json(indent=2) if result.breakdown is None
+                                                  else json.dumps(result.document(), indent=2, ensure_ascii=False))
+    return result
 
 
 def ground_score_run(args: Any, run: Path) -> dict[str, Any]:
@@ -507,6 +569,7 @@ def ground_score_run(args: Any, run: Path) -> dict[str, Any]:
     """
     import sys
 
+    from murgat.breakdown import UnknownField
     from murgat.engine.folder import NotWritable
     from murgat.grounding.gold import GoldFormatError
     from murgat.inputs import InputError
@@ -516,11 +579,16 @@ def ground_score_run(args: Any, run: Path) -> dict[str, Any]:
                        n_resamples=args.bootstrap, seed=args.seed, end_tolerance_s=args.end_tolerance,
                        score_run=str(run), **({"max_response_chars": args.max_response_chars}
                                               if getattr(args, "max_response_chars", None) else {}))
+    by = list(getattr(args, "by", None) or ())
     try:
-        res = ground(args.input, args.gold, run / "grounding", s)
+        try:
+            res = ground(args.input, args.gold, run / "grounding", s, by=by)
+        except UnknownField as exc:  # a score record's own field (case, predicted_option): the grounding is kept
+            print(f"note: the grounding figures are not broken down: {exc}", file=sys.stderr)
+            res = ground(args.input, args.gold, run / "grounding", s)
     except (GoldFormatError, InputError, NotWritable, RunLocked, OSError, ValueError) as exc:
         # whatever makes the gold unusable (unreadable, not UTF-8, a bad field, RUN/grounding not ours
         # to write): said, and the scores are kept — the summary and report are still written
         print(f"error: grounding against --gold not computed: {exc}", file=sys.stderr)
         return {"grounding_error": str(exc)}
-    return {"grounding": res.summary.model_dump()}
+    return {"grounding": res.summary.model_dump() if res.breakdown is None else res.document()}

@@ -10,11 +10,22 @@ from typing import Any
 
 from human_eval.labels import LabelError, ResponseLabel, load_labels
 from murgat import api
+from murgat.breakdown import (
+    UnknownField,
+    breakdown,
+    check_by,
+    fields_available,
+    group_differences,
+    record_fields,
+    summary_options,
+)
 from murgat.comparison import compare
 from murgat.engine.errors import SettingsError
 from murgat.engine.folder import RunFolder, read_kind, read_summary, score_summary
+from murgat.engine.options import GroupBy, add_options
 from murgat.grounding.compare import is_ground_run, summarize_ground_runs
 from murgat.schema import ResponseResult, RunSummary
+from murgat.score.groups import differences_table, print_breakdown
 from murgat.score.report import agreement_table, comparison_table, summary_table
 from murgat.score.settings import ScoreSettings
 
@@ -84,10 +95,46 @@ def _show_agreement(con: Any, ag: dict[str, Any] | None) -> None:
         con.print(line, soft_wrap=True)
 
 
+def _breakdowns(runs: list[tuple[str, list[ResponseResult], RunSummary]], by: list[str], n_resamples: int,
+                seed: int) -> dict[str, Any]:
+    """``summarize … --by``: each run's figures per group (as the run summarised them: its precision
+    mode, policy, clustering and bootstrap) and, against the first run, the paired group differences
+    (``--bootstrap``/``--seed``, as the run-level differences). A field no run's items have: exit 2."""
+    try:
+        check_by(by, fields_available(record_fields(r) for _, results, _ in runs for r in results))
+    except (UnknownField, ValueError) as exc:
+        raise SettingsError(str(exc)) from None
+    doc: dict[str, Any] = {"by": list(by), "runs": [], "differences": []}
+    for path, results, summary in runs:
+        doc["runs"].append({"run": path, **breakdown(results, by, **summary_options(summary)).as_dict()})
+    base, base_results, _ = runs[0]
+    for path, results, _ in runs[1:]:
+        diffs = group_differences(base_results, results, by, n_resamples=n_resamples, seed=seed)
+        doc["differences"].append({"run": path, "against": base, "by": list(by),
+                                   "groups": [d.as_dict() for d in diffs]})
+    return doc
+
+
+def _show_breakdowns(con: Any, doc: dict[str, Any]) -> None:
+    for run in doc["runs"]:
+        print_breakdown(run, con, f"{run['run']} by {' × '.join(doc['by'])} (means; MURGAT-S and accuracy [95% CI])")
+    for d in doc["differences"]:
+        con.print(differences_table(d))
+        for g in d["groups"]:
+            if g.get("note"):
+                con.print(f"{g['label']}: {g['note']}", soft_wrap=True)
+
+
 def _cmd_summarize(args: argparse.Namespace) -> int:
     if args.runs and is_ground_run(args.runs[0]):
+        if args.by:
+            raise SettingsError("summarize --by groups score runs; a ground run's figures by group: murgat ground … --by")
         return summarize_ground_runs(args)
     if any(read_kind(p) not in (None, "score") for p in args.runs):
+        if args.by:
+            raise SettingsError("summarize --by groups score runs' figures; "
+                                + ", ".join(f"{p} is a '{read_kind(p)}' run" for p in args.runs
+                                            if read_kind(p) not in (None, "score")))
         return _other_kind(args.runs)
     labels = _labels(args)
     runs = _score_runs(args.runs)
@@ -95,6 +142,8 @@ def _cmd_summarize(args: argparse.Namespace) -> int:
     agreement = _agreement(runs, labels)
     if agreement is not None:
         doc["judge_agreement"] = agreement
+    if args.by:  # only when asked: the document without --by is the one it always was
+        doc["breakdown"] = _breakdowns(runs, args.by, args.bootstrap, args.seed)
     if args.json:
         print(json.dumps(doc, indent=2, default=str))
         return 0
@@ -109,6 +158,8 @@ def _cmd_summarize(args: argparse.Namespace) -> int:
             if d.get("note"):
                 con.print(d["note"], soft_wrap=True)
     _show_agreement(con, agreement)
+    if args.by:
+        _show_breakdowns(con, doc["breakdown"])
     return 0
 
 
@@ -122,4 +173,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--human", metavar="LABELS", help="human labels (murgat annotate's export): with two or more runs, "
                                                      "how alike the judges' errors against people are")
+    add_options(p, GroupBy)  # per-run group tables; with two or more runs, paired group differences
     p.set_defaults(func=_cmd_summarize)

@@ -22,6 +22,8 @@ import prompts
 from media.provenance import text_channels
 from murgat import __version__
 from murgat.boxes import BoxConvention, parse_frame_size
+from murgat.breakdown import OUTCOME_FIELDS, UnknownField, check_by, fields_available, item_fields, record_fields
+from murgat.datasets import dataset_path, load_responses
 from murgat.engine.command import Command, Run, Stream, Work, load_selected
 from murgat.engine.errors import SettingsError
 from murgat.engine.fingerprint import derive, fingerprint
@@ -30,15 +32,15 @@ from murgat.engine.guards import Outputs, select_items
 from murgat.engine.outcome import failure_line
 from murgat.engine.preflight import MediaPlace, missing_hint, require_asr
 from murgat.engine.roles import JudgeFactory, JudgeMaker
-from murgat.inputs import load_items
 from murgat.judges import parse_options
 from murgat.judges.evidence import limit_overrides, limits_for
 from murgat.judging.pool import CallPool
 from murgat.schema import Item, ResponseResult, RunSummary
 from murgat.score.config import TRANSPORT_OPTIONS, JudgeSpec, ScoreConfig
 from murgat.score.dryrun import DryRunJudge, estimate, estimate_table
+from murgat.score.groups import print_breakdown
 from murgat.score.report import print_summary
-from murgat.score.runner import ScoreTask, summary_of
+from murgat.score.runner import ScoreTask, breakdown_of, summary_of
 from murgat.score.settings import SCORE_NAMES, ScoreSettings
 from murgat.score.stages import StageJudges
 from murgat.viewer.report import build_report
@@ -108,9 +110,10 @@ class ScoreCommand(Command[ScoreSettings]):
                                 "them on Ray)")
 
     def load(self, s: ScoreSettings) -> list[Item]:
-        # --limit alone reads N; a response over --max-response-chars is marked (the engine gives it its error record)
-        items = load_selected(lambda: load_items(s.input, None if s.ids else s.limit,
-                                                 max_response_chars=s.max_response_chars))
+        # --limit alone reads N; a response over --max-response-chars is marked (the engine gives it its error record);
+        # a dataset spec (worldsense:FILE) is read by its loader, its own fields kept for --by
+        items = load_selected(lambda: load_responses(s.input, None if s.ids else s.limit,
+                                                     max_response_chars=s.max_response_chars))
         if s.ids:
             wanted = [i.strip() for i in s.ids.split(",") if i.strip()]
             unknown = sorted(set(wanted) - {i.id for i in items})
@@ -126,6 +129,14 @@ class ScoreCommand(Command[ScoreSettings]):
 
     def folder(self, s: ScoreSettings, outputs: Outputs) -> RunFolder:
         return RunFolder(outputs.folder)
+
+    def check(self, s: ScoreSettings, run: Run) -> None:
+        """``--by`` a field no item has: refused before any judge is asked (a typo is not a table of one group)."""
+        if s.by:
+            try:
+                check_by(s.by, fields_available([*(item_fields(it) for it in run.items), dict.fromkeys(OUTCOME_FIELDS)]))
+            except (UnknownField, ValueError) as exc:
+                raise SettingsError(str(exc)) from None
 
     def judge_maker(self, s: ScoreSettings) -> JudgeMaker:
         return JudgeMaker(s.cache_path(), dry_run=s.dry_run, record=s.record or None,
@@ -155,7 +166,7 @@ class ScoreCommand(Command[ScoreSettings]):
         stream = Stream("items", run.folder, {"config": cfg.model_dump(mode="json"), "place": place.to_json()},
                         concurrency=s.item_concurrency or max(4, cfg.generate.concurrency),
                         transcribes=cfg.evidence.text)
-        full = {**cfg.model_dump(), "input": str(Path(s.input).resolve()),
+        full = {**cfg.model_dump(), "input": str(dataset_path(s.input).resolve()),
                 "media_root": str(Path(s.media_root).resolve()) if s.media_root else None}
         return Work([stream], score_fingerprint(s, cfg), full, local_only=s.dry_run,
                     state={"cfg": cfg, "notes": notes, "place": place})
@@ -175,7 +186,17 @@ class ScoreCommand(Command[ScoreSettings]):
             return estimate(run.judges.made, len(run.items))
         results: list[ResponseResult] = run.folder.latest_results(slim=True, want=set(run.order), order=run.order)
         work.state["results"] = results  # summaries need no per-sentence detail
-        return summary_of(results, work.state["cfg"], self._extra(s, run, work))
+        summary = summary_of(results, work.state["cfg"], self._extra(s, run, work))
+        if s.by:
+            summary.extra["breakdown"] = breakdown_of(results, work.state["cfg"], s.by, self._fields(run)).as_dict()
+        return summary
+
+    @staticmethod
+    def _fields(run: Run) -> Any:
+        """What ``--by`` groups a record on: its own fields and its item's, the input's as it is now
+        winning over those the record kept (a folder resumed from an input that gained fields)."""
+        now = {it.id: item_fields(it) for it in run.items}
+        return lambda r: {**record_fields(r), **now.get(r.id, {})}
 
     def _extra(self, s: ScoreSettings, run: Run, work: Work) -> dict[str, Any]:
         requests, deduplicated, by_judge = run.counts()
@@ -199,12 +220,13 @@ class ScoreCommand(Command[ScoreSettings]):
                 "input": s.input, "gold": s.gold, "run": str(run.folder.path), "bootstrap": s.bootstrap,
                 "seed": s.seed, "attributed_threshold": s.attributed_threshold,
                 "cluster_by_video": s.cluster_by_video, "end_tolerance": s.end_tolerance,
-                "max_response_chars": s.max_response_chars}).summary)
+                "max_response_chars": s.max_response_chars, "by": list(s.by)}).summary)
         return extra
 
     def report(self, s: ScoreSettings, run: Run, work: Work, summary: Any) -> None:
         build_report([run.folder.path], run.folder.path / "report.html", copy_media=s.copy_media,
-                     with_evidence=s.save_evidence, allow_outside_root=s.allow_media_outside_root)
+                     with_evidence=s.save_evidence, allow_outside_root=s.allow_media_outside_root,
+                     by=s.by, fields_of=self._fields(run))
 
     def show(self, s: ScoreSettings, run: Run, work: Work, summary: Any) -> None:
         from murgat.console import console  # rich: only when a table is drawn
@@ -214,6 +236,8 @@ class ScoreCommand(Command[ScoreSettings]):
             return
         print_summary(summary, work.state["results"][:50],
                       f"MURGAT-S ({work.state['cfg'].precision_mode} precision) — {run.folder.path}", console())
+        if summary.extra.get("breakdown"):
+            print_breakdown(summary.extra["breakdown"], console())
 
     def notes(self, s: ScoreSettings, run: Run, work: Work, summary: Any) -> list[str]:
         if s.dry_run:

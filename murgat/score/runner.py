@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +20,7 @@ from media.errors import MediaError
 from media.limits import EvidenceNote, count_notes
 from media.probe import ProbeResult
 from murgat.answers import grade
-from murgat.breakdown import item_fields
+from murgat.breakdown import Breakdown, breakdown, item_fields, record_fields
 from murgat.engine.folder import RunFolder
 from murgat.engine.loop import plan_work, run_items
 from murgat.engine.outcome import ItemFailure
@@ -317,13 +317,23 @@ async def score_items(items: Sequence[Item], cfg: ScoreConfig, judges: StageJudg
     return fresh, task.pool
 
 
+def summary_options(cfg: ScoreConfig) -> dict[str, Any]:
+    """How the run's figures are summarised (:func:`murgat.metric.summarize_results`'s options): the
+    run's own summary and each group of its breakdown alike."""
+    return {"precision_mode": cfg.precision_mode, "empty_policy": cfg.empty_policy,
+            "cluster_by_video": cfg.cluster_by_video, "n_resamples": cfg.bootstrap_resamples, "seed": cfg.seed,
+            "attributed_threshold": cfg.attributed_threshold}
+
+
+def breakdown_of(results: Sequence[ResponseResult], cfg: ScoreConfig, by: Sequence[str],
+                 fields_of: Callable[[ResponseResult], Mapping[str, Any]] = record_fields) -> Breakdown:
+    """``score --by``: the run's figures per group of ``by``, each group summarised as the run is."""
+    return breakdown(results, by, fields_of=fields_of, **summary_options(cfg))
+
+
 def summary_of(results: list[ResponseResult], cfg: ScoreConfig, extra: dict[str, Any] | None = None) -> RunSummary:
     """The run's summary of ``results`` (means, bootstrap CIs, cases, the wrong-box check)."""
-    summary = summarize_results(
-        results, precision_mode=cfg.precision_mode, empty_policy=cfg.empty_policy,
-        cluster_by_video=cfg.cluster_by_video, n_resamples=cfg.bootstrap_resamples, seed=cfg.seed,
-        attributed_threshold=cfg.attributed_threshold,
-    )
+    summary = summarize_results(results, **summary_options(cfg))
     summary.extra.update(extra or {})
     notes: dict[str, int] = {}
     for r in results:  # what the evidence limits changed, per kind (slim records keep the counts)

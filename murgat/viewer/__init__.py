@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -257,6 +257,28 @@ def run_doc(name: str, summary: RunSummary, results: Iterable[ResponseResult], *
         # score --repeats K: how stable the judge's verdicts and MURGAT-S were (murgat.score.repeats)
         "repeats": summary.extra.get("repeats"),
     }
+
+
+def breakdown_views(results: Sequence[ResponseResult], by: Sequence[str], summary: RunSummary,
+                    fields_of: Callable[[ResponseResult], Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The run panel's group-by views (``--by``): the groups of the combination of ``by``, then, when
+    there are several fields, of each alone — the page's selector switches between them. Each group's
+    figures are :func:`murgat.breakdown.breakdown`'s with the run's own summary options (what
+    ``score --by`` writes), rounded for people; a figure over no judged item is null with its reason."""
+    from murgat.breakdown import breakdown, record_fields, summary_options
+
+    names = list(dict.fromkeys(by))
+    views = [names] + ([[n] for n in names] if len(names) > 1 else [])
+    out = []
+    for view in views:
+        bd = breakdown(results, view, fields_of=fields_of or record_fields, **summary_options(summary)).as_dict()
+        out.append({"by": view, "label": " × ".join(view), "note": bd["note"], "n_items": bd["n_items"],
+                    "groups": [{"label": g["label"], "values": g["values"], "n_items": g["n_items"],
+                                "n_errors": g["n_errors"], "cases": g["cases"],
+                                "metrics": {m: _iv(g[m]) for m in ("coverage", "precision", "recall", "f1", "murgat_s")},
+                                "accuracy": _iv(g["accuracy"]), "attributed_accuracy": _iv(g["attributed_accuracy"]),
+                                "undefined": g["undefined"]} for g in bd["groups"]]})
+    return out
 
 
 def write_viewer(path: Path | Claim, runs: list[dict[str, Any]], comparison: dict[str, Any] | None = None,

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from murgat.engine.options import GroupBy, add_options
 from murgat.viewer.report import build_report
 
 
@@ -81,7 +82,12 @@ def _cmd_view(args: argparse.Namespace) -> int:
             print(f"error: --human corrects a score run's figures; for a '{kinds[0]}' run use murgat calibrate "
                   "(--task faithfulness for step faithfulness)", file=sys.stderr)
             return 2
+        if args.by:
+            print(f"error: --by groups a score run's figures; a '{kinds[0]}' run's page has no breakdown",
+                  file=sys.stderr)
+            return 2
         return _view_other_kind(runs[0], str(kinds[0]), args)
+    from murgat.breakdown import UnknownField
     from murgat.engine.outputs import OutputRefused
     from murgat.engine.runs import RunUnreadable
 
@@ -94,8 +100,9 @@ def _cmd_view(args: argparse.Namespace) -> int:
     try:
         path = build_report(runs, out, copy_media=args.copy_media, media_root=args.media_root,
                             with_evidence=args.save_evidence, allow_outside_root=args.allow_media_outside_root,
-                            corrected=corrected)
-    except (OutputRefused, RunUnreadable) as exc:  # a damaged summary, an output not the viewer's to write
+                            corrected=corrected, by=args.by)
+    except (OutputRefused, RunUnreadable, UnknownField) as exc:  # a damaged summary, an output not the viewer's to
+        # write, --by a field no item has
         print(f"error: {exc}", file=sys.stderr)
         return 2
     _wrote(path)
@@ -126,4 +133,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--assume-random", action="store_true",
                    help="with --human: treat labels that record no sampling design as a random sample (said on the page)")
     p.add_argument("--cluster-by-video", action="store_true", help="with --human: videos are the sampling unit")
+    add_options(p, GroupBy)  # the run panel's figures per group (score runs)
     p.set_defaults(func=_cmd_view)

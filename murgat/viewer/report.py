@@ -7,7 +7,12 @@ import hashlib
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
+    from murgat.schema import ResponseResult
 
 MAX_ITEMS = 3000  # items shown in full detail; larger runs say so on the page
 
@@ -128,12 +133,16 @@ def read_score_summary(run: Path) -> Any:
 
 def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media_root: str | None = None,
                  with_evidence: bool = False, allow_outside_root: bool = False, annotator: str | None = None,
-                 sample: dict[str, Any] | None = None, corrected: dict[str, Any] | None = None) -> Path:
+                 sample: dict[str, Any] | None = None, corrected: dict[str, Any] | None = None,
+                 by: Sequence[str] = (),
+                 fields_of: Callable[[ResponseResult], Mapping[str, Any]] | None = None) -> Path:
     """Write the page for one or more runs (with ``annotator``, the labelling page of the first run:
     ``murgat annotate``; with ``sample`` = ``{"ids", "design"}`` only the sampled items, the design
     shown and exported with every label; ``corrected``: the first run's human-valid figures,
-    ``murgat view --human``). ``--copy-media`` and ``--save-evidence`` find media as scoring did
-    (``--media-root``, else the input's folder) and refuse what scoring refused; each refusal is one
+    ``murgat view --human``; ``by``: each run's figures per group of these item fields, read from the
+    records with ``fields_of`` (default :func:`murgat.breakdown.record_fields`), ``--by``).
+    ``--copy-media`` and ``--save-evidence`` find media as scoring did (``--media-root``, else the input's
+    folder) and refuse what scoring refused; each refusal is one
     ``warning:`` line on stderr, and so is each line of a results file that is not a record.
 
     ``out`` is claimed first (:mod:`murgat.engine.outputs`: not a run's own file, not an input,
@@ -141,7 +150,7 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
     damaged ``summary.json`` or ``config.json`` is :class:`~murgat.engine.runs.RunUnreadable`."""
     from murgat.engine.folder import RunFolder
     from murgat.engine.outputs import claim_output
-    from murgat.viewer import comparison_doc, grounding_docs, run_doc, write_viewer
+    from murgat.viewer import breakdown_views, comparison_doc, grounding_docs, run_doc, write_viewer
 
     configs = [read_config(run).get("config") or {} for run in runs]
     summaries = [read_score_summary(run) for run in runs]
@@ -179,6 +188,14 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
             doc["notes"] = ((doc.get("notes") or "") + " " + " ".join(rd.notices)).strip()
             notices.extend(rd.notices)
         doc["items"].sort(key=lambda d: order.get(d["id"], len(order)))
+        if by:  # only when asked: a page without --by is the page it always was
+            from murgat.breakdown import UnknownField, check_by, fields_available, record_fields
+
+            try:
+                check_by(by, fields_available(map(fields_of or record_fields, slim)))
+            except UnknownField as exc:
+                raise UnknownField([f"{n} (in {run})" for n in exc.unknown], exc.available) from None
+            doc["breakdowns"] = breakdown_views(slim, by, summary, fields_of)
         if len(results) > MAX_ITEMS:
             doc["notes"] = (doc.get("notes") or "") + f" The page shows the first {MAX_ITEMS} of {len(results)} items."
         docs.append(doc)

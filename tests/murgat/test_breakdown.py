@@ -91,3 +91,13 @@ def test_a_group_with_no_pair_is_listed_with_a_note() -> None:
     diffs = group_differences([_rec("a", 1.0, task_type="x")], [_rec("b", 1.0, task_type="x")], "task_type")
     assert [(d.values, d.n_common) for d in diffs] == [(("x",), 0)]
     assert diffs[0].note and diffs[0].differences["murgat_s"].value is None  # undefined, not 0
+
+
+def test_check_by_names_the_unknown_fields_and_those_there_are() -> None:
+    from murgat.breakdown import UnknownField, check_by
+
+    assert check_by(["a", "b"], {"a", "b", "c"}) == ("a", "b")
+    with pytest.raises(UnknownField, match=r"--by 'x', '': no item has these fields; fields the items have: a, b$"):
+        check_by(["a", "x", ""], ["b", "a"])
+    with pytest.raises(ValueError, match="at least one field"):
+        check_by([], {"a"})

@@ -1,0 +1,69 @@
+"""``murgat.datasets.load_responses``: what ``score`` and ``ground`` read — a response file exactly as
+:func:`murgat.inputs.load_items` reads it, or a dataset spec whose rows carry the model's answers
+(its own fields kept in ``meta``), a row without an answer refused (never scored as empty), a
+questions-only dataset refused with what to do, responses over the size cap marked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from murgat.datasets import is_dataset_spec, load_responses
+from murgat.engine.preflight import MediaPlace
+from murgat.inputs import InputError, load_items
+
+WORLDSENSE = Path(__file__).resolve().parents[1] / "data" / "worldsense"
+
+
+def _rows(tmp: Path, answer: bool = True) -> Path:
+    rows = json.loads((WORLDSENSE / "worldsense_rows.json").read_text())
+    p = tmp / "rows.json"
+    p.write_text(json.dumps([{**r, **({"prediction": f"It is so (audio, 0:01).\nAnswer: {r['answer'][0]}"}
+                                      if answer else {})} for r in rows]))
+    return p
+
+
+def test_a_response_file_reads_exactly_as_the_response_reader(tmp_path: Path) -> None:
+    p = tmp_path / "in.jsonl"
+    p.write_text(json.dumps({"id": "a", "media": "m.mp4", "response": "x" * 50, "task_type": "t"}) + "\n"
+                 + json.dumps({"id": "b", "media": "m.mp4", "response": "y"}) + "\n")
+    assert not is_dataset_spec(str(p)) and not is_dataset_spec(str(tmp_path))  # a folder is a run folder here
+    assert load_responses(str(p), max_response_chars=10) == load_items(p, max_response_chars=10)
+    assert [i.id for i in load_responses(str(p), 1)] == ["a"]
+    assert load_responses(f"jsonl:{p}") == load_items(p)
+
+
+def test_worldsense_rows_with_answers_keep_their_fields(tmp_path: Path) -> None:
+    p = _rows(tmp_path)
+    for spec in (f"worldsense:{p}", str(p)):  # recognised unprefixed too
+        assert is_dataset_spec(spec)
+        items = load_responses(spec, max_response_chars=40)
+        assert [i.id for i in items] == ["0", "1", "2", "3", "4"]
+        assert items[0].meta["task_type"] == "Human Emotions" and items[4].meta["audio_class"] == []
+        assert items[0].options == ["A meeting", "A bad humor", "The hospital", "A good mood"]
+        assert items[0].response.endswith("Answer: B") and items[0].input_problem is None
+    assert load_responses(f"worldsense:{p}", max_response_chars=5)[0].input_problem.startswith("response_too_long")
+    assert len(load_responses(f"worldsense:{p}", 2)) == 2
+
+
+def test_media_are_looked_for_beside_the_dataset_file(tmp_path: Path) -> None:
+    p = _rows(tmp_path)
+
+    class S:
+        input, media_root, allow_media_outside_root = f"worldsense:{p}", None, False
+
+    assert MediaPlace.of(S()).roots() == [tmp_path]
+
+
+def test_rows_without_answers_and_question_sets_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"item 0 \(index 0\): no response field \(response or prediction\)"):
+        load_responses(f"worldsense:{_rows(tmp_path, answer=False)}")
+    csv = tmp_path / "q.csv"
+    csv.write_text("id,media,question,a0,a1,answer\nq1,m.mp4,Who?,a,b,a\n")
+    for spec in (str(csv), f"csv:{csv}"):
+        with pytest.raises(InputError, match="holds questions without the model's answers"):
+            load_responses(spec)
+    with pytest.raises(InputError, match="does not exist"):
+        load_responses(f"worldsense:{tmp_path / 'nope.json'}")
