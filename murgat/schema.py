@@ -135,6 +135,10 @@ class JudgeCall(_Model):
     raw: str | None = None
     error: str | None = None
     cached: bool = False
+    sent: dict[str, Any] | None = Field(
+        default=None, description="what the request carried, as the provider's client sent it (images and their "
+        "pixel sizes, each image's time label, audio and clip seconds, bytes: murgat.judges.account.Sent, its "
+        "non-default fields); None where no request was built (a provider that builds none, an evidence failure)")
 
 
 class FactVerdict(_Model):

@@ -35,7 +35,9 @@ from murgat.engine.options import judging_config, scoring_values
 from murgat.engine.preflight import MediaPlace
 from murgat.engine.roles import JudgeFactory, options_of
 from murgat.judging.config import JudgingConfig
+from murgat.judging.pool import CallPool
 from murgat.metric import accuracy_figures, record_answer_state
+from murgat.probes.paths import EntailPath, ProbePath
 from murgat.schema import Item
 from murgat.viewer.steps import program_report
 from programs.ops import OpSettings
@@ -77,6 +79,7 @@ class ProgramCommand(Command[ProgramSettings]):
     """``murgat program``: every variant's program answers, one stream (folder) per variant."""
 
     kind = "program"
+    judge_account = True
 
     def needs(self, s: ProgramSettings) -> dict[str, tuple[str, ...]]:
         return {"planner": ("plan",), "executor": ("find", "describe", "synthesize"), "checker": ("entail",),
@@ -130,6 +133,16 @@ class ProgramCommand(Command[ProgramSettings]):
                           concurrency=s.item_concurrency or 4) for v in variants]
         fp = fingerprint(s, PROGRAM_NAMES)
         return Work(streams, fp, {**fp, "data": s.data, "media_root": s.media_root, "variants": variants})
+
+    def probe_paths(self, s: ProgramSettings, run: Run, work: Work) -> list[ProbePath]:
+        """The runtime check's entailment question (its checker, the run's evidence settings), when the
+        check is on; ``--score`` probes its scoring judge in each score run, as ``murgat score`` does."""
+        payload = work.streams[0].payload
+        checker = payload["judges"].get("checker")
+        if checker is None:
+            return []
+        cfg = JudgingConfig.model_validate(payload["config"])
+        return [EntailPath(run.judges(checker["spec"], checker["options"], cfg.generate), cfg, CallPool())]
 
     def task(self, payload: dict[str, Any], judge: JudgeFactory) -> ProgramTask:
         cfg = JudgingConfig.model_validate(payload["config"])

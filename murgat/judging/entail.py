@@ -38,7 +38,8 @@ class _EvidenceBroken(Exception):
 def judge_call(stage: str, out: JudgeOutput, verdict: Verdict | None, evidence: list[int] | None = None) -> JudgeCall:
     """The record of one answered question (its raw answer clipped)."""
     return JudgeCall(stage=stage, evidence=evidence or [], verdict=verdict, raw=clip_answer(out.text),
-                     error=out.error or out.parse_error, cached=out.cached)
+                     error=out.error or out.parse_error, cached=out.cached,
+                     sent=out.sent.model_dump(mode="json", exclude_defaults=True) if out.sent is not None else None)
 
 
 async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset: frozenset[int], ctx: ItemContext, *,

@@ -7,9 +7,11 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from murgat import api
 from murgat.comparison import compare
+from murgat.diff import print_diff, run_differences
 from murgat.engine.errors import SettingsError
 from murgat.engine.folder import RunFolder, read_kind
 from murgat.grounding.compare import is_ground_run, summarize_ground_runs
@@ -54,7 +56,10 @@ def _cmd_summarize(args: argparse.Namespace) -> int:
         return _other_kind(args.runs)
     runs = _score_runs(args.runs)
     doc = compare(runs, n_resamples=args.bootstrap, seed=args.seed)
+    diffs = _run_differences(args.runs)
     if args.json:
+        if diffs:
+            doc["run_differences"] = [d.model_dump(mode="json") for d in diffs]
         print(json.dumps(doc, indent=2))
         return 0
     from murgat.console import console  # rich: only when a table is drawn
@@ -67,7 +72,22 @@ def _cmd_summarize(args: argparse.Namespace) -> int:
         for d in doc["differences"]:
             if d.get("note"):
                 con.print(d["note"], soft_wrap=True)
+    _print_run_differences(diffs, con)
     return 0
+
+
+# ----- how the runs differ (issue #30 item 7): settings, prompts, judges, probes, versions (murgat.diff) -----
+
+def _run_differences(paths: list[str]) -> list[Any]:
+    """What differs between the first run and each other one (``murgat diff FIRST OTHER``, verdicts
+    included): the settings of ``config.json``, prompt hashes, the judges and their identities,
+    probe outcomes, versions."""
+    return [run_differences(paths[0], other) for other in paths[1:]]
+
+
+def _print_run_differences(diffs: list[Any], con: Any) -> None:
+    for d in diffs:
+        print_diff(d, con)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
