@@ -434,7 +434,7 @@ def seek_method(info: ProbeResult, sr: int = SAMPLE_RATE, cache: MediaCache | No
             method, detail = _check_seeking(info, sr)
             cache.put_json("audio-seek", key, {"method": method, "detail": detail})
         _METHODS.put(mem, method)
-        return method  # type: ignore[return-value]
+        return method
 
 
 def _check_seeking(info: ProbeResult, sr: int) -> tuple[SeekMethod, str]:

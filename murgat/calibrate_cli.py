@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from murgat.score.report import agreement_table
+
 
 def _load_labels(spec: str, polarity: str) -> Any:
     from human_eval.labels import load_faithscore, load_labels
@@ -394,7 +396,7 @@ def _print_tables(con: Any, args: argparse.Namespace, doc: dict[str, Any]) -> No
                       _fmt(r["mean_rank"]) + ("" if r.get("ranked_on", 3) == 3 else f" (on {r['ranked_on']} of 3)"))
         con.print(t)
     if doc.get("judge_agreement"):
-        _agreement_table(con, doc["judge_agreement"])
+        con.print(agreement_table(doc["judge_agreement"]))
     ia = doc["inter_annotator"]
     if len(ia.get("annotators", [])) >= 2:
         con.print(f"inter-annotator: verifiability Fleiss κ {_k(ia.get('verifiability_fleiss_kappa'))}, "
@@ -407,31 +409,7 @@ def _print_tables(con: Any, args: argparse.Namespace, doc: dict[str, Any]) -> No
                   f"{_fmt(rb['facts']['supported_rate'])} of {rb['facts']['n']}")
 
 
-def _agreement_table(con: Any, ag: dict[str, Any]) -> None:
-    from rich.table import Table
-
-    t = Table(title="agreement between the judges (decided verdicts; errors against the human labels)")
-    for col in ("stage", "pair / all", "n", "Cohen κ / Krippendorff α", "error correlation", "effective judges"):
-        t.add_column(col)
-    for stage in ("verifiability", "support"):
-        s = ag.get(stage) or {}
-        errs = {(p["a"], p["b"]): p for p in (s.get("errors") or {}).get("pairs", [])}
-        for p in s.get("pairwise_kappa", []):
-            e = errs.get((p["a"], p["b"]), {})
-            t.add_row(stage, f"{p['a']} · {p['b']}", str(p["n"]), _k(p["kappa"]),
-                      _fmt(e.get("correlation")) + (f" (n={e['n']})" if e else ""), "")
-        a = s.get("krippendorff_alpha") or {}
-        e = s.get("errors") or {}
-        t.add_row(stage, "all judges", str(a.get("n_units", 0)), _k(a.get("alpha")),
-                  _fmt(e.get("mean_correlation")), _fmt(e.get("effective_judges")))
-    ms = (ag.get("murgat_s") or {}).get("errors")
-    if ms:
-        t.add_row("MURGAT-S", "all judges (signed error)", "", "", _fmt(ms.get("mean_correlation")),
-                  _fmt(ms.get("effective_judges")))
-    con.print(t)
-
-
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("calibrate", help="agreement of judge runs with human labels, and judge figures corrected with them")
     p.add_argument("--human", required=True, action="append",
                    help="label JSONL (murgat schema) or faithscore:PATH; once for every run (the same responses, "

@@ -37,7 +37,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     from murgat.export import FORMATS, LEVELS
 
     p = sub.add_parser("export", help="write a score run's results as a flat table: one row per item, sentence or fact")

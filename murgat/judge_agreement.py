@@ -114,3 +114,33 @@ def judge_agreement(runs: Mapping[str, Sequence[ResponseResult]], labels: Sequen
         out["murgat_s"] = {"errors": error_correlation({run: j["murgat_s"] for run, j in judged.items()},
                                                        human["murgat_s"], numeric=True)}
     return out
+
+
+def _identity(r: ResponseResult) -> tuple[str, str]:
+    """What says two runs' records are of the same response: the input digest the engine stamps (the
+    item and its media's content, never the judge), else — records from before digests — the text
+    of its sentences."""
+    if r.input_digest:
+        return "digest", r.input_digest
+    return "text", "\n".join(sr.sentence.text for sr in r.sentences)
+
+
+def agreement_on_shared(runs: Mapping[str, Sequence[ResponseResult]], labels: Sequence[ResponseLabel] | None = None,
+                        **kw: Any) -> dict[str, Any]:
+    """:func:`judge_agreement` over the responses every run scored (what ``murgat summarize`` shows for
+    two or more runs): an id counts only when its response is the same in every run (same input
+    digest; legacy records by their sentences' text) and no run's record is an error. Runs of other
+    models over the same questions share ids, not responses: they are counted apart
+    (``n_different_responses``), and with nothing shared the block says so instead of a κ of nothing."""
+    ok = {run: {r.id: r for r in rs if r.error is None} for run, rs in runs.items()}
+    common = set.intersection(*(set(by_id) for by_id in ok.values())) if ok else set()
+    same = sorted(i for i in common if len({_identity(ok[run][i]) for run in ok}) == 1)
+    out: dict[str, Any] = {"n_common_ids": len(common), "n_responses": len(same),
+                           "n_different_responses": len(common) - len(same)}
+    if len(runs) < 2 or not same:
+        why = "fewer than two runs" if len(runs) < 2 else (
+            "the runs share no response (the same ids with other responses are other models' answers)" if common
+            else "the runs share no item id")
+        return {**out, "note": f"no agreement between judges: {why}"}
+    keep = set(same)
+    return {**out, **judge_agreement({run: [r for r in rs if r.id in keep] for run, rs in runs.items()}, labels, **kw)}

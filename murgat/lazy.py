@@ -21,8 +21,8 @@ HEAVY_PACKAGES = frozenset({
 #: which the package's names (``murgat.score(...)``) load on first use: ``import murgat`` loads no command
 HEAVY_MODULES = frozenset({
     "murgat.console", "media.asr", "media.ocr", "media.sounds", "media.audio", "media.frames", "media.clips",
-    "murgat.judges.hf", "human_eval.stats", "murgat.calibrate", "murgat.calibrate_faithfulness", "murgat.api",
-    "murgat.probes.media",
+    "murgat.judges.hf", "human_eval.stats", "human_eval.stability", "murgat.judge_agreement", "murgat.calibrate",
+    "murgat.calibrate_faithfulness", "murgat.api", "murgat.probes.media",
 })
 
 #: the one list: what may be imported inside a function

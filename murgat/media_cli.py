@@ -101,8 +101,10 @@ def _evidence(args: argparse.Namespace) -> int:
     from media.errors import MediaError
     from media.evidence import EvidenceConfig, build_evidence, describe
     from media.frames import encode_image
+    from media.limits import EvidenceLimits
     from media.probe import probe
     from murgat.citations import check_durations, parse_citations
+    from murgat.judges.evidence import fit_request, limits_for
 
     try:
         info = probe(args.file)
@@ -113,22 +115,32 @@ def _evidence(args: argparse.Namespace) -> int:
         return _fail(ValueError(f"no citation found in {args.citations!r}"))
     cfg = EvidenceConfig(pad_s=args.pad, fps=args.fps, max_frames=args.max_frames,
                          visual_as="clip" if args.clips else "frames")
+    overrides = {k: v for k, v in (("max_audio_s", args.max_audio_s), ("audio_excerpt_s", args.audio_excerpt_s),
+                                   ("over_limit", args.over_limit)) if v is not None}
+    try:  # the limits a run with --judge PROVIDER applies (segments, then the one request they make)
+        limits = limits_for(args.provider, overrides) if args.provider else EvidenceLimits.model_validate(overrides)
+    except ValueError as exc:
+        return _fail(ValueError(f"evidence limits: {exc}"))
     from murgat.engine.outputs import claim_output
 
     out = Path(args.out)
     # a plain output folder: never a run folder, never the media itself; unwritable is said before any decoding
     folder = claim_output(out, role="folder", inputs=[args.file], what=f"--out {out}")
     try:
-        ev = build_evidence(args.file, cites, cfg)
+        ev = build_evidence(args.file, cites, cfg, limits=limits)
     except MediaError as exc:
         return _fail(exc)
+    if args.provider:
+        ev = fit_request(ev, limits)
     manifest: list[dict[str, Any]] = describe(ev)
     for k, (seg, row) in enumerate(zip(ev.segments, manifest, strict=True)):
         stem = f"{k:02d}_{seg.modality}_{row['start']:.2f}-{row['end']:.2f}"
         files = []
-        if seg.available and seg.audio is not None:
-            folder.file(f"{stem}.wav").write_bytes(wav_bytes(seg.audio, seg.sr))
-            files.append(f"{stem}.wav")
+        pieces = seg.audio_pieces() if seg.available else []
+        for j, (a, b, x) in enumerate(pieces):  # one WAV per piece the judge hears (each excerpt of a sampled span)
+            name = f"{stem}.wav" if len(pieces) == 1 else f"{stem}_excerpt{j:02d}_{a:.2f}-{b:.2f}.wav"
+            folder.file(name).write_bytes(wav_bytes(x, seg.sr))
+            files.append(name)
         for fr in seg.frames:
             name = f"{stem}_frame{fr.index:05d}_{fr.time:.3f}s.{cfg.image_format.replace('jpeg', 'jpg')}"
             folder.file(name).write_bytes(encode_image(fr.image, cfg.image_format))
@@ -138,16 +150,20 @@ def _evidence(args: argparse.Namespace) -> int:
             folder.file(name).copy_from(seg.clip_path)
             files.append(name)
         row["files"] = files
+    notes = [n.model_dump() for n in ev.notes]
     folder.file("manifest.json").write_text(json.dumps({"media": ev.media_path, "citations": args.citations,
-                                                        "config": cfg.model_dump(), "segments": manifest}, indent=2))
+                                                        "config": cfg.model_dump(), "limits": limits.model_dump(),
+                                                        "segments": manifest, "notes": notes}, indent=2))
     for row in manifest:
         status = "ok" if row["available"] else f"NO EVIDENCE: {row['reason']}"
         print(f"{row['label']:<24} {status:<12} {', '.join(row.get('files', []))}")
+    for n in ev.notes:  # never silent: what was cited, what is sent instead, which limit
+        print(f"note: {n.label or 'the request'}: {n.text}")
     print(f"wrote {out / 'manifest.json'}")
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     media = sub.add_parser("media", help="media tools: probe, transcribe, ocr, evidence")
     msub = media.add_subparsers(dest="media_command", metavar="ACTION", required=True)
 
@@ -179,4 +195,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--fps", type=float, default=1.0)
     p.add_argument("--max-frames", type=int, default=8)
     p.add_argument("--clips", action="store_true", help="picture-only clip files instead of frames")
+    p.add_argument("--max-audio-s", type=float, default=None,
+                   help="most seconds of audio sent for one request (default 300); a longer span is sampled")
+    p.add_argument("--audio-excerpt-s", type=float, default=None, help="length of each excerpt of a sampled span "
+                                                                        "(default 30)")
+    p.add_argument("--over-limit", choices=["sample", "refuse"], default=None,
+                   help="a segment over a limit is sampled (default) or refused with the reason")
+    p.add_argument("--provider", default=None, help="apply this judge provider's request limits too (gemini, openai, "
+                                                    "hf, …), as a run with --judge PROVIDER:… does")
     p.set_defaults(func=_evidence)

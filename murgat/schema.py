@@ -135,10 +135,27 @@ class JudgeCall(_Model):
     raw: str | None = None
     error: str | None = None
     cached: bool = False
+    evidence_notes: list[dict[str, Any]] = Field(
+        default_factory=list, description="what the evidence limits changed in this question's media (media.limits."
+        "EvidenceNote: kind, text, label, …): frames sampled, audio sampled, images or bytes capped, refused; "
+        "omitted from records when empty")
     sent: dict[str, Any] | None = Field(
         default=None, description="what the request carried, as the provider's client sent it (images and their "
         "pixel sizes, each image's time label, audio and clip seconds, bytes: murgat.judges.account.Sent, its "
-        "non-default fields); None where no request was built (a provider that builds none, an evidence failure)")
+        "non-default fields); None where no request was built (a provider that builds none, an evidence failure), "
+        "and then omitted from records")
+
+    @model_serializer(mode="wrap")
+    def _omit_empty_accounts(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # a question whose evidence no limit touched, and one that built no request, are written exactly as
+        # before notes and the account of what was sent existed
+        data = handler(self)
+        if isinstance(data, dict):
+            if not self.evidence_notes:
+                data.pop("evidence_notes", None)
+            if self.sent is None:
+                data.pop("sent", None)
+        return data
 
 
 class FactVerdict(_Model):
@@ -230,6 +247,9 @@ class ResponseResult(_Model):
     judge_calls: int = Field(default=0, description="judge requests this item made (sent + cache hits + deduplicated)")
     cache_hits: int = Field(default=0, description="requests answered from the SQLite response cache")
     deduplicated: int = Field(default=0, description="requests answered by an identical request of the same run")
+    evidence_notes: dict[str, int] = Field(
+        default_factory=dict, description="the evidence notes of this item's judge questions, by kind (frames_sampled, "
+        "audio_sampled, images_capped, bytes_capped, refused); omitted when none")
     meta: dict[str, Any] = Field(default_factory=dict)
     input_digest: str | None = Field(
         default=None, description="digest of what was scored (item fields + media content); an edited item is rescored")
@@ -242,6 +262,8 @@ class ResponseResult(_Model):
             data.pop("answer_problem", None)
         if not self.n_time_like and isinstance(data, dict):
             data.pop("n_time_like", None)
+        if not self.evidence_notes and isinstance(data, dict):
+            data.pop("evidence_notes", None)
         return data
 
 
@@ -286,6 +308,9 @@ class RunSummary(_Model):
     n_judge_errors: int = Field(default=0, description="judge requests that got no answer, over the items summarised")
     n_empty_decompositions: int = Field(default=0, description="cited verifiable sentences split into no facts")
     undetermined_causes: dict[str, int] = Field(default_factory=dict, description="undecided verdicts by cause")
+    evidence_notes: dict[str, int] = Field(
+        default_factory=dict, description="the evidence notes of the judge questions (what a limit changed: frames "
+        "sampled, audio sampled, images or bytes capped, refused), by kind, over the items summarised")
     extra: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -32,8 +32,9 @@ from murgat.engine.fingerprint import Late, Where, fingerprint
 from murgat.engine.folder import PairFolder, RunFolder
 from murgat.engine.guards import Outputs, select_items
 from murgat.engine.options import judging_config, scoring_values
-from murgat.engine.preflight import MediaPlace
+from murgat.engine.preflight import MediaPlace, require_asr
 from murgat.engine.roles import JudgeFactory, options_of
+from murgat.judges.evidence import limit_overrides, limits_for, strictest
 from murgat.judging.config import JudgingConfig
 from murgat.judging.pool import CallPool
 from murgat.metric import accuracy_figures, record_answer_state
@@ -73,6 +74,17 @@ def _roles(s: ProgramSettings) -> dict[str, tuple[str, dict[str, str]] | None]:
     executor = s.executor or s.planner
     return {"planner": (s.planner, popts), "executor": (executor, eopts),
             "checker": None if s.no_check else (s.judge or executor, jopts)}
+
+
+def _check_asr(s: ProgramSettings, cfg: JudgingConfig, made: dict[str, Any]) -> None:
+    """Refuse an ASR model this install lacks before any item (exit 2), where a transcript is needed:
+    ``--find transcript``, evidence text (``--evidence-text`` or a judge that reads text), ``--asr-model``."""
+    if s.find == "transcript":
+        require_asr(s.asr_model, "--find transcript")
+    elif cfg.evidence.text or s.evidence_text or any(j.needs_evidence_text for j in made.values()):
+        require_asr(s.asr_model, "evidence text")
+    elif s.asr_model is not None:
+        require_asr(s.asr_model, "--asr-model")
 
 
 class ProgramCommand(Command[ProgramSettings]):
@@ -121,6 +133,14 @@ class ProgramCommand(Command[ProgramSettings]):
             self._check_scorer(s, run, cfg)
         if "checker" in made and (made["checker"].needs_evidence_text or s.evidence_text):
             cfg.evidence.text = True
+        _check_asr(s, cfg, made)
+        sent_to = [(made[r], spec[1]) for r in ("executor", "checker") if (spec := roles.get(r)) and r in made]
+        try:  # what one request may carry: the limits of every provider that is sent evidence, -J overrides
+            cfg.evidence_limits = strictest(*(limits_for(j.provider, limit_overrides(opts)) for j, opts in sent_to))
+        except ValueError as exc:
+            raise SettingsError(f"evidence limits: {exc}") from None
+        # the check's entailment answers capped to the prompt while --max-tokens is at its default (a chain's)
+        cfg.sized_answers = s.max_tokens == type(s).model_fields["max_tokens"].default
         common = {"config": cfg.model_dump(mode="json"), "replan": s.replan,
                   "settings": dataclasses.asdict(OpSettings(find_backend=s.find, check=not s.no_check,
                                                             check_retries=s.check_retries, asr_model=s.asr_model)),

@@ -34,6 +34,7 @@ import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -49,11 +50,11 @@ from murgat.citations import (
     parse_citations,
     parse_time,
 )
-from murgat.judges.base import Judge
+from murgat.judges.base import Judge, JudgeUnreachable
 from murgat.judges.evidence import evidence_parts
 from murgat.judges.parsing import parse_json_answer
 from murgat.judges.types import JudgeRequest, TextPart
-from murgat.judging.channels import text_channels
+from murgat.judging.channels import progress_line, text_channels
 from murgat.judging.context import ItemContext
 from murgat.judging.entail import ask_entailment
 from murgat.judging.pool import CallPool
@@ -174,12 +175,15 @@ def _string_times(text: str, mod: str) -> list[Citation]:
 
 def is_run_failure(exc: BaseException) -> bool:
     """A failure of the whole run, not of one item's program: a replay cassette miss (exit 3,
-    never an error record), results that cannot be written (exit 5), or Ray's own errors
+    never an error record), results that cannot be written (exit 5), a judge that cannot be
+    reached at all (exit 4: :class:`~murgat.judges.base.JudgeUnreachable`), or Ray's own errors
     (a lost worker or service is the scale-out layer's to restart and resubmit)."""
     from murgat.jsonl import ResultsWriteError
     from murgat.judges.replay import ReplayMiss
 
-    return isinstance(exc, ReplayMiss | ResultsWriteError) or type(exc).__module__.split(".")[0] == "ray"
+    # an endpoint that never answered stops the run (exit 4) instead of every item's program failing
+    return (isinstance(exc, ReplayMiss | ResultsWriteError | JudgeUnreachable)
+            or type(exc).__module__.split(".")[0] == "ray")
 
 
 def _norm_words(text: str) -> list[str]:
@@ -201,6 +205,7 @@ class ExecutorApi(Api):
     descriptions: list[Description] = field(default_factory=list)
     conclusions: list[tuple[str, str]] = field(default_factory=list)  # (raw text, text with citations)
     _text_loaded: bool = False
+    _full_transcript: Any = None
 
     #: most characters of a model answer an operation accepts (the runner sets the program's limit)
     max_answer_chars: int = 20_000
@@ -249,6 +254,22 @@ class ExecutorApi(Api):
         await text_channels(self.ctx, cfg, bool(need))
 
     # ----- helpers -----
+    def _whole_transcript(self) -> Any:
+        """Every word of the file, for a search over all of it (``find`` with the transcript backend):
+        the item's transcript when it is whole (a short file), else a long file's chunks in order —
+        one chunk of audio in memory at a time, with a progress line on stderr — kept for the item.
+        The evidence text keeps reading the lazy windows (``ctx.transcript``)."""
+        from media.asr import transcript_source
+
+        if self.ctx.transcript is None:
+            self.ctx.transcript = transcript_source(self.ctx.media, self.settings.asr_model)
+        tr = self.ctx.transcript
+        if hasattr(tr, "words"):
+            return tr
+        if self._full_transcript is None:
+            self._full_transcript = tr.full(progress=progress_line(f"transcribing {Path(self.ctx.media).name}"))
+        return self._full_transcript
+
     def _duration(self, modality: str) -> float | None:
         return self.ctx.durations.get(modality)
 
@@ -302,8 +323,9 @@ class ExecutorApi(Api):
         cfg = self.ctx.config.evidence.model_copy(update={
             "fps": max(self.settings.find_max_frames / max(dur, 1e-6), 1e-3) if dur else 1.0,
             "max_frames": self.settings.find_max_frames, "pad_s": 0.0})
-        ev = await asyncio.to_thread(build_evidence, self.ctx.media, [whole], cfg, transcript=self.ctx.transcript,
-                                     screen=self.ctx.screen)
+        ev = self.ctx.fitted(await asyncio.to_thread(build_evidence, self.ctx.media, [whole], cfg,
+                                                     transcript=self.ctx.transcript, screen=self.ctx.screen,
+                                                     limits=self.ctx.limits))
         parts = [TextPart(prompts.render("program_find", modality=mod, query=query)),
                  *evidence_parts(ev, self.ctx.config.evidence_text or self.executor.needs_evidence_text)]
         req = JudgeRequest(parts=parts, schema=FIND_SCHEMA, config=self.ctx.config.generate, task="find",
@@ -331,11 +353,7 @@ class ExecutorApi(Api):
         return out
 
     def _find_transcript(self, query: str) -> list[tuple[float, float]]:
-        from media.asr import transcribe
-
-        if self.ctx.transcript is None:
-            self.ctx.transcript = transcribe(self.ctx.media, self.settings.asr_model)
-        tr = self.ctx.transcript
+        tr = self._whole_transcript()
         quoted = re.findall(r"[\"“'‘]([^\"”'’]{2,})[\"”'’]", query)
         target = _norm_words(quoted[0] if quoted else query)
         words = [(w, _norm_words(w.word)) for w in tr.words]
@@ -446,7 +464,7 @@ class ExecutorApi(Api):
         rec.notes = [f"left out {x}" for x in outside]
         idx = list(range(len(cites)))
         await self._text_channels()
-        ev = await asyncio.to_thread(self.ctx.evidence_for, cites, idx)
+        ev = self.ctx.fitted(await asyncio.to_thread(self.ctx.evidence_for, cites, idx))
         ev_parts = evidence_parts(ev, self.ctx.config.evidence_text or self.executor.needs_evidence_text)
         labels = [s.label for s in ev.segments]
         prompt = prompts.render("program_describe", instruction=instruction)

@@ -75,6 +75,20 @@ def jfk() -> Path:
     return real_media("jfk.flac")
 
 
+@pytest.fixture(scope="session")
+def long_tone(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """12 minutes of a 64x36, 1 fps test pattern with a 440 Hz tone (8 kHz AAC), made in about two
+    seconds: longer than ``media.audio.LONG_AUDIO_S``, so every long-file path runs (audio read in
+    chunks, windowed text channels, sampled audio over the 5-minute request cap)."""
+    import subprocess
+
+    out = tmp_path_factory.mktemp("long") / "long12.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=64x36:rate=1", "-f", "lavfi",
+                    "-i", "sine=frequency=440:sample_rate=8000", "-t", "720", "-c:v", "libx264", "-preset", "ultrafast",
+                    "-g", "10", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "16k", "-ac", "1", str(out)], check=True)
+    return out
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep each test session's media/judge caches out of the user's home."""

@@ -286,7 +286,7 @@ def run_command(command: Command[S], s: S, *, echo: bool = True, others: Others 
     check_media_root(s.media_root)
     items = load_selected(lambda: command.load(s))
     outputs = command.outputs(s)
-    check_outputs(s, outputs)
+    check_outputs(s, outputs, command.kind)
     with held(outputs) as hold:
         folder = command.folder(s, outputs)
         if s.overwrite and not outputs.scratch:

@@ -378,7 +378,52 @@ class RunFolder:
         return p
 
     def summary(self) -> RunSummary:
-        return RunSummary.model_validate_json((self.path / "summary.json").read_text(encoding="utf-8"))
+        """The folder's ``summary.json`` as a score run's summary (:func:`score_summary`)."""
+        return score_summary(self.path)
+
+
+class RunUnreadable(SettingsError, ValueError):
+    """A file a run writes whole (``summary.json``, ``sweep.json``) is there but cannot be read: cut
+    short or damaged. Said with the file and the way out, never read as an empty summary. A
+    :class:`~murgat.engine.errors.SettingsError` (exit 2, rendered once by the command line) and
+    still a ``ValueError`` for callers of :func:`~murgat.engine.runs.load_run` that caught one."""
+
+
+def read_summary(folder: str | Path, name: str = "summary.json") -> dict[str, Any]:
+    """``folder/name`` as a JSON object; ``{}`` when the run has not written it (yet); raises
+    :class:`RunUnreadable` naming the file when it is there but not a JSON object."""
+    p = Path(folder) / name
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RunUnreadable(f"{p}: cannot be read ({exc}); run the run's command again to rewrite it") from None
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        raise RunUnreadable(f"{p}: not valid JSON ({exc}; cut short?); run the run's command again to rewrite it "
+                            "(finished records are kept)") from None
+    if not isinstance(doc, dict):
+        raise RunUnreadable(f"{p}: not a summary (a JSON {type(doc).__name__}, not an object)")
+    return doc
+
+
+def score_summary(folder: str | Path) -> RunSummary:
+    """``folder/summary.json`` as a :class:`~murgat.schema.RunSummary`, or :class:`RunUnreadable`
+    naming the file and why (missing, cut short, not a score run's summary) — what ``summarize``,
+    ``view`` and ``program --score`` read, never a traceback."""
+    run = Path(folder)
+    doc = read_summary(run)
+    if not doc:
+        raise RunUnreadable(f"{run} has no summary.json (run murgat score first)")
+    try:
+        return RunSummary.model_validate(doc)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"])
+        raise RunUnreadable(f"{run / 'summary.json'}: not a score run's summary ({where}: {err['msg']}); "
+                            "run murgat score again on the folder to rewrite it") from None
 
 
 def _is_utf8(line: str) -> bool:
@@ -422,11 +467,12 @@ def record_id(r: Any) -> str:
 
 def needs_retry(r: Any) -> bool:
     """An item ``--retry-errors`` does again: an error record (``error`` or ``generation_error``), or
-    judge errors or unreadable answers (never cached, so a recovered judge is asked again) left
-    something undetermined."""
+    judge errors, unreadable answers or unusable decompositions (none of them cached, so a recovered
+    judge is asked again) left something undetermined."""
+    causes = record_field(r, "undetermined_causes") or {}
     return (record_field(r, "error") is not None or bool(record_field(r, "generation_error"))
             or (record_field(r, "n_judge_errors", 0) or 0) > 0
-            or bool((record_field(r, "undetermined_causes") or {}).get("unparseable")))
+            or bool(causes.get("unparseable")) or bool(causes.get("decomposition")))
 
 
 def replace_atomically(path: Path, write: Any) -> None:
@@ -464,6 +510,15 @@ def refuse_own_outputs(inputs: Sequence[str | Path | None], outputs: Sequence[st
                                     f"{outs[path.resolve()]}; choose another --out")
 
 
+def _holds_any(p: Path) -> bool:
+    """Whether the folder holds anything (an empty folder is no run: ``program --score``'s new
+    ``OUT/baseline-run`` is not a variant of the program run around it)."""
+    try:
+        return next(p.iterdir(), None) is not None
+    except OSError:
+        return False
+
+
 def read_kind(path: str | Path) -> str | None:
     """What a run folder holds: ``config.json``'s ``kind``, or (folders from before kinds were
     recorded) a guess from the files: ``traces.jsonl`` = reflect, a ``program.json`` = program,
@@ -477,7 +532,7 @@ def read_kind(path: str | Path) -> str | None:
         pass
     if (p / "program.json").exists() or (p / "variants.json").exists():
         return "program"
-    if read_kind(p.parent) == "program" if (p.parent / "config.json").exists() else False:
+    if (p.parent / "config.json").exists() and read_kind(p.parent) == "program" and _holds_any(p):
         return "program-variant"  # OUT/VARIANT/ of a program run: its parent is the run folder
     if (p / "traces.jsonl").exists() and (p / "responses.jsonl").exists():
         return "reflect"

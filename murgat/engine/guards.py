@@ -12,6 +12,7 @@ from typing import Any
 
 from murgat.engine.errors import CommandError, SettingsError
 from murgat.engine.folder import check_writable_dir, refuse_own_outputs
+from murgat.engine.outputs import Claim, OutputRefused, claim_output
 from murgat.runlock import RunLock
 from murgat.schema import Item
 
@@ -45,12 +46,104 @@ class Outputs:
     #: files locked besides the folder (a responses file two spellings of ``--out`` can both name)
     locked_files: list[Path] = field(default_factory=list)
     scratch: bool = False
+    #: folders :func:`check_outputs` made while proving the outputs writable (removed again, as
+    #: :func:`held`'s own, when the run is refused before any work)
+    made: list[Path] = field(default_factory=list)
+
+    @property
+    def run_folder(self) -> Path:
+        """The folder that holds the run (a scratch folder's parent: ``score --dry-run`` works in
+        ``OUT/.dry-run`` for the run in ``OUT``)."""
+        return self.folder.parent if self.scratch else self.folder
 
 
-def check_outputs(s: Any, outputs: Outputs) -> None:
-    """The one place the output paths of a run command are checked, before anything is written:
-    no output may be one of the run's inputs (exit 2, nothing touched)."""
+#: what a run's own appended files may hold already (:data:`~murgat.engine.outputs.CONTENT` sorts):
+#: records, which a rerun appends to or adopts (``generate`` checks whose responses they are) —
+#: never a cache, a cassette, labels or gold evidence
+_RECORDS = ("responses", "results", "traces")
+
+
+def input_file(spec: str | Path) -> Path:
+    """The file an input names: ``videommmu:PATH``, ``nextgqa:PATH`` name ``PATH`` (a path that exists
+    as written is that path); a folder (a ``generate`` run, ``import inspect``'s output) is read as its
+    ``responses.jsonl``, the input file — the folder itself may hold the run (``score DIR --out DIR``)."""
+    text = str(spec)
+    path = Path(text.split(":", 1)[1]) if ":" in text and not Path(text).exists() else Path(text)
+    return path / "responses.jsonl" if path.is_dir() else path
+
+
+def replay_cassettes(s: Any) -> list[Path]:
+    """Every cassette the run replays from: each ``replay:PATH`` role (``--judge``, ``--model``,
+    ``--planner``, …) and each ``path=`` option of ``-J``/``-M``/``-P`` (how a replay judge may be
+    pointed at its cassette). Inputs like any other: never a cache or a recording."""
+    found: list[Path] = []
+    for name in type(s).model_fields:
+        value = getattr(s, name)
+        if isinstance(value, str) and value.lower().startswith("replay:") and value[7:]:
+            found.append(Path(value[7:]))
+        elif name.endswith("_option") and isinstance(value, list):
+            found += [Path(v.split("=", 1)[1]) for v in value if isinstance(v, str) and v.startswith("path=")]
+    return found
+
+
+def check_outputs(s: Any, outputs: Outputs, kind: str | None = None) -> None:
+    """The one place the output paths of a run command are checked, before anything is written
+    (each refusal is exit 2 and names the path and why; nothing is touched):
+
+    * no output is one of the run's inputs (the input file, ``--from``/``--base``/``--baseline``,
+      a replayed cassette);
+    * ``--out``: claimed as a folder of this command's ``kind`` (not another command's run), and
+      each file the run writes outside its folder's streams (``generate --out FILE.jsonl``, each
+      variant's files) as this run's own, by the rule of :mod:`murgat.engine.outputs`;
+    * ``--cache``: a SQLite database or a new file, never an input, a run's records or another
+      run's files (another run's ``cache.sqlite`` may be shared);
+    * ``--record``: a cassette or a new file, never an input, the cache or a run's files.
+
+    Before, ``--cache in.jsonl`` moved the input aside as ``in.jsonl.corrupt-<time>`` and put a
+    database in its place, and ``--record in.jsonl`` appended cassette lines to the input."""
     refuse_own_outputs(outputs.inputs, [outputs.folder / "results.jsonl", *outputs.files])
+    inputs = [input_file(i) for i in outputs.inputs if i] + replay_cassettes(s)
+    top = outputs.run_folder
+    places = [top, *(w for w, _ in outputs.writable),
+              *(Path(p).parent for p in (getattr(s, "cache", None), getattr(s, "record", None)) if p)]
+    firsts = {m for m in (_first_missing(p) for p in places) if m is not None}
+    try:
+        for where, what in [(top, "--out"), *outputs.writable]:  # the reason a place cannot be written, first
+            check_writable_dir(where, what)
+        folder = claim_output(top, role="folder", kind=kind, inputs=inputs, what=f"--out {top}")
+        own = [top / "results.jsonl", *outputs.files]
+        for f in outputs.files:
+            _appended(_own_file(folder, Path(f), inputs), f)
+        if getattr(s, "cache", None):
+            claim_output(s.cache, role="cache", inputs=[*inputs, *own], what=f"--cache {s.cache}")
+        if getattr(s, "record", None):
+            claim_output(s.record, role="cassette", inputs=[*inputs, *own, s.cache_path()],
+                         what=f"--record {s.record}")
+    except SettingsError:
+        for m in firsts:
+            if m.is_dir():
+                _remove_made(m)
+        raise
+    outputs.made += [m for m in firsts if m.exists()]
+
+
+def _own_file(folder: Claim, path: Path, inputs: list[Path]) -> Claim:
+    """The claim of a file the run appends to: through the folder's claim when it lies inside it,
+    else as a file of its own (``generate --out FILE.jsonl``)."""
+    replaces = _RECORDS
+    try:
+        rel = path.absolute().relative_to(folder.path.absolute())
+    except ValueError:
+        return claim_output(path, role="file", replaces=replaces, inputs=inputs, what=f"--out {path}")
+    return folder.file(str(rel), replaces=replaces)
+
+
+def _appended(claim: Claim, path: Path) -> None:
+    """A file the run appends records to must be a regular file (a device or pipe would be replaced
+    by the compaction at the end of the run)."""
+    if claim.stream:
+        raise OutputRefused(f"--out {path}: is a device, pipe or descriptor; the run appends records to a regular "
+                            "file (name a file)")
 
 
 def _first_missing(path: Path) -> Path | None:
@@ -102,7 +195,8 @@ def held(outputs: Outputs) -> Iterator[Held]:
     firsts = {_first_missing(outputs.folder), *(_first_missing(p.parent) for p in outputs.locked_files),
               *(_first_missing(w) for w, _ in outputs.writable)}
     lock_files = [outputs.folder / ".lock", *(p.with_name(p.name + ".lock") for p in outputs.locked_files)]
-    state = Held(made=[m for m in firsts if m is not None], new_locks=[lk for lk in lock_files if not lk.exists()])
+    state = Held(made=[*(m for m in firsts if m is not None), *outputs.made],
+                 new_locks=[lk for lk in lock_files if not lk.exists()])
     locks: list[RunLock] = []
     try:
         for where, what in [(outputs.folder, "--out"), *outputs.writable]:

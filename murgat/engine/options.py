@@ -300,8 +300,9 @@ class Transcripts(BaseModel):
 
     title: ClassVar[str] = ""
 
-    asr_model: str | None = Deciding(None, description="local faster-whisper model folder for transcripts (default: "
-                                                    "bundled Whisper base)")
+    asr_model: str | None = Deciding(None, description="ASR model for transcripts: a CTranslate2 Whisper model folder, "
+                                                    "or a bundled name this install provides (base, the default; "
+                                                    "tiny.en); one it lacks is refused before any work")
 
 
 class Stats(BaseModel):

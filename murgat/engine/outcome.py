@@ -76,19 +76,23 @@ def failure_line(results: list[Any], max_undetermined: float | None) -> str | No
     if undet and limit_hit:
         judge_errors = sum(r.n_judge_errors for r in undet)
         unreadable = sum((r.undetermined_causes or {}).get("unparseable", 0) for r in undet)
+        # a decomposition answer that could not be used (not JSON, no facts) is unreadable too: asked again
+        undecomposed = sum((r.undetermined_causes or {}).get("decomposition", 0) for r in undet)
         over = sum((r.undetermined_causes or {}).get("over_limit", 0) for r in undet)
         lim = "every item" if max_undetermined is None else f"--max-undetermined {max_undetermined:g}"
         cause = next((f"; first cause: {c}" for r in undet if (c := _first_cause(r))), "")
         capped = (f"; {over} fact(s) over --max-citations-per-fact / --max-evidence-s were not judged (raise the cap "
                   "in a new --out to judge them)") if over else ""
-        if over and not (judge_errors or unreadable):
+        if over and not (judge_errors or unreadable or undecomposed):
             return f"FAILED: {len(undet)} of {n} item(s) undetermined ({share:.0%}; limit: {lim}){capped}"
-        if not (judge_errors or unreadable):
+        if not (judge_errors or unreadable or undecomposed):
             # every request was answered: the judge abstained ('unknown'), which a rerun would not change
             return (f"FAILED: {len(undet)} of {n} item(s) undetermined ({share:.0%}; limit: {lim}); every request was "
                     "answered — the judge abstained (unknown) on what it could not check; a judge that can see the "
                     f"cited media, or a higher --max-undetermined, decides them{capped}")
+        split = (f", {undecomposed} sentence(s) could not be split into facts (the decomposer's answer was not a "
+                 "list of facts)") if undecomposed else ""
         return (f"FAILED: {len(undet)} of {n} item(s) undetermined ({share:.0%}; limit: {lim}); "
-                f"{judge_errors} judge request(s) got no answer, {unreadable} answer(s) could not be read — fix the "
-                f"judge, then rerun with --retry-errors{capped}{cause}")
+                f"{judge_errors} judge request(s) got no answer, {unreadable} answer(s) could not be read{split} — fix "
+                f"the judge, then rerun with --retry-errors{capped}{cause}")
     return None

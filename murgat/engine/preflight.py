@@ -5,20 +5,22 @@ Error kinds (an :class:`~murgat.engine.outcome.ItemFailure`'s, which summaries c
 ``missing_media`` (no name, or no file under the roots — the message says where murgat
 looked), ``media_outside_root``, and the probe's own kinds (``corrupt_media``, ``no_streams``,
 …). Before any work, :func:`check_media_root` refuses a ``--media-root`` that is not a folder
-(exit 2), and :func:`missing_hint` turns "every item's media is missing" into one line that
-names the folder searched and suggests ``--media-root``.
+(exit 2), :func:`require_asr` refuses an ASR model this install does not provide (exit 2, once,
+instead of a ``tool_missing`` error record per item), and :func:`missing_hint` turns "every item's
+media is missing" into one line that names the folder searched and suggests ``--media-root``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from media.cache import file_digest
-from media.errors import MediaError
+from media.errors import MediaError, ToolMissing
 from media.probe import probe
 from murgat.engine.errors import SettingsError
 from murgat.engine.loop import item_digest
@@ -125,3 +127,18 @@ def missing_hint(records: Sequence[Any], place: MediaPlace) -> str | None:
     if place.media_root is not None and missing == len(records):
         tip = "; is --media-root the right folder?"
     return f"{missing} of {len(records)} item(s) have no media file (looked in {place.where()}){tip}"
+
+
+def require_asr(model: str | None, why: str) -> None:
+    """Refuse (exit 2, before any item) an ASR model that this install does not provide, or ASR
+    without its engine: the message lists the models there are (:func:`media.asr.require_model`).
+    ``why`` says what needs speech recognition (``--evidence-text``, the embedded judge, …)."""
+    from media.asr import require_model
+
+    try:
+        require_model(model)
+    except ToolMissing as exc:
+        raise SettingsError(f"--asr-model: {exc.reason} ({why} needs speech recognition)") from None
+    if importlib.util.find_spec("faster_whisper") is None:
+        raise SettingsError(f"{why} needs speech recognition, and faster-whisper is not installed: "
+                            "pip install 'murgat[asr]'")

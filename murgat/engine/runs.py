@@ -3,42 +3,15 @@ API returns and what ``sweep`` and ``program --score`` read after scoring in-pro
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from murgat.engine.errors import SettingsError
-from murgat.engine.folder import RunFolder, read_kind
+from murgat.engine.folder import RunFolder, RunUnreadable, read_kind, read_summary
 
-
-class RunUnreadable(SettingsError, ValueError):
-    """A file a run writes whole (``summary.json``, ``sweep.json``) is there but cannot be read: cut
-    short or damaged. Said with the file and the way out, never read as an empty summary. A
-    :class:`~murgat.engine.errors.SettingsError` (exit 2, rendered once by the command line) and
-    still a ``ValueError`` for callers of :func:`load_run` that caught one."""
-
-
-def read_summary(folder: str | Path, name: str = "summary.json") -> dict[str, Any]:
-    """``folder/name`` as a JSON object; ``{}`` when the run has not written it (yet); raises
-    :class:`RunUnreadable` naming the file when it is there but not a JSON object."""
-    p = Path(folder) / name
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RunUnreadable(f"{p}: cannot be read ({exc}); run the run's command again to rewrite it") from None
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise RunUnreadable(f"{p}: not valid JSON ({exc}; cut short?); run the run's command again to rewrite it "
-                            "(finished records are kept)") from None
-    if not isinstance(doc, dict):
-        raise RunUnreadable(f"{p}: not a summary (a JSON {type(doc).__name__}, not an object)")
-    return doc
+__all__ = ["RunResult", "RunUnreadable", "load_run", "read_summary"]
 
 
 def _warn_skipped(folder: Any) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 from murgat.comparison import fmt
 from murgat.engine.command import Command, Run, Stream, Work, load_selected
+from murgat.engine.errors import SettingsError
 from murgat.engine.fingerprint import fingerprint
 from murgat.engine.folder import RunFolder
 from murgat.engine.guards import Outputs, select_items
@@ -23,6 +24,7 @@ from murgat.faithfulness.records import FaithResult, StepLabel
 from murgat.faithfulness.runner import FaithTask
 from murgat.faithfulness.settings import FAITHFULNESS_NAMES, FaithfulnessSettings
 from murgat.inputs import load_items
+from murgat.judges.evidence import limit_overrides, limits_for
 from murgat.judging.config import JudgingConfig
 from murgat.judging.pool import CallPool
 from murgat.probes.paths import FaithPath, ProbePath
@@ -60,6 +62,10 @@ class FaithfulnessCommand(Command[FaithfulnessSettings]):
         judge = run.judges.role(s.judge, opts, cfg.generate, self.needs(s)["judge"])
         if judge.needs_evidence_text:
             cfg.evidence.text = True
+        try:  # what one request may carry: the judge's provider's limits, with -J overrides
+            cfg.evidence_limits = limits_for(judge.provider, limit_overrides(opts))
+        except ValueError as exc:
+            raise SettingsError(f"-J evidence limits: {exc}") from None
         place = MediaPlace.of(s).resolved()
         payload = {"config": cfg.model_dump(mode="json"), "judge": s.judge, "options": opts, "variant": s.variant,
                    "granularity": s.granularity, "segmentation": s.segmentation, "max_frames": s.max_frames,

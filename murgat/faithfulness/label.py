@@ -90,7 +90,8 @@ class Labeller:
         vdur = ctx.durations.get("visual") or 0.0
         if vdur:
             cfg = cfg.model_copy(update={"fps": max(self.max_frames / vdur, 1e-3), "max_frames": self.max_frames})
-        ev = build_evidence(ctx.media, cites, cfg, transcript=ctx.transcript, screen=ctx.screen)
+        ev = ctx.fitted(build_evidence(ctx.media, cites, cfg, transcript=ctx.transcript, screen=ctx.screen,
+                                       limits=ctx.limits))  # a long file's audio sampled, never sent whole
         return evidence_parts(ev, ctx.config.evidence_text or self.judge.needs_evidence_text)
 
     async def _whole(self, ctx: ItemContext) -> list[Part]:
@@ -162,7 +163,7 @@ class Labeller:
         step = steps[i]
         valid = [c for c in step.citations if c.valid]
         if valid:
-            ev = await asyncio.to_thread(ctx.evidence_for, valid, list(range(len(valid))))
+            ev = ctx.fitted(await asyncio.to_thread(ctx.evidence_for, valid, list(range(len(valid)))))
             parts = evidence_parts(ev, ctx.config.evidence_text or self.judge.needs_evidence_text)
             step.evidence = "cited segments"
         else:

@@ -15,7 +15,7 @@ def _cmd_import_inspect(args: argparse.Namespace) -> int:
     return run_import(args.log, args.out)
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("import", help="turn another harness's evaluation log into a murgat input (inspect_ai logs)")
     src = p.add_subparsers(dest="source", metavar="SOURCE", required=True)
     q = src.add_parser("inspect", help="an inspect_ai log's answered samples → DIR/responses.jsonl (then murgat score DIR)",

@@ -114,6 +114,18 @@ def answer_problem(req: JudgeRequest, out: JudgeOutput) -> str | None:
     return None
 
 
+def fits_cap(out: JudgeOutput, max_tokens: int) -> bool:
+    """Whether ``out`` (an answer to the same request with a larger cap) is also the answer to it with
+    ``max_tokens``: it ended on its own within that many answer tokens. Generation stops at the cap
+    and nowhere else, so such an answer is the same token for token. The count is the server's
+    (``usage.output_tokens``). An answer with no count comes from a provider that writes no tokens
+    under a cap (the offline judge's rules, a recorded exchange): the cap cannot have changed it."""
+    if out.truncated:
+        return False
+    used = out.usage.output_tokens
+    return used <= 0 or used <= max_tokens
+
+
 class JudgeError(Exception):
     """A provider failure. ``retryable`` decides between backoff and failing fast; ``unreachable``
     marks a failure before any byte reached a server (connection refused, DNS, TLS handshake),
@@ -471,15 +483,19 @@ class Judge(ABC):
         """Answer ``req``; with ``materialize`` the request's media are built only on a cache miss
         (``req`` then carries a ``key_hint`` and text parts only; the built request keeps the key)."""
         key = self.key(req)
-        if self.cache is not None:
-            hit = self.cache.get(key)
-            # a bad answer stored by an older version is a miss: the judge is asked again
-            if hit is not None and answer_problem(req, hit) is None:
-                self.stats.cache_hits += 1
-                self._identity.saw(hit.model, hit.system_fingerprint, cached=True)
-                return hit.model_copy(update={"cached": True})
+        hit = self._cached(key, req)
+        if hit is not None:
+            return hit
         if materialize is not None and not self.dry_run:
+            hint = req.key_hint
             req = await materialize()
+            if req.key_hint != hint:
+                # the built evidence had to be fitted to the provider's request limits: its recipe
+                # says how, so the answer is keyed apart from one to the whole evidence
+                key = self.key(req)
+                hit = self._cached(key, req)
+                if hit is not None:
+                    return hit
         cfg = req.config
         est = estimate_tokens(req) if (self.dry_run or cfg.tpm) else 0
         if self.dry_run:
@@ -493,9 +509,26 @@ class Judge(ABC):
             out.parsed, out.parse_error = parse_json_answer(out.text)
             if out.truncated and out.parse_error:
                 out.parse_error = f"{TRUNCATED} before its JSON ended"
+        if req.evidence_notes:
+            out.evidence_notes = list(req.evidence_notes)  # cached with the answer: a rerun's record says the same
         if self.cache is not None and out.error is None and not out.blocked and answer_problem(req, out) is None:
             self.cache.put(key, self.provider, self.model, out)
         return out
+
+    def _cached(self, key: str, req: JudgeRequest) -> JudgeOutput | None:
+        """The cached answer to ``req``, or ``None``: a bad answer stored by an older version is a miss
+        (the judge is asked again), and so is one longer than a sized answer cap (``req.key_config``:
+        the request sent with the smaller cap would have been cut off there)."""
+        if self.cache is None:
+            return None
+        hit = self.cache.get(key)
+        if hit is None or answer_problem(req, hit) is not None:
+            return None
+        if req.key_config is not None and not fits_cap(hit, req.config.max_tokens):
+            return None
+        self.stats.cache_hits += 1
+        self._identity.saw(hit.model, hit.system_fingerprint, cached=True)
+        return hit.model_copy(update={"cached": True})
 
     def _pause(self, scope: str) -> ProviderPause:
         """The pause of a provider scope: this event loop's. The one place it is chosen: a judge in a

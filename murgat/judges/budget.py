@@ -9,9 +9,13 @@ command applies it with :func:`sized_for` when the user did not pass ``--max-tok
 value always wins). Requests with a reasoning effort keep the given cap: thinking text counts in
 the cap on servers that put it in the answer (vLLM's hybrid-thinking models).
 
-A sized cap is part of the request (``max_tokens`` enters the cache key), so answers cached
-under the old 1,024 cap are asked again once; an answer that hits a cap is marked truncated and
-read as unparseable, never as a verdict.
+A sized cap changes what the server is sent, but not what a finished answer is: generation stops
+at the cap and nowhere else, so an answer that ended on its own within the smaller cap is token for
+token the answer to the request with the larger one. The cache key therefore keeps the configured
+cap (:func:`sized_request`): answers cached under 1,024 keep answering when they fit the sized cap
+(the server's count of answer tokens), and an answer that ran longer is asked again with the
+sized cap (:func:`murgat.judges.base.fits_cap`). An answer that hits a cap is marked truncated and
+read as unparseable, never as a verdict, and is never cached.
 """
 
 from __future__ import annotations
@@ -41,3 +45,16 @@ def sized_for(config: GenerateConfig, task: str, variant: str) -> GenerateConfig
     if size is None or config.max_tokens <= size or config.reasoning_effort not in (None, "none"):
         return config
     return config.model_copy(update={"max_tokens": size})
+
+
+def sized_request(config: GenerateConfig, task: str, variant: str,
+                  sized: bool = True) -> tuple[GenerateConfig, GenerateConfig | None]:
+    """``(config to send, config to key by)`` of a ``task`` request: with ``sized`` (the user gave no
+    ``--max-tokens``) the cap :func:`sized_for` chooses is sent while the cache key keeps the
+    configured cap (``JudgeRequest.key_config``; ``None`` when nothing was lowered). An answer that
+    ended before the smaller cap is the answer to both requests, so answers cached before sizing
+    keep answering; one that ran past it is asked again (:func:`murgat.judges.base.fits_cap`)."""
+    if not sized:
+        return config, None
+    sent = sized_for(config, task, variant)
+    return sent, (config if sent is not config else None)

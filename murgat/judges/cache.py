@@ -71,10 +71,17 @@ def request_key(provider: str, model: str, req: JudgeRequest, options: dict[str,
         "system": req.system,
         "parts": parts,
         "schema": req.schema,
-        "config": req.config.cache_fields(),
+        # a sized answer cap keys as the configured cap (JudgeRequest.key_config: the same answer either way)
+        "config": (req.key_config or req.config).cache_fields(),
         "options": options or {},
     }
     return hashlib.sha256(json.dumps(blob, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _close_at_exit(ref: weakref.ref[ResponseCache]) -> None:
+    cache = ref()
+    if cache is not None:
+        cache.close()
 
 
 class ResponseCache:
@@ -122,7 +129,7 @@ class ResponseCache:
             self._conn = self._open()
         # registered once there is a connection: a cache that failed to open has nothing to close at exit
         ref = weakref.ref(self)
-        atexit.register(lambda: (c := ref()) is not None and c.close())  # queued answers are never lost on exit
+        atexit.register(_close_at_exit, ref)  # queued answers are never lost on exit
         self._load_keys()
 
     def _load_keys(self) -> None:

@@ -40,16 +40,21 @@ def check_claim(fact: str, media: str | Path, judge: Any, *, asr_model: str | No
     cites = [c for c in parse_citations(fact) if c.valid]
     if not cites:
         return ClaimVerdict("unavailable", "the claim has no valid citation")
-    transcript = screen = tags = None
+    transcript: Any = None
+    screen: Any = None
+    tags: Any = None
     if info.has_audio:
-        from media.asr import transcribe
+        # a long file is heard only around the cited windows, as in a score run (murgat.judging.channels)
+        from media.asr import transcript_source
 
-        transcript = transcribe(media, asr_model)
+        transcript = transcript_source(media, asr_model)
         if sounds:
             try:
-                from media.sounds import tag_file
+                from media.sounds import model_files, sound_source
 
-                tags = tag_file(media)
+                tags = sound_source(media)
+                if tags is not None and hasattr(tags, "block"):
+                    model_files()  # a long file's scores come later, per window: is the tagger there?
             except ToolMissing:
                 tags = None
     if info.has_video:

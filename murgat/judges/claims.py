@@ -299,12 +299,111 @@ def _canonical(text: str) -> tuple[str, str, str]:
     return re.sub(r"\s+", " ", t).strip(), scene.strip(), excluded.strip()
 
 
+#: ordinal words from "fourth" on, as digits ("ninth" and "9th" are one word to this judge); "first",
+#: "second" and "third" stay words (they also order things: "first … then"), and "1st", "2nd", "3rd" become them
+ORDINAL_WORDS = {w: f"{n}th" for n, w in (
+    (4, "fourth"), (5, "fifth"), (6, "sixth"), (7, "seventh"), (8, "eighth"), (9, "ninth"), (10, "tenth"),
+    (11, "eleventh"), (12, "twelfth"), (13, "thirteenth"), (14, "fourteenth"), (15, "fifteenth"), (16, "sixteenth"),
+    (17, "seventeenth"), (18, "eighteenth"), (19, "nineteenth"), (20, "twentieth"), (30, "thirtieth"),
+    (40, "fortieth"), (50, "fiftieth"), (60, "sixtieth"), (70, "seventieth"), (80, "eightieth"), (90, "ninetieth"),
+    (100, "hundredth"), (1000, "thousandth"))}
+_FIRST_THREE = {"1st": "first", "2nd": "second", "3rd": "third"}
+_MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_TENS = frozenset({"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"})
+
+
+def number_value(words: list[str]) -> int | None:
+    """The value of a number written in words ("twenty one", "two thousand five hundred", "one hundred
+    and five", "a hundred", "3 million"), or ``None`` when the words are not one number: fewer than
+    two, or a list of numbers ("three two one", "twenty thirty"), which is read word by word.
+
+    A number of several words is said as digits by ASR as often as in words ("platform 21",
+    "twenty-one"): the two spellings must meet, or a right claim is answered "no"."""
+    kinds: list[str] = []
+    total = current = 0
+    last_mult = 0
+    for raw in words:
+        w = raw.lower()
+        prev = kinds[-1] if kinds else None
+        if w == "a" and prev is None:
+            kinds.append("a")
+            current = 1
+        elif w.isdigit() and prev is None:
+            kinds.append("digit")
+            current = int(w)
+        elif w == "and" and prev == "mult":
+            kinds.append("and")
+        elif w in _MULTIPLIERS:
+            m = _MULTIPLIERS[w]
+            if prev not in ("unit", "teen", "tens", "a", "digit") and not (prev == "mult" and m > last_mult):
+                return None
+            kinds.append("mult")
+            if m == 100:
+                current = (current or 1) * 100
+            else:
+                total += (current or 1) * m
+                current = 0
+            last_mult = m
+        elif w in _TENS:
+            if prev not in (None, "mult", "and"):
+                return None
+            kinds.append("tens")
+            current += int(NUMBER_WORDS[w])
+        elif w in NUMBER_WORDS and int(NUMBER_WORDS[w]) < 20:
+            v = int(NUMBER_WORDS[w])
+            ok = prev in (None, "mult", "and") or (prev == "tens" and 1 <= v <= 9)
+            if not ok:
+                return None
+            kinds.append("teen" if v >= 10 else "unit")
+            current += v
+        else:
+            return None
+    if len(kinds) < 2 or kinds[-1] in ("a", "and", "digit") or ("mult" not in kinds and "tens" not in kinds):
+        return None
+    return total + current
+
+
+#: most words one number is written in ("seven hundred and seventy seven thousand seven hundred and seventy seven": 12)
+_MAX_NUMBER_WORDS = 12
+_NUM_TOKEN = rf"(?:a|\d+|{_NUM_ALT})"
+_NUMBER_RUN = re.compile(rf"\b{_NUM_TOKEN}(?:(?:[ \t]+|-)(?:and[ \t]+)?(?:{_NUM_ALT}))+\b", re.IGNORECASE)
+
+
+def numbers_as_digits(text: str) -> str:
+    """``text`` with every number of several words written in digits ("twenty-one" → "21", "two
+    thousand" → "2000") and thousands separators dropped ("2,000" → "2000"); words separated by
+    anything but a space or a hyphen ("four, three, two") are not one number and stay as they are."""
+    text = re.sub(r"\b\d{1,3}(?:,\d{3})+\b", lambda m: m.group(0).replace(",", ""), text)
+
+    def one(m: re.Match[str]) -> str:
+        # words and the separators between them; the longest number from each word on (greedy), so
+        # "twenty-one ninety nine" is two numbers and "a two hundred" keeps its "a"
+        bits = re.split(r"([\s-]+)", m.group(0))
+        words, seps = bits[0::2], bits[1::2]
+        out: list[str] = []
+        i = 0
+        while i < len(words):
+            longest = min(len(words), i + _MAX_NUMBER_WORDS)  # bounded: a run of 10,000 number words stays linear
+            j = next((j for j in range(longest, i + 1, -1) if number_value(words[i:j]) is not None), None)
+            out.append(str(number_value(words[i:j])) if j is not None else words[i])
+            i = j if j is not None else i + 1
+            if i < len(words):
+                out.append(seps[i - 1])
+        return "".join(out)
+
+    return _NUMBER_RUN.sub(one, text)
+
+
 def normalize_word(w: str) -> str:
     """Lower case; number words as digits; plural and possessive endings off."""
     w = w.lower().strip("'’.,;:!?\"“”()[]")
     w = NUMBER_WORDS.get(w, w)
     if w.isdigit():
         return str(int(w))
+    if w in ORDINAL_WORDS or w in _FIRST_THREE:
+        return ORDINAL_WORDS.get(w) or _FIRST_THREE[w]
+    if re.fullmatch(r"\d+(?:st|nd|rd|th)", w):
+        return f"{int(w[:-2])}th"
     if len(w) > 3 and w.endswith("ies"):
         w = w[:-3] + "y"
     elif len(w) > 3 and w.endswith("es") and w[-3] in "sxz":
@@ -315,12 +414,14 @@ def normalize_word(w: str) -> str:
 
 
 def tokenize(text: str) -> list[str]:
-    """Words of ``text`` with contractions expanded (``don't`` → ``do not``), in order."""
-    t = text.replace("’", "'").replace("‘", "'")
+    """Words of ``text`` with contractions expanded (``don't`` → ``do not``), in order; a number of
+    several words is one token of digits (:func:`numbers_as_digits`), an ordinal in digits one token
+    ("9th")."""
+    t = numbers_as_digits(text.replace("’", "'").replace("‘", "'"))
     for k, v in _CONTRACTIONS.items():
         t = re.sub(re.escape(k) + r"\b", v, t, flags=re.IGNORECASE)
     t = re.sub(r"'s\b", "", t)
-    return re.findall(r"[A-Za-z]+(?:-[A-Za-z]+)*|\d+(?:\.\d+)?", t)
+    return re.findall(r"[A-Za-z]+(?:-[A-Za-z]+)*|\d+(?:\.\d+)?(?:st|nd|rd|th)?\b|\d+(?:\.\d+)?", t)
 
 
 def strip_time_phrases(text: str) -> tuple[str, list[str]]:

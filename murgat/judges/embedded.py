@@ -220,7 +220,7 @@ def sound_classes(claim: Claim, embeddings: bool = True) -> tuple[list[str], str
     names, mat = vecs
     phrase = " ".join(t.text for t in claim.terms) or claim.cleaned
     q = minilm().encode([phrase], normalize_embeddings=True)[0]
-    sims = mat @ q  # type: ignore[operator]
+    sims = mat @ q
     best = float(sims.max())
     if best < 0.5:
         return [], "none"
@@ -268,7 +268,10 @@ class EmbeddedJudge(Judge):
                       "asr_sure", "rules_version")
     needs_evidence_text = True
     tasks = frozenset({"verify", "decompose", "decontextualize", "entail"})
-    RULES_VERSION = "4"
+    #: 4.1: a number said in several words meets its digits ("twenty-one" = "21", "two thousand" =
+    #: "2,000", "ninth" = "9th"), where v4 answered "no"; a sound the tagger does not hear is no "no"
+    #: when every term of the fact is said in the window (the fact may restate what is said)
+    RULES_VERSION = "4.1"
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -770,4 +773,11 @@ class EmbeddedJudge(Judge):
                     "cannot be checked by this judge.")
         if claim.negated:
             verdict = "no" if verdict == "yes" else "yes"
+        said = _vocab(heard)[1] if heard else set()
+        if verdict == "no" and not claim.speech_presence and claim.terms and all(t.norm in said for t in claim.terms):
+            # "The night train leaves from platform nine" is said word for word in the window: the claim
+            # may restate what is said rather than name a sound, so no train heard is no "no"
+            return (f"Label: unknown\nReason: every term of the fact is said in {labels}, but the sound tagger hears "
+                    f"no {names} there ({level}): whether the fact is about what is said or about a sound heard "
+                    "cannot be told.")
         return f"Label: {verdict}\nReason: sound tagger: {names} at {level} in {labels} (classes by {how})."

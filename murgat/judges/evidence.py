@@ -7,9 +7,9 @@ checks — sends the same parts for the same segments, so their cache keys and w
 are the same.
 
 It also holds the per-request side of the evidence limits (:mod:`media.limits`): the documented
-limits of each provider family (:data:`PROVIDER_LIMITS`, :func:`limits_for`), the fitting of one
-request's evidence to them (:func:`fit_request`, which only thins what is already decoded) and
-the part of a cache key that says a limit applied (:func:`limits_key`).
+limits of each provider family (:data:`PROVIDER_LIMITS`, :func:`limits_for`, with ``-J`` overrides:
+:data:`LIMIT_OPTIONS`) and the fitting of one request's evidence to them (:func:`fit_request`,
+which only thins what is already decoded). How a fit enters cache keys: :mod:`murgat.judging.context`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from media.evidence import CROP_SIDE, Evidence, EvidenceConfig, EvidenceSegment, SegmentPlan
+from media.evidence import Evidence, EvidenceSegment
 from media.limits import (
     DEFAULT_MAX_AUDIO_S,
     EvidenceLimits,
@@ -33,7 +33,6 @@ from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, Part, Te
 
 if TYPE_CHECKING:
     from media.frames import Frame
-    from media.probe import ProbeResult
 
 
 def evidence_parts(ev: Evidence, with_text: bool, box_view: Literal["both", "crop"] = "both") -> list[Part]:
@@ -141,15 +140,44 @@ GENERIC_LIMITS = EvidenceLimits(max_images=500, max_request_bytes=20 * MB,
                                 source="murgat default: 20 MB per request, 500 images")
 
 
+#: ``-J`` options that override the provider's evidence limits (``-J max_images=16`` for a vLLM
+#: server started with ``--limit-mm-per-prompt image=16``; ``-J over_limit=refuse``)
+LIMIT_OPTIONS = ("max_audio_s", "audio_excerpt_s", "max_images", "max_request_bytes", "over_limit")
+
+
+def limit_overrides(options: dict[str, Any] | None) -> dict[str, Any]:
+    """The evidence-limit overrides among a judge's ``-J`` options (:data:`LIMIT_OPTIONS`)."""
+    return {k: v for k, v in (options or {}).items() if k in LIMIT_OPTIONS}
+
+
 def limits_for(provider: str, overrides: dict[str, Any] | None = None) -> EvidenceLimits:
     """The limits for a provider family (``gemini``, ``openai``, …), with user ``overrides``
-    (e.g. ``{"max_images": 16}``; the source then says so)."""
+    (e.g. ``{"max_images": 16}``; the source then says so). A bad override raises ``ValueError``
+    (pydantic's, naming the option)."""
     base = PROVIDER_LIMITS.get(provider.split(":", 1)[0], GENERIC_LIMITS)
     if not overrides:
         return base
     merged = {**base.model_dump(), **overrides, "source": f"{base.source}, overridden: "
               + ", ".join(f"{k}={v}" for k, v in sorted(overrides.items()))}
     return EvidenceLimits.model_validate(merged)
+
+
+def strictest(*limits: EvidenceLimits) -> EvidenceLimits:
+    """One set of limits that every one of ``limits`` allows (the smallest of each cap): for a run
+    whose evidence goes to two providers (``program``'s executor and checker)."""
+    def low(vals: list[Any]) -> Any:
+        known = [v for v in vals if v is not None]
+        return min(known) if known else None
+
+    first = limits[0]
+    if len(limits) == 1:
+        return first
+    return EvidenceLimits(max_audio_s=low([x.max_audio_s for x in limits]),
+                          audio_excerpt_s=min(x.audio_excerpt_s for x in limits),
+                          max_images=low([x.max_images for x in limits]),
+                          max_request_bytes=low([x.max_request_bytes for x in limits]),
+                          over_limit="refuse" if any(x.over_limit == "refuse" for x in limits) else "sample",
+                          source="; ".join(dict.fromkeys(x.source for x in limits)))
 
 
 def _images_per_frame(s: EvidenceSegment, box_view: str) -> int:
@@ -337,40 +365,3 @@ def _refuse(ev: Evidence, segs: list[EvidenceSegment], notes: list[EvidenceNote]
            if s.available else s for s in segs]
     return Evidence(media_path=ev.media_path, segments=out, config=ev.config,
                     request_notes=[*ev.request_notes, *notes, note])
-
-
-def limits_key(plans: Sequence[SegmentPlan], limits: EvidenceLimits | None, config: EvidenceConfig,
-               info: ProbeResult, box_view: str = "both") -> dict[str, Any] | None:
-    """The limits, for a cache key, when they could change this request (else ``None``).
-
-    Decided from the plan alone by upper bounds — frames at most ``max_frames`` per range, an image
-    at most its raw RGB size, audio its exact WAV size — so a request no limit can touch keys as it
-    did before limits existed (every ordinary request on a short file).
-    """
-    if limits is None:
-        return None
-    frames = 0
-    pixels = 0
-    audio_s = 0.0
-    w, h = info.width or 0, info.height or 0
-    if config.max_side and max(w, h) > config.max_side:
-        scale = config.max_side / max(w, h)
-        w, h = round(w * scale), round(h * scale)
-    for p in plans:
-        if not p.available:
-            continue
-        if p.modality == "audio":
-            audio_s += sum(b - a for a, b in p.excerpts) if p.excerpts else p.end - p.start
-            continue
-        if config.visual_as == "clip" and not p.boxes:
-            continue
-        point = p.cited_start == p.cited_end and config.visual_point_window_s == 0 and config.pad_s == 0
-        n = 1 if point else min(config.max_frames, math.floor((p.end - p.start) * config.fps) + 1)
-        per = (len(p.boxes) if box_view == "crop" else 1 + len(p.boxes)) if p.boxes else 1
-        frames += n * per
-        pixels += n * ((0 if box_view == "crop" else w * h) if p.boxes else w * h) + n * len(p.boxes) * CROP_SIDE ** 2
-    bound = _b64(3 * pixels + 1024 * frames) + _b64(44 + 2 * 16_000 * math.ceil(audio_s))
-    bites = ((limits.max_audio_s is not None and audio_s > limits.max_audio_s + 1e-6)
-             or (limits.max_images is not None and frames > limits.max_images)
-             or (limits.max_request_bytes is not None and bound > limits.max_request_bytes))
-    return limits.model_dump(exclude={"source"}) if bites else None

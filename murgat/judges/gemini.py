@@ -98,6 +98,18 @@ def silent_copy(path: str) -> Path:
     return cache.get_or_create("silent", key, ".mp4", produce)
 
 
+def offsets_fps(p: VideoPart) -> float:
+    """The frame rate to ask the server to sample a range at: ``--fps``, lowered where ``--max-frames``
+    capped the range (``len(frames) / span``), so the server samples as many frames as the record's
+    note says were sent — a 30-minute range at 1 fps was 1,800 frames server-side while the record
+    said 8. A range the cap did not touch keeps ``--fps`` exactly (its frames number ``span * fps``
+    rounded up), so what such a request asks is unchanged."""
+    span = p.end - p.start
+    if not p.frames or span <= 0:
+        return p.fps
+    return min(p.fps, len(p.frames) / span)
+
+
 class GeminiJudge(Judge):
     provider = "gemini"
     answer_options = ("visual", "api_version", "vertex")
@@ -257,7 +269,7 @@ class GeminiJudge(Judge):
                 acct.image_array(f.image)
                 acct.inline_bytes += len(data)
             return out
-        meta = types.VideoMetadata(start_offset=f"{p.start:.3f}s", end_offset=f"{p.end:.3f}s", fps=p.fps)
+        meta = types.VideoMetadata(start_offset=f"{p.start:.3f}s", end_offset=f"{p.end:.3f}s", fps=offsets_fps(p))
         acct.clip(p.end - p.start)
         if self.visual == "clip":
             from media.clips import video_clip

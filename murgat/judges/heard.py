@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from murgat.judges.claims import NEGATIONS, normalize_word, tokenize
+from murgat.judges.claims import NEGATIONS, normalize_word, number_value, tokenize
 from murgat.judges.types import EvidenceTextPart
 
 #: the ASR probability under which a word may be a mishearing: a missing quote or name is "no"
@@ -29,6 +29,32 @@ ASR_SURE = 0.5
 RECORD_WORDS = 40
 _AUX = frozenset("is are was were do does did can could will would shall should has have had may might must am".split())
 _SUBJECT_START = frozenset("the a an he she it they you we i there this that these those your his her their my our".split())
+
+
+def number_runs(words: list[str]) -> dict[int, tuple[int, str]]:
+    """Heard words that say one number together ("two" "thousand", "twenty" "one"): ``{first: (end,
+    digits)}`` for each longest such run. The ASR writes each word apart, so the claim's "2,000" or
+    "two thousand" (one token, :func:`murgat.judges.claims.numbers_as_digits`) meets them only as
+    one token too. A word ending in punctuation ends a run ("four, three" is a list)."""
+    out: dict[int, tuple[int, str]] = {}
+    i = 0
+    while i < len(words):
+        best = None
+        j = i
+        while j < len(words) and j - i < 8:
+            j += 1
+            bare = [w.strip("'\".,;:!?()[]").lower() for w in words[i:j]]
+            value = number_value(bare)
+            if value is not None:
+                best = (j, str(value))
+            if words[j - 1].rstrip()[-1:] in ",.;:!?)":
+                break
+        if best is not None:
+            out[i] = best
+            i = best[0]
+        else:
+            i += 1
+    return out
 
 
 @dataclass
@@ -60,15 +86,23 @@ class Heard:
             if p.source != "transcript" or not p.text.strip():
                 continue
             words = p.words if p.words is not None else [{"word": w, "probability": None} for w in p.text.split()]
-            for w in words:
+            runs = number_runs([str(w.get("word", "")) for w in words])
+            i = 0
+            while i < len(words):
+                w = words[i]
                 k = len(h.words)
-                h.words.append({**w, "segment": p.label})
-                prob = w.get("probability")
+                end, value = runs.get(i) or (i + 1, None)
+                for x in words[i:end]:
+                    h.words.append({**x, "segment": p.label})
+                probs = [float(str(x["probability"])) for x in words[i:end] if x.get("probability") is not None]
+                prob = min(probs) if probs else None
                 spk = w.get("speaker")
-                for t in tokenize(str(w.get("word", ""))):
-                    h.tokens.append(Token("not" if t.lower() in NEGATIONS else normalize_word(t), str(w.get("word", "")),
-                                          None if prob is None else float(prob), None if spk is None else str(spk),
-                                          p.label, k))
+                said = " ".join(str(x.get("word", "")) for x in words[i:end])
+                toks = [value] if value is not None else tokenize(said)
+                for t in toks:
+                    h.tokens.append(Token("not" if t.lower() in NEGATIONS else normalize_word(t), said, prob,
+                                          None if spk is None else str(spk), p.label, k))
+                i = end
         return h
 
     @property

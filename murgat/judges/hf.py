@@ -159,7 +159,7 @@ class HFJudge(Judge):
                 device = str(self.options.get("device", "cpu"))
                 if device == "auto":
                     device = "cuda" if torch.cuda.is_available() else "cpu"
-                model = AutoModelForImageTextToText.from_pretrained(self.model, local_files_only=local_only, dtype=dtype)
+                model: Any = AutoModelForImageTextToText.from_pretrained(self.model, local_files_only=local_only, dtype=dtype)
                 model.to(device).eval()
                 if getattr(model.config, "model_type", "") in QWEN_VL_TYPES:
                     processor: Any = QwenInputs.load(self.model, local_only)
@@ -235,7 +235,7 @@ class HFJudge(Judge):
     def _norm(self, ip: QwenInputs, frame: np.ndarray, size: tuple[int, int]) -> np.ndarray:
         from PIL import Image
 
-        img = Image.fromarray(frame).resize((size[1], size[0]), Image.BICUBIC)
+        img = Image.fromarray(frame).resize((size[1], size[0]), Image.Resampling.BICUBIC)
         x = np.asarray(img, dtype=np.float32) / 255.0
         mean = np.asarray(ip.image_mean, dtype=np.float32)
         std = np.asarray(ip.image_std, dtype=np.float32)

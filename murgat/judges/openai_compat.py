@@ -344,7 +344,7 @@ class OpenAIJudge(Judge):
                 content.append({"type": "input_audio", "input_audio": {"data": B64Text(p.wav_b64()), "format": "wav"}})
                 acct.audio(len(p.samples) / max(p.sr, 1))
             elif isinstance(p, MediaPart):
-                content.extend(await self._media_content(p, acct))
+                content.extend(await self._media_content(p, acct, req.evidence_notes))
             elif isinstance(p, VideoPart):
                 if self.clips and p.end > p.start:
                     from media.clips import video_clip
@@ -362,9 +362,11 @@ class OpenAIJudge(Judge):
         messages.append({"role": "user", "content": content})
         return messages
 
-    async def _media_content(self, p: MediaPart, acct: Account) -> list[dict[str, Any]]:
-        """A whole file: one ``video_url`` (``-J video=clip``), or frames plus the sound track."""
+    async def _media_content(self, p: MediaPart, acct: Account, req_notes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A whole file: one ``video_url`` (``-J video=clip``), or frames plus the sound track (a long
+        file's as excerpts: :meth:`MediaPart.sound`, noted in ``req_notes``)."""
         from media.audio import wav_bytes
+        from media.timefmt import fmt_range
         from murgat.judges.gemini import media_mime
 
         if self.clips and media_mime(p.path).startswith("video/"):
@@ -372,12 +374,22 @@ class OpenAIJudge(Judge):
             acct.whole_file()
             return [{"type": "video_url", "video_url": {"url": _data_url(media_mime(p.path), _b64(data))}}]
         out = _frame_content(await asyncio.to_thread(p.frames), acct)
-        track = await asyncio.to_thread(p.audio)
-        if track is not None:
+        pieces, sr, note = await asyncio.to_thread(p.sound)
+        if note is None and pieces:
             out.append({"type": "text", "text": "(the sound track of the whole video)"})
-            out.append({"type": "input_audio", "input_audio": {"data": _b64(wav_bytes(track.samples, track.sr)), "format": "wav"}})
             acct.text("(the sound track of the whole video)")
-            acct.audio(len(track.samples) / max(track.sr, 1))
+        elif note is not None:  # a long file: excerpts, each labelled with its times, and the model is told
+            label = f"(the sound track, in part: {note.text})"
+            out.append({"type": "text", "text": label})
+            acct.text(label)
+            if note.model_dump() not in req_notes:
+                req_notes.append(note.model_dump())  # the answer's record says what was heard
+        for a, b, x in pieces:
+            if note is not None:
+                out.append({"type": "text", "text": f"(sound {fmt_range(a, b)})"})
+                acct.text(f"(sound {fmt_range(a, b)})")
+            out.append({"type": "input_audio", "input_audio": {"data": _b64(wav_bytes(x, sr)), "format": "wav"}})
+            acct.audio(len(x) / max(sr, 1))
         return out
 
     def where(self) -> str:

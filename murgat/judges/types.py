@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from media.cache import file_digest
 from murgat.judges.account import Sent
@@ -176,6 +176,11 @@ def frame_label(t: float) -> str:
     return f"(frame at {t:.2f} s)"
 
 
+#: a whole file's sound track is sent whole up to this many seconds (the long-file threshold of
+#: :mod:`media.audio`: 19.2 MB of WAV), else as that many seconds of excerpts (:meth:`MediaPart.sound`)
+WHOLE_FILE_AUDIO_S = 600.0
+
+
 @dataclass
 class MediaPart:
     """A whole media file, picture and sound together — what an answering model watches.
@@ -203,11 +208,29 @@ class MediaPart:
         vf = open_video(self.path)
         return vf.frames_in(0.0, vf.duration, self.fps, self.max_frames)
 
-    def audio(self) -> Any:
-        from media.audio import load_audio
+    def sound(self, max_s: float | None = None, excerpt_s: float | None = None) -> tuple[list[Any], int, Any]:
+        """``(pieces, sample rate, note)`` of the sound track to send: ``[(start, end, samples)]``, the
+        whole track of a file up to ``max_s`` seconds (:data:`WHOLE_FILE_AUDIO_S`; exactly the samples
+        sent before this cap existed), else ``max_s`` seconds as evenly spread excerpts decoded
+        one by one (:func:`media.limits.choose_excerpts`; an hour of 16 kHz WAV is 115 MB, more
+        than any provider takes inline) with the :class:`media.limits.EvidenceNote` saying so;
+        ``([], 16000, None)`` for a file without sound."""
+        from media.audio import SAMPLE_RATE, open_audio
+        from media.limits import DEFAULT_AUDIO_EXCERPT_S, audio_note, choose_excerpts, fmt_duration
         from media.probe import probe
 
-        return load_audio(self.path) if probe(self.path).has_audio else None
+        if not probe(self.path).has_audio:
+            return [], SAMPLE_RATE, None
+        cap = WHOLE_FILE_AUDIO_S if max_s is None else max_s
+        track = open_audio(self.path)
+        dur = float(track.duration)
+        if dur <= cap + 1e-9:
+            whole = track.samples if hasattr(track, "samples") else track.slice(0.0, dur)
+            return [(0.0, dur, whole)], track.sr, None
+        pieces = choose_excerpts([(0.0, dur)], cap, excerpt_s or DEFAULT_AUDIO_EXCERPT_S)
+        note = audio_note("the sound track", None, (0.0, dur), pieces,
+                          f"{fmt_duration(cap)} of a whole file's sound per request (murgat)")
+        return [(a, b, track.slice(a, b)) for a, b in pieces], track.sr, note
 
 
 Part = TextPart | ImagePart | AudioPart | VideoPart | EvidenceTextPart | MediaPart
@@ -266,6 +289,15 @@ class JudgeRequest:
     #: (:func:`murgat.judges.parsing.parse_verdict`); with a ``schema`` the answer must be JSON.
     #: An answer that fails this check is returned but never cached, so a rerun asks again.
     expects: Literal["text", "verdict"] = "text"
+    #: what the evidence limits changed in this request's media (:class:`media.limits.EvidenceNote`
+    #: dumps), set where the parts are made: the answer carries them (:attr:`JudgeOutput.evidence_notes`),
+    #: so a record made from a cached answer says what its request held
+    evidence_notes: list[dict[str, Any]] = field(default_factory=list)
+    #: the ``GenerateConfig`` the cache key is made of when it differs from ``config``: an answer cap
+    #: sized to the prompt (:func:`murgat.judges.budget.sized_for`) keys as the configured cap did,
+    #: because an answer that ended before the smaller cap is the answer to either request
+    #: (:meth:`murgat.judges.base.Judge.generate` serves a cached one only when it fits the cap sent)
+    key_config: GenerateConfig | None = None
     #: cache keys already computed for this request, per judge (a request is asked of the
     #: call pool and then of the judge and its cache: one SHA-256 of the recipe serves all)
     key_memo: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -319,3 +351,14 @@ class JudgeOutput(BaseModel):
     system_fingerprint: str | None = None
     #: what the answer's token counts say about media the server may have dropped
     warnings: list[str] = Field(default_factory=list)
+    #: what the evidence limits changed in the request this answers (copied from
+    #: :attr:`JudgeRequest.evidence_notes` when it was sent, so it is cached with the answer)
+    evidence_notes: list[dict[str, Any]] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _omit_no_notes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # answers whose evidence no limit touched are stored (cache, cassettes) exactly as before
+        data = handler(self)
+        if not self.evidence_notes and isinstance(data, dict):
+            data.pop("evidence_notes", None)
+        return data

@@ -75,7 +75,7 @@ def generate_prompt(item: Item, mode: Mode, base_response: str | None = None) ->
 
 
 def record_for(item: Item, response: str, **meta: Any) -> dict[str, Any]:
-    rec = {"id": item.id, "media": item.media, "question": item.question, "options": item.options, "gold": item.gold,
+    rec: dict[str, Any] = {"id": item.id, "media": item.media, "question": item.question, "options": item.options, "gold": item.gold,
            "question_type": item.question_type, "response": response}
     rec.update({k: v for k, v in (item.model_extra or {}).items() if k not in rec and k != "response"})
     if item.meta:  # the dataset's own fields (murgat.breakdown groups on them)
@@ -98,6 +98,8 @@ async def generate_one(model: Model, item: Item, media: Path, mode: Mode, cfg: G
     out = await model.generate(req)
     meta["usage"] = out.usage.model_dump()
     meta["cached"] = out.cached
+    if out.evidence_notes:  # a long file's sound track was sent in part: the record says what was heard
+        meta["evidence_notes"] = out.evidence_notes
     if out.error or out.text is None:
         return record_for(item, base_response or "", **meta, generation_error=out.error or "empty answer",
                           error_kind="model_error")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from media.evidence import EvidenceConfig
+from media.limits import EvidenceLimits
 from murgat.judges.types import GenerateConfig
 
 
@@ -22,3 +23,12 @@ class JudgingConfig(BaseModel):
                                "tagger (YAMNet) hears in each cited audio segment")
     end_tolerance_s: float = Field(default=1.0, description="citations may end this far past the stream (then clipped)")
     generate: GenerateConfig = Field(default_factory=GenerateConfig)
+    #: what one request may carry (audio seconds, images, bytes): the documented limits of the
+    #: provider that is sent the evidence (:func:`murgat.judges.evidence.limits_for`), set by the
+    #: command once its judges are made. Not in the run's fingerprint: the judge spec and its ``-J``
+    #: options, which are, decide it; and in a cache key only where a limit changed the request
+    #: (:mod:`murgat.judging.context`), so short files key as before.
+    evidence_limits: EvidenceLimits = Field(default_factory=EvidenceLimits)
+    #: verify/entail requests go out with an answer cap sized to the prompt
+    #: (:func:`murgat.judges.budget.sized_for`): ``False`` when the user passed ``--max-tokens``
+    sized_answers: bool = False

@@ -3,19 +3,26 @@
 ``score`` asks it for every fact (jointly, alone, leave-one-out: :mod:`murgat.score.stages`) and
 ``program``'s runtime check asks it of each description against its own segments. The cache key
 comes from the evidence's recipe (the probe alone); frames and samples are decoded only when the
-answer is not cached."""
+answer is not cached.
+
+What the evidence limits changed is in the question's record (:attr:`JudgeCall.evidence_notes
+<murgat.schema.JudgeCall.evidence_notes>`): the segments' notes from the plan, the request's from
+the answer (it carries the notes of the request it answered, so a cached answer's record is the
+same); a request the limits refuse is not sent (``over limit: …``, an undetermined cause apart from
+judge errors)."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from typing import Any, Literal
 
 import prompts
 from media.errors import MediaError
 from murgat.citations import strip_citations
 from murgat.judges.base import Judge
+from murgat.judges.budget import sized_request
 from murgat.judges.evidence import evidence_parts
-from murgat.judges.parsing import clip_answer, parse_verdict
+from murgat.judges.parsing import clip_answer, read_verdict
 from murgat.judges.types import JudgeOutput, JudgeRequest, TextPart
 from murgat.judging.context import ItemContext
 from murgat.judging.pool import CallPool
@@ -29,31 +36,60 @@ VERDICT_SCHEMA = {
 }
 
 
+#: how a request the evidence limits refused is recognised in records (``undetermined_causes``:
+#: ``over_limit``, never a judge error that ``--retry-errors`` would ask again)
+OVER_LIMIT = "over limit: "
+
+
 class _EvidenceBroken(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
 
 
-def judge_call(stage: str, out: JudgeOutput, verdict: Verdict | None, evidence: list[int] | None = None) -> JudgeCall:
-    """The record of one answered question (its raw answer clipped)."""
+class _Refused(_EvidenceBroken):
+    """The evidence cannot fit one request under the provider's limits (nothing was sent); ``notes``
+    say what was tried and why it was refused."""
+
+    def __init__(self, reason: str, notes: list[dict[str, Any]]) -> None:
+        super().__init__(reason)
+        self.notes = notes
+
+
+def judge_call(stage: str, out: JudgeOutput, verdict: Verdict | None, evidence: list[int] | None = None,
+               notes: list[dict[str, Any]] | None = None) -> JudgeCall:
+    """The record of one answered question (its raw answer clipped, and what the limits changed)."""
     return JudgeCall(stage=stage, evidence=evidence or [], verdict=verdict, raw=clip_answer(out.text),
-                     error=out.error or out.parse_error, cached=out.cached,
+                     error=out.error or out.parse_error, cached=out.cached, evidence_notes=notes or [],
                      sent=out.sent.model_dump(mode="json", exclude_defaults=True) if out.sent is not None else None)
+
+
+def call_notes(plan_notes: list[dict[str, Any]], out: JudgeOutput | None) -> list[dict[str, Any]]:
+    """The notes of one question: those its answer carries (the request it answered: segments
+    then request, as built), else the plan's (an answer cached before notes were recorded, or no
+    answer at all)."""
+    return list(out.evidence_notes) if out is not None and out.evidence_notes else plan_notes
 
 
 async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset: frozenset[int], ctx: ItemContext, *,
                          variant: Literal["simple", "json"] = "simple", box_view: Literal["both", "crop"] = "both",
-                         stage: str = "entail") -> tuple[Verdict, JudgeCall]:
+                         stage: str = "entail", repeat: int = 0) -> tuple[Verdict, JudgeCall]:
     """Is ``fact`` entailed by the evidence of its citations ``subset``? ``variant`` names the
     prompt (``entail_simple``/``entail_json``); ``box_view="crop"`` shows boxed segments as their
-    enlarged boxes only (the wrong-box check); ``stage`` names the question in the record."""
+    enlarged boxes only (the wrong-box check); ``stage`` names the question in the record;
+    ``repeat``: which repeat of the question (``score --repeats``, :func:`~murgat.judging.pool.repeat_of`)."""
     cfg = ctx.config
     idx = sorted(subset)
     try:
         plans = ctx.segment_plans(fact.citations, idx)  # probe-only arithmetic: a thread hop would cost more
     except MediaError as exc:
         return "error", JudgeCall(stage=stage, evidence=idx, verdict="error", error=f"evidence: {exc}")
+    refused = [p for p in plans if p.note is not None and p.note.kind == "refused"]
+    plan_notes = [n.model_dump() for n in ctx.plan_notes(plans)]
+    if refused:  # a segment over a limit with --over-limit refuse: not sent, and not a media failure
+        reason = "; ".join(f"{p.label}: {p.reason}" for p in refused)
+        return "error", JudgeCall(stage=stage, evidence=idx, verdict="error", error=f"{OVER_LIMIT}{reason}",
+                                  evidence_notes=plan_notes)
     broken = [p for p in plans if not p.available]
     if broken:
         # Only valid citations reach here, so a missing segment is a media failure, not a "no".
@@ -68,28 +104,39 @@ async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset:
     schema = VERDICT_SCHEMA if variant == "json" else None
     inputs = {"fact": claim, "evidence": labels}
     hint = ctx.evidence_hint(plans, with_text, view="crop" if crop else None)
+    sent, key_config = sized_request(cfg.generate, "entail", variant, cfg.sized_answers)
 
     async def materialize() -> JudgeRequest:
         ev = await asyncio.to_thread(ctx.evidence_for, fact.citations, idx)
         bad = [s for s in ev.segments if not s.available]
         if bad:
             raise _EvidenceBroken("; ".join(f"{s.label}: {s.reason}" for s in bad))
-        return JudgeRequest(parts=[head, *evidence_parts(ev, with_text, box_view), tail], key_hint=hint, schema=schema,
-                            config=cfg.generate, task="entail", inputs=inputs, expects="verdict")
+        ev = ctx.fitted(ev, box_view)
+        no = [n for n in ev.request_notes if n.kind == "refused"]
+        if no:
+            raise _Refused(no[0].text, [n.model_dump() for n in ev.notes])
+        return JudgeRequest(parts=[head, *evidence_parts(ev, with_text, box_view), tail],
+                            key_hint=ctx.fitted_hint(hint, ev) if ev.request_notes else hint, schema=schema,
+                            config=sent, key_config=key_config, task="entail", inputs=inputs, expects="verdict",
+                            evidence_notes=[n.model_dump() for n in ev.notes])
 
-    req = JudgeRequest(parts=[head, tail], key_hint=hint, schema=schema, config=cfg.generate, task="entail",
-                       inputs=inputs, expects="verdict")
+    req = JudgeRequest(parts=[head, tail], key_hint=hint, schema=schema, config=sent, key_config=key_config,
+                       task="entail", inputs=inputs, expects="verdict")
     try:
-        out = await pool.ask(judge, req, materialize)
+        out = await pool.ask(judge, req, materialize, repeat=repeat)
+    except _Refused as exc:
+        return "error", JudgeCall(stage=stage, evidence=idx, verdict="error", error=f"{OVER_LIMIT}{exc.reason}",
+                                  evidence_notes=exc.notes)
     except _EvidenceBroken as exc:
         return "error", JudgeCall(stage=stage, evidence=idx, verdict="error", error=f"evidence unavailable: {exc.reason}")
     except MediaError as exc:
         return "error", JudgeCall(stage=stage, evidence=idx, verdict="error", error=f"evidence: {exc}")
     ctx.calls.append(out)
+    notes = call_notes(plan_notes, out)
     if out.error:
-        return "error", judge_call(stage, out, "error", idx)
-    verdict, problem = parse_verdict(out.text)
-    call = judge_call(stage, out, verdict, idx)
+        return "error", judge_call(stage, out, "error", idx, notes)
+    verdict, problem = read_verdict(out)
+    call = judge_call(stage, out, verdict, idx, notes)
     if problem and verdict == "unparseable":
         call.error = problem
     return verdict, call

@@ -6,17 +6,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
+from human_eval.labels import LabelError, ResponseLabel, load_labels
 from murgat import api
 from murgat.comparison import compare
 from murgat.diff import print_diff, run_differences
 from murgat.engine.errors import SettingsError
-from murgat.engine.folder import RunFolder, read_kind
+from murgat.engine.folder import RunFolder, read_kind, read_summary, score_summary
 from murgat.grounding.compare import is_ground_run, summarize_ground_runs
 from murgat.schema import ResponseResult, RunSummary
-from murgat.score.report import comparison_table, summary_table
+from murgat.score.report import agreement_table, comparison_table, summary_table
 from murgat.score.settings import ScoreSettings
 
 
@@ -28,25 +28,61 @@ def _other_kind(runs: list[str]) -> int:
         raise SettingsError("murgat summarize compares score runs; " + ", ".join(f"{p} is a '{k}' run"
                                                                                  for p, k in others.items()))
     kind = others[str(runs[0])]
-    where = Path(runs[0]) / ("sweep.json" if kind == "sweep" else "summary.json")
-    if not where.exists():
-        raise SettingsError(f"{runs[0]} is a '{kind}' folder without summary.json"
+    name = "sweep.json" if kind == "sweep" else "summary.json"
+    summary = read_summary(runs[0], name)  # a damaged file: RunUnreadable, named (exit 2)
+    if not summary:
+        raise SettingsError(f"{runs[0]} is a '{kind}' folder without {name}"
                             + (" (summarize the program run above it)" if kind == "program-variant" else ""))
-    print(json.dumps({"kind": kind, "summary": json.loads(where.read_text(encoding="utf-8"))}, indent=2,
-                     ensure_ascii=False))
+    print(json.dumps({"kind": kind, "summary": summary}, indent=2, ensure_ascii=False))
     return 0
 
 
 def _score_runs(paths: list[str]) -> list[tuple[str, list[ResponseResult], RunSummary]]:
     runs = []
     for path in paths:
-        if not (Path(path) / "summary.json").exists():
-            raise SettingsError(f"{path} has no summary.json (run murgat score first)")
+        summary = score_summary(path)  # missing, cut short or not a score summary: RunUnreadable (exit 2)
         folder = RunFolder(path, repair=False)
         for note in folder.notices:
             print(f"warning: {note}", file=sys.stderr)
-        runs.append((str(path), folder.latest_results(), folder.summary()))
+        runs.append((str(path), folder.latest_results(), summary))
     return runs
+
+
+def _labels(args: argparse.Namespace) -> list[ResponseLabel] | None:
+    """``--human LABELS``: the people's labels the judges' errors are measured against (needs two runs)."""
+    if not args.human:
+        return None
+    if len(args.runs) < 2:
+        raise SettingsError("--human measures how alike the judges' errors are: give two or more runs over the same "
+                            "responses (one judge against people is murgat calibrate --human LABELS --run RUN)")
+    try:
+        return load_labels(args.human)
+    except LabelError as exc:
+        raise SettingsError(str(exc)) from None
+
+
+def _agreement(runs: list[tuple[str, list[ResponseResult], RunSummary]],
+               labels: list[ResponseLabel] | None) -> dict[str, Any] | None:
+    """Agreement between the runs' judges on the responses they share (two or more runs), the
+    separate block of ``summarize``'s document: :func:`murgat.judge_agreement.agreement_on_shared`."""
+    if len(runs) < 2:
+        return None
+    from murgat.judge_agreement import agreement_on_shared  # numpy: only when two runs are compared
+
+    return agreement_on_shared({path: results for path, results, _ in runs}, labels)
+
+
+def _show_agreement(con: Any, ag: dict[str, Any] | None) -> None:
+    if ag is None:
+        return
+    if ag.get("n_responses"):
+        con.print(agreement_table(ag))
+    differing = ag.get("n_different_responses")
+    line = ag.get("note") if not ag.get("n_responses") else (
+        f"judges compared on the {ag['n_responses']} response(s) every run scored"
+        + (f"; {differing} shared id(s) hold different responses and are left out" if differing else ""))
+    if line and (ag.get("n_responses") or ag.get("n_common_ids")):
+        con.print(line, soft_wrap=True)
 
 
 def _cmd_summarize(args: argparse.Namespace) -> int:
@@ -54,13 +90,17 @@ def _cmd_summarize(args: argparse.Namespace) -> int:
         return summarize_ground_runs(args)
     if any(read_kind(p) not in (None, "score") for p in args.runs):
         return _other_kind(args.runs)
+    labels = _labels(args)
     runs = _score_runs(args.runs)
     doc = compare(runs, n_resamples=args.bootstrap, seed=args.seed)
+    agreement = _agreement(runs, labels)
+    if agreement is not None:
+        doc["judge_agreement"] = agreement
     diffs = _run_differences(args.runs)
     if args.json:
         if diffs:
             doc["run_differences"] = [d.model_dump(mode="json") for d in diffs]
-        print(json.dumps(doc, indent=2))
+        print(json.dumps(doc, indent=2, default=str))
         return 0
     from murgat.console import console  # rich: only when a table is drawn
 
@@ -72,6 +112,7 @@ def _cmd_summarize(args: argparse.Namespace) -> int:
         for d in doc["differences"]:
             if d.get("note"):
                 con.print(d["note"], soft_wrap=True)
+    _show_agreement(con, agreement)
     _print_run_differences(diffs, con)
     return 0
 
@@ -98,4 +139,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true")
     p.add_argument("--bootstrap", type=int, default=2000)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--human", metavar="LABELS", help="human labels (murgat annotate's export): with two or more runs, "
+                                                     "how alike the judges' errors against people are")
     p.set_defaults(func=_cmd_summarize)

@@ -28,15 +28,16 @@ from murgat.engine.fingerprint import derive, fingerprint
 from murgat.engine.folder import RunFolder
 from murgat.engine.guards import Outputs, select_items
 from murgat.engine.outcome import failure_line
-from murgat.engine.preflight import MediaPlace, missing_hint
+from murgat.engine.preflight import MediaPlace, missing_hint, require_asr
 from murgat.engine.roles import JudgeFactory, JudgeMaker
 from murgat.inputs import load_items
 from murgat.judges import parse_options
+from murgat.judges.evidence import limit_overrides, limits_for
 from murgat.judging.pool import CallPool
 from murgat.probes.paths import EntailPath, ProbePath
 from murgat.schema import Item, ResponseResult, RunSummary
 from murgat.score.config import TRANSPORT_OPTIONS, JudgeSpec, ScoreConfig
-from murgat.score.dryrun import DryRunJudge, estimate
+from murgat.score.dryrun import DryRunJudge, estimate, estimate_table
 from murgat.score.report import print_summary
 from murgat.score.runner import ScoreTask, summary_of
 from murgat.score.settings import SCORE_NAMES, ScoreSettings
@@ -137,8 +138,19 @@ class ScoreCommand(Command[ScoreSettings]):
         judges = {stage: run.judges.role(js.spec, js.options, cfg.generate, self.needs(s)[stage])
                   for stage in STAGES if (js := getattr(cfg, f"judge_{stage}")) is not None}
         if judges["entail"].needs_evidence_text or cfg.evidence_text:
+            why = "--evidence-text" if cfg.evidence_text else f"judge {judges['entail'].name}"
+            require_asr(cfg.asr_model, why)  # one early exit 2, not a tool_missing record per item
             cfg.evidence.text = True
             cfg.versions["text_channels"] = text_channels(cfg.asr_model, cfg.sound_events)
+        elif s.asr_model is not None:
+            require_asr(s.asr_model, "--asr-model")
+        try:  # what one entailment request may carry: the entailment judge's provider's limits, -J overrides
+            cfg.evidence_limits = limits_for(judges["entail"].provider, limit_overrides(cfg.judge_entail.options))
+        except ValueError as exc:
+            raise SettingsError(f"-J evidence limits: {exc}") from None
+        # judge answers capped to what the prompts ask for while --max-tokens is left at its default
+        # (murgat.judges.budget; the command line cannot tell a default from the same value typed)
+        cfg.sized_answers = s.max_tokens == type(s).model_fields["max_tokens"].default
         notes = ["judge 'embedded' is rule-based and reads only ASR/OCR text: not a research-grade judge; 'unknown' "
                  "answers are abstentions"] if any(j.provider == "embedded" for j in run.judges.made) else []
         place = MediaPlace.of(s).resolved()  # resolved here: a Ray worker has another working folder
@@ -206,18 +218,29 @@ class ScoreCommand(Command[ScoreSettings]):
         build_report([run.folder.path], run.folder.path / "report.html", copy_media=s.copy_media,
                      with_evidence=s.save_evidence, allow_outside_root=s.allow_media_outside_root)
 
-    def tables(self, s: ScoreSettings) -> bool:
-        return not s.dry_run  # a dry run's estimate is one JSON document
-
     def show(self, s: ScoreSettings, run: Run, work: Work, summary: Any) -> None:
         from murgat.console import console  # rich: only when a table is drawn
 
+        if s.dry_run:  # the estimate as a table (--json: the document)
+            console().print(estimate_table(summary))
+            return
         print_summary(summary, work.state["results"][:50],
                       f"MURGAT-S ({work.state['cfg'].precision_mode} precision) — {run.folder.path}", console())
 
     def notes(self, s: ScoreSettings, run: Run, work: Work, summary: Any) -> list[str]:
-        hint = None if s.dry_run else missing_hint(work.state["results"], work.state["place"])
-        return [hint] if hint else []
+        if s.dry_run:
+            unknown = summary["price_unknown"]
+            return [f"note: price unknown for {', '.join(unknown)}: the estimated cost leaves those calls out "
+                    "(a lower bound, or none at all); -J price_in=USD -J price_out=USD (per million tokens) prices "
+                    "them"] if unknown else []
+        hint = missing_hint(work.state["results"], work.state["place"])
+        lines = [hint] if hint else []
+        capped = summary.evidence_notes
+        if capped:  # never silent: the judge saw a sample of some cited media
+            what = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in capped.items())
+            lines.append(f"note: evidence limits changed what the judge was sent ({what}); each judge call's "
+                         "evidence_notes in results.jsonl (and the report) say what was cited and what was sent")
+        return lines
 
     def failure(self, s: ScoreSettings, run: Run, work: Work, summary: RunSummary) -> str | None:
         return None if s.dry_run else failure_line(work.state["results"], s.max_undetermined)

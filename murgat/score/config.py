@@ -50,6 +50,8 @@ class ScoreConfig(JudgingConfig):
     max_evidence_s: float = Field(
         default=DEFAULT_MAX_EVIDENCE_S, gt=0, description="most seconds of media (segments after padding, summed) "
         "one entailment request may carry; a fact whose cited evidence is longer is undetermined with that reason")
+    repeats: int = Field(default=1, ge=1, description="times each yes/no question is asked (repeat r with seed +r); the "
+                         "majority is the verdict (murgat.score.repeats)")
     boxes: BoxConvention = Field(default_factory=BoxConvention,
                                  description="how boxes in citations are read (--box-units/--box-order/--box-frame-size)")
     bootstrap_resamples: int = 2000
@@ -71,6 +73,8 @@ class ScoreConfig(JudgingConfig):
             d.pop("max_citations_per_fact", None)
         if self.max_evidence_s == DEFAULT_MAX_EVIDENCE_S:
             d.pop("max_evidence_s", None)
+        if self.repeats == 1:
+            d.pop("repeats", None)
         for k in ("judge_verify", "judge_decompose", "judge_entail", "judge_decontextualize"):
             if d.get(k):
                 d[k]["options"] = {o: v for o, v in d[k]["options"].items() if o not in TRANSPORT_OPTIONS}

@@ -91,6 +91,55 @@ def print_summary(summary: RunSummary, results: Sequence[ResponseResult], title:
         )
     if ex.get("judge_notes"):
         con.print(f"[yellow]{ex['judge_notes']}[/yellow]")
+    if ex.get("repeats"):
+        con.print(repeats_line(ex["repeats"]), soft_wrap=True)
+
+
+def _num(x: float | None, pattern: str = "{:.3f}") -> str:
+    return "–" if x is None else pattern.format(x)
+
+
+def repeats_line(rep: dict[str, Any]) -> str:
+    """``score --repeats``: how stable the judge's verdicts and MURGAT-S were over the repeats (one line)."""
+    f, v, sp = rep["facts"], rep["verifiability"], rep["murgat_s"]
+    text = (f"repeats {rep['k']} (seeds {rep['seeds'][0]}–{rep['seeds'][-1]}, temperature {rep['temperature']:g}): "
+            f"facts flip {_num(f['flip_share'], '{:.1%}')} ({f['n_flipped']} of {f['n_facts_repeated']}), agreement "
+            f"with the majority {_num(f['mean_agreement'])}, Fleiss κ {_num(f['fleiss_kappa'])}; verifiability flips "
+            f"{_num(v['flip_share'], '{:.1%}')}; ties {rep['n_tied']}; MURGAT-S over repeats {_num(sp['mean'])} "
+            f"(sd {_num(sp['sd'])}, {_num(sp['min'])}–{_num(sp['max'])})")
+    return text + (f" — [yellow]{rep['note']}[/yellow]" if rep.get("note") else "")
+
+
+def _k(x: float | None) -> str:
+    """κ or α: 'undefined' when it is (one class on both sides), not a dash that reads as missing."""
+    return "undefined" if x is None else f"{x:.3f}"
+
+
+def agreement_table(ag: dict[str, Any]) -> Table:
+    """Agreement between judges of the same responses (:mod:`murgat.judge_agreement`): Cohen's κ of each
+    pair, Krippendorff's α across all, and with human labels the correlation of their errors and the
+    effective number of independent judges (``summarize`` and ``calibrate`` print it)."""
+    from rich.table import Table
+
+    t = Table(title="agreement between the judges (decided verdicts; errors against the human labels)")
+    for col in ("stage", "pair / all", "n", "Cohen κ / Krippendorff α", "error correlation", "effective judges"):
+        t.add_column(col)
+    for stage in ("verifiability", "support"):
+        s = ag.get(stage) or {}
+        errs = {(p["a"], p["b"]): p for p in (s.get("errors") or {}).get("pairs", [])}
+        for p in s.get("pairwise_kappa", []):
+            e = errs.get((p["a"], p["b"]), {})
+            t.add_row(stage, f"{p['a']} · {p['b']}", str(p["n"]), _k(p["kappa"]),
+                      _num(e.get("correlation")) + (f" (n={e['n']})" if e else ""), "")
+        a = s.get("krippendorff_alpha") or {}
+        e = s.get("errors") or {}
+        t.add_row(stage, "all judges", str(a.get("n_units", 0)), _k(a.get("alpha")),
+                  _num(e.get("mean_correlation")), _num(e.get("effective_judges")))
+    ms = (ag.get("murgat_s") or {}).get("errors")
+    if ms:
+        t.add_row("MURGAT-S", "all judges (signed error)", "", "", _num(ms.get("mean_correlation")),
+                  _num(ms.get("effective_judges")))
+    return t
 
 
 #: the answer columns of the runs compared: accuracy and strict attributed accuracy (an answer not read

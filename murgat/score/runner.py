@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from media.errors import MediaError
+from media.limits import EvidenceNote, count_notes
 from media.probe import ProbeResult
 from murgat.answers import grade
 from murgat.breakdown import item_fields
@@ -32,6 +33,7 @@ from murgat.judging.sentences import sentences_of
 from murgat.metric import FactScore, ResponseFigures, score_response, summarize_results
 from murgat.schema import AtomicFact, FactVerdict, Item, ResponseResult, RunSummary, Scores, Sentence, SentenceResult
 from murgat.score.config import ScoreConfig
+from murgat.score.repeats import Repeats, repeat_summary
 from murgat.score.stages import (
     BOX_CHECK_STAGES,
     OVER_LIMIT,
@@ -49,6 +51,9 @@ from murgat.score.stages import (
 from murgat.text import preprocess
 
 log = logging.getLogger("murgat.score")
+
+#: how a fact left undetermined by an unusable decomposition is recognised (``undetermined_causes``)
+DECOMPOSITION = "decomposition: "
 
 #: one decomposed sentence: (fact texts or None when unusable, raw answer, problem)
 Decomposed = tuple[list[str] | None, str | None, str | None]
@@ -85,6 +90,13 @@ class _Scoring:
     judges: StageJudges
     pool: CallPool
     ctx: ItemContext
+    #: ``--repeats`` over 1: each yes/no question asked K times (:mod:`murgat.score.repeats`)
+    repeats: Repeats | None = None
+
+    def decomposed(self, sr: SentenceResult) -> bool:
+        """Whether the sentence's facts are needed: it is cited and verifiable (with repeats: for some repeat)."""
+        verifiable = sr.verifiable or (self.repeats is not None and self.repeats.any_verifiable(sr))
+        return bool(verifiable and sr.sentence.citations)
 
     async def facts_of(self, sr: SentenceResult, out: Decomposed) -> Judged:
         """Facts of one decomposed sentence, entailed at once (local indices, renumbered later)."""
@@ -100,18 +112,20 @@ class _Scoring:
         facts, notes = attach_citations(sr.sentence, texts, 0)
         sr.facts = facts
         sr.notes.extend(notes)
-        return list(await asyncio.gather(*(entail_fact(self.pool, self.judges.entail, f, self.cfg, self.ctx)
+        entail = entail_fact if self.repeats is None else self.repeats.entail
+        return list(await asyncio.gather(*(entail(self.pool, self.judges.entail, f, self.cfg, self.ctx)
                                            for f in facts if f.citations)))
 
     async def verified(self, sr: SentenceResult) -> None:
-        verdict, raw = await verify(self.pool, self.judges.verify, sr.sentence, self.cfg, self.ctx)
+        ask = verify if self.repeats is None else self.repeats.verify
+        verdict, raw = await ask(self.pool, self.judges.verify, sr.sentence, self.cfg, self.ctx)
         sr.verify_verdict, sr.verify_raw = verdict, raw
         sr.verifiable = True if verdict == "yes" else False if verdict == "no" else None
 
     async def by_response(self, results: list[SentenceResult]) -> dict[int, Judged]:
         """One decomposition call for the whole response: it needs every verifiability answer first."""
         await asyncio.gather(*(self.verified(sr) for sr in results))
-        vc = [sr for sr in results if sr.verifiable and sr.sentence.citations]
+        vc = [sr for sr in results if self.decomposed(sr)]
         if not vc:
             return {}
         by_idx, raw, problem = await decompose_response(self.pool, self.judges.decompose, [sr.sentence for sr in vc],
@@ -131,7 +145,7 @@ class _Scoring:
 
         async def flow(sr: SentenceResult) -> None:
             await self.verified(sr)
-            if sr.verifiable and sr.sentence.citations:
+            if self.decomposed(sr):
                 context = decompose_context(sents, sr.sentence.index, cfg.decompose_context_sentences,
                                             cfg.decompose_context_chars)
                 out = await decompose(self.pool, self.judges.decompose, sr.sentence, context, cfg, self.ctx)
@@ -148,7 +162,7 @@ def _undecomposed(sr: SentenceResult, problem: str | None) -> Judged:
     sr.facts = [fact]
     sr.notes.append(f"decomposition unusable ({problem}); the sentence is one undetermined fact")
     why = problem or "decomposition failed"
-    return [(FactVerdict(fact_index=0, status="undetermined", reason=f"decomposition: {why}",
+    return [(FactVerdict(fact_index=0, status="undetermined", reason=f"{DECOMPOSITION}{why}",
                          precise=[None] * len(fact.citations)),
              FactScore(None, None, [None] * len(fact.citations), "undetermined", why))]
 
@@ -190,7 +204,7 @@ async def score_item(item: Item, cfg: ScoreConfig, judges: StageJudges, pool: Ca
         await text_channels(ctx, cfg, cfg.evidence.text)
     except MediaError as exc:
         return fail(rr, ItemFailure(exc.kind, exc.reason))
-    results = await _judged(_Scoring(rr, cfg, judges, pool, ctx), pre.reasoning, info)
+    results = await _judged(_Scoring(rr, cfg, judges, pool, ctx, Repeats.of(cfg)), pre.reasoning, info)
     _tally(rr, cfg, ctx, results)
     return rr
 
@@ -217,6 +231,8 @@ async def _judged(sc: _Scoring, reasoning: str, info: ProbeResult) -> list[Sente
             sr.verdicts.append(fv)
             fact_scores.append(fs)
         next_index += len(sr.facts)
+    if sc.repeats is not None:
+        sc.repeats.finish(sc.rr, results, per_sentence, cfg)
     sc.rr.scores, sc.rr.case = _scored(sc.rr, cfg, results, fact_scores)
     return results
 
@@ -246,16 +262,25 @@ def _tally(rr: ResponseResult, cfg: ScoreConfig, ctx: ItemContext, results: list
     rr.cache_hits = sum(1 for c in ctx.calls if c.cached and not c.deduplicated)
     rr.deduplicated = sum(1 for c in ctx.calls if c.deduplicated)
     causes: dict[str, int] = {}
+    notes: list[EvidenceNote] = []
     for sr in results:
         if sr.verify_verdict in ("unknown", "unparseable", "error"):
             causes[sr.verify_verdict] = causes.get(sr.verify_verdict, 0) + 1
         for fv in sr.verdicts:
             if fv.reason and fv.reason.startswith(OVER_LIMIT):
                 causes["over_limit"] = causes.get("over_limit", 0) + 1
+            elif fv.reason and fv.reason.startswith(DECOMPOSITION):
+                # the decomposer's answer could not be used (not JSON, no list of facts): a judge
+                # failure that --retry-errors asks again, never an abstention
+                causes["decomposition"] = causes.get("decomposition", 0) + 1
             for call in fv.calls:
-                if call.verdict in ("unknown", "unparseable", "error") and call.stage not in BOX_CHECK_STAGES:
-                    causes[call.verdict] = causes.get(call.verdict, 0) + 1
+                notes.extend(EvidenceNote.model_validate(n) for n in call.evidence_notes)
+                if call.stage in BOX_CHECK_STAGES or call.verdict not in ("unknown", "unparseable", "error"):
+                    continue
+                cause = "over_limit" if (call.error or "").startswith(OVER_LIMIT) else call.verdict
+                causes[cause] = causes.get(cause, 0) + 1
     rr.undetermined_causes = dict(sorted(causes.items()))
+    rr.evidence_notes = count_notes(notes)
     box = box_check_counts([fv for sr in results for fv in sr.verdicts])
     if box:
         rr.meta["box_check"] = box
@@ -300,9 +325,16 @@ def summary_of(results: list[ResponseResult], cfg: ScoreConfig, extra: dict[str,
         attributed_threshold=cfg.attributed_threshold,
     )
     summary.extra.update(extra or {})
+    notes: dict[str, int] = {}
+    for r in results:  # what the evidence limits changed, per kind (slim records keep the counts)
+        for kind, n in (r.evidence_notes or {}).items():
+            notes[kind] = notes.get(kind, 0) + n
+    summary.evidence_notes = notes
     box = [r.meta["box_check"] for r in results if r.error is None and r.meta.get("box_check")]
     if box:
         summary.extra["box_check"] = box_check_summary(box)
+    if cfg.repeats > 1:
+        summary.extra["repeats"] = repeat_summary(results, cfg)
     return summary
 
 

@@ -29,6 +29,8 @@ SCORE_NAMES: dict[str, Where] = {
     "decontextualize": None, "judge_option": None, "box_units": None, "box_order": None, "box_frame_size": None,
     # the request caps entered folders' fingerprints only when changed: folders made before them resume
     "max_citations_per_fact": Late("max_citations_per_fact"), "max_evidence_s": Late("max_evidence_s"),
+    # --repeats entered folders' fingerprints only when not 1: every folder made before it resumes
+    "repeats": Late("repeats"),
 }
 
 
@@ -86,6 +88,10 @@ class ScoreSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Trans
                                         "segments is undetermined, not judged: bounds calls per fact")
     max_evidence_s: float = Deciding(DEFAULT_MAX_EVIDENCE_S, gt=0, description="most seconds of cited media one "
                                   "entailment request carries; longer evidence leaves the fact undetermined")
+    repeats: int = Deciding(1, ge=1, le=100, description="ask every yes/no judge question (verifiability, "
+                            "entailment) K times, repeat r with seed +r; the majority is the verdict (a tie: unknown) "
+                            "and the summary reports how stable the verdicts and MURGAT-S are",
+                            spelled={"metavar": "K"})
     decompose_context: int = Deciding(3, ge=0, description="earlier sentences shown to the decomposer (bounded: cost stays "
                                                         "linear in response length)")
     decompose_context_chars: int = Deciding(1500, ge=0, description="character cap on that context")

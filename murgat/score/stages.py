@@ -17,10 +17,11 @@ import prompts
 from media.errors import MediaError
 from murgat.citations import find_groups, parse_citations, strip_citations
 from murgat.judges.base import Judge
-from murgat.judges.parsing import clip_answer, parse_json_answer, parse_verdict
+from murgat.judges.budget import sized_request
+from murgat.judges.parsing import TRUNCATED, clip_answer, parse_json_answer, parse_verdict, read_verdict
 from murgat.judges.types import JudgeOutput, JudgeRequest, TextPart
 from murgat.judging.context import ItemContext
-from murgat.judging.entail import VERDICT_SCHEMA, ask_entailment
+from murgat.judging.entail import OVER_LIMIT, VERDICT_SCHEMA, ask_entailment
 from murgat.judging.pool import CallPool
 from murgat.metric import FactScore, next_queries, score_fact
 from murgat.schema import AtomicFact, Citation, FactVerdict, JudgeCall, Sentence, Verdict
@@ -53,7 +54,9 @@ def first_judge_failure(calls: Sequence[JudgeOutput], results: Sequence[Any]) ->
             return _clip(out.error, 500)
     for sr in results:
         if sr.verify_verdict == "unparseable":
-            return _clip(f"unparseable verify answer: {parse_verdict(sr.verify_raw)[1]}", 500)
+            # the raw answer reads as a label only when the server cut it off at the token cap
+            problem = parse_verdict(sr.verify_raw)[1] or f"{TRUNCATED}: {(sr.verify_raw or '')[:80]!r}"
+            return _clip(f"unparseable verify answer: {problem}", 500)
         for fv in sr.verdicts:
             for call in fv.calls:
                 if call.verdict == "unparseable":
@@ -94,17 +97,20 @@ async def decontextualize(pool: CallPool, judge: Judge, text: str, cfg: ScoreCon
 # ----- verifiability -----
 
 
-async def verify(pool: CallPool, judge: Judge, sent: Sentence, cfg: ScoreConfig, ctx: ItemContext) -> tuple[Verdict, str | None]:
+async def verify(pool: CallPool, judge: Judge, sent: Sentence, cfg: ScoreConfig, ctx: ItemContext, *,
+                 repeat: int = 0) -> tuple[Verdict, str | None]:
+    """Is the sentence an observable claim about the media? (``repeat``: which repeat of the question.)"""
     variant = cfg.verify_variant
     prompt = prompts.render(f"verify_{variant}", question=ctx.question or "(not given)", sentence=strip_citations(sent.text))
+    sized, key_config = sized_request(cfg.generate, "verify", variant, cfg.sized_answers)
     req = JudgeRequest(parts=[TextPart(prompt)], schema=VERIFY_SCHEMA if variant == "json" else None,
-                       config=cfg.generate, task="verify", inputs={"sentence": strip_citations(sent.text), "question": ctx.question},
-                       expects="verdict")
-    out = await pool.ask(judge, req)
+                       config=sized, key_config=key_config, task="verify",
+                       inputs={"sentence": strip_citations(sent.text), "question": ctx.question}, expects="verdict")
+    out = await pool.ask(judge, req, repeat=repeat)
     ctx.calls.append(out)
     if out.error:
         return "error", clip_answer(out.text)
-    verdict, _ = parse_verdict(out.text)
+    verdict, _ = read_verdict(out)  # an answer cut off at the cap is unparseable, whatever it began with
     return verdict, clip_answer(out.text)
 
 
@@ -202,10 +208,6 @@ async def decompose_response(pool: CallPool, judge: Judge, sents: list[Sentence]
 # ----- entailment -----
 
 
-#: how a fact left unjudged by a request cap is recognised in records (``undetermined_causes``)
-OVER_LIMIT = "over limit: "
-
-
 def over_request_caps(fact: AtomicFact, valid: Sequence[bool], cfg: ScoreConfig, ctx: ItemContext) -> str | None:
     """Why ``fact`` may not be judged, or ``None``: more citations than ``--max-citations-per-fact``,
     or joint evidence (the largest request it would make) longer than ``--max-evidence-s``.
@@ -221,6 +223,11 @@ def over_request_caps(fact: AtomicFact, valid: Sequence[bool], cfg: ScoreConfig,
         plans = ctx.segment_plans(fact.citations, idx)
     except MediaError:
         return None  # reported by the entailment request as an evidence error
+    refused = [p for p in plans if p.note is not None and p.note.kind == "refused"]
+    if refused:  # a segment over an evidence limit, with --over-limit refuse (-J over_limit=refuse)
+        return f"{OVER_LIMIT}" + "; ".join(f"{p.label}: {p.reason}" for p in refused) + "; not judged"
+    # cited seconds (after padding), not the seconds a limit would let through: a question about
+    # a quarter of an hour is not asked from a sample of it (see the README, "Long media")
     total = sum(max(0.0, p.end - p.start) for p in plans if p.available)
     if total > cfg.max_evidence_s:
         return (f"{OVER_LIMIT}its cited evidence is {total:,.0f} s of media, more than --max-evidence-s "
@@ -244,7 +251,7 @@ async def entail_fact(
         return fv, FactScore(None, None, [None] * n, "undetermined", over)
     verdicts: dict[frozenset[int], Verdict] = {}
     calls: list[JudgeCall] = []
-    check = asyncio.ensure_future(box_check(pool, judge, fact, cfg, ctx)) if _boxed(fact) else None
+    check = start_box_check(pool, judge, fact, cfg, ctx)
     try:
         while True:
             need = next_queries(valid, verdicts, cfg.precision_mode)
@@ -259,18 +266,24 @@ async def entail_fact(
             check.cancel()
         raise
     fs = score_fact(valid, verdicts, cfg.precision_mode)
+    fv = fact_verdict(fact, valid, verdicts, fs, calls)
+    if check is not None:
+        fv.calls.extend(await check)
+    return fv, fs
+
+
+def fact_verdict(fact: AtomicFact, valid: Sequence[bool], verdicts: dict[frozenset[int], Verdict], fs: FactScore,
+                 calls: list[JudgeCall]) -> FactVerdict:
+    """The record of a fact's entailment: the verdict of each question asked, and its scores."""
     vidx = [i for i, ok in enumerate(valid) if ok]
     joint = frozenset(vidx)
-    fv = FactVerdict(
+    return FactVerdict(
         fact_index=fact.index,
         joint=verdicts.get(joint) if vidx else "no",
         alone={i: verdicts[frozenset([i])] for i in vidx if frozenset([i]) in verdicts},
         leave_one_out={i: verdicts[joint - {i}] for i in vidx if len(vidx) > 1 and (joint - {i}) in verdicts},
         precise=fs.precise, recall=fs.recall, precision=fs.precision, status=fs.status, reason=fs.reason, calls=calls,
     )
-    if check is not None:
-        fv.calls.extend(await check)
-    return fv, fs
 
 
 #: record stages of the wrong-box check: whole frames without boxes, then the boxes alone
@@ -279,6 +292,12 @@ BOX_CHECK_STAGES = ("box_full", "box_crop")
 
 def _boxed(fact: AtomicFact) -> bool:
     return any(c.valid and c.boxes for c in fact.citations)
+
+
+def start_box_check(pool: CallPool, judge: Judge, fact: AtomicFact, cfg: ScoreConfig,
+                    ctx: ItemContext) -> asyncio.Future[list[JudgeCall]] | None:
+    """The wrong-box check of a fact citing boxes (:func:`box_check`), started alongside its scoring questions."""
+    return asyncio.ensure_future(box_check(pool, judge, fact, cfg, ctx)) if _boxed(fact) else None
 
 
 async def box_check(pool: CallPool, judge: Judge, fact: AtomicFact, cfg: ScoreConfig, ctx: ItemContext

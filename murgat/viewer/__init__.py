@@ -123,7 +123,13 @@ def _media_ref(media: str | None, media_root: Path | None, report_dir: Path, cop
 
 def _call_rows(calls: Sequence[Any]) -> list[dict[str, Any]]:
     return [{"evidence": c.evidence, "verdict": c.verdict, "raw": (c.raw or "")[:2000], "error": c.error,
-             "cached": c.cached} for c in calls]
+             "cached": c.cached, **_notes(c)} for c in calls]
+
+
+def _notes(call: Any) -> dict[str, Any]:
+    """What the evidence limits changed in a question (``{}`` when nothing: pages stay as they were)."""
+    notes = getattr(call, "evidence_notes", None) or []
+    return {"notes": [{"label": n.get("label", ""), "text": n.get("text", "")} for n in notes]} if notes else {}
 
 
 def judge_prompt(fact: str, citations: Sequence[Any], variant: str) -> str:
@@ -265,6 +271,8 @@ def run_doc(name: str, summary: RunSummary, results: Iterable[ResponseResult], *
         "settings": config or {}, "precision_mode": summary.precision_mode, "items": items,
         # the run's grounding summary (murgat score --gold), shown as a table in the run panel
         "grounding": summary.extra.get("grounding"), "grounding_error": summary.extra.get("grounding_error"),
+        # score --repeats K: how stable the judge's verdicts and MURGAT-S were (murgat.score.repeats)
+        "repeats": summary.extra.get("repeats"),
         # what the judge probes found before the first item (murgat.probes), a line of the run panel
         "probes": probes_note(summary.extra.get("probes")),
     }

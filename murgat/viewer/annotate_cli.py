@@ -66,11 +66,10 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
     if sample is None:
         return 2
     if kind == "faithfulness":
-        import json
-
+        from murgat.engine.runs import read_summary
         from murgat.viewer.steps import faithfulness_report
 
-        summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+        summary = read_summary(run)  # a damaged summary.json: RunUnreadable, named (exit 2), not a traceback
         if sample:
             results = [r for r in results if r.id in set(sample["ids"])]
         path = faithfulness_report(out, results, summary, args.media_root, annotator=name,
@@ -108,7 +107,7 @@ def _draw(args: argparse.Namespace, run: Path, results: list[Any]) -> dict[str, 
     return {"ids": drawn, "design": design.model_dump()}
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("annotate", help="write a page for labelling a score run by hand (for murgat calibrate --human)")
     p.add_argument("run", help="a murgat score run folder")
     p.add_argument("--annotator", required=True, help="the name written into every exported label line")

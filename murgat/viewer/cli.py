@@ -109,7 +109,7 @@ def _wrote(path: Path) -> None:
     print(f"wrote {path}", file=sys.stderr if is_stream(path) else sys.stdout)
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("view", help="write the offline viewer (report.html) for a run, or compare 2..N runs item by item")
     p.add_argument("runs", nargs="+", help="one murgat run folder, or 2..N score runs to compare item by item")
     p.add_argument("--out", default=None, help="HTML file to write (default: RUN/report.html, or FIRST_RUN/compare.html for several)")

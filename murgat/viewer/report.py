@@ -24,17 +24,22 @@ def folder_name(text: str, key: str | None = None) -> str:
 def save_evidence(run: Path, results: list[Any], media_root: Path | None, input_path: str | None = None,
                   allow_outside_root: bool = False) -> dict[str, dict[str, list[str]]]:
     """What the judge was sent, per cited segment: every frame (JPEG, in order) of a visual segment,
-    the audio of an audio segment (WAV), saved under ``RUN/evidence/<item>/`` for the viewer
+    the audio of an audio segment (WAV; one per excerpt of a long one the run's evidence limits
+    sampled), saved under ``RUN/evidence/<item>/`` for the viewer
     (paths returned relative to ``RUN``). Media are found as scoring found them, root check included."""
     from media.audio import wav_bytes
     from media.errors import MediaError
     from media.evidence import EvidenceConfig, build_evidence
     from media.frames import encode_image
+    from media.limits import EvidenceLimits
     from murgat.engine.outputs import claim_output
     from murgat.inputs import MediaOutsideRoot, resolve_media
     from murgat.schema import Item
 
-    ev_cfg = EvidenceConfig.model_validate((read_config(run).get("config") or {}).get("evidence") or {})
+    run_cfg = read_config(run).get("config") or {}
+    ev_cfg = EvidenceConfig.model_validate(run_cfg.get("evidence") or {})
+    # the run's evidence limits (a long audio citation was sent as excerpts: those are saved)
+    limits = EvidenceLimits.model_validate(run_cfg.get("evidence_limits") or {})
     out: dict[str, dict[str, list[str]]] = {}
     root: Any = None  # RUN/evidence, claimed when the first segment is saved
     for r in results:
@@ -51,7 +56,7 @@ def save_evidence(run: Path, results: list[Any], media_root: Path | None, input_
         if not cites:
             continue
         try:
-            ev = build_evidence(media, list(cites.values()), ev_cfg)
+            ev = build_evidence(media, list(cites.values()), ev_cfg, limits=limits)
         except MediaError:
             continue
         if root is None:
@@ -72,8 +77,14 @@ def save_evidence(run: Path, results: list[Any], media_root: Path | None, input_
                     shots.append(f"evidence/{folder.name}/{shot}")
                 got[f"{c.modality}|{c.start}|{c.end}"] = shots
             elif seg.modality == "audio" and seg.audio is not None:
-                root.file(f"{folder.name}/{name}.wav").write_bytes(wav_bytes(seg.audio, seg.sr))
-                got[f"{c.modality}|{c.start}|{c.end}"] = [f"evidence/{folder.name}/{name}.wav"]
+                # one WAV per piece the judge heard: the whole segment, or each excerpt of a sampled one
+                pieces = seg.audio_pieces()
+                wavs = []
+                for k, (a, b, x) in enumerate(pieces):
+                    wav = name if len(pieces) == 1 else f"{name}_{k:02d}_t{a:.2f}-{b:.2f}".replace(".", "p")
+                    root.file(f"{folder.name}/{wav}.wav").write_bytes(wav_bytes(x, seg.sr))
+                    wavs.append(f"evidence/{folder.name}/{wav}.wav")
+                got[f"{c.modality}|{c.start}|{c.end}"] = wavs
         out[r.id] = got
     return out
 
@@ -109,22 +120,10 @@ def read_config(run: Path) -> dict[str, Any]:
 
 def read_score_summary(run: Path) -> Any:
     """``RUN/summary.json`` as a :class:`~murgat.schema.RunSummary`, or :class:`RunUnreadable` naming
-    the file and why (missing, cut short, not a score run's summary)."""
-    from pydantic import ValidationError
+    the file and why (missing, cut short, not a score run's summary): :func:`murgat.engine.folder.score_summary`."""
+    from murgat.engine.folder import score_summary
 
-    from murgat.engine.runs import RunUnreadable, read_summary
-    from murgat.schema import RunSummary
-
-    doc = read_summary(run)
-    if not doc:
-        raise RunUnreadable(f"{run} has no summary.json (run murgat score first)")
-    try:
-        return RunSummary.model_validate(doc)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(x) for x in err["loc"])
-        raise RunUnreadable(f"{run / 'summary.json'}: not a score run's summary ({where}: {err['msg']}); "
-                            "run murgat score again on the folder to rewrite it") from None
+    return score_summary(run)
 
 
 def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media_root: str | None = None,

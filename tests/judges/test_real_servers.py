@@ -241,3 +241,39 @@ def test_a_refused_video_clip_falls_back_to_frames(models, proxy: Proxy, example
     assert [ex.status for ex in proxy.log] == [500, 200, 200]
     assert "video_url" in sent[0] and "video_url" not in sent[1] + sent[2] and sent[1].count("image_url") == len(frames)
     assert capsys.readouterr().err.count("refused a video clip") == 1
+
+
+def _verify_only(body: dict[str, Any]) -> str | None:
+    """Every sentence verifiable; the decomposition left to the server (the random model's own words)."""
+    return "yes" if "could be checked by watching or listening" in prompt_text(body) else None
+
+
+def test_an_unreadable_decomposition_is_a_cause_that_retry_errors_asks_again(models, proxy: Proxy, tmp_path: Path,
+                                                                               example_media: Path, capsys) -> None:
+    """transformers serve ignores ``response_format``: the decomposer's answer is the model's own text,
+    not JSON, so the sentence is one undetermined fact. That is a judge failure, counted as the cause
+    ``decomposition``, never reported as an abstention, and ``--retry-errors`` asks it again (it sent
+    nothing before: neither the cause count nor the retry rule knew decompositions)."""
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(json.dumps({"id": "a", "media": "friday.mp4", "response": "A woman stands at a desk (visual, 0:01)."})
+                   + "\n")
+    out = tmp_path / "run"
+    args = ["score", str(inp), "--media-root", str(example_media), "--judge", f"openai:{models['image']}",
+            "-J", f"base_url={proxy.base_url}", "--max-tokens", "6", "--retries", "0", "--out", str(out),
+            "--quiet", "--json"]
+    proxy.script = _verify_only
+    assert main(args) == 1
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "could not be split into facts" in last and "--retry-errors" in last and "abstained" not in last, last
+    (dec,) = [ex for ex in proxy.log if "atomic facts" in prompt_text(ex.body)]
+    assert dec.status == 200 and dec.body["response_format"]["type"] == "json_schema"  # asked for JSON, got words
+    (rec,) = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert rec["undetermined_causes"] == {"decomposition": 1} and rec["case"] == "undetermined"
+    sent = len(proxy.log)
+    proxy.script = scripted  # the decomposer now answers with facts
+    main([*args, "--retry-errors"])
+    again = [ex for ex in proxy.log[sent:] if "atomic facts" in prompt_text(ex.body)]
+    assert len(again) == 1, "--retry-errors must ask the decomposition again"
+    assert any("Claim:" in prompt_text(ex.body) for ex in proxy.log[sent:])  # and the facts then go to entailment
+    (rec,) = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()[-1:]]
+    assert "decomposition" not in rec["undetermined_causes"]

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 import media.audio as ma
-from media.evidence import EvidenceConfig, build_evidence, plan_notes, plan_segments
+from media.evidence import build_evidence, plan_notes, plan_segments
 from media.limits import EvidenceLimits, choose_excerpts, count_notes
 from media.probe import probe
 from murgat.citations import check_durations, parse_citations
-from murgat.judges.evidence import evidence_parts, fit_request, limits_for, limits_key, request_bytes
+from murgat.judges.evidence import evidence_parts, fit_request, limits_for, request_bytes
 from murgat.judges.types import AudioPart, TextPart
 
 
@@ -113,15 +113,6 @@ def test_request_bytes_are_capped_or_refused(friday: Path) -> None:
     assert request_bytes(fit.segments) <= full // 2 and fit.request_notes[-1].kind == "bytes_capped"
     tiny = fit_request(ev, EvidenceLimits(max_request_bytes=1000))
     assert all(not s.available for s in tiny.segments) and "not sent" in (tiny.segments[0].reason or "")
-
-
-def test_limits_enter_the_key_only_when_they_can_bite(friday: Path, long_video: Path) -> None:
-    cfg = EvidenceConfig()
-    c = cites("(visual, 0:00-0:06; audio, 0:01-0:03; visual, 0:04)", friday)
-    assert limits_key(plan_segments(friday, c), limits_for("openai"), cfg, probe(friday)) is None
-    assert limits_key(plan_segments(friday, c), EvidenceLimits(max_images=2), cfg, probe(friday)) is not None
-    lc = cites("(audio, 0:00-3:00; audio, 10:00-13:00)", long_video)
-    assert limits_key(plan_segments(long_video, lc), limits_for("gemini"), cfg, probe(long_video)) is not None
 
 
 def test_provider_limits_and_overrides() -> None:

@@ -139,4 +139,4 @@ def test_a_refusal_reaches_the_api_as_the_error_raised_not_a_line_read_back(tmp_
     with pytest.raises(murgat.RunError) as exc:
         murgat.score(_input(tmp_path), judge="embedded", out=tmp_path / "run", media_root=example_media)
     assert isinstance(exc.value, RunConfigMismatch) and exc.value.exit_code == 2
-    assert exc.value.message == f"{tmp_path / 'run'} holds a 'faithfulness' run, not 'score'; use a new --out folder"
+    assert exc.value.message == f"--out {tmp_path / 'run'}: holds a 'faithfulness' run, not 'score'; use a new --out folder"

@@ -41,3 +41,19 @@ def test_lines_that_are_not_records_are_warned_about(tmp_path: Path) -> None:
     with pytest.warns(UserWarning, match=r"1 line\(s\) that are not results were skipped \(line 3"):
         records = load_run(run).records
     assert [r["id"] for r in records] == ["a", "b"]
+
+
+def test_run_folder_summary_names_a_damaged_file(tmp_path: Path) -> None:
+    """Before: ``RunFolder.summary()`` raised pydantic's ValidationError (a traceback in ``summarize``)."""
+    from murgat.engine.folder import RunFolder
+
+    run = _run(tmp_path)
+    (run / "summary.json").write_text((run / "summary.json").read_text()[:20])
+    with pytest.raises(RunUnreadable, match=r"summary\.json: not valid JSON .*cut short"):
+        RunFolder(run, repair=False).summary()
+    (run / "summary.json").write_text(json.dumps({"n_items": "many"}))
+    with pytest.raises(RunUnreadable, match=r"not a score run.s summary .*n_items"):
+        RunFolder(run, repair=False).summary()
+    (run / "summary.json").unlink()
+    with pytest.raises(RunUnreadable, match=r"has no summary\.json"):
+        RunFolder(run, repair=False).summary()

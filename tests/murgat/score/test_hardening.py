@@ -125,7 +125,7 @@ def test_dry_run_tokens_grow_linearly_with_response_length(tmp_path, example_med
         text = " ".join(f"The woman speaks about topic {k} (audio, 0:01)." for k in range(n))
         inp = _inputs(tmp_path, [{"id": "r", "media": "friday.mp4", "response": text}])
         assert main(["score", str(inp), "--media-root", str(example_media), "--judge", "openai:m", "-J",
-                     "base_url=http://127.0.0.1:9/v1", "-J", "api_key=x", "--out", str(tmp_path / f"d{n}"), "--dry-run"]) == 0
+                     "base_url=http://127.0.0.1:9/v1", "-J", "api_key=x", "--out", str(tmp_path / f"d{n}"), "--dry-run", "--json"]) == 0
         toks.append(json.loads(capsys.readouterr().out)["est_input_tokens"])
     assert toks[1] / toks[0] < 4.5  # linear (4× the sentences); the whole prefix made it ≈ 10×
 

@@ -68,7 +68,7 @@ def test_dry_run_counts_an_upper_bound_and_spends_nothing(tmp_path: Path, exampl
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
     out = tmp_path / "run"
     assert main(["score", str(_inputs(tmp_path)), "--media-root", str(example_media), "--judge", "gemini:gemini-2.5-flash",
-                 "--out", str(out), "--dry-run"]) == 0
+                 "--out", str(out), "--dry-run", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     # 2 verify + 1 decompose (the verifiable cited sentence) + 3 entail (joint, 2 alone) = 6
     assert doc["judge_calls_upper_bound"] == 6 and doc["est_cost_usd"] > 0
