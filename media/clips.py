@@ -27,10 +27,11 @@ from media.errors import CorruptMedia, NoVideoStream
 from media.probe import SAFE_INPUT_ARGS, _tool, probe
 
 
-@functools.lru_cache(maxsize=64)
-def keyframe_times(path: str, stream: int) -> tuple[float, ...]:
-    """Presentation times of the keyframes of one video stream."""
-    cmd = [_tool("ffprobe"), "-v", "error", "-select_streams", str(stream), "-show_entries",
+def _list_keyframes(path: str, stream: int, interval: str | None = None) -> tuple[float, ...]:
+    """Presentation times of the keyframes of one video stream (of ``interval``, ffprobe's
+    ``-read_intervals`` spelling, when given: only that stretch of the file is read)."""
+    window = ["-read_intervals", interval] if interval else []
+    cmd = [_tool("ffprobe"), "-v", "error", "-select_streams", str(stream), *window, "-show_entries",
            "packet=pts_time,flags", "-of", "csv=p=0", *SAFE_INPUT_ARGS, "file:" + path]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -43,20 +44,15 @@ def keyframe_times(path: str, stream: int) -> tuple[float, ...]:
     return tuple(sorted(times))
 
 
+@functools.lru_cache(maxsize=64)
+def keyframe_times(path: str, stream: int) -> tuple[float, ...]:
+    """Presentation times of the keyframes of one video stream."""
+    return _list_keyframes(path, stream)
+
+
 def keyframes_near(path: str, stream: int, t: float, span: float = 1.0) -> tuple[float, ...]:
     """Keyframe times within ``span`` seconds of ``t`` (reads only that stretch of the file)."""
-    cmd = [_tool("ffprobe"), "-v", "error", "-select_streams", str(stream), "-read_intervals",
-           f"{max(0.0, t - span):.3f}%{t + span:.3f}", "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0",
-           *SAFE_INPUT_ARGS, "file:" + path]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise CorruptMedia(path, "cannot list keyframes")
-    times = []
-    for line in proc.stdout.split("\n"):
-        parts = line.split(",")
-        if len(parts) >= 2 and "K" in parts[1] and parts[0] not in ("", "N/A"):
-            times.append(float(parts[0]))
-    return tuple(sorted(times))
+    return _list_keyframes(path, stream, f"{max(0.0, t - span):.3f}%{t + span:.3f}")
 
 
 def video_clip(path: str | Path, start: float, end: float, cache: MediaCache | None = None) -> tuple[Path, str]:

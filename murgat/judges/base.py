@@ -366,7 +366,6 @@ class Judge(ABC):
         #: an answer (any HTTP reply) came back from the endpoint: connection failures are then retried
         self.reached = False
         self._unreachable_since: float | None = None
-        self._unreachable_waited = 0.0
         self._identity = IdentityTracker(f"{self.provider}:{model}", self.provider, model)
         self._warned: set[str] = set()
         #: what this judge's answered requests carried, summed (:mod:`murgat.judges.account`)
@@ -558,6 +557,7 @@ class Judge(ABC):
         deadline = started + cfg.max_retry_time_s
         retries = 0
         waited = 0.0
+        unreachable_waited = 0.0
         last: JudgeError | None = None
         gave_up = ""
         for attempt in range(cfg.retries + 1):
@@ -593,14 +593,16 @@ class Judge(ABC):
                     if self._unreachable_since is None:
                         self._unreachable_since = now
                     delay = min(0.25 * 2**attempt, 1.0)
-                    if (max(now - self._unreachable_since, self._unreachable_waited) + delay > UNREACHABLE_WINDOW_S
+                    # the window is wall time since the first failure, or this request's own waits where
+                    # the sleeps are not real time (a test's clock): never the sum over concurrent requests
+                    if (max(now - self._unreachable_since, unreachable_waited) + delay > UNREACHABLE_WINDOW_S
                             or attempt == cfg.retries):
                         raise JudgeUnreachable(
                             f"{self.name} cannot be reached: {err} (it has not answered once in this run; "
                             f"check the URL and that the server is up)") from None
                     retries += 1
                     self.stats.retries += 1
-                    self._unreachable_waited += delay
+                    unreachable_waited += delay
                     await self._sleep(delay)
                     continue
                 if not err.retryable:

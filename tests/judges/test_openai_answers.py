@@ -153,6 +153,27 @@ async def test_an_endpoint_that_never_answered_stops_the_run(client: str) -> Non
     await j.aclose()
 
 
+async def test_concurrent_requests_to_an_unreachable_endpoint_each_get_the_whole_window() -> None:
+    """The unreachable window is wall time since the first failure (or one request's own waits),
+    never the waits of concurrent requests added up: eight requests at once each retry as one
+    alone does (before, their summed backoff ended the window after the first round of waits)."""
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    alone = OpenAIJudge("m", {"base_url": url, "client": "httpx", "api_key": "k"})
+    crowd = OpenAIJudge("m", {"base_url": url, "client": "httpx", "api_key": "k"})
+    waits: dict[str, list[float]] = {"alone": [], "crowd": []}
+    for name, j in (("alone", alone), ("crowd", crowd)):
+        async def sleep(s: float, name: str = name) -> None:
+            waits[name].append(s)
+        j._sleep = sleep  # type: ignore[method-assign]
+    with pytest.raises(JudgeUnreachable):
+        await alone.generate(ask(retries=10))
+    outs = await asyncio.gather(*(crowd.generate(ask(retries=10)) for _ in range(8)), return_exceptions=True)
+    assert all(isinstance(o, JudgeUnreachable) for o in outs)
+    assert len(waits["alone"]) >= 3 and len(waits["crowd"]) == 8 * len(waits["alone"])
+    await alone.aclose()
+    await crowd.aclose()
+
+
 async def test_after_an_answer_a_refused_connection_is_retried_as_before() -> None:
     """A server that answered and then went away (a restart mid-run) is an outage: the request
     ends in an error after its retries, other items keep their records."""
