@@ -323,10 +323,13 @@ class Probes(BaseModel):
     title: ClassVar[str] = "judge probes"
 
     probes: Literal["auto", "on", "off", "require"] = Field(
-        "auto", description="ask the judge a dozen known-answer questions before the first item: auto (judges that "
-                            "are models behind an endpoint or loaded locally: openai, gemini, hf; not embedded or "
-                            "replay), on (every judge, embedded and replay too), require (as on, and a failed probe "
-                            "stops the run with exit 2 before any item), off (none)")
+        "auto", description="before the first item, ask each judge path 12 questions with known answers about a clip "
+                            "murgat makes (does the judge hear and see what murgat sends?): auto (judges that are "
+                            "models behind an endpoint or loaded locally: openai, gemini, hf; not embedded or replay), "
+                            "on (every judge, embedded and replay too), require (as on, and a failed probe stops the "
+                            "run with exit 2 before any item), off (none: exactly the requests of a run without "
+                            "probes). A failure is a loud warning before the items and after the summary; cached like "
+                            "any request; not part of the run's settings (a folder resumes with any value)")
     probe_seed: int = Field(0, ge=0, description="seed of the probe clip (other numbers and words)")
 
 

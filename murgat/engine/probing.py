@@ -40,7 +40,7 @@ def probe_before_run(command: Command[Any], run: Run, work: Work) -> ProbeReport
     ``None`` when none is asked (``--probes off``, a dry run, or no path to ask)."""
     s = run.s
     setting: Setting = getattr(s, "probes", "off")
-    if setting == "off" or run.outputs.scratch:
+    if setting == "off" or run.outputs.scratch or getattr(s, "dry_run", False):  # a dry run sends nothing
         return None
     paths = paths_to_probe(setting, command.probe_paths(s, run, work))
     if not paths:

@@ -71,7 +71,9 @@ def test_a_score_run_catches_each_serving_fault_with_its_probes(fault: str | Non
         server.honest, server.fault = True, fault
         code = _score(tmp_path, server, out, example_media)
         n = len(server.requests)
+        asked = [_is_probe(b) for b in server.requests]
     err = capsys.readouterr().err
+    assert asked == [True] * 12 + [False] * (n - 12)  # every probe answered before the first item's request
     summary = _summary(out)
     report = summary["extra"]["probes"]
     failed = {r["probe"] for r in report["results"] if r["outcome"] in ("fail", "error")}
@@ -85,6 +87,7 @@ def test_a_score_run_catches_each_serving_fault_with_its_probes(fault: str | Non
     assert "probes" not in json.dumps(cfg["fingerprint"])
     if fault is None:
         assert "WARNING" not in err and "note: judge probes: 12/12 passed" in err
+        assert "judge probes: 12/12 passed" in (out / "report.html").read_text()  # the run panel's line
     else:  # loud, before the first item and again after the summary
         assert err.count("WARNING: JUDGE PROBES FAILED") == 2
     # the probes' requests are counted and priced with the run's own (this invocation), not in the items' figures
@@ -330,13 +333,77 @@ def test_summarize_says_how_two_runs_differ(tmp_path: Path, example_media: Path,
         server.honest = True
         assert _score(tmp_path, server, tmp_path / "a", example_media) == 0
         server.fault = "drop_audio"
-        assert _score(tmp_path, server, tmp_path / "b", example_media, "--pad", "0.5", "--cache",
-                      str(tmp_path / "b.sqlite")) == 0
+        assert _score(tmp_path, server, tmp_path / "b", example_media, "--pad", "0.5", "--precision-mode", "strict",
+                      "--cache", str(tmp_path / "b.sqlite")) == 0
     capsys.readouterr()
     assert main(["summarize", str(tmp_path / "a"), str(tmp_path / "b")]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "what differs" in out and "evidence.pad_s" in out and "entail hearing" in out
+    assert "what differs" in out and "evidence.pad_s" in out and "precision_mode" in out and "entail hearing" in out
     assert main(["summarize", str(tmp_path / "a"), str(tmp_path / "b"), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     keys = {d["key"]: (d["a"], d["b"]) for d in doc["run_differences"][0]["differences"]}
     assert keys["probes.openai:m entail hearing"] == ("pass", "fail") and keys["evidence.pad_s"] == (0.0, 0.5)
+    assert keys["precision_mode"] == ("alce", "strict")
+    # one run, or runs of the same settings: nothing to say, and said
+    assert main(["summarize", str(tmp_path / "a"), str(tmp_path / "a")]) == 0
+    assert "no setting, prompt, judge, probe or version differs" in " ".join(capsys.readouterr().out.split())
+    assert main(["summarize", str(tmp_path / "a")]) == 0
+    assert "what differs" not in capsys.readouterr().out
+
+
+def test_require_on_a_resumed_folder_starts_no_item_and_leaves_its_records(tmp_path: Path, example_media: Path,
+                                                                           capsys) -> None:
+    """A folder with one item done, resumed with ``--probes require`` against a judge that lost its
+    images: only the probes are sent, exit 2, and the folder's records are byte for byte what they were."""
+    inp = tmp_path / "two.jsonl"
+    inp.write_text("".join(json.dumps({"id": i, "media": "friday.mp4", "response": RESPONSE}) + "\n" for i in "ab"))
+    out = tmp_path / "run"
+
+    def score(server: StandIn, *extra: str) -> int:
+        return main(["score", str(inp), "--media-root", str(example_media), "--judge", "openai:m", "-J",
+                     f"base_url={server.base_url}", "--retries", "0", "--out", str(out), "--quiet", "--json", *extra])
+
+    with StandIn() as server:
+        server.honest = True
+        assert score(server, "--ids", "a", "--probes", "off") == 0
+        before = (out / "results.jsonl").read_bytes()
+        server.requests.clear()
+        server.fault = "drop_images"
+        assert score(server, "--probes", "require", "--cache", str(tmp_path / "fresh.sqlite")) == 2
+        bodies = list(server.requests)
+    err = capsys.readouterr().err
+    assert len(bodies) == 12 and all(_is_probe(b) for b in bodies)
+    assert "no item was started" in err.strip().splitlines()[-1]
+    assert (out / "results.jsonl").read_bytes() == before and not (out / "summary.json").read_text().count("probes")
+
+
+def test_program_probes_its_runtime_check_and_each_score_run_its_scoring_judge(tmp_path: Path, example_media: Path,
+                                                                               capsys) -> None:
+    """``program``'s checker (the planner here) is probed before the first item; ``--score`` hands
+    ``--probes`` to the variant's score run, which probes its scoring judge (its own response cache:
+    asked again). The stand-in writes no program, so each item is a planning error (exit 1)."""
+    q = tmp_path / "q.jsonl"
+    q.write_text(json.dumps({"id": "friday-q", "media": "friday.mp4", "question": "What mood is the man in?",
+                             "options": ["happy", "in a bad humor"], "gold": "in a bad humor"}) + "\n")
+
+    def program(server: StandIn, out: str, *extra: str) -> int:
+        return main(["program", str(q), "--media-root", str(example_media), "--variant", "logic-declarative",
+                     "--planner", "openai:m", "-P", f"base_url={server.base_url}", "--out", str(tmp_path / out),
+                     "--quiet", "--json", *extra])
+
+    with StandIn() as server:
+        server.honest = True
+        assert program(server, "p", "--score") == 1
+        asked = [_is_probe(b) for b in server.requests]
+        server.requests.clear()
+        assert program(server, "off", "--score", "--probes", "off") == 1
+        off = [_is_probe(b) for b in server.requests]
+    capsys.readouterr()
+    assert asked == [True] * 12 + [False] + [True] * 12  # the checker's probes, the one plan, the scorer's probes
+    assert off == [False]
+    doc = _summary(tmp_path / "p")
+    assert [(j["judge"], j["stage"], j["passed"]) for j in doc["probes"]["judges"]] == [("openai:m", "entail", 12)]
+    assert doc["judge_identity"][0]["name"] == "openai:m" and doc["sent_media"]["requests"] == 13
+    scored = _summary(tmp_path / "p" / "logic-declarative" / "run")["extra"]["probes"]
+    assert scored["setting"] == "auto" and scored["judges"][0]["calls"] == 12
+    assert "probes" not in _summary(tmp_path / "off") and "probes" not in _config(tmp_path / "off")["config"]
