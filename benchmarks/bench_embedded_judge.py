@@ -79,9 +79,9 @@ def _old_check_claim(fact: str, media: Path, judge: Any) -> Any:
     from media.evidence import EvidenceConfig, build_evidence
     from media.probe import probe
     from murgat.citations import parse_citations, strip_citations
+    from murgat.judges.evidence import evidence_parts
     from murgat.judges.parsing import parse_verdict
     from murgat.judges.types import JudgeRequest, TextPart
-    from murgat.pipeline.stages import evidence_parts
 
     info = probe(media)
     cites = [c for c in parse_citations(fact) if c.valid]

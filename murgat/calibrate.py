@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -44,7 +45,7 @@ from human_eval.stats import (
 )
 from murgat.citations import parse_citations
 from murgat.corrected import METRICS, human_scores, majority, reference_sentence
-from murgat.schema import ResponseResult
+from murgat.schema import ResponseResult, SentenceResult
 
 __all__ = ["METRICS", "calibrate_run", "human_scores", "inter_annotator", "plot_run", "rules_baseline", "select_judges"]
 
@@ -68,6 +69,101 @@ def _citation_keys(raws: Sequence[str]) -> set[tuple[Any, ...]]:
     return out
 
 
+@dataclass
+class _Pairs:
+    """The judge's decisions paired with the people's, stage by stage, as :func:`calibrate_run`
+    walks the labelled responses (``pred`` entries are the judge's decision or its abstention)."""
+
+    similarity: Callable[[str, str], float]
+    threshold: float
+    v_pred: list[bool | str] = field(default_factory=list)
+    v_gold: list[bool] = field(default_factory=list)
+    sup_pred: list[bool | str] = field(default_factory=list)
+    sup_gold: list[bool] = field(default_factory=list)
+    nec_pred: list[bool | str] = field(default_factory=list)
+    nec_gold: list[bool] = field(default_factory=list)
+    n_pred: int = 0
+    n_gold: int = 0
+    n_match: int = 0
+    cite_ok: int = 0
+    cite_n: int = 0
+    per_resp: dict[str, dict[str, list[float]]] = field(
+        default_factory=lambda: {m: {"judge": [], "human": []} for m in METRICS})
+    resp_ids: list[str] = field(default_factory=list)
+
+    def add_response(self, r: ResponseResult, anns: Sequence[ResponseLabel]) -> None:
+        sents = {sr.sentence.index: sr for sr in r.sentences}
+        human_sent: dict[int, list[Any]] = defaultdict(list)
+        for a in anns:
+            for s in a.sentences:
+                human_sent[s.index].append(s)
+        for idx, hs in human_sent.items():
+            sr = sents.get(idx)
+            if sr is not None:
+                self._add_sentence(sr, hs)
+        humans = [human_scores(a, r) for a in anns]
+        rated: dict[str, list[float]] = {m: [v for h in humans if (v := h[m]) is not None] for m in METRICS}
+        if all(getattr(r.scores, m) is not None and rated[m] for m in METRICS):
+            self.resp_ids.append(r.id)
+            for m in METRICS:
+                self.per_resp[m]["judge"].append(getattr(r.scores, m))
+                self.per_resp[m]["human"].append(float(np.mean(rated[m])))
+
+    def _add_sentence(self, sr: SentenceResult, hs: list[Any]) -> None:
+        gold = majority([s.verifiable for s in hs])
+        if gold is not None:
+            self.v_pred.append(sr.verifiable if sr.verifiable is not None else _silence(sr.verify_verdict))
+            self.v_gold.append(gold)
+        ref = reference_sentence(hs)  # first annotator who decomposed this sentence
+        if ref is None or not sr.facts:
+            return
+        m = match_facts([f.text for f in sr.facts], [f.text for f in ref.facts], self.similarity, self.threshold)
+        self.n_pred += m.n_pred
+        self.n_gold += m.n_gold
+        self.n_match += len(m.pairs)
+        verdicts = {v.fact_index: v for v in sr.verdicts}
+        for pi, gi, _ in m.pairs:
+            jf, hf = sr.facts[pi], ref.facts[gi]
+            same = {c.key() for c in jf.citations} == _citation_keys(hf.citations)
+            self.cite_n += 1
+            self.cite_ok += same
+            v = verdicts.get(jf.index)
+            if hf.supported is not None:
+                self.sup_pred.append(v.joint == "yes" if v is not None and v.joint in ("yes", "no")
+                                     else _silence(v.joint if v is not None else None))
+                self.sup_gold.append(bool(hf.supported))
+            if v is not None and same and hf.necessary is not None and len(v.precise) == len(hf.necessary):
+                for jp, hn in zip(v.precise, hf.necessary, strict=True):
+                    if hn is not None:
+                        self.nec_pred.append(bool(jp) if jp is not None else _silence(v.joint))
+                        self.nec_gold.append(bool(hn))
+
+    def decomposition(self) -> dict[str, Any]:
+        dec_p = self.n_match / self.n_pred if self.n_pred else None
+        dec_r = self.n_match / self.n_gold if self.n_gold else None
+        return {"n_pred": self.n_pred, "n_gold": self.n_gold, "n_matched": self.n_match, "precision": dec_p,
+                "recall": dec_r,
+                "f1": 2 * dec_p * dec_r / (dec_p + dec_r) if dec_p and dec_r else (
+                    0.0 if self.n_pred and self.n_gold else None),
+                "citation_accuracy": self.cite_ok / self.cite_n if self.cite_n else None, "threshold": self.threshold}
+
+
+def _system_ranking(pairs: _Pairs, lab: dict[str, list[ResponseLabel]],
+                    res: dict[str, ResponseResult]) -> dict[str, Any] | None:
+    """Kendall's τ between the systems' order by the judge and by the people (two systems or more)."""
+    js, hs = pairs.per_resp["murgat_s"]["judge"], pairs.per_resp["murgat_s"]["human"]
+    systems: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"judge": [], "human": []})
+    for k, rid in enumerate(pairs.resp_ids):
+        sysname = next((a.system for a in lab[rid] if a.system), None) or res[rid].meta.get("system")
+        if sysname:
+            systems[sysname]["judge"].append(js[k])
+            systems[sysname]["human"].append(hs[k])
+    if len(systems) < 2:
+        return None
+    return ranking_tau({s: float(np.mean(v["judge"])) for s, v in systems.items()},
+                       {s: float(np.mean(v["human"])) for s, v in systems.items()})
+
+
 def calibrate_run(labels: list[ResponseLabel], results: list[ResponseResult], *, n_resamples: int = 10_000, seed: int = 0,
                   similarity: Callable[[str, str], float] = lexical_similarity, threshold: float = 0.5,
                   progress: Progress | None = None) -> dict[str, Any]:
@@ -78,102 +174,33 @@ def calibrate_run(labels: list[ResponseLabel], results: list[ResponseResult], *,
     lab = by_id(labels)
     res = {r.id: r for r in results if r.error is None}
     shared = sorted(set(lab) & set(res))
-    v_pred: list[bool | str] = []
-    v_gold: list[bool] = []
-    n_pred = n_gold = n_match = cite_ok = cite_n = 0
-    sup_pred: list[bool | str] = []
-    sup_gold: list[bool] = []
-    nec_pred: list[bool | str] = []
-    nec_gold: list[bool] = []
-    per_resp: dict[str, dict[str, list[float]]] = {m: {"judge": [], "human": []} for m in METRICS}
-    resp_ids: list[str] = []
+    pairs = _Pairs(similarity, threshold)
     for rid in shared:
-        r, anns = res[rid], lab[rid]
-        sents = {sr.sentence.index: sr for sr in r.sentences}
-        human_sent: dict[int, list[Any]] = defaultdict(list)
-        for a in anns:
-            for s in a.sentences:
-                human_sent[s.index].append(s)
-        for idx, hs in human_sent.items():
-            sr = sents.get(idx)
-            if sr is None:
-                continue
-            gold = majority([s.verifiable for s in hs])
-            if gold is not None:
-                v_pred.append(sr.verifiable if sr.verifiable is not None else _silence(sr.verify_verdict))
-                v_gold.append(gold)
-            ref = reference_sentence(hs)  # first annotator who decomposed this sentence
-            if ref is None or not sr.facts:
-                continue
-            m = match_facts([f.text for f in sr.facts], [f.text for f in ref.facts], similarity, threshold)
-            n_pred += m.n_pred
-            n_gold += m.n_gold
-            n_match += len(m.pairs)
-            verdicts = {v.fact_index: v for v in sr.verdicts}
-            for pi, gi, _ in m.pairs:
-                jf, hf = sr.facts[pi], ref.facts[gi]
-                same = {c.key() for c in jf.citations} == _citation_keys(hf.citations)
-                cite_n += 1
-                cite_ok += same
-                v = verdicts.get(jf.index)
-                if hf.supported is not None:
-                    sup_pred.append(v.joint == "yes" if v is not None and v.joint in ("yes", "no")
-                                    else _silence(v.joint if v is not None else None))
-                    sup_gold.append(bool(hf.supported))
-                if v is not None and same and hf.necessary is not None and len(v.precise) == len(hf.necessary):
-                    for jp, hn in zip(v.precise, hf.necessary, strict=True):
-                        if hn is not None:
-                            nec_pred.append(bool(jp) if jp is not None else _silence(v.joint))
-                            nec_gold.append(bool(hn))
-        humans = [human_scores(a, r) for a in anns]
-        ok = True
-        for m_ in METRICS:
-            j = getattr(r.scores, m_)
-            hv = [h[m_] for h in humans if h[m_] is not None]
-            if j is None or not hv:
-                ok = False
-                break
-        if ok:
-            resp_ids.append(rid)
-            for m_ in METRICS:
-                per_resp[m_]["judge"].append(getattr(r.scores, m_))
-                per_resp[m_]["human"].append(float(np.mean([h[m_] for h in humans if h[m_] is not None])))
-    n_dropped = len(shared) - len(resp_ids)
+        pairs.add_response(res[rid], lab[rid])
     # labelled responses that cannot enter: said out loud, not silently left out of every statistic
     all_ids = {r.id for r in results}
     not_in_run = sorted(set(lab) - all_ids)
     error_records = sorted(set(lab) & (all_ids - set(res)))
-    dec_p = n_match / n_pred if n_pred else None
-    dec_r = n_match / n_gold if n_gold else None
+    per_resp = pairs.per_resp
     out: dict[str, Any] = {
         "n_responses": len(shared),
-        "n_dropped_for_missing_ratings": n_dropped,
+        "n_dropped_for_missing_ratings": len(shared) - len(pairs.resp_ids),
         "n_labelled_not_in_run": len(not_in_run), "labelled_not_in_run": not_in_run[:20],
         "n_labelled_with_error_records": len(error_records), "labelled_with_error_records": error_records[:20],
-        "verifiability": agreement_with_abstentions(v_pred, v_gold),
-        "decomposition": {
-            "n_pred": n_pred, "n_gold": n_gold, "n_matched": n_match, "precision": dec_p, "recall": dec_r,
-            "f1": 2 * dec_p * dec_r / (dec_p + dec_r) if dec_p and dec_r else (0.0 if n_pred and n_gold else None),
-            "citation_accuracy": cite_ok / cite_n if cite_n else None, "threshold": threshold,
-        },
-        "support": agreement_with_abstentions(sup_pred, sup_gold),
-        "necessity": agreement_with_abstentions(nec_pred, nec_gold),
+        "verifiability": agreement_with_abstentions(pairs.v_pred, pairs.v_gold),
+        "decomposition": pairs.decomposition(),
+        "support": agreement_with_abstentions(pairs.sup_pred, pairs.sup_gold),
+        "necessity": agreement_with_abstentions(pairs.nec_pred, pairs.nec_gold),
         "response": {m: correlations(per_resp[m]["judge"], per_resp[m]["human"], n_resamples, seed,
                                      progress=None if progress is None else _offset(progress, k * 3 * n_resamples))
                      for k, m in enumerate(METRICS)},
-        "response_points": {"ids": resp_ids, **{m: per_resp[m] for m in METRICS}},
+        "response_points": {"ids": pairs.resp_ids, **{m: per_resp[m] for m in METRICS}},
     }
     js, hs_ = per_resp["murgat_s"]["judge"], per_resp["murgat_s"]["human"]
     out["icc_murgat_s"] = icc(np.column_stack([js, hs_])) if len(js) >= 2 else None
-    systems: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"judge": [], "human": []})
-    for k, rid in enumerate(resp_ids):
-        sysname = next((a.system for a in lab[rid] if a.system), None) or res[rid].meta.get("system")
-        if sysname:
-            systems[sysname]["judge"].append(js[k])
-            systems[sysname]["human"].append(hs_[k])
-    if len(systems) >= 2:
-        out["system_ranking"] = ranking_tau({s: float(np.mean(v["judge"])) for s, v in systems.items()},
-                                            {s: float(np.mean(v["human"])) for s, v in systems.items()})
+    ranking = _system_ranking(pairs, lab, res)
+    if ranking is not None:
+        out["system_ranking"] = ranking
     return out
 
 
@@ -236,8 +263,9 @@ def select_judges(per_run: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (r["mean_rank"] is None, r["mean_rank"] or 0.0))
 
 
-def plot_run(name: str, calib: dict[str, Any], out: Path) -> Path:
-    """Judge vs human scatter with a least-squares line, one panel per metric."""
+def plot_run(name: str, calib: dict[str, Any], out: Path | IO[bytes]) -> Path | IO[bytes]:
+    """Judge vs human scatter with a least-squares line, one panel per metric (a PNG written to
+    ``out``: a path, or a binary file such as an output claim's writer)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -260,8 +288,9 @@ def plot_run(name: str, calib: dict[str, Any], out: Path) -> Path:
         ax.set_ylim(-0.05, 1.05)
     fig.suptitle(f"judge vs human — {name}")
     fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100)
+    if isinstance(out, Path):
+        out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=100, format="png")
     plt.close(fig)
     return out
 

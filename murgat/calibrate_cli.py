@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from murgat.score.report import agreement_table
+
+if TYPE_CHECKING:
+    from murgat.engine.outputs import Claim
 
 
 def _load_labels(spec: str, polarity: str) -> Any:
@@ -172,7 +176,7 @@ def _plan_table(con: Any, run: str, plan: dict[str, Any]) -> None:
     con.print(t)
 
 
-def _faithfulness(args: argparse.Namespace, labels_for: dict[str, Any]) -> int:
+def _faithfulness(args: argparse.Namespace, labels_for: dict[str, Any], out: Claim | None) -> int:
     from murgat.calibrate_faithfulness import calibrate_faithfulness, corrected_upr, plan_upr
     from murgat.engine.folder import RunFolder
     from murgat.faithfulness.records import FaithResult
@@ -195,9 +199,7 @@ def _faithfulness(args: argparse.Namespace, labels_for: dict[str, Any]) -> int:
                                                       cluster_by_video=args.cluster_by_video, ci=args.ci,
                                                       assume_random=args.assume_random, n_resamples=args.bootstrap,
                                                       seed=args.seed)
-    if args.out:
-        Path(args.out).mkdir(parents=True, exist_ok=True)
-        (Path(args.out) / "calibration.json").write_text(json.dumps(doc, indent=2, default=str))
+    _write_doc(out, doc)
     if args.json:
         print(json.dumps(doc, indent=2, default=str))
         return 0
@@ -250,22 +252,92 @@ def _score_runs(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any
     return results, labels_for
 
 
-def _cmd(args: argparse.Namespace) -> int:
-    from human_eval.matching import embedding_similarity, lexical_similarity
-    from murgat.calibrate import METRICS, calibrate_run, inter_annotator, plot_run, rules_baseline, select_judges
-    from murgat.console import console
-    from murgat.corrected import corrected_difference, corrected_figures, plan_labels
+def _bad_args(args: argparse.Namespace) -> str | None:
+    if not 0 < args.alpha < 1:
+        return f"--alpha must be between 0 and 1 (got {args.alpha})"
+    if not args.half_width > 0:
+        return f"--half-width must be positive (got {args.half_width})"
+    return None
+
+
+def _out_folder(args: argparse.Namespace) -> Claim | None:
+    """``--out``, claimed before any work by the one output rule: a plain folder, never a run
+    folder or an input (the labels, the runs)."""
+    from murgat.engine.outputs import claim_output
+
+    if not args.out:
+        return None
+    return claim_output(args.out, role="folder", inputs=[*args.human, *(args.run or [])],
+                        files=("calibration.json",), what=f"--out {args.out}")
+
+
+def _write_doc(out: Claim | None, doc: dict[str, Any]) -> None:
+    if out is not None:
+        out.file("calibration.json").write_text(json.dumps(doc, indent=2, default=str))
+
+
+def _calibrate_each(args: argparse.Namespace, results_by_run: dict[str, Any], labels_for: dict[str, Any],
+                    sim: Callable[[str, str], float]) -> dict[str, Any]:
+    """Each run's calibration against its labels, with its corrected figures."""
+    from murgat.calibrate import METRICS, calibrate_run
+    from murgat.corrected import corrected_figures
+
+    cals: dict[str, Any] = {}
+    with _Bar(args) as bar:
+        for run, results in results_by_run.items():
+            labels = labels_for[run]
+            step = bar.task(f"calibrating {Path(run).name}: {args.bootstrap:,} bootstrap resamples",
+                            3 * args.bootstrap * len(METRICS))
+            cal = calibrate_run(labels, results, n_resamples=args.bootstrap, seed=args.seed, similarity=sim,
+                                threshold=args.threshold, progress=step)
+            step2 = bar.task(f"corrected figures of {Path(run).name} (bootstrap)", 6 * args.bootstrap) \
+                if args.ci == "bootstrap" else None
+            cal["corrected"] = corrected_figures(labels, results, alpha=args.alpha,
+                                                 cluster_by_video=args.cluster_by_video, ci=args.ci,
+                                                 assume_random=args.assume_random, n_resamples=args.bootstrap,
+                                                 seed=args.seed, attributed_threshold=_threshold(args, run),
+                                                 progress=step2)
+            cals[run] = cal
+        bar.finish()
+    return cals
+
+
+def _between_runs(args: argparse.Namespace, doc: dict[str, Any], results_by_run: dict[str, Any],
+                  labels_for: dict[str, Any], sim: Callable[[str, str], float]) -> None:
+    """Two runs or more: the judge ranking, and either how alike the judges are (one label file,
+    the same responses) or model B − model A, corrected (each run its own responses and labels)."""
+    from murgat.calibrate import select_judges
+    from murgat.corrected import corrected_difference
     from murgat.judge_agreement import judge_agreement
 
-    if not 0 < args.alpha < 1:
-        print(f"error: --alpha must be between 0 and 1 (got {args.alpha})", file=sys.stderr)
+    runs = list(results_by_run)
+    doc["selection"] = select_judges(doc["runs"])
+    if len(args.human) == 1:
+        doc["judge_agreement"] = judge_agreement(results_by_run, labels_for[runs[0]], similarity=sim,
+                                                 threshold=args.threshold)
+        return
+    doc["differences"] = [
+        {"a": runs[0], "b": run, **corrected_difference(
+            labels_for[runs[0]], results_by_run[runs[0]], labels_for[run], results_by_run[run],
+            alpha=args.alpha, cluster_by_video=args.cluster_by_video, assume_random=args.assume_random,
+            attributed_threshold=_threshold(args, runs[0]))}
+        for run in runs[1:]]
+
+
+def _cmd(args: argparse.Namespace) -> int:
+    from human_eval.matching import embedding_similarity, lexical_similarity
+    from murgat.calibrate import inter_annotator, plot_run, rules_baseline
+    from murgat.console import console
+    from murgat.corrected import plan_labels
+
+    bad = _bad_args(args)
+    if bad:
+        print(f"error: {bad}", file=sys.stderr)
         return 2
-    if not args.half_width > 0:
-        print(f"error: --half-width must be positive (got {args.half_width})", file=sys.stderr)
-        return 2
+    out = _out_folder(args)
     if args.task == "faithfulness":
         labels_for = _labels_per_run(args, list(args.run or []))
-        return 2 if labels_for is None else _faithfulness(args, labels_for)
+        return 2 if labels_for is None else _faithfulness(args, labels_for, out)
     sim: Callable[[str, str], float] = lexical_similarity
     if args.similarity == "embedding":
         emb = embedding_similarity()
@@ -292,52 +364,26 @@ def _cmd(args: argparse.Namespace) -> int:
             for run, plan in doc["plan"].items():
                 _plan_table(con, run, plan)
         return 0
-    per_coefficient = 3 * args.bootstrap * len(METRICS)
-    with _Bar(args) as bar:
-        for run, results in results_by_run.items():
-            labels = labels_for[run]
-            step = bar.task(f"calibrating {Path(run).name}: {args.bootstrap:,} bootstrap resamples", per_coefficient)
-            cal = calibrate_run(labels, results, n_resamples=args.bootstrap, seed=args.seed, similarity=sim,
-                                threshold=args.threshold, progress=step)
-            step2 = bar.task(f"corrected figures of {Path(run).name} (bootstrap)", 6 * args.bootstrap) \
-                if args.ci == "bootstrap" else None
-            cal["corrected"] = corrected_figures(labels, results, alpha=args.alpha,
-                                                 cluster_by_video=args.cluster_by_video, ci=args.ci,
-                                                 assume_random=args.assume_random, n_resamples=args.bootstrap,
-                                                 seed=args.seed, attributed_threshold=_threshold(args, run),
-                                                 progress=step2)
-            doc["runs"][run] = cal
-        bar.finish()
-    runs = list(results_by_run)
-    first = results_by_run[runs[0]] if runs else []
+    doc["runs"] = _calibrate_each(args, results_by_run, labels_for, sim)
+    first: list[Any] = next(iter(results_by_run.values()), [])
     doc["inter_annotator"] = inter_annotator(first_labels, {r.id: r for r in first})
     if len(doc["runs"]) >= 2:
-        doc["selection"] = select_judges(doc["runs"])
-        if len(args.human) == 1:  # the same responses, several judges: how alike are the judges?
-            doc["judge_agreement"] = judge_agreement(results_by_run, first_labels, similarity=sim,
-                                                     threshold=args.threshold)
-        else:  # each run its own responses (and labels): model B − model A, corrected
-            doc["differences"] = [
-                {"a": runs[0], "b": run, **corrected_difference(
-                    labels_for[runs[0]], results_by_run[runs[0]], labels_for[run], results_by_run[run],
-                    alpha=args.alpha, cluster_by_video=args.cluster_by_video, assume_random=args.assume_random,
-                    attributed_threshold=_threshold(args, runs[0]))}
-                for run in runs[1:]]
+        _between_runs(args, doc, results_by_run, labels_for, sim)
     if args.rules_baseline:
         doc["rules_baseline"] = rules_baseline(first_labels)
-    out = Path(args.out) if args.out else None
-    if out:
-        out.mkdir(parents=True, exist_ok=True)
+    if out is not None:
         doc["plots"] = {}
         for k, (run, calib) in enumerate(doc["runs"].items()):
-            doc["plots"][run] = str(plot_run(run, calib, out / f"scatter_{k}_{Path(run).name}.png"))
-        (out / "calibration.json").write_text(json.dumps(doc, indent=2, default=str))
+            name = f"scatter_{k}_{Path(run).name}.png"
+            out.file(name).write(functools.partial(plot_run, run, calib))
+            doc["plots"][run] = str(out.path / name)
+        _write_doc(out, doc)
     if args.json:
         print(json.dumps(doc, indent=2, default=str))
         return 0
     _print_tables(con, args, doc)
-    if out:
-        con.print(f"wrote {out / 'calibration.json'}")
+    if out is not None:
+        con.print(f"wrote {out.path / 'calibration.json'}")
     return 0
 
 

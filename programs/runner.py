@@ -239,6 +239,19 @@ async def _run_item(item: Item, variant: str, judges: ProgramRoles, cfg: Judging
                       question=item.question or "", options=list(item.options or []),
                       max_answer_chars=limits.max_return_chars)
     interp = Interpreter(api, limits, options=list(item.options or []))
+    returned_text = await _execute(interp, checked, limits, trace)
+    trace.interpreter_steps, trace.op_calls, trace.ops = interp.steps, interp.ops, api.records
+    _count(trace, ctx)
+    if not _answer(api, returned_text, item, limits, trace, record):
+        return _finish(record, trace, t0)
+    checks = [r.status for r in api.records if r.op == "describe"]
+    record["descriptions"] = {s: checks.count(s) for s in sorted(set(checks))}
+    return _finish(record, trace, t0)
+
+
+async def _execute(interp: Interpreter, checked: Checked, limits: Limits, trace: ItemTrace) -> str:
+    """Run the checked program under its budgets; the returned value as text (``""`` when it
+    returned nothing or was stopped: the trace says why)."""
     ti = time.monotonic()
     returned_text = ""
     try:
@@ -260,8 +273,13 @@ async def _run_item(item: Item, variant: str, judges: ProgramRoles, cfg: Judging
     except TimeoutError:
         trace.status, trace.error = "program_stopped", f"ran longer than {limits.max_seconds:g} s"
     trace.interpreter_seconds = time.monotonic() - ti
-    trace.interpreter_steps, trace.op_calls, trace.ops = interp.steps, interp.ops, api.records
-    _count(trace, ctx)
+    return returned_text
+
+
+def _answer(api: ExecutorApi, returned_text: str, item: Item, limits: Limits, trace: ItemTrace,
+            record: dict[str, Any]) -> bool:
+    """The response assembled from what the ops found and the program returned, read and graded
+    into ``record``; ``False`` when it was refused (the record says why)."""
     n_options = len(item.options or []) or 10
     reading = read_conclusion(api, returned_text, n_options, list(item.options or []) or None)
     try:
@@ -273,7 +291,7 @@ async def _run_item(item: Item, variant: str, judges: ProgramRoles, cfg: Judging
         trace.status, trace.error = exc.status, exc.reason
         record["generation_error"], record["error_kind"] = f"{exc.status}: {exc.reason}", exc.status
         record["program_status"] = exc.status
-        return _finish(record, trace, t0)
+        return False
     record["response"] = text
     record["predicted_option"] = option
     g = grade(reading, item.gold, item.options)  # an unread answer is unknown (None, with the reason), never wrong
@@ -285,9 +303,7 @@ async def _run_item(item: Item, variant: str, judges: ProgramRoles, cfg: Judging
     if trace.status == "ok" and option is None and item.options:
         trace.status = "no_answer"
         record["program_status"] = "no_answer"
-    checks = [r.status for r in api.records if r.op == "describe"]
-    record["descriptions"] = {s: checks.count(s) for s in sorted(set(checks))}
-    return _finish(record, trace, t0)
+    return True
 
 
 def _count(trace: ItemTrace, ctx: ItemContext) -> None:

@@ -38,6 +38,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+def send_json(handler: BaseHTTPRequestHandler, code: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+    """One JSON answer with its length (the test servers' one writer: stand-in, recorder, proxy)."""
+    handler.send_response(code)
+    for k, v in (headers or {}).items():
+        handler.send_header(k, v)
+    handler.send_header("content-type", "application/json")
+    handler.send_header("content-length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
 class StandIn:
     def __init__(self, die_after: int | None = None, latency: float = 0.0) -> None:
         self.mode = "ok"
@@ -137,14 +148,7 @@ class StandIn:
                 })
 
             def _send(self, code: int, doc: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-                data = json.dumps(doc).encode()
-                self.send_response(code)
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, code, json.dumps(doc).encode(), headers)
 
         class Server(ThreadingHTTPServer):
             # socketserver's listen backlog of 5 drops the SYN of a 6th simultaneous connection, which

@@ -497,19 +497,6 @@ def write_atomic(path: Path, text: str) -> None:
     replace_atomically(path, lambda f: f.write(text.encode("utf-8")))
 
 
-def refuse_own_outputs(inputs: Sequence[str | Path | None], outputs: Sequence[str | Path]) -> None:
-    """Refuse a run that would write over one of its own inputs (``--out`` naming the input file,
-    reflect ``--from`` its own responses): :class:`RunConfigMismatch`, exit 2, nothing touched."""
-    outs = {Path(o).resolve(): Path(o) for o in outputs}
-    for i in inputs:
-        if i is None:
-            continue
-        path = Path(str(i).split(":", 1)[-1]) if ":" in str(i) and not Path(str(i)).exists() else Path(i)
-        if path.resolve() in outs:
-            raise RunConfigMismatch(f"{path} is an input of this run and would be overwritten by its output "
-                                    f"{outs[path.resolve()]}; choose another --out")
-
-
 def _holds_any(p: Path) -> bool:
     """Whether the folder holds anything (an empty folder is no run: ``program --score``'s new
     ``OUT/baseline-run`` is not a variant of the program run around it)."""

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from murgat.engine.errors import CommandError, SettingsError
-from murgat.engine.folder import check_writable_dir, refuse_own_outputs
+from murgat.engine.folder import check_writable_dir
 from murgat.engine.outputs import Claim, OutputRefused, claim_output
 from murgat.runlock import RunLock
 from murgat.schema import Item
@@ -101,7 +101,6 @@ def check_outputs(s: Any, outputs: Outputs, kind: str | None = None) -> None:
 
     Before, ``--cache in.jsonl`` moved the input aside as ``in.jsonl.corrupt-<time>`` and put a
     database in its place, and ``--record in.jsonl`` appended cassette lines to the input."""
-    refuse_own_outputs(outputs.inputs, [outputs.folder / "results.jsonl", *outputs.files])
     inputs = [input_file(i) for i in outputs.inputs if i] + replay_cassettes(s)
     top = outputs.run_folder
     places = [top, *(w for w, _ in outputs.writable),
@@ -112,6 +111,7 @@ def check_outputs(s: Any, outputs: Outputs, kind: str | None = None) -> None:
             check_writable_dir(where, what)
         folder = claim_output(top, role="folder", kind=kind, inputs=inputs, what=f"--out {top}")
         own = [top / "results.jsonl", *outputs.files]
+        _own_file(folder, outputs.folder / "results.jsonl", inputs)  # never an input (a hard link to one either)
         for f in outputs.files:
             _appended(_own_file(folder, Path(f), inputs), f)
         if getattr(s, "cache", None):

@@ -318,87 +318,114 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def _claim_file(p: Path, role: Role, inputs: tuple[Path, ...], replaces: tuple[str, ...], *, boundary: Path | None,
-                own: bool, what: str) -> Claim:
-    fd = _descriptor(p)
-    if fd is not None:
-        if role != "file":
-            raise _refuse(what, f"is a descriptor of this process; a {role} must be a regular file")
-        try:
-            flags = fcntl.fcntl(fd, fcntl.F_GETFL)
-        except OSError:
-            raise _refuse(what, f"descriptor {fd} is not open") from None
-        if flags & os.O_ACCMODE not in (os.O_WRONLY, os.O_RDWR):
-            raise _refuse(what, f"descriptor {fd} is not open for writing")
-        return Claim(path=p, target=p, role=role, stream=True, fd=fd, inputs=inputs)
-    target = p
-    folder = Path(os.path.realpath(boundary if boundary is not None else (p.parent if str(p.parent) else Path("."))))
+def _claim_descriptor(p: Path, fd: int, role: Role, inputs: tuple[Path, ...], what: str) -> Claim:
+    """Rule 4 for the process's own descriptors: streamed into by a whole-file output only."""
+    if role != "file":
+        raise _refuse(what, f"is a descriptor of this process; a {role} must be a regular file")
     try:
-        st = os.lstat(p)
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    except OSError:
+        raise _refuse(what, f"descriptor {fd} is not open") from None
+    if flags & os.O_ACCMODE not in (os.O_WRONLY, os.O_RDWR):
+        raise _refuse(what, f"descriptor {fd} is not open for writing")
+    return Claim(path=p, target=p, role=role, stream=True, fd=fd, inputs=inputs)
+
+
+def _lstat(p: Path, what: str) -> os.stat_result | None:
+    try:
+        return os.lstat(p)
     except FileNotFoundError:
-        st = None
+        return None
     except OSError as exc:
         raise _refuse(what, f"cannot be written ({exc.strerror or exc})") from None
-    if st is not None and stat.S_ISLNK(st.st_mode):
-        real = os.path.realpath(p)
-        if not _inside(real, str(folder)):
-            raise _refuse(what, f"is a symbolic link to {real}, outside {folder}; murgat does not write through it "
-                                "(name the file itself, or remove the link)")
-        target = Path(real)
-        try:
-            st = os.stat(target)
-        except FileNotFoundError:
-            st = None
-        except OSError as exc:  # a loop of links (ELOOP) or a target that cannot be looked at
-            raise _refuse(what, f"is a symbolic link that cannot be followed ({exc.strerror or exc}); "
-                                "name the file itself, or remove the link") from None
-    # 1. inputs
-    for i in inputs:
-        if _same_file(i, target):
-            raise _refuse(what, f"is an input of this command ({i}) and would be overwritten; choose another output")
-    # 2. run state (named, whether it exists yet or not)
-    name = target.name
-    parent = target.parent
+
+
+def _follow_link(p: Path, folder: Path, what: str) -> tuple[Path, os.stat_result | None]:
+    """Rule 5: a symbolic link is written at its target only inside ``folder``."""
+    real = os.path.realpath(p)
+    if not _inside(real, str(folder)):
+        raise _refuse(what, f"is a symbolic link to {real}, outside {folder}; murgat does not write through it "
+                            "(name the file itself, or remove the link)")
+    target = Path(real)
+    try:
+        return target, os.stat(target)
+    except FileNotFoundError:
+        return target, None
+    except OSError as exc:  # a loop of links (ELOOP) or a target that cannot be looked at
+        raise _refuse(what, f"is a symbolic link that cannot be followed ({exc.strerror or exc}); "
+                            "name the file itself, or remove the link") from None
+
+
+def _check_run_state(target: Path, role: Role, own: bool, what: str) -> None:
+    """Rule 2: a run's resume files are written by that run's command only."""
+    name, parent = target.name, target.parent
     if not own and name in RUN_STATE and not (role == "cache" and name in _CACHE_FILES):
         k = read_kind(parent) if parent.is_dir() else None
         if k is not None:
             raise _refuse(what, f"is part of the '{k}' run in {parent} ({name}); only that run's command writes it "
                                 "— choose another output")
-    if st is not None:
-        mode = st.st_mode
-        if stat.S_ISDIR(mode):
-            raise _refuse(what, f"is a folder; a {role} must be a file")
-        if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
-            if role != "file":
-                raise _refuse(what, f"is a device or pipe, not a regular file; a {role} must be a regular file")
-            if not os.access(target, os.W_OK):
-                raise _refuse(what, "cannot be written (permission denied)")
-            return Claim(path=p, target=target, role=role, stream=True, inputs=inputs)
-        if not stat.S_ISREG(mode):
-            raise _refuse(what, "is not a regular file (a block device or socket); murgat writes only files, "
-                                "character devices and pipes")
-        # 3. murgat data of another sort
-        sort = content_of(target)
-        if role == "file" and sort is not None and sort not in replaces:
-            raise _refuse(what, f"holds {CONTENT[sort]}; murgat does not replace it with this output "
-                                "— choose another file")
-        if role == "cache" and sort != "sqlite" and st.st_size > 0:
-            if sort is not None or not name.endswith(_CACHE_SUFFIXES):
-                held = CONTENT[sort] if sort else "a file that is not a SQLite database"
-                raise _refuse(what, f"holds {held}; a cache must be a SQLite database (or a new file)")
-        if role == "cassette" and sort != "cassette" and st.st_size > 0:
-            held = CONTENT[sort] if sort else "a file that is not a replay cassette"
-            raise _refuse(what, f"holds {held}; cassette lines are appended only to a cassette (or a new file)")
-    # 7. writable
+
+
+def _check_existing(target: Path, st: os.stat_result, role: Role, replaces: tuple[str, ...], what: str) -> bool:
+    """Rules 3 and 4 for a file that exists: what it is may refuse it; ``True`` when it is a
+    character device or FIFO that a whole-file output streams into."""
+    mode = st.st_mode
+    if stat.S_ISDIR(mode):
+        raise _refuse(what, f"is a folder; a {role} must be a file")
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+        if role != "file":
+            raise _refuse(what, f"is a device or pipe, not a regular file; a {role} must be a regular file")
+        if not os.access(target, os.W_OK):
+            raise _refuse(what, "cannot be written (permission denied)")
+        return True
+    if not stat.S_ISREG(mode):
+        raise _refuse(what, "is not a regular file (a block device or socket); murgat writes only files, "
+                            "character devices and pipes")
+    sort = content_of(target)
+    if role == "file" and sort is not None and sort not in replaces:
+        raise _refuse(what, f"holds {CONTENT[sort]}; murgat does not replace it with this output "
+                            "— choose another file")
+    if role == "cache" and sort != "sqlite" and st.st_size > 0:
+        if sort is not None or not target.name.endswith(_CACHE_SUFFIXES):
+            held = CONTENT[sort] if sort else "a file that is not a SQLite database"
+            raise _refuse(what, f"holds {held}; a cache must be a SQLite database (or a new file)")
+    if role == "cassette" and sort != "cassette" and st.st_size > 0:
+        held = CONTENT[sort] if sort else "a file that is not a replay cassette"
+        raise _refuse(what, f"holds {held}; cassette lines are appended only to a cassette (or a new file)")
+    return False
+
+
+def _check_writable(target: Path, boundary: Path | None, folder: Path, what: str) -> None:
+    """Rule 7: the folder takes a file (inside a folder claim: reached through no link out of it)."""
     if boundary is None:
         _probe_folder(target.parent, what)
-    else:  # inside a folder claim (proved writable): its subfolders, reached through no link out of it
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise _refuse(what, f"cannot be written ({exc.strerror or exc})") from None
-        if not _inside(os.path.realpath(target.parent), str(folder)):
-            raise _refuse(what, f"is reached through a symbolic link out of {folder}; murgat does not write through it")
+        return
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _refuse(what, f"cannot be written ({exc.strerror or exc})") from None
+    if not _inside(os.path.realpath(target.parent), str(folder)):
+        raise _refuse(what, f"is reached through a symbolic link out of {folder}; murgat does not write through it")
+
+
+def _claim_file(p: Path, role: Role, inputs: tuple[Path, ...], replaces: tuple[str, ...], *, boundary: Path | None,
+                own: bool, what: str) -> Claim:
+    """The file rules (module docstring) in order; ``boundary``: the folder claim it lies in."""
+    fd = _descriptor(p)
+    if fd is not None:
+        return _claim_descriptor(p, fd, role, inputs, what)
+    target = p
+    folder = Path(os.path.realpath(boundary if boundary is not None else (p.parent if str(p.parent) else Path("."))))
+    st = _lstat(p, what)
+    if st is not None and stat.S_ISLNK(st.st_mode):
+        target, st = _follow_link(p, folder, what)
+    for i in inputs:  # 1. inputs
+        if _same_file(i, target):
+            raise _refuse(what, f"is an input of this command ({i}) and would be overwritten; choose another output")
+    _check_run_state(target, role, own, what)
+    if st is not None and _check_existing(target, st, role, replaces, what):
+        return Claim(path=p, target=target, role=role, stream=True, inputs=inputs)
+    _check_writable(target, boundary, folder, what)
     return Claim(path=p, target=target, role=role, inputs=inputs)
 
 

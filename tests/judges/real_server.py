@@ -25,6 +25,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from ..standin import send_json
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -173,13 +175,7 @@ class Proxy:
                 return self._send(resp.status, data)
 
             def _send(self, code: int, data: bytes, headers: dict[str, str] | None = None) -> None:
-                self.send_response(code)
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, code, data, headers)
 
             def _trickle(self, code: int, data: bytes) -> None:
                 """Headers at once, then the body a byte at a time over ``slow_s`` seconds."""

@@ -12,9 +12,11 @@ from media.probe import probe
 from murgat.citations import check_durations, parse_citations
 from murgat.judges.claims import normalize_word, tokenize
 from murgat.judges.embedded import EmbeddedJudge
-from murgat.pipeline.config import JudgeSpec, ScoreConfig
-from murgat.pipeline.stages import CallPool, ItemContext, ask_entailment
+from murgat.judging.context import ItemContext
+from murgat.judging.entail import ask_entailment
+from murgat.judging.pool import CallPool
 from murgat.schema import AtomicFact
+from murgat.score.config import JudgeSpec, ScoreConfig
 
 pytestmark = pytest.mark.slow
 
@@ -35,7 +37,7 @@ def entail(media: Path, fact: str, citations: str) -> str:
         ctx.screen = screen_text(media)
     fact_obj = AtomicFact(index=0, sentence_index=0, text=f"{fact} {citations}", citations=cites)
     verdict, _call = asyncio.run(ask_entailment(CallPool(), EmbeddedJudge("rules"), fact_obj,
-                                               frozenset(range(len(cites))), cfg, ctx))
+                                               frozenset(range(len(cites))), ctx, variant=cfg.entail_variant))
     return verdict
 
 

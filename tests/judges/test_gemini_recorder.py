@@ -19,6 +19,7 @@ import pytest
 
 from murgat.judges.gemini import API_VERSION, GeminiJudge
 
+from ..standin import send_json
 from .test_gemini_wire import answer, camel, req
 
 
@@ -39,14 +40,7 @@ class Recorder:
                 return self.rfile.read(n) if n else b""
 
             def _send(self, code: int, doc: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-                data = json.dumps(doc).encode()
-                self.send_response(code)
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, code, json.dumps(doc).encode(), headers)
 
             def _file(self) -> dict[str, Any]:
                 return {"name": "files/abc123", "uri": f"{outer.base}/{API_VERSION}/files/abc123", "mimeType": "video/mp4",

@@ -11,11 +11,12 @@ import pytest
 from murgat.calibrate import calibrate_run, human_scores
 from murgat.cli import main
 from murgat.engine.folder import RunFolder
+from murgat.engine.preflight import MediaPlace
 from murgat.judges.scripted import ScriptedJudge
-from murgat.pipeline.config import JudgeSpec, ScoreConfig
-from murgat.pipeline.runner import run_items, summarize_run
-from murgat.pipeline.stages import Judges
 from murgat.schema import Item
+from murgat.score.config import JudgeSpec, ScoreConfig
+from murgat.score.runner import score_items, summarize_run
+from murgat.score.stages import StageJudges
 
 CLAIMS = [
     ("She asks whether the lord of the universe is in", "audio, 0:01-0:03", True),
@@ -46,7 +47,7 @@ def make_run(tmp: Path, media: Path) -> Path:
     cfg = ScoreConfig(judge_verify=spec, judge_decompose=spec, judge_entail=spec)
     j = ScriptedJudge(_answer)
     rd = RunFolder(tmp / "run")
-    asyncio.run(run_items(items, cfg, Judges(j, j, j), rd, media_root=media))
+    asyncio.run(score_items(items, cfg, StageJudges(j, j, j), rd, place=MediaPlace(media)))
     summarize_run(rd, cfg)
     return rd.path
 
@@ -172,7 +173,7 @@ def _abstaining_run(tmp: Path, media: Path, entail: str = "crown") -> Path:
     cfg = ScoreConfig(judge_verify=spec, judge_decompose=spec, judge_entail=spec)
     j = ScriptedJudge(answer)
     rd = RunFolder(tmp / f"abstain-{entail}")
-    asyncio.run(run_items(items, cfg, Judges(j, j, j), rd, media_root=media))
+    asyncio.run(score_items(items, cfg, StageJudges(j, j, j), rd, place=MediaPlace(media)))
     summarize_run(rd, cfg)
     return rd.path
 
@@ -449,3 +450,24 @@ def test_an_unread_answer_is_not_correct_in_the_attributed_accuracy_being_correc
     assert judge_figure(unread, "attributed_accuracy") == 0.0
     assert judge_figure(ResponseResult(id="b", scores=Scores(murgat_s=1.0)), "attributed_accuracy") is None  # no gold
     assert human_figures([], unread)["attributed_accuracy"] is None  # no human MURGAT-S without labels
+
+
+def test_calibrate_out_is_claimed_before_any_work(tmp_path: Path, example_media: Path, capsys) -> None:
+    """``--out`` goes through the one output rule: a run folder or the labels file is refused
+    (exit 2, nothing touched) before a bootstrap starts; before, ``--out RUN`` wrote
+    ``calibration.json`` and plots into another command's folder."""
+    run = make_run(tmp_path, example_media)
+    labels = make_labels(tmp_path, flip_for_b=set())
+    before = {p: p.read_bytes() for p in [*run.iterdir(), labels] if p.is_file()}
+    for out in (run, labels):
+        assert main(["calibrate", "--human", str(labels), "--run", str(run), "--out", str(out),
+                     "--bootstrap", "50"]) == 2
+        err = capsys.readouterr().err
+        assert f"--out {out}" in err and "Traceback" not in err
+    assert {p: p.read_bytes() for p in before} == before and not (run / "calibration.json").exists()
+    out = tmp_path / "cal"
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--out", str(out), "--bootstrap", "50",
+                 "--json"]) == 0
+    doc = json.loads((out / "calibration.json").read_text())
+    assert sorted(p.name for p in out.iterdir()) == ["calibration.json", f"scatter_0_{run.name}.png"]
+    assert doc["plots"][str(run)] == str(out / f"scatter_0_{run.name}.png")

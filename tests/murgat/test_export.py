@@ -93,7 +93,7 @@ def test_a_fact_row_tells_an_invalid_citation_from_the_judges_no(run: Path, tmp_
 def test_the_export_knows_the_score_commands_markers() -> None:
     """The core restates two markers of the score command (it cannot import it): they must agree."""
     from murgat import export
-    from murgat.pipeline import stages
+    from murgat.score import stages
 
     assert export.OVER_LIMIT == stages.OVER_LIMIT and export.BOX_CHECK_STAGES == stages.BOX_CHECK_STAGES
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from media.probe import probe
-from murgat.pipeline.config import JudgeSpec, ScoreConfig
-from murgat.pipeline.stages import CallPool, ItemContext
+from murgat.judging.context import ItemContext
+from murgat.judging.pool import CallPool
+from murgat.score.config import JudgeSpec, ScoreConfig
 from programs.ops import ExecutorApi, OpSettings, merge_ranges
 
 from ..conftest import real_media

@@ -18,8 +18,9 @@ import pytest
 from media.probe import probe
 from murgat.judges.scripted import ScriptedJudge
 from murgat.judges.types import JudgeRequest
-from murgat.pipeline.config import JudgeSpec, ScoreConfig
-from murgat.pipeline.stages import CallPool, ItemContext
+from murgat.judging.context import ItemContext
+from murgat.judging.pool import CallPool
+from murgat.score.config import JudgeSpec, ScoreConfig
 from programs.interpreter import Interpreter, ProgramStopped
 from programs.ops import ExecutorApi, OpSettings
 from programs.safety import Limits, parse_program

@@ -200,3 +200,18 @@ def test_a_folder_input_is_read_as_its_responses_file(tmp_path: Path, example_me
     assert "input of this command" in capsys.readouterr().err
     assert main([*args, "--out", str(folder)]) == 0
     assert (folder / "responses.jsonl").read_bytes() == before and (folder / "results.jsonl").exists()
+
+
+def test_an_input_hard_linked_as_the_runs_results_is_refused(tmp_path: Path, example_media: Path, capsys) -> None:
+    """``OUT/results.jsonl`` that is the input under another name (a hard link) would be appended
+    to: refused by the output rule's same-file check, as a symbolic link or the path itself is."""
+    inp = _input(tmp_path)
+    cas = _write(tmp_path / "c.jsonl", SCORE_CASSETTE)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.jsonl").hardlink_to(inp)
+    before = _tree(tmp_path)
+    assert main(_argv("score", inp, cas, out, example_media)) == 2
+    err = capsys.readouterr().err
+    assert "is an input of this command" in err and "Traceback" not in err
+    assert _tree(tmp_path) == before

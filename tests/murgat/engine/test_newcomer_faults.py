@@ -79,7 +79,7 @@ def test_no_command_writes_over_its_own_input(tmp_path: Path, example_media: Pat
     q = _write(tmp_path / "q.jsonl", [{"id": "a", "media": "friday.mp4", "question": "?", "response": "x"}])
     before = q.read_bytes()
     assert main(["generate", str(q), "--model", "embedded", "--out", str(q), "--media-root", str(example_media)]) == 2
-    assert "would be overwritten" in capsys.readouterr().err and q.read_bytes() == before
+    assert "is an input of this command" in capsys.readouterr().err and q.read_bytes() == before
     ud = tmp_path / "ud"
     ud.mkdir()
     own = ud / "responses.jsonl"
