@@ -20,7 +20,7 @@ from murgat.judges.openai_compat import OpenAIJudge, is_reasoning_model
 from murgat.judges.parsing import read_verdict
 from murgat.judges.types import GenerateConfig, JudgeRequest, TextPart
 
-from ..standin import StandIn
+from ..standin import StandIn, send_json
 from .test_openai_wire import completion
 from .wire import Wire, ok
 
@@ -222,12 +222,7 @@ class _KeepAlive:
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("content-length") or 0))
                 outer.requests += 1
-                data = json.dumps(completion("yes")).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, 200, json.dumps(completion("yes")).encode())
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
