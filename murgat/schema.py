@@ -139,13 +139,22 @@ class JudgeCall(_Model):
         default_factory=list, description="what the evidence limits changed in this question's media (media.limits."
         "EvidenceNote: kind, text, label, …): frames sampled, audio sampled, images or bytes capped, refused; "
         "omitted from records when empty")
+    sent: dict[str, Any] | None = Field(
+        default=None, description="what the request carried, as the provider's client sent it (images and their "
+        "pixel sizes, each image's time label, audio and clip seconds, bytes: murgat.judges.account.Sent, its "
+        "non-default fields); None where no request was built (a provider that builds none, an evidence failure), "
+        "and then omitted from records")
 
     @model_serializer(mode="wrap")
-    def _omit_no_notes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # a question whose evidence no limit touched is written exactly as before notes existed
+    def _omit_empty_accounts(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # a question whose evidence no limit touched, and one that built no request, are written exactly as
+        # before notes and the account of what was sent existed
         data = handler(self)
-        if not self.evidence_notes and isinstance(data, dict):
-            data.pop("evidence_notes", None)
+        if isinstance(data, dict):
+            if not self.evidence_notes:
+                data.pop("evidence_notes", None)
+            if self.sent is None:
+                data.pop("sent", None)
         return data
 
 

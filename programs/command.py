@@ -36,7 +36,9 @@ from murgat.engine.preflight import MediaPlace, require_asr
 from murgat.engine.roles import JudgeFactory, options_of
 from murgat.judges.evidence import limit_overrides, limits_for, strictest
 from murgat.judging.config import JudgingConfig
+from murgat.judging.pool import CallPool
 from murgat.metric import accuracy_figures, record_answer_state
+from murgat.probes.paths import EntailPath, ProbePath
 from murgat.schema import Item
 from murgat.viewer.steps import program_report
 from programs.ops import OpSettings
@@ -89,6 +91,7 @@ class ProgramCommand(Command[ProgramSettings]):
     """``murgat program``: every variant's program answers, one stream (folder) per variant."""
 
     kind = "program"
+    judge_account = True
 
     def needs(self, s: ProgramSettings) -> dict[str, tuple[str, ...]]:
         return {"planner": ("plan",), "executor": ("find", "describe", "synthesize"), "checker": ("entail",),
@@ -150,6 +153,16 @@ class ProgramCommand(Command[ProgramSettings]):
                           concurrency=s.item_concurrency or 4) for v in variants]
         fp = fingerprint(s, PROGRAM_NAMES)
         return Work(streams, fp, {**fp, "data": s.data, "media_root": s.media_root, "variants": variants})
+
+    def probe_paths(self, s: ProgramSettings, run: Run, work: Work) -> list[ProbePath]:
+        """The runtime check's entailment question (its checker, the run's evidence settings), when the
+        check is on; ``--score`` probes its scoring judge in each score run, as ``murgat score`` does."""
+        payload = work.streams[0].payload
+        checker = payload["judges"].get("checker")
+        if checker is None:
+            return []
+        cfg = JudgingConfig.model_validate(payload["config"])
+        return [EntailPath(run.judges(checker["spec"], checker["options"], cfg.generate), cfg, CallPool())]
 
     def task(self, payload: dict[str, Any], judge: JudgeFactory) -> ProgramTask:
         cfg = JudgingConfig.model_validate(payload["config"])

@@ -15,7 +15,8 @@ _OPT = {"metavar": "KEY=VALUE"}
 
 
 class ProgramSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Transcripts, o.Place, o.Folder,
-                      o.Pace, o.Output, o.ChainRole, o.Requests, o.Effort, o.Selection, o.ResponseCap, o.RunOn):
+                      o.Pace, o.Output, o.ChainRole, o.Requests, o.Effort, o.Selection, o.ResponseCap, o.Probes,
+                      o.RunOn):
     """``murgat program DATA --planner P --out OUT [options]``."""
 
     command: ClassVar[str] = "program"

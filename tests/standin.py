@@ -372,7 +372,7 @@ class Senses:
         if m := re.search(r"Claim: (.*?)\n", prompt + "\n"):
             held = self.holds(m.group(1))
             return None if held is None else ("yes" if held else "no")
-        if m := re.search(r"Step to judge: (.*?)\n", prompt + "\n"):
+        if m := re.search(r"Step to (?:judge|review): (.*?)\n", prompt + "\n"):  # faith_step, faith_detect
             held = self.holds(m.group(1))
             if held is None:
                 return None

@@ -15,13 +15,17 @@ prints. :func:`run_command` does the rest, the same way for every command:
    exit 2 — :mod:`murgat.engine.roles`), its configuration and its fingerprint; a run refused up
    to here leaves nothing it made (no folder, no cache, no lock file);
 4. **check the fingerprint** against ``config.json`` (written before the first record;
-   :meth:`~murgat.engine.folder.RunFolder.check_config`);
+   :meth:`~murgat.engine.folder.RunFolder.check_config`), then **probe the judges** the command
+   declares (:meth:`Command.probe_paths`, ``--probes``; :mod:`murgat.engine.probing`): the report is
+   recorded in ``config.json`` beside the settings, never in the fingerprint, and ``--probes
+   require`` stops here with exit 2 when a probe failed;
 5. **plan** each stream once (:func:`~murgat.engine.loop.plan_work`: done, edited, to do) and
    **run** it here (the item loop, one progress bar) or on Ray (:mod:`murgat.scaleout`; the driver
    and its workers know only this protocol: a worker builds the task from the stream's JSON
    ``payload`` with :meth:`Command.task`);
-6. **compact** each stream into input order, **summarize**, write ``summary.json``, the
-   **report** and, when ``echo``, the tables; the last stderr line says what failed (exit 1).
+6. **compact** each stream into input order, **summarize** (with the judges' account when the
+   command keeps one: :attr:`Command.judge_account`), write ``summary.json``, the **report** and, when
+   ``echo``, the tables, then the probes' outcome again; the last stderr line says what failed (exit 1).
 
 A replay miss stops the run with exit 3, a write that fails with exit 5
 (:func:`~murgat.engine.errors.stopped`); every stop is a
@@ -51,11 +55,14 @@ from murgat.engine.guards import Held, Outputs, check_outputs, held
 from murgat.engine.loop import Digest, ItemTask, WorkPlan, plan_work, run_items
 from murgat.engine.options import RunSettings
 from murgat.engine.preflight import MediaPlace, check_media_root
+from murgat.engine.probing import probe_before_run, probe_lines, with_judge_account
 from murgat.engine.progress import item_progress, stats_text
 from murgat.engine.roles import JudgeFactory, JudgeMaker
 from murgat.inputs import InputError
 from murgat.judges.base import JudgeStats
 from murgat.judging.pool import CallPool
+from murgat.probes.paths import ProbePath
+from murgat.probes.results import ProbeReport
 from murgat.scaleout import driver
 from murgat.scaleout.driver import RayRunReport, init_ray, report_extra, shutdown, summed_stats
 from murgat.scaleout.tasks import TaskSpec, run_on_ray
@@ -122,6 +129,8 @@ class Run:
     pools: list[CallPool] = field(default_factory=list)
     ray: list[RayRunReport] = field(default_factory=list)
     plans: dict[str, WorkPlan] = field(default_factory=dict)
+    #: what the judge probes found before the first item (``None``: none were asked)
+    probes: ProbeReport | None = None
 
     @property
     def order(self) -> list[str]:
@@ -129,10 +138,13 @@ class Run:
         return [it.id for it in self.items]
 
     def counts(self) -> tuple[int, int, dict[str, JudgeStats]]:
-        """(requests, deduplicated, request statistics by provider) of this invocation, here or on Ray."""
+        """(requests, deduplicated, request statistics by provider) of this invocation, here or on Ray
+        (on Ray, the workers' and the driver's: the judge probes are asked in the driver)."""
         if self.ray:
-            requests = deduplicated = 0
-            stats: dict[str, JudgeStats] = {}
+            requests = sum(p.requests for p in self.pools)
+            deduplicated = sum(p.deduplicated for p in self.pools)
+            stats: dict[str, JudgeStats] = {n: st.model_copy() for n, st in self.judges.stats().items()
+                                            if st.calls or st.cache_hits or st.errors}
             for report in self.ray:
                 r, d, by = summed_stats(report)
                 requests, deduplicated = requests + r, deduplicated + d
@@ -167,6 +179,9 @@ class Command(Generic[S]):
     kind: ClassVar[str] = ""
     #: the file of the run folder its summary is written to
     summary_file: ClassVar[str] = "summary.json"
+    #: whether its summary records the judges' account: the probes, each judge's identity as the
+    #: provider reported it, and what this invocation sent (:mod:`murgat.engine.probing`)
+    judge_account: ClassVar[bool] = False
 
     def needs(self, s: S) -> dict[str, tuple[str, ...]]:
         """The request tasks each role's provider must answer (checked by :meth:`JudgeMaker.role`
@@ -200,6 +215,11 @@ class Command(Generic[S]):
 
     def open(self, s: S, run: Run) -> Work:
         raise NotImplementedError
+
+    def probe_paths(self, s: S, run: Run, work: Work) -> list[ProbePath]:
+        """The judge paths to probe before the first item (:mod:`murgat.probes.paths`: the run's own
+        judges, asked as its items ask them); none by default. ``--probes`` chooses among them."""
+        return []
 
     def task(self, payload: dict[str, Any], judge: JudgeFactory) -> ItemTask:
         """The item task of a stream, from its payload (here, or in a Ray worker)."""
@@ -293,8 +313,13 @@ def _locked(command: Command[Any], run: Run, hold: Held) -> Outcome:
     s = run.s
     command.check(s, run)
     work = command.open(s, run)
-    if work.fingerprint is not None and not run.outputs.scratch:  # before the first record
-        run.folder.check_config(work.fingerprint, work.config, kind=command.kind)
+    fp = work.fingerprint if not run.outputs.scratch else None
+    if fp is not None:  # before the first record (and before any probe: a folder of other settings costs no request)
+        run.folder.check_config(fp, work.config, kind=command.kind)
+    run.probes = probe_before_run(command, run, work)
+    if run.probes is not None and fp is not None:  # beside the settings, outside the fingerprint
+        work.config["probes"] = run.probes.model_dump(mode="json")
+        run.folder.check_config(fp, work.config, kind=command.kind)
     try:
         _run_streams(command, run, work)
     except BaseException as exc:  # named after the stream that stopped (a program run has one per variant)
@@ -421,6 +446,8 @@ def _followed_up(command: Command[Any], run: Run, work: Work, summary: Any) -> A
 def _finish(command: Command[Any], run: Run, work: Work, hold: Held) -> Outcome:
     s = run.s
     summary = command.summarize(s, run, work)
+    if command.judge_account and not run.outputs.scratch:
+        summary = with_judge_account(summary, run)
     if run.outputs.scratch:  # the run's own working space (a dry run): nothing of it stays
         shutil.rmtree(run.outputs.folder, ignore_errors=True)
         run.judges.discard()
@@ -434,6 +461,8 @@ def _finish(command: Command[Any], run: Run, work: Work, hold: Held) -> Outcome:
               else json.dumps(summary, indent=2, sort_keys=True, default=str))
     elif run.echo:
         command.show(s, run, work, summary)
+    for line in probe_lines(run.probes):  # a failed probe is said again, after the figures it may have spoiled
+        print(line, file=sys.stderr)
     for line in command.notes(s, run, work, summary):
         print(line, file=sys.stderr)
     failed = command.failure(s, run, work, summary)

@@ -24,6 +24,8 @@ Groups shared by commands:
 - :class:`GroupBy` — ``--by FIELD``, figures per group of an item field (``score``; and, through
   :func:`add_options`, ``summarize``, ``ground`` and ``view``, whose parsers have no settings model);
 - :class:`ResponseCap` — ``--max-response-chars``, the one text-size cap of what a command reads;
+- :class:`Probes` — ``--probes auto|on|off|require`` and ``--probe-seed`` (the judge probes, asked
+  before the first item; in no fingerprint);
 - :class:`RunOn` — where items run (``--run-on local|ray`` and the Ray settings);
 - :class:`JudgeOption`, :class:`ModelOption` — ``-J``/``-M`` KEY=VALUE options of the judge or model;
 - :class:`Frames`, :class:`EvidenceText`, :class:`Transcripts` — ``--fps``, ``--evidence-text``,
@@ -326,6 +328,25 @@ class GroupBy(BaseModel):
                           json_schema_extra={"metavar": "FIELD"})
 
 
+class Probes(BaseModel):
+    """The judge probes a run asks before its first item (:mod:`murgat.probes`): known-answer questions
+    about a clip murgat makes, asked through the run's own judge path. They decide nothing about the
+    items (a probe's answer never enters a figure), so neither field is part of any fingerprint: a
+    folder resumes whatever they are, and ``off`` sends exactly the requests of a run without them."""
+
+    title: ClassVar[str] = "judge probes"
+
+    probes: Literal["auto", "on", "off", "require"] = Field(
+        "auto", description="before the first item, ask each judge path 12 questions with known answers about a clip "
+                            "murgat makes (does the judge hear and see what murgat sends?): auto (judges that are "
+                            "models behind an endpoint or loaded locally: openai, gemini, hf; not embedded or replay), "
+                            "on (every judge, embedded and replay too), require (as on, and a failed probe stops the "
+                            "run with exit 2 before any item), off (none: exactly the requests of a run without "
+                            "probes). A failure is a loud warning before the items and after the summary; cached like "
+                            "any request; not part of the run's settings (a folder resumes with any value)")
+    probe_seed: int = Field(0, ge=0, description="seed of the probe clip (other numbers and words)")
+
+
 class RunOn(BaseModel):
     """Where the items run: this process, or Ray tasks grouped by media file."""
 
@@ -388,12 +409,13 @@ def scoring_values(parent: Any, *, input: str, judge: str, judge_option: list[st
     """The settings values of the score run another command makes of its own output (``sweep``'s
     efforts, ``program --score``'s variants): the parent's media place, where to run, how requests
     are sent (one account's rate limits, retries and concurrency hold for scoring too),
-    ``--overwrite``, ``--retry-errors``, ``--max-response-chars`` and quietness (``--json`` too: the
+    ``--overwrite``, ``--retry-errors``, ``--max-response-chars``, ``--probes``/``--probe-seed`` and quietness (``--json`` too: the
     parent prints the one document); scoring's own role defaults (``--max-tokens``, ``--timeout``) and everything else."""
     return {"input": input, "judge": judge, "judge_option": list(judge_option), "out": out, "cache": cache,
             "overwrite": parent.overwrite, "retry_errors": parent.retry_errors,
             "quiet": parent.quiet or parent.print_json, **parent.model_dump(include=set(Place.model_fields)),
             **parent.model_dump(include=set(ResponseCap.model_fields) & set(type(parent).model_fields)),
+            **parent.model_dump(include=set(Probes.model_fields) & set(type(parent).model_fields)),
             **passed_to_scoring(parent)}
 
 

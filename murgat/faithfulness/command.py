@@ -26,13 +26,14 @@ from murgat.faithfulness.groups import (
 )
 from murgat.faithfulness.label import Labeller
 from murgat.faithfulness.metric import summarize_faithfulness
-from murgat.faithfulness.records import FaithResult
+from murgat.faithfulness.records import FaithResult, StepLabel
 from murgat.faithfulness.runner import FaithTask
 from murgat.faithfulness.settings import FAITHFULNESS_NAMES, FaithfulnessSettings
 from murgat.inputs import load_items
 from murgat.judges.evidence import limit_overrides, limits_for
 from murgat.judging.config import JudgingConfig
 from murgat.judging.pool import CallPool
+from murgat.probes.paths import FaithPath, ProbePath
 from murgat.schema import Item
 from murgat.viewer.steps import faithfulness_report
 
@@ -46,6 +47,7 @@ class FaithfulnessCommand(Command[FaithfulnessSettings]):
     """``murgat faithfulness``: label every step of every chain (see the module docstring)."""
 
     kind = "faithfulness"
+    judge_account = True
 
     def needs(self, s: FaithfulnessSettings) -> dict[str, tuple[str, ...]]:
         return {"judge": (f"faith_{s.granularity}",)}
@@ -83,6 +85,11 @@ class FaithfulnessCommand(Command[FaithfulnessSettings]):
                                                  "generate": cfg.generate.cache_fields()})
         return Work([Stream("items", run.folder, payload, concurrency=s.item_concurrency or 8,
                             transcribes=cfg.evidence.text)], fp, {**fp, "input": str(s.input)}, state={"fp": fp})
+
+    def probe_paths(self, s: FaithfulnessSettings, run: Run, work: Work) -> list[ProbePath]:
+        """The run's labeller (its judge, variant, granularity and frames), labelling probe steps."""
+        task = self.task(work.streams[0].payload, run.judges)
+        return [FaithPath(task.labeller, task.cfg, StepLabel)]
 
     def task(self, payload: dict[str, Any], judge: JudgeFactory) -> FaithTask:
         cfg = JudgingConfig.model_validate(payload["config"])

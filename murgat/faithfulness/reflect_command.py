@@ -37,10 +37,12 @@ from murgat.faithfulness.command import pct
 from murgat.faithfulness.groups import REFLECT_OUTCOME_FIELDS, by_fields, print_reflection_breakdown, reflection_breakdown
 from murgat.faithfulness.label import STEP_PROMPTS
 from murgat.faithfulness.metric import summarize_reflection
+from murgat.faithfulness.records import StepLabel
 from murgat.faithfulness.reflect_task import ReflectTask, build_roles
 from murgat.faithfulness.settings import REFLECT_NAMES, ReflectSettings
 from murgat.inputs import responses_by_id
 from murgat.judging.config import JudgingConfig
+from murgat.probes.paths import FaithPath, ProbePath
 from murgat.schema import Item
 from murgat.viewer.steps import reflect_report
 
@@ -59,6 +61,7 @@ class ReflectCommand(Command[ReflectSettings]):
     """``murgat reflect``: reflect every item (see the module docstring)."""
 
     kind = "reflect"
+    judge_account = True
 
     def needs(self, s: ReflectSettings) -> dict[str, tuple[str, ...]]:
         return {"model": MODEL_TASKS[1:] if s.from_ else MODEL_TASKS,
@@ -118,6 +121,14 @@ class ReflectCommand(Command[ReflectSettings]):
             "judge_options": payload["judge_options"], "from": file_digest(Path(s.from_)) if s.from_ else None})
         return Work([Stream("items", run.folder, payload, concurrency=s.item_concurrency or 8,
                             transcribes=cfg.evidence.text)], fp, {**fp, "data": s.data, "media_root": s.media_root})
+
+    def probe_paths(self, s: ReflectSettings, run: Run, work: Work) -> list[ProbePath]:
+        """The detector's labeller (per step, its step prompt) and the measuring judge's (its granularity):
+        the two ways a reflect run asks about the media (one set when they are the same questions)."""
+        payload = work.streams[0].payload
+        roles = build_roles(payload, run.judges)
+        cfg = JudgingConfig.model_validate(payload["config"])
+        return [FaithPath(roles.reflector.detector, cfg, StepLabel), FaithPath(roles.judge, cfg, StepLabel)]
 
     def task(self, payload: dict[str, Any], judge: JudgeFactory) -> ReflectTask:
         return ReflectTask(build_roles(payload, judge), JudgingConfig.model_validate(payload["config"]),

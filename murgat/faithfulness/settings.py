@@ -26,7 +26,8 @@ REFLECT_NAMES: dict[str, Where] = {"model_option": None, "detector_option": None
 
 
 class _Labelling(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Place, o.Folder, o.Pace, o.Output,
-                 o.ChainRole, o.Requests, o.Effort, o.Selection, o.ResponseCap, o.Stats, o.GroupBy, o.RunOn):
+                 o.ChainRole, o.Requests, o.Effort, o.Selection, o.ResponseCap, o.Stats, o.GroupBy, o.Probes,
+                 o.RunOn):
     """What ``faithfulness`` and ``reflect`` share: how steps are labelled and what the labeller sees."""
 
     variant: Literal["vanilla", "grounding", "grounding+rationale"] = Deciding(

@@ -202,7 +202,8 @@ class SweepCommand(Command[SweepSettings]):
         root, rows, failed = Path(s.out), [], []
         for effort in self.efforts(s):
             d = root / f"effort-{effort}"
-            values = {**s.model_dump(exclude={"efforts", "judge", "judge_option", "out", "print_json", "quiet"}),
+            values = {**s.model_dump(exclude={"efforts", "judge", "judge_option", "out", "print_json", "quiet",
+                                                "probes", "probe_seed"}),
                       "effort": effort, "out": str(d), "quiet": s.quiet or s.print_json}
             made = run.others_run("generate", values)
             scored = run.others_run("score", scoring_values(s, input=made.summary["responses"], judge=s.judge,

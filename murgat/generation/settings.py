@@ -33,7 +33,7 @@ class GenerateSettings(_Generating, o.Effort):
     command: ClassVar[str] = "generate"
 
 
-class SweepSettings(_Generating, o.JudgeOption):
+class SweepSettings(_Generating, o.JudgeOption, o.Probes):
     """``murgat sweep DATA --model M --judge J --out ROOT``: generate and score once per effort, in
     ``ROOT/effort-E/`` (responses) and ``ROOT/effort-E/run/`` (scores); ``ROOT/sweep.json`` and
     ``sweep.png`` compare them."""

@@ -556,9 +556,15 @@ class OpenAIJudge(Judge):
                          system_fingerprint=fp if isinstance(fp, str) and fp else None)
 
     async def aclose(self) -> None:
+        """Close the clients this judge made: they belong to the event loop that used them (a run's
+        judge probes ask on one loop, its items on another), so the next request makes new ones."""
         if self._http is not None and self._http_client is None:
             await self._http.aclose()
             self._http = None
+        if self._client is not None:
+            if self._http_client is None:  # a client handed in is its owner's to close
+                await self._client.close()
+            self._client = None
 
     async def _call_sdk(self, req: JudgeRequest) -> RawAnswer:
         acct = Account()

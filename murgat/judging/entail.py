@@ -60,7 +60,8 @@ def judge_call(stage: str, out: JudgeOutput, verdict: Verdict | None, evidence: 
                notes: list[dict[str, Any]] | None = None) -> JudgeCall:
     """The record of one answered question (its raw answer clipped, and what the limits changed)."""
     return JudgeCall(stage=stage, evidence=evidence or [], verdict=verdict, raw=clip_answer(out.text),
-                     error=out.error or out.parse_error, cached=out.cached, evidence_notes=notes or [])
+                     error=out.error or out.parse_error, cached=out.cached, evidence_notes=notes or [],
+                     sent=out.sent.model_dump(mode="json", exclude_defaults=True) if out.sent is not None else None)
 
 
 def call_notes(plan_notes: list[dict[str, Any]], out: JudgeOutput | None) -> list[dict[str, Any]]:

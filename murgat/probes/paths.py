@@ -56,8 +56,14 @@ class ProbePath(Protocol):
 
     judge: Judge
     stage: str
+    #: the call pool the path's requests go through (a run counts them with its own)
+    pool: CallPool
 
     def applies(self, probe: Probe) -> bool: ...
+
+    def key(self) -> tuple[object, ...]:
+        """What makes two paths the same questions: the judge object and how it is asked."""
+        ...
 
     async def ask_all(self, probes: list[Probe], clip: ProbeClip) -> list[Answer]: ...
 
@@ -94,6 +100,10 @@ class EntailPath:
     def applies(self, probe: Probe) -> bool:
         return True
 
+    def key(self) -> tuple[object, ...]:
+        return (id(self.judge), self.stage, self.variant, self.cfg.evidence.model_dump_json(),
+                self.cfg.generate.model_dump_json())
+
     async def ask_all(self, probes: list[Probe], clip: ProbeClip) -> list[Answer]:
         cfg = self.cfg
         # a run whose entail judge reads text has evidence text on (score forces it): so have its probes
@@ -122,10 +132,19 @@ class FaithPath:
         self.cfg = cfg
         self.step = step
         self.question = question
-        self.stage = f"faith_{labeller.granularity}"
+        self.pool: CallPool = labeller.pool
+        # the request task asked: faith_step / faith_chain, or the step prompt per step (reflect's detector
+        # asks faith_detect)
+        prompt = getattr(labeller, "step_prompt", "faith_step")
+        self.stage = prompt if labeller.granularity == "step" and prompt != "faith_step" else f"faith_{labeller.granularity}"
 
     def applies(self, probe: Probe) -> bool:
         return self.labeller.granularity == "step" or probe.whole_media
+
+    def key(self) -> tuple[object, ...]:
+        lab = self.labeller
+        return (id(self.judge), self.stage, lab.variant, lab.max_frames, self.question,
+                self.cfg.evidence.model_dump_json(), self.cfg.generate.model_dump_json())
 
     async def ask_all(self, probes: list[Probe], clip: ProbeClip) -> list[Answer]:
         cfg = self.cfg

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 from murgat.judges.account import JudgeIdentity, Sent
 
 Outcome = Literal["pass", "fail", "abstain", "error", "skipped"]
-Setting = Literal["on", "off", "require"]
+Setting = Literal["auto", "on", "off", "require"]
 
 
 def outcome_of(expected: str, answer: str) -> Outcome:
@@ -81,7 +81,7 @@ class JudgeProbes(BaseModel):
 class ProbeReport(BaseModel):
     """Everything the probes found before a run (or for ``murgat judge check``)."""
 
-    setting: Literal["on", "require", "check"]
+    setting: Literal["auto", "on", "require", "check"]
     seed: int
     probes_version: str
     clip_sha256: str | None = None
@@ -132,7 +132,11 @@ class ProbeReport(BaseModel):
             return [f"WARNING: {self.headline()}; nothing checks that the judge sees and hears what murgat sends"]
         lines = [f"WARNING: {self.headline()}"]
         for r in self.failures():
-            lines.append(f"  {r.probe} [{r.judge}, {r.stage}] {r.claim} {r.citation}: {r.means or r.error or ''}")
+            lines.append(f"  {r.probe} [{r.judge}, {r.stage}] {r.claim} {r.citation}: {r.means or r.error or ''}"
+                         + (" (answer from the response cache)" if r.cached else ""))
+        if any(r.cached for r in self.failures()):
+            lines.append("  answers from the cache are what the judge said when they were asked: after fixing the "
+                         "server, use a fresh --cache (and a new --out: items judged meanwhile were judged the same way)")
         lines.append("  figures of this run may be wrong without any other sign; 'murgat judge check' shows the table, "
                      "'--probes require' stops a run on a failed probe")
         return lines

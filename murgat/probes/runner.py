@@ -6,11 +6,18 @@ reads the outcomes; :func:`probes_before_run` is what ``score``, ``faithfulness`
 
 * ``off`` — nothing is asked and nothing printed: the run's requests are exactly those it made
   before probes existed; the function returns ``None``;
-* ``on`` (default) — the probes run (about a dozen requests per judge and path, cached like any
-  other, so a rerun asks nothing); a failed probe prints a loud warning before the first item,
-  which the run repeats with its summary (:meth:`ProbeReport.warning_lines`);
+* ``auto`` (the run commands' default) — as ``on`` for the judges that are models murgat cannot see
+  into (behind an endpoint or loaded locally: ``openai``, ``gemini``, ``hf``, and any provider not in
+  :data:`NOT_PROBED_BY_DEFAULT`); the ``embedded`` judge (rules over ASR/OCR text, whose perception is
+  murgat's own, ~10 s of ASR/OCR on the probe clip) and ``replay`` cassettes (which answer the probes
+  only when they were recorded with them) are probed when asked with ``on`` or ``require``
+  (:func:`paths_to_probe` chooses);
+* ``on`` — the probes run for every judge path (about a dozen requests per judge and path, cached
+  like any other, so a rerun asks nothing); a failed probe prints a loud warning before the first
+  item, which the run repeats with its summary (:meth:`ProbeReport.warning_lines`);
 * ``require`` — as ``on``, and a failed probe (or probes that could not run) stops the command
-  with exit status 2 before any item (:func:`gate_exit`).
+  with exit status 2 before any item (:func:`gate_exit`; the caller raises the error whose message
+  is the report's headline, printed last).
 
 A judge that stops the run while being probed (:class:`~murgat.judges.base.JudgeUnreachable`, a
 replay cassette miss is *not* such a stop here) propagates: the run would have stopped on its first
@@ -107,26 +114,50 @@ def _tally(path: ProbePath, results: list[ProbeResult]) -> JudgeProbes:
     return t
 
 
+#: providers whose answers come from no model of their own (rules over murgat's ASR/OCR text, a
+#: recorded cassette, a Python function): probed with ``--probes on|require``, not by ``auto``
+NOT_PROBED_BY_DEFAULT = frozenset({"embedded", "replay", "scripted"})
+
+
+def paths_to_probe(setting: Setting, paths: Sequence[ProbePath]) -> list[ProbePath]:
+    """The paths a run with ``--probes setting`` asks: none for ``off``; for ``auto`` those whose judge
+    is not in :data:`NOT_PROBED_BY_DEFAULT`; each distinct path once (:meth:`ProbePath.key`: the same
+    judge asked the same way for several roles or stages is one set of probes)."""
+    if setting == "off":
+        return []
+    out: list[ProbePath] = []
+    seen: set[tuple[object, ...]] = set()
+    for path in paths:
+        if setting == "auto" and path.judge.provider in NOT_PROBED_BY_DEFAULT:
+            continue
+        key = path.key()
+        if key not in seen:
+            seen.add(key)
+            out.append(path)
+    return out
+
+
 async def probes_before_run(setting: Setting, paths: Sequence[ProbePath], *, seed: int = 0,
                             stream: IO[str] | None = None) -> ProbeReport | None:
     """The probes a run asks before its first item (see the module docstring); ``None`` for ``off``.
 
-    Failures are printed to ``stream`` (stderr) at once; the caller keeps the report for
+    Failures are printed to ``stream`` (stderr) at once (with ``require``, their details: the caller
+    stops with :func:`require_message`); the caller keeps the report for
     ``config.json``/``summary.json`` (``probes``), repeats :meth:`ProbeReport.warning_lines` with its
     summary, and exits with :func:`gate_exit` when it is not ``None``."""
     if setting == "off":
         return None
-    if setting not in ("on", "require"):
-        raise ValueError(f"--probes must be on, off or require, not {setting!r}")
+    if setting not in ("auto", "on", "require"):
+        raise ValueError(f"--probes must be auto, on, off or require, not {setting!r}")
     report = await run_probes(paths, seed=seed, setting=setting)
     out = stream if stream is not None else sys.stderr
     for w in report.identity_warnings():
         print(f"warning: {w}", file=out)
     if not report.ok:
-        if setting == "require":
-            print(f"error: {report.headline()} (--probes require: no item was started)", file=out)
+        if setting == "require":  # the headline is the error the caller stops with (exit 2), printed last
             for line in report.warning_lines()[1:]:
-                print(line, file=out)
+                if "'--probes require' stops" not in line:
+                    print(line, file=out)
         else:
             for line in report.warning_lines():
                 print(line, file=out)
@@ -138,3 +169,8 @@ def gate_exit(report: ProbeReport | None) -> int | None:
     if report is not None and report.setting == "require" and not report.ok:
         return 2
     return None
+
+
+def require_message(report: ProbeReport) -> str:
+    """The one line a run stopped by ``--probes require`` ends with (its exit-2 error)."""
+    return f"{report.headline()} (--probes require: no item was started)"

@@ -20,6 +20,7 @@ from murgat.breakdown import (
     summary_options,
 )
 from murgat.comparison import compare
+from murgat.diff import print_diff, run_differences
 from murgat.engine.errors import SettingsError
 from murgat.engine.folder import RunFolder, read_kind, read_summary, score_summary
 from murgat.engine.options import GroupBy, add_options
@@ -144,7 +145,10 @@ def _cmd_summarize(args: argparse.Namespace) -> int:
         doc["judge_agreement"] = agreement
     if args.by:  # only when asked: the document without --by is the one it always was
         doc["breakdown"] = _breakdowns(runs, args.by, args.bootstrap, args.seed)
+    diffs = _run_differences(args.runs)
     if args.json:
+        if diffs:
+            doc["run_differences"] = [d.model_dump(mode="json") for d in diffs]
         print(json.dumps(doc, indent=2, default=str))
         return 0
     from murgat.console import console  # rich: only when a table is drawn
@@ -160,7 +164,22 @@ def _cmd_summarize(args: argparse.Namespace) -> int:
     _show_agreement(con, agreement)
     if args.by:
         _show_breakdowns(con, doc["breakdown"])
+    _print_run_differences(diffs, con)
     return 0
+
+
+# ----- how the runs differ (issue #30 item 7): settings, prompts, judges, probes, versions (murgat.diff) -----
+
+def _run_differences(paths: list[str]) -> list[Any]:
+    """What differs between the first run and each other one (``murgat diff FIRST OTHER``, verdicts
+    included): the settings of ``config.json``, prompt hashes, the judges and their identities,
+    probe outcomes, versions."""
+    return [run_differences(paths[0], other) for other in paths[1:]]
+
+
+def _print_run_differences(diffs: list[Any], con: Any) -> None:
+    for d in diffs:
+        print_diff(d, con)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -35,6 +35,7 @@ from murgat.engine.roles import JudgeFactory, JudgeMaker
 from murgat.judges import parse_options
 from murgat.judges.evidence import limit_overrides, limits_for
 from murgat.judging.pool import CallPool
+from murgat.probes.paths import EntailPath, ProbePath
 from murgat.schema import Item, ResponseResult, RunSummary
 from murgat.score.config import TRANSPORT_OPTIONS, JudgeSpec, ScoreConfig
 from murgat.score.dryrun import DryRunJudge, estimate, estimate_table
@@ -97,6 +98,7 @@ class ScoreCommand(Command[ScoreSettings]):
     """``murgat score``: MURGAT-S of every response (see the module docstring)."""
 
     kind = "score"
+    judge_account = True
 
     def needs(self, s: ScoreSettings) -> dict[str, tuple[str, ...]]:
         """Each stage's judge answers its stage's requests (``--decompose-variant response``: one per response)."""
@@ -170,6 +172,16 @@ class ScoreCommand(Command[ScoreSettings]):
                 "media_root": str(Path(s.media_root).resolve()) if s.media_root else None}
         return Work([stream], score_fingerprint(s, cfg), full, local_only=s.dry_run,
                     state={"cfg": cfg, "notes": notes, "place": place})
+
+    def probe_paths(self, s: ScoreSettings, run: Run, work: Work) -> list[ProbePath]:
+        """The entailment question, as the entail stage asks it (its judge, prompt variant and evidence
+        settings, evidence text on when the run has it): the one stage whose answer rests on the media."""
+        if s.dry_run:
+            return []
+        cfg: ScoreConfig = work.state["cfg"]
+        assert cfg.judge_entail is not None
+        judge = run.judges(cfg.judge_entail.spec, cfg.judge_entail.options, cfg.generate)
+        return [EntailPath(judge, cfg, CallPool(), variant=cfg.entail_variant)]
 
     def task(self, payload: dict[str, Any], judge: JudgeFactory) -> ScoreTask:
         cfg = ScoreConfig.model_validate(payload["config"])

@@ -35,8 +35,8 @@ SCORE_NAMES: dict[str, Where] = {
 
 
 class ScoreSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Transcripts, o.Place, o.Folder,
-                    o.Pace, o.Undetermined, o.Output, o.Requests, o.Effort, o.Selection, o.ResponseCap, o.Stats, o.GroupBy,
-                    o.RunOn):
+                    o.Pace, o.Undetermined, o.Output, o.Requests, o.Effort, o.Selection, o.ResponseCap, o.Stats,
+                    o.GroupBy, o.Probes, o.RunOn):
     """``murgat score INPUT --judge J --out OUT [options]``."""
 
     command: ClassVar[str] = "score"

@@ -49,6 +49,23 @@ def figure(label: str, value: Any) -> dict[str, Any]:
     return {"label": label, "value": None}
 
 
+def probes_note(doc: Any) -> dict[str, Any] | None:
+    """The judge probes of a run (its summary's ``probes``) as the run panel shows them: the headline
+    and whether they passed; ``None`` when the run asked none (or the report cannot be read: said so)."""
+    if doc is None:
+        return None
+    from pydantic import ValidationError
+
+    from murgat.probes.results import ProbeReport
+
+    try:
+        report = ProbeReport.model_validate(doc)
+    except ValidationError:
+        return {"ok": False, "headline": "judge probes: the report in summary.json cannot be read"}
+    return {"ok": report.ok, "headline": report.headline(),
+            "failures": [f"{r.probe} [{r.judge}, {r.stage}]: {r.means or r.error or ''}" for r in report.failures()]}
+
+
 def media_copy_name(source: Path) -> str:
     """The name of a media copy next to a report: the file's name (at most 40 safe characters) and
     16 hex digits of the SHA-256 of its *bytes*. Two files named ``clip.mp4`` in different folders
@@ -256,6 +273,8 @@ def run_doc(name: str, summary: RunSummary, results: Iterable[ResponseResult], *
         "grounding": summary.extra.get("grounding"), "grounding_error": summary.extra.get("grounding_error"),
         # score --repeats K: how stable the judge's verdicts and MURGAT-S were (murgat.score.repeats)
         "repeats": summary.extra.get("repeats"),
+        # what the judge probes found before the first item (murgat.probes), a line of the run panel
+        "probes": probes_note(summary.extra.get("probes")),
     }
 
 

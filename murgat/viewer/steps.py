@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from murgat.viewer import cite_doc, figure, media_for, steps_item, write_viewer
+from murgat.viewer import cite_doc, figure, media_for, probes_note, steps_item, write_viewer
 
 
 def _cites(raws: list[str]) -> list[dict[str, Any]]:
@@ -41,7 +41,7 @@ def faithfulness_report(out: Path, results: list[Any], summary: dict[str, Any], 
     run = {"name": out.parent.name, "kind": "step faithfulness", "summary": {k: summary.get(k) for k in keys},
            "headline": [figure("UPR (unfaithful / perception steps; lower is better)", summary.get("upr")),
                         figure("accuracy", summary.get("accuracy"))],
-           "items": items}
+           "items": items, "probes": probes_note(summary.get("probes"))}
     if annotator is not None:
         run["annotate"] = {"annotator": annotator, **({"sample": sample_design} if sample_design else {})}
     return write_viewer(out, [run], None, f"murgat faithfulness — {out.parent.name}", kind="faithfulness")
@@ -79,7 +79,7 @@ def reflect_report(out: Path, traces: list[dict[str, Any]], responses: dict[str,
                         figure("UPR after − before", summary.get("upr_difference")),
                         figure("accuracy before", summary.get("accuracy_before")),
                         figure("accuracy after", summary.get("accuracy_after"))],
-           "items": items}
+           "items": items, "probes": probes_note(summary.get("probes"))}
     return write_viewer(out, [run], None, f"murgat reflect — {out.parent.name}", kind="reflect")
 
 
@@ -108,5 +108,5 @@ def program_report(out: Path, variants: dict[str, list[dict[str, Any]]], summary
             for k in ("items", "errors", "calls_per_item", "accuracy", "n_answer_unknown")}
     head = [figure(f"{v} accuracy", s.get("accuracy")) for v, s in summary.get("variants", {}).items()]
     run = {"name": out.parent.name, "kind": "plan-then-execute programs", "summary": flat, "headline": head,
-           "items": items}
+           "items": items, "probes": probes_note(summary.get("probes"))}
     return write_viewer(out, [run], None, f"murgat program — {out.parent.name}", kind="program")

@@ -20,7 +20,7 @@ from murgat.judges.openai_compat import OpenAIJudge, is_reasoning_model
 from murgat.judges.parsing import read_verdict
 from murgat.judges.types import GenerateConfig, JudgeRequest, TextPart
 
-from ..standin import StandIn
+from ..standin import StandIn, send_json
 from .test_openai_wire import completion
 from .wire import Wire, ok
 
@@ -199,3 +199,62 @@ async def test_a_redirect_fails_at_once_naming_where_it_points() -> None:
     out = await judge(wire, "httpx").generate(ask(retries=3))
     assert out.error is not None and "redirects to https://judge.example" in out.error and "base_url" in out.error
     assert len(wire.requests) == 1
+
+
+
+class _KeepAlive:
+    """A Chat Completions server on 127.0.0.1 that keeps connections open (HTTP/1.1), as vLLM and
+    ``transformers serve`` do: a client reusing a connection made on a closed event loop fails on it."""
+
+    def __init__(self) -> None:
+        import json
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.requests = 0
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length") or 0))
+                outer.requests += 1
+                send_json(self, 200, json.dumps(completion("yes")).encode())
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __enter__(self) -> _KeepAlive:
+        import threading
+
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize("client", ["lean", "httpx", "sdk"])
+def test_a_judge_closed_on_one_event_loop_answers_on_the_next(client: str) -> None:
+    """A run asks its judge probes on one event loop and its items on another, closing the judge's
+    clients in between (:mod:`murgat.engine.probing`). Before, the ``sdk`` client made on the first
+    loop was kept, and every request on the second failed with "Event loop is closed"."""
+    with _KeepAlive() as server:
+        j = OpenAIJudge("m", {"base_url": server.base_url, "client": client, "api_key": "k"})
+
+        async def once(text: str) -> tuple[str | None, str | None]:
+            try:
+                out = await j.generate(JudgeRequest(parts=[TextPart(text)], config=GenerateConfig(retries=0)))
+                return out.text, out.error
+            finally:
+                await j.aclose()
+
+        first = asyncio.run(once("probe: is a bell heard?"))
+        second = asyncio.run(once("item: is a bell heard?"))
+    assert first == ("yes", None)
+    assert second == ("yes", None)
+    assert server.requests == 2

@@ -19,7 +19,7 @@ from murgat.judge_check import JudgeCheckSettings, entail_config
 from murgat.judges import make_judge
 from murgat.judges.cache import ResponseCache
 from murgat.probes.paths import EntailPath, FaithPath
-from murgat.probes.runner import gate_exit, probes_before_run, run_probes
+from murgat.probes.runner import gate_exit, probes_before_run, require_message, run_probes
 
 from ..standin import StandIn
 
@@ -146,7 +146,10 @@ def test_require_stops_a_run_whose_judge_fails(capsys: pytest.CaptureFixture[str
         server.honest, server.fault = True, "drop_images"
         report = asyncio.run(probes_before_run("require", [EntailPath(_judge(server), cfg)]))
         assert gate_exit(report) == 2
-        assert "error: JUDGE PROBES FAILED" in capsys.readouterr().err
+        # the details at once; the headline is the error the run stops with, printed last (require_message)
+        err = capsys.readouterr().err
+        assert "  seeing [openai:probe-model, entail]" in err and "JUDGE PROBES FAILED" not in err
+        assert require_message(report).startswith("JUDGE PROBES FAILED: 3/12")
         server.fault = None
         report = asyncio.run(probes_before_run("require", [EntailPath(_judge(server), cfg)]))
         assert gate_exit(report) is None and report.ok

@@ -39,7 +39,7 @@ def test_retries_zero_means_one_attempt(tmp_path: Path, example_media: Path, cap
         server.mode = "fail"
         main(["program", str(_data(tmp_path)), "--media-root", str(example_media), "--variant", "logic-declarative",
               "--planner", "openai:m", "-P", f"base_url={server.base_url}", "--retries", "0", "--out",
-              str(tmp_path / "p"), "--quiet", "--json"])
+              str(tmp_path / "p"), "--quiet", "--json", "--probes", "off"])  # counts requests: no judge probes
         assert len(server.requests) == 1
 
 
@@ -98,7 +98,7 @@ def test_identical_concurrent_requests_are_sent_once(tmp_path: Path, example_med
     with StandIn(latency=0.5) as server:
         main(["program", str(q), "--media-root", str(example_media), "--variant", "logic-declarative", "--planner",
               "openai:m", "-P", f"base_url={server.base_url}", "--item-concurrency", "2", "--out", str(tmp_path / "p"),
-              "--quiet", "--json"])
+              "--quiet", "--json", "--probes", "off"])  # counts requests: no judge probes
         assert len(server.requests) == 1
 
 def test_cache_option_and_overwrite_cover_the_whole_run(tmp_path: Path, example_media: Path, capsys) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,6 +61,27 @@ def test_a_folder_of_every_command_resumes_with_nothing_redone(name: str, tmp_pa
     """Every command's folder made by the main before the command lifecycle (c23eead): a rerun of the
     same command asks no model or judge (every cassette is emptied: any request would be a replay miss,
     exit 3), exits as it did, and leaves every record byte for byte what it was."""
+    err = _resumed(name, tmp_path, example_media, monkeypatch, capsys)
+    assert "replay cassette miss" not in err
+
+
+#: the commands that ask judge probes (sweep through its score runs)
+PROBED = ("score-run", "faith-run", "reflect-run", "reflect-gen-run", "program-run", "sweep-run")
+
+
+@pytest.mark.parametrize("name", PROBED)
+def test_a_folder_resumes_with_probes_on_and_nothing_redone(name: str, tmp_path, example_media, monkeypatch,
+                                                            capsys) -> None:
+    """The probes enter no fingerprint: a folder made before them resumes with ``--probes on`` (the
+    emptied cassettes leave every probe unanswered, said loudly, never a stop), nothing is redone and
+    the exit status is the one it had."""
+    err = _resumed(name, tmp_path, example_media, monkeypatch, capsys, "--probes", "on")
+    assert "WARNING: JUDGE PROBES FAILED" in err
+    assert "holds a run with different scoring settings" not in err
+
+
+def _resumed(name: str, tmp_path: Path, example_media: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any,
+             *extra: str) -> str:
     work = tmp_path / "today"
     shutil.copytree(TODAY, work)
     for cassette in work.glob("*.cassette.jsonl"):
@@ -72,11 +94,12 @@ def test_a_folder_of_every_command_resumes_with_nothing_redone(name: str, tmp_pa
     before = _streams(work / name)
     if name.endswith(".jsonl"):
         before |= _streams(work / name.replace(".jsonl", ".run"))
-    code = main([*FOLDERS["commands"][name], "--media-root", str(example_media), "--quiet", "--json"])
+    code = main([*FOLDERS["commands"][name], "--media-root", str(example_media), "--quiet", "--json", *extra])
     err = capsys.readouterr().err
     assert code == FOLDERS["exit"][name], err
     after = _streams(work / name)
     if name.endswith(".jsonl"):
         after |= _streams(work / name.replace(".jsonl", ".run"))
     assert after == before
-    assert "changed since" not in err and "replay cassette miss" not in err
+    assert "changed since" not in err
+    return err

@@ -274,7 +274,8 @@ def test_caps_bound_what_a_rejecting_detector_can_demand(tmp_path, example_media
         spec = ["-M", f"base_url={server.base_url}", "-D", f"base_url={server.base_url}"]
         assert main(["reflect", str(q), "--media-root", str(example_media), "--model", "openai:m", "--detector",
                      "openai:d", *spec, "--variant", "vanilla", "--from", str(start), "--ids", "c1", "--k", "3",
-                     "--max-regenerations", "4", "--max-steps", "6", "--out", str(out), "--json", "--quiet"]) == 0
+                     "--max-regenerations", "4", "--max-steps", "6", "--out", str(out), "--json", "--quiet",
+                     "--probes", "off"]) == 0  # counts every request: no judge probes
         texts = [" ".join(p.get("text", "") for p in r["messages"][-1]["content"] if isinstance(p, dict))
                  for r in server.requests]
         kinds = [_kind(x) for x in texts]

@@ -191,11 +191,17 @@ def test_this_invocation_agrees_with_the_records_on_a_fresh_ray_run(tmp_path, ex
         assert main(["score", str(p), "--media-root", str(example_media), "--judge", "openai:m", "-J",
                      f"base_url={server.base_url}", "--out", str(tmp_path / "run"), "--run-on", "ray",
                      "--ray-group-size", "2", "--quiet"]) == 0
+        n = len(server.requests)
     doc = json.loads((tmp_path / "run" / "summary.json").read_text())
     mine = doc["extra"]["this_invocation"]
+    # this invocation also asked the judge probes (in the driver, before the workers): 12 requests sent, which
+    # no item's record holds
+    probes = doc["extra"]["probes"]["judges"][0]["calls"]
+    assert probes == 12 and n == doc["sent"] + probes
     assert (doc["judge_calls"], doc["sent"], doc["cache_hits"], doc["deduplicated"]) == (
-        mine["requests"], mine["sent"], mine["cache_hits"], mine["deduplicated"])
+        mine["requests"] - probes, mine["sent"] - probes, mine["cache_hits"], mine["deduplicated"])
     assert doc["judge_calls"] == doc["sent"] + doc["cache_hits"] + doc["deduplicated"]
+    assert doc["extra"]["sent_media"]["requests"] == n  # the workers' accounts and the driver's
 
 
 def test_cluster_wide_limits(tmp_path, example_media, ray_instance, monkeypatch) -> None:
@@ -211,7 +217,7 @@ def test_cluster_wide_limits(tmp_path, example_media, ray_instance, monkeypatch)
         code = main(["score", str(inp), "--media-root", str(example_media), "--judge", "openai:m", "-J",
                      f"base_url={server.base_url}", "--out", str(tmp_path / "run"), "--run-on", "ray",
                      "--ray-group-size", "3", "--concurrency", "2", "--rpm", "4", "--item-concurrency", "8",
-                     "--quiet"])
+                     "--quiet", "--probes", "off"])  # the workers' cluster-wide limiter: no driver-side probes
         times = sorted(at for _, at in server.received)
         peak = server.peak_in_flight
     assert code == 0 and len(times) >= 12
@@ -334,7 +340,7 @@ def test_a_slow_down_pauses_the_provider_for_the_whole_cluster(tmp_path, example
             server.slow_down = (1.0, 0.5, rounds)  # from the first request: both tasks start in the storm
             code = main(["score", str(inp), "--media-root", str(example_media), "--judge", "openai:m", "-J",
                          f"base_url={server.base_url}", "--out", str(tmp_path / where), "--concurrency",
-                         str(concurrency), "--backoff-max", "1", "--quiet", *extra])
+                         str(concurrency), "--backoff-max", "1", "--quiet", "--probes", "off", *extra])  # counts
         assert code == 0, where
         res = RunFolder(tmp_path / where).latest_results()
         assert len(res) == 8 and not [r.error for r in res if r.error], where

@@ -41,7 +41,7 @@ def test_a_cache_made_before_limits_answers_every_request_of_a_short_file_run(tm
         monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{server.server.server_address[1]}")
         code = main(["score", str(DATA / "short_files_responses.jsonl"), "--media-root", str(example_media),
                      "--judge", "openai:m", "-J", "base_url=http://judge.invalid/v1", "-J", "client=httpx",
-                     "--out", str(out), "--quiet", "--json"])
+                     "--out", str(out), "--quiet", "--json", "--probes", "off"])  # the run of 1907d76: no probes
         assert code == 0
         assert server.requests == [], f"{len(server.requests)} request(s) sent: the old cache stopped answering"
     summary = json.loads((out / "summary.json").read_text())

@@ -140,7 +140,7 @@ def test_judge_outage_items_are_retried_with_retry_errors_and_exit_status_says_s
                              for k in range(2)])
     out = tmp_path / "run"
     with StandIn() as server:
-        base = ["--retries", "0", "-J", f"base_url={server.base_url}"]
+        base = ["--retries", "0", "-J", f"base_url={server.base_url}", "--probes", "off"]  # counts requests
         server.mode = "fail"
         assert _score(inp, out, "openai:m", example_media, *base) == 1
         cap = capsys.readouterr()

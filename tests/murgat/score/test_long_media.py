@@ -45,7 +45,7 @@ def test_a_long_audio_citation_is_sent_as_noted_excerpts(tmp_path: Path, long_to
     inp = _input(tmp_path, long_tone, "A tone sounds for six minutes (audio, 0:00-6:00).")
     out = tmp_path / "run"
     args = ["score", str(inp), "--media-root", str(long_tone.parent), "--judge", "openai:m", "--out", str(out),
-            "--quiet", "--json", "--save-evidence"]
+            "--quiet", "--json", "--save-evidence", "--probes", "off"]  # inspects every request: no probes
     with StandIn() as server:
         assert main([*args, "-J", f"base_url={server.base_url}"]) == 0
         entail = [b for b in server.requests if any(p.get("type") == "input_audio" for p in b["messages"][0]["content"])]
@@ -84,7 +84,8 @@ def test_refusing_over_the_limit_leaves_the_fact_undetermined_without_a_request(
     out = tmp_path / "run"
     with StandIn() as server:
         code = main(["score", str(inp), "--media-root", str(long_tone.parent), "--judge", "openai:m", "-J",
-                     f"base_url={server.base_url}", "-J", "over_limit=refuse", "--out", str(out), "--quiet", "--json"])
+                     f"base_url={server.base_url}", "-J", "over_limit=refuse", "--out", str(out), "--quiet", "--json",
+                     "--probes", "off"])  # no request may carry audio: no probes
         assert not [b for b in server.requests if "input_audio" in json.dumps(b)]
     assert code == 1
     (rec,) = RunFolder(out).latest_results()

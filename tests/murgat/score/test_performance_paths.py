@@ -24,7 +24,7 @@ def test_two_endpoints_share_work_and_one_dying_loses_nothing(tmp_path, example_
                              for k in range(8)])
     with StandIn() as a, StandIn(die_after=3) as b:
         code = _score(inp, tmp_path / "run", "openai:m", example_media, "-J", f"base_url={a.base_url},{b.base_url}",
-                      "--concurrency", "4", "--retries", "6")
+                      "--concurrency", "4", "--retries", "6", "--probes", "off")  # counts requests: no probes
         assert b.dead and len(b.requests) == 4  # b answered 3, then vanished mid-request
         # 8 verify + 8 decompose + 1 entail (the 8 entailment questions are identical) = 17 answers,
         # 3 of them from b before it died: a answered the rest, including the one b dropped
