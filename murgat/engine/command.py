@@ -55,7 +55,7 @@ from murgat.engine.guards import Held, Outputs, check_outputs, held
 from murgat.engine.loop import Digest, ItemTask, WorkPlan, plan_work, run_items
 from murgat.engine.options import RunSettings
 from murgat.engine.preflight import MediaPlace, check_media_root
-from murgat.engine.probing import probe_before_run, probe_lines, with_judge_account
+from murgat.engine.probing import probe_before_run, probe_lines, recorded_probes, with_judge_account
 from murgat.engine.progress import item_progress, stats_text
 from murgat.engine.roles import JudgeFactory, JudgeMaker
 from murgat.inputs import InputError
@@ -315,6 +315,9 @@ def _locked(command: Command[Any], run: Run, hold: Held) -> Outcome:
     work = command.open(s, run)
     fp = work.fingerprint if not run.outputs.scratch else None
     if fp is not None:  # before the first record (and before any probe: a folder of other settings costs no request)
+        earlier = recorded_probes(run.folder.config_path)
+        if earlier is not None:  # the folder's last probe report stays until new probes replace it
+            work.config["probes"] = earlier
         run.folder.check_config(fp, work.config, kind=command.kind)
     run.probes = probe_before_run(command, run, work)
     if run.probes is not None and fp is not None:  # beside the settings, outside the fingerprint

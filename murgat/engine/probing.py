@@ -23,6 +23,8 @@ any ``--probes``, and ``--probes off`` sends exactly the requests of a run witho
 from __future__ import annotations
 
 import asyncio
+import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from murgat.engine.errors import SettingsError
@@ -33,6 +35,18 @@ from murgat.scaleout.driver import summed_stats
 
 if TYPE_CHECKING:
     from murgat.engine.command import Command, Run, Work
+
+
+def recorded_probes(config_path: Path) -> dict[str, Any] | None:
+    """The probe report a folder's ``config.json`` holds from an earlier invocation (``None``: none,
+    or no readable config). It is kept there until new probes replace it: a resume with ``--probes
+    off``, or a ``require`` run refused before its items, does not erase what was found before."""
+    try:
+        doc = json.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    found = doc.get("config", {}).get("probes") if isinstance(doc, dict) and isinstance(doc.get("config"), dict) else None
+    return found if isinstance(found, dict) else None
 
 
 def probe_before_run(command: Command[Any], run: Run, work: Work) -> ProbeReport | None:

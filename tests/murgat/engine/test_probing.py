@@ -407,3 +407,26 @@ def test_program_probes_its_runtime_check_and_each_score_run_its_scoring_judge(t
     scored = _summary(tmp_path / "p" / "logic-declarative" / "run")["extra"]["probes"]
     assert scored["setting"] == "auto" and scored["judges"][0]["calls"] == 12
     assert "probes" not in _summary(tmp_path / "off") and "probes" not in _config(tmp_path / "off")["config"]
+
+
+def test_the_folders_probe_report_stays_until_new_probes_replace_it(tmp_path: Path, example_media: Path,
+                                                                     capsys) -> None:
+    """``config.json`` keeps the last probe report asked of the folder: a resume with ``--probes off``
+    and a ``require`` run refused before its items leave it as it was (before, both rewrote the
+    config without it); new probes replace it."""
+    out = tmp_path / "run"
+    with StandIn() as server:
+        server.honest = True
+        assert _score(tmp_path, server, out, example_media, "--probes", "on") == 0
+        first = _config(out)["config"]["probes"]
+        assert first["judges"][0]["passed"] == 12
+        assert _score(tmp_path, server, out, example_media, "--probes", "off") == 0
+        assert _config(out)["config"]["probes"] == first
+        server.fault = "drop_images"
+        assert _score(tmp_path, server, out, example_media, "--probes", "require", "--cache",
+                      str(tmp_path / "fresh.sqlite")) == 2
+        assert _config(out)["config"]["probes"] == first
+        assert _score(tmp_path, server, out, example_media, "--probes", "on", "--cache",
+                      str(tmp_path / "fresh2.sqlite")) == 0
+        assert _config(out)["config"]["probes"]["judges"][0]["failed"] > 0
+    capsys.readouterr()
