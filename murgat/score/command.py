@@ -254,9 +254,14 @@ class ScoreCommand(Command[ScoreSettings]):
     def notes(self, s: ScoreSettings, run: Run, work: Work, summary: Any) -> list[str]:
         if s.dry_run:
             unknown = summary["price_unknown"]
-            return [f"note: price unknown for {', '.join(unknown)}: the estimated cost leaves those calls out "
-                    "(a lower bound, or none at all); -J price_in=USD -J price_out=USD (per million tokens) prices "
-                    "them"] if unknown else []
+            lines = [f"note: price unknown for {', '.join(unknown)}: the estimated cost leaves those calls out "
+                     "(a lower bound, or none at all); -J price_in=USD -J price_out=USD (per million tokens) prices "
+                     "them"] if unknown else []
+            if s.probes != "off":
+                lines.append(f"note: not in this estimate: the judge probes (--probes {s.probes}) ask up to 12 "
+                             "requests of the entail judge before the first item (answered from the cache once asked; "
+                             "auto skips the embedded and replay judges; --probes off sends none)")
+            return lines
         hint = missing_hint(work.state["results"], work.state["place"])
         lines = [hint] if hint else []
         capped = summary.evidence_notes

@@ -69,9 +69,11 @@ def test_dry_run_counts_an_upper_bound_and_spends_nothing(tmp_path: Path, exampl
     out = tmp_path / "run"
     assert main(["score", str(_inputs(tmp_path)), "--media-root", str(example_media), "--judge", "gemini:gemini-2.5-flash",
                  "--out", str(out), "--dry-run", "--json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    got = capsys.readouterr()
+    doc = json.loads(got.out)
     # 2 verify + 1 decompose (the verifiable cited sentence) + 3 entail (joint, 2 alone) = 6
     assert doc["judge_calls_upper_bound"] == 6 and doc["est_cost_usd"] > 0
+    assert "not in this estimate: the judge probes (--probes auto)" in got.err  # said, not silently left out
     assert not (out / "results.jsonl").exists()
     assert not list(out.glob("cache.sqlite*"))  # nothing written: not even an empty cache
 
