@@ -10,16 +10,8 @@ import pytest
 import murgat
 from murgat.cli import main
 
-CASSETTE = [
-    {"match": {"task": "verify"}, "output": {"text": "yes"}},
-    {"match": {"task": "decompose"}, "output": {"text": json.dumps({"facts": ["The woman speaks."]})}},
-    {"match": {"task": "entail"}, "output": {"text": "yes"}},
-]
-
-
-def _write(p: Path, rows: list[dict]) -> Path:
-    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return p
+from ...cassettes import YES_CASSETTE as CASSETTE
+from ...cassettes import write_jsonl as _write
 
 
 def test_score_rescores_an_edited_item_and_says_so(tmp_path: Path, example_media: Path, capsys) -> None:

@@ -4,24 +4,16 @@ for ``score``, ``faithfulness``, ``reflect``, ``program``, ``generate`` and ``sw
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from murgat.cli import main
 
-SCORE_CASSETTE = [
-    {"match": {"task": "verify"}, "output": {"text": "yes"}},
-    {"match": {"task": "decompose"}, "output": {"text": json.dumps({"facts": ["The woman speaks."]})}},
-    {"match": {"task": "entail"}, "output": {"text": "yes"}},
-]
+from ...cassettes import YES_CASSETTE as SCORE_CASSETTE
+from ...cassettes import write_jsonl as _write
+
 COMMANDS = ["score", "faithfulness", "reflect", "program", "generate", "sweep"]
-
-
-def _write(p: Path, rows: list[dict]) -> Path:
-    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return p
 
 
 def _input(tmp: Path) -> Path:

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 from murgat.cli import main
 
-
-def _write(p: Path, rows: list[dict]) -> Path:
-    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return p
+from ...cassettes import write_jsonl as _write
 
 
 def test_generate_with_a_replay_miss_exits_3_with_one_line(tmp_path: Path, example_media: Path, capsys) -> None:

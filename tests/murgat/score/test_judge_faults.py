@@ -15,6 +15,7 @@ import pytest
 from murgat.cli import main
 from murgat.engine.folder import RunFolder
 
+from ...cassettes import YES_CASSETTE as ANSWER_ALL
 from ...standin import StandIn
 
 
@@ -104,13 +105,6 @@ def test_http_error_with_a_non_json_body_shows_status_and_first_bytes(tmp_path, 
     assert "HTTP 502" in last and "502 Bad Gateway" in last and url in last
     (rec,) = RunFolder(tmp_path / "run").latest_results()
     assert "nginx upstream down" in rec.judge_failure and len(rec.judge_failure) <= 500
-
-
-ANSWER_ALL = [
-    {"match": {"task": "verify"}, "output": {"text": "yes"}},
-    {"match": {"task": "decompose"}, "output": {"text": json.dumps({"facts": ["The woman speaks."]})}},
-    {"match": {"task": "entail"}, "output": {"text": "yes"}},
-]
 
 
 def _replay_score(tmp: Path, media: Path, response: str, *extra: str, rows: list | None = None) -> tuple[int, object]:

@@ -22,20 +22,13 @@ from murgat.score.repeats import RepeatRecord, used
 from murgat.score.runner import score_items, summary_of
 from murgat.score.stages import StageJudges
 
-CASSETTE = [
-    {"match": {"task": "verify"}, "output": {"text": "yes"}},
-    {"match": {"task": "decompose"}, "output": {"text": json.dumps({"facts": ["The woman speaks."]})}},
-    {"match": {"task": "entail"}, "output": {"text": "yes"}},
-]
+from ...cassettes import YES_CASSETTE as CASSETTE
+from ...cassettes import write_jsonl as _write
+
 #: the same, but the judge says "no" to every entailment question of repeat 1
 FLIPPING = [{"match": {"task": "entail", "inputs": {"repeat": 1}}, "output": {"text": "no"}}, *CASSETTE]
 RESPONSES = [{"id": "a", "media": "friday.mp4", "response": "She speaks (audio, 0:01-0:03)."},
              {"id": "b", "media": "friday.mp4", "response": "A man laughs (audio, 0:03-0:05; visual, 0:02)."}]
-
-
-def _write(p: Path, rows: list[dict]) -> Path:
-    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return p
 
 
 def _score(tmp: Path, media: Path, cassette: list[dict], out: str, *extra: str, capsys=None) -> dict:

@@ -10,16 +10,8 @@ import pytest
 
 from murgat.cli import main
 
-CASSETTE = [
-    {"match": {"task": "verify"}, "output": {"text": "yes"}},
-    {"match": {"task": "decompose"}, "output": {"text": json.dumps({"facts": ["The woman speaks."]})}},
-    {"match": {"task": "entail"}, "output": {"text": "yes"}},
-]
-
-
-def _write(p: Path, rows: list[dict]) -> Path:
-    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return p
+from ...cassettes import YES_CASSETTE as CASSETTE
+from ...cassettes import write_jsonl as _write
 
 
 def _score(tmp: Path, media: Path, name: str = "run", cassette: list[dict] | None = None) -> Path:
