@@ -324,95 +324,120 @@ def _ci(rows: Sequence[tuple[float, str]], s: GroundSettings, scale: float = 1.0
                     ci_high=None if hi is None else hi * scale, n=iv.n).model_dump()
 
 
-def summarize_ground(records: Sequence[GroundRecord], gold: dict[str, GoldItem], s: GroundSettings) -> GroundSummary:
-    """Run-level figures with seeded bootstrap CIs (records in id order, so the CIs do not depend on input order)."""
-    records = sorted(records, key=lambda r: r.id)
-    ok = [r for r in records if r.error is None]
+def _rows(ok: Sequence[GroundRecord], f: Any, keep: Any = lambda r: True) -> list[tuple[float, str]]:
+    """``(f(record), cluster)`` for each record ``keep`` admits (the cluster: its video, else its id)."""
+    return [(float(f(r)), r.video or r.id) for r in ok if keep(r)]
 
-    def rows(f: Any, keep: Any = lambda r: True) -> list[tuple[float, str]]:
-        return [(float(f(r)), r.video or r.id) for r in ok if keep(r)]
 
+def _nextgqa(ok: Sequence[GroundRecord], s: GroundSettings) -> dict[str, Any]:
     with_time = [r for r in ok if r.rextime_iou is not None]  # gold has visual time
+    if not with_time:
+        return {}
     ng = [r for r in with_time if r.nextgqa_iop is not None]
-    nextgqa: dict[str, Any] = {}
-    if with_time:
-        iop = lambda r: r.nextgqa_iop  # noqa: E731
-        iou = lambda r: r.nextgqa_iou  # noqa: E731
-        has = lambda r: r.nextgqa_iop is not None  # noqa: E731
-        # Acc@GQA as the official eval_ground.py counts it: over every question with a predicted span, an
-        # answer that could not be read being not correct
-        graded = [r for r in ng if _state(r) is not None]
-        nextgqa = {
-            "acc_gqa": _ci([(float(r.correct is True and (r.nextgqa_iop or 0.0) >= 0.5), r.video or r.id)
-                            for r in graded], s, 100)
-            if graded else None,
-            "miop": _ci(rows(iop, has), s, 100),
-            "iop@0.3": _ci(rows(lambda r: iop(r) >= 0.3, has), s, 100),
-            "iop@0.5": _ci(rows(lambda r: iop(r) >= 0.5, has), s, 100),
-            "miou": _ci(rows(iou, has), s, 100),
-            "iou@0.3": _ci(rows(lambda r: iou(r) >= 0.3, has), s, 100),
-            "iou@0.5": _ci(rows(lambda r: iou(r) >= 0.5, has), s, 100),
-            "n": len(ng),
-            "n_without_visual_citation": len(with_time) - len(ng),
-            "n_answer_unknown": sum(1 for r in graded if _state(r) == "unknown"),
-            "n_without_gold_answer": len(ng) - len(graded),
-        }
-    rextime: dict[str, Any] = {}
-    if with_time:
-        in_t = lambda r: r.rextime_iou is not None  # noqa: E731
-        rextime = {f"r1@{t}": _ci(rows(lambda r, t=t: r.rextime_iou >= t, in_t), s, 100) for t in (0.3, 0.5, 0.7)}
-        rextime["miou"] = _ci(rows(lambda r: r.rextime_iou, in_t), s, 100)
-        answered = [r for r in with_time if _state(r) is not None]
-        for t in (0.3, 0.5, 0.7):
-            rextime[f"acc&iou@{t}"] = (_ci([(float(r.correct is True and (r.rextime_iou or 0.0) >= t), r.video or r.id)
-                                            for r in answered], s, 100) if answered else None)
-        rextime["n"] = len(with_time)
-    overlap: dict[str, Any] = {}
+    iop = lambda r: r.nextgqa_iop  # noqa: E731
+    iou = lambda r: r.nextgqa_iou  # noqa: E731
+    has = lambda r: r.nextgqa_iop is not None  # noqa: E731
+    # Acc@GQA as the official eval_ground.py counts it: over every question with a predicted span, an
+    # answer that could not be read being not correct
+    graded = [r for r in ng if _state(r) is not None]
+    return {
+        "acc_gqa": _ci([(float(r.correct is True and (r.nextgqa_iop or 0.0) >= 0.5), r.video or r.id)
+                        for r in graded], s, 100)
+        if graded else None,
+        "miop": _ci(_rows(ok, iop, has), s, 100),
+        "iop@0.3": _ci(_rows(ok, lambda r: iop(r) >= 0.3, has), s, 100),
+        "iop@0.5": _ci(_rows(ok, lambda r: iop(r) >= 0.5, has), s, 100),
+        "miou": _ci(_rows(ok, iou, has), s, 100),
+        "iou@0.3": _ci(_rows(ok, lambda r: iou(r) >= 0.3, has), s, 100),
+        "iou@0.5": _ci(_rows(ok, lambda r: iou(r) >= 0.5, has), s, 100),
+        "n": len(ng),
+        "n_without_visual_citation": len(with_time) - len(ng),
+        "n_answer_unknown": sum(1 for r in graded if _state(r) == "unknown"),
+        "n_without_gold_answer": len(ng) - len(graded),
+    }
+
+
+def _rextime(ok: Sequence[GroundRecord], s: GroundSettings) -> dict[str, Any]:
+    with_time = [r for r in ok if r.rextime_iou is not None]
+    if not with_time:
+        return {}
+    in_t = lambda r: r.rextime_iou is not None  # noqa: E731
+    rextime: dict[str, Any] = {f"r1@{t}": _ci(_rows(ok, lambda r, t=t: r.rextime_iou >= t, in_t), s, 100)
+                               for t in (0.3, 0.5, 0.7)}
+    rextime["miou"] = _ci(_rows(ok, lambda r: r.rextime_iou, in_t), s, 100)
+    answered = [r for r in with_time if _state(r) is not None]
+    for t in (0.3, 0.5, 0.7):
+        rextime[f"acc&iou@{t}"] = (_ci([(float(r.correct is True and (r.rextime_iou or 0.0) >= t), r.video or r.id)
+                                        for r in answered], s, 100) if answered else None)
+    rextime["n"] = len(with_time)
+    return rextime
+
+
+def _overlap(ok: Sequence[GroundRecord], s: GroundSettings) -> dict[str, Any]:
     timed = [r for r in ok if r.iop is not None]
-    if timed:
-        overlap = {k: _ci(rows(lambda r, k=k: getattr(r, k), lambda r: r.iop is not None), s) for k in ("iop", "iog", "iou")}
-        with_claims = lambda r: bool(r.claims)  # noqa: E731
-        for k in ("iop", "iog", "iou"):
-            overlap[f"claim_{k}"] = _ci(rows(lambda r, k=k: sum(getattr(c, k) for c in r.claims) / len(r.claims),
-                                             with_claims), s)
-        overlap["n"] = len(timed)
-        overlap["n_claims"] = sum(len(r.claims) for r in timed)
-        overlap["claim_unit"] = "fact" if any(c.unit == "fact" for r in timed for c in r.claims) else "sentence"
-    evidence: dict[str, Any] = {}
+    if not timed:
+        return {}
+    overlap: dict[str, Any] = {k: _ci(_rows(ok, lambda r, k=k: getattr(r, k), lambda r: r.iop is not None), s)
+                               for k in ("iop", "iog", "iou")}
+    with_claims = lambda r: bool(r.claims)  # noqa: E731
+    for k in ("iop", "iog", "iou"):
+        overlap[f"claim_{k}"] = _ci(_rows(ok, lambda r, k=k: sum(getattr(c, k) for c in r.claims) / len(r.claims),
+                                          with_claims), s)
+    overlap["n"] = len(timed)
+    overlap["n_claims"] = sum(len(r.claims) for r in timed)
+    overlap["claim_unit"] = "fact" if any(c.unit == "fact" for r in timed for c in r.claims) else "sentence"
+    return overlap
+
+
+def _evidence(ok: Sequence[GroundRecord], s: GroundSettings) -> dict[str, Any]:
     ev = [r for r in ok if r.evidence_recall is not None]
-    if ev:
-        evidence = {
-            "recall": _ci(rows(lambda r: r.evidence_recall, lambda r: r.evidence_recall is not None), s),
-            "precision": _ci(rows(lambda r: r.evidence_precision, lambda r: r.evidence_recall is not None), s),
-            "precision_rule": "citevqa-compat (gold items matched / citations)" if s.citevqa_compat
-            else "citations that hit a gold item / citations",
-            "n": len(ev),
-        }
-    boxes: dict[str, Any] = {}
+    if not ev:
+        return {}
+    return {
+        "recall": _ci(_rows(ok, lambda r: r.evidence_recall, lambda r: r.evidence_recall is not None), s),
+        "precision": _ci(_rows(ok, lambda r: r.evidence_precision, lambda r: r.evidence_recall is not None), s),
+        "precision_rule": "citevqa-compat (gold items matched / citations)" if s.citevqa_compat
+        else "citations that hit a gold item / citations",
+        "n": len(ev),
+    }
+
+
+def _boxes(ok: Sequence[GroundRecord], s: GroundSettings) -> dict[str, Any]:
     bx = [r for r in ok if r.viou is not None]
-    if bx:
-        has_v = lambda r: r.viou is not None  # noqa: E731
-        boxes = {"m_viou": _ci(rows(lambda r: r.viou, has_v), s),
-                 "viou@0.3": _ci(rows(lambda r: r.viou >= 0.3, has_v), s),
-                 "viou@0.5": _ci(rows(lambda r: r.viou >= 0.5, has_v), s), "n": len(bx)}
+    if not bx:
+        return {}
+    has_v = lambda r: r.viou is not None  # noqa: E731
+    return {"m_viou": _ci(_rows(ok, lambda r: r.viou, has_v), s),
+            "viou@0.3": _ci(_rows(ok, lambda r: r.viou >= 0.3, has_v), s),
+            "viou@0.5": _ci(_rows(ok, lambda r: r.viou >= 0.5, has_v), s), "n": len(bx)}
+
+
+def _answers(ok: Sequence[GroundRecord], s: GroundSettings) -> dict[str, Any]:
     answers: dict[str, Any] = {}
     graded = [r for r in ok if _state(r) is not None]
     if graded:
         # an answer that could not be read counts as not correct; accuracy_answered is over the answers read
-        answers["accuracy"] = _ci(rows(lambda r: r.correct is True, lambda r: _state(r) is not None), s)
+        answers["accuracy"] = _ci(_rows(ok, lambda r: r.correct is True, lambda r: _state(r) is not None), s)
         read = [r for r in graded if _state(r) != "unknown"]
-        answers["accuracy_answered"] = _ci(rows(lambda r: r.correct is True, lambda r: _state(r) in ("right", "wrong")),
-                                           s) if read else None
+        answers["accuracy_answered"] = _ci(_rows(ok, lambda r: r.correct is True,
+                                                 lambda r: _state(r) in ("right", "wrong")), s) if read else None
         sa = [r for r in graded if r.saa is not None]
-        answers["saa"] = _ci(rows(lambda r: r.saa, lambda r: r.saa is not None), s) if sa else None
+        answers["saa"] = _ci(_rows(ok, lambda r: r.saa, lambda r: r.saa is not None), s) if sa else None
         sc = [r for r in graded if r.saa_cite is not None]
-        answers["saa_cite"] = _ci(rows(lambda r: r.saa_cite, lambda r: r.saa_cite is not None), s) if sc else None
+        answers["saa_cite"] = _ci(_rows(ok, lambda r: r.saa_cite, lambda r: r.saa_cite is not None), s) if sc else None
         answers["n"] = len(graded)
         answers["n_without_murgat_s"] = len(sa) - len(sc)
         answers["recall_threshold"] = s.recall_threshold
         answers["attributed_threshold"] = s.attributed_threshold
     answers["n_answer_unknown"] = sum(1 for r in graded if _state(r) == "unknown")
     answers["n_without_gold_answer"] = len(ok) - len(graded)
+    return answers
+
+
+def summarize_ground(records: Sequence[GroundRecord], gold: dict[str, GoldItem], s: GroundSettings) -> GroundSummary:
+    """Run-level figures with seeded bootstrap CIs (records in id order, so the CIs do not depend on input order)."""
+    records = sorted(records, key=lambda r: r.id)
+    ok = [r for r in records if r.error is None]
     seen = {r.id for r in records}
     notes = []
     videos = {r.video or r.id for r in ok}
@@ -422,7 +447,8 @@ def summarize_ground(records: Sequence[GroundRecord], gold: dict[str, GoldItem],
     return GroundSummary(
         n_responses=len(records), n_errors=len(records) - len(ok), n_gold=len(gold),
         n_gold_without_response=sum(1 for k in gold if k not in seen), notes=notes,
-        nextgqa=nextgqa, rextime=rextime, overlap=overlap, evidence=evidence, boxes=boxes, answers=answers,
+        nextgqa=_nextgqa(ok, s), rextime=_rextime(ok, s), overlap=_overlap(ok, s), evidence=_evidence(ok, s),
+        boxes=_boxes(ok, s), answers=_answers(ok, s),
         settings=s.model_dump() | {"bootstrap": {"n_resamples": s.n_resamples, "seed": s.seed,
                                                  "clustered_by": "video" if s.cluster_by_video else None}},
     )
