@@ -94,38 +94,36 @@ def _pct(iv: Any) -> str:
 
 def print_faithfulness_breakdown(doc: dict[str, Any]) -> None:
     """One row per group: responses, decided perception steps, UPR [95% CI], accuracy, errors."""
-    from rich.table import Table
-
-    from murgat.console import console
-
-    by = " × ".join(doc["by"])
-    t = Table(title=f"step faithfulness by {by} (95% CI)")
-    for col in (by, "responses", "perception steps", "UPR", "mean per-response UPR", "accuracy", "errors"):
-        t.add_column(col, justify="left" if col == by else "right")
-    for g in doc["groups"]:
-        t.add_row(g["label"], str(g["n_items"]), str(g["perception_steps"]), _pct(g["upr"]),
-                  _pct(g["upr_per_response_mean"]), _pct(g.get("accuracy")), str(g["n_errors"]))
-    _print(console(), t, doc)
+    _print_groups(doc, "step faithfulness by {by} (95% CI)",
+                  ("responses", "perception steps", "UPR", "mean per-response UPR", "accuracy", "errors"),
+                  lambda g: (str(g["n_items"]), str(g["perception_steps"]), _pct(g["upr"]),
+                             _pct(g["upr_per_response_mean"]), _pct(g.get("accuracy")), str(g["n_errors"])))
 
 
 def print_reflection_breakdown(doc: dict[str, Any]) -> None:
     """One row per group: items, reflected, the judge's UPR before and after and its difference [95% CI]."""
+    _print_groups(doc, "murgat reflect by {by} (the judge's UPR; 95% CI)",
+                  ("items", "reflected", "UPR before", "UPR after", "difference", "errors"),
+                  lambda g: (str(g["items"]), str(g["reflected"]), _pct(g["upr_before"]), _pct(g["upr_after"]),
+                             _pct(g["upr_difference"]), str(g["errors"])))
+
+
+def _print_groups(doc: dict[str, Any], title: str, columns: Sequence[str],
+                  cells: Callable[[dict[str, Any]], Sequence[str]]) -> None:
+    """The group table (the group's label first), its note, and each group's undefined figures."""
     from rich.table import Table
 
     from murgat.console import console
 
+    con = console()
     by = " × ".join(doc["by"])
-    t = Table(title=f"murgat reflect by {by} (the judge's UPR; 95% CI)")
-    for col in (by, "items", "reflected", "UPR before", "UPR after", "difference", "errors"):
-        t.add_column(col, justify="left" if col == by else "right")
+    t = Table(title=title.format(by=by))
+    t.add_column(by, justify="left")
+    for col in columns:
+        t.add_column(col, justify="right")
     for g in doc["groups"]:
-        t.add_row(g["label"], str(g["items"]), str(g["reflected"]), _pct(g["upr_before"]), _pct(g["upr_after"]),
-                  _pct(g["upr_difference"]), str(g["errors"]))
-    _print(console(), t, doc)
-
-
-def _print(con: Any, table: Any, doc: dict[str, Any]) -> None:
-    con.print(table)
+        t.add_row(g["label"], *cells(g))
+    con.print(t)
     if doc.get("note"):
         con.print(doc["note"], soft_wrap=True)
     for g in doc["groups"]:
