@@ -63,7 +63,7 @@ def probes_note(doc: Any) -> dict[str, Any] | None:
     except ValidationError:
         return {"ok": False, "headline": "judge probes: the report in summary.json cannot be read"}
     return {"ok": report.ok, "headline": report.headline(),
-            "failures": [f"{r.probe} [{r.judge}, {r.stage}]: {r.means or r.error or ''}" for r in report.failures()]}
+            "failures": [f"{r.probe} [{r.judge}, {r.stage}]: {r.explanation}" for r in report.failures()]}
 
 
 def media_copy_name(source: Path) -> str:
