@@ -422,6 +422,7 @@ def labels_needed(y: Values, yhat: Values, yhat_unlabelled: Values, *, half_widt
     s_y = float(ya.var(ddof=1))
     s_h = float(np.concatenate([yh, yu]).var(ddof=1))
     c = float(np.cov(ya, yh, ddof=1)[0, 1])
+    s_h_pilot = float(yh.var(ddof=1))  # the correlation is the pilot's own: both variances over the labelled items
     deff, mean_size = 1.0, None
     if clusters is not None:
         d = _Design(clusters, n0, m0)
@@ -446,7 +447,7 @@ def labels_needed(y: Values, yhat: Values, yhat_unlabelled: Values, *, half_widt
     out: dict[str, Any] = {
         "half_width": half_width, "alpha": alpha, "population": pop, "pilot_n": n0,
         "pilot": {"var_human": s_y, "var_judge": s_h, "cov": c,
-                  "corr": c / math.sqrt(s_y * s_h) if s_y > 0 and s_h > 0 else None},
+                  "corr": c / math.sqrt(s_y * s_h_pilot) if s_y > 0 and s_h_pilot > 0 else None},
         "n_needed": n_ppi, "lambda_at_n": var_at(n_ppi)[1] if n_ppi else None,
         "n_needed_human_only": n_h if n_h <= pop else None,
         "half_width_at_pilot_n": z * math.sqrt(var_at(n0)[0] * deff),

@@ -37,6 +37,8 @@ from __future__ import annotations
 import io
 import math
 import os
+import re
+import struct
 import subprocess
 import threading
 import wave
@@ -127,6 +129,32 @@ def _decode_cmd(path: str, stream: int, sr: int, seek: float | None = None, dura
             f"0:{stream}", *t, "-ac", "1", "-ar", str(sr), "-f", "f32le", "-acodec", "pcm_f32le", "pipe:1"]
 
 
+#: The header :func:`np.save` writes for a track (a 1-D little-endian float32 array), read without
+#: ``np.load``: that parses the header with ``ast.literal_eval``, and CPython 3.11 counts the AST
+#: constructor's recursion depth in interpreter-wide state, so two threads building ASTs at once can
+#: raise ``SystemError: AST constructor recursion depth mismatch`` (seen on 3.11.7 when a faithfulness
+#: run read cached tracks on its worker threads; cf. CPython gh-106905). Tracks are read on several
+#: threads, so murgat's own cache files never go through the AST; any other ``.npy`` falls back to
+#: ``np.load``, one thread at a time.
+_TRACK_HEADER = re.compile(r"\{'descr': '<f4', 'fortran_order': False, 'shape': \((\d+),\), \} *\n")
+_NPY_LOCK = threading.Lock()
+
+
+def _read_npy(path: str | os.PathLike[str]) -> np.ndarray:
+    with open(path, "rb") as f:
+        head = f.read(10)
+        if len(head) == 10 and head[:8] == b"\x93NUMPY\x01\x00":
+            (size,) = struct.unpack("<H", head[8:])
+            m = _TRACK_HEADER.fullmatch(f.read(size).decode("latin1"))
+            if m:
+                n = int(m.group(1))
+                data = np.fromfile(f, dtype="<f4", count=n)
+                if data.size == n:
+                    return data
+    with _NPY_LOCK:  # not a track murgat wrote, or cut short: np.load says why (ValueError / OSError)
+        return cast(np.ndarray, np.load(path))
+
+
 def _decode(path: str, stream: int, sr: int, seek: float | None = None, duration: float | None = None) -> np.ndarray:
     cmd = _decode_cmd(path, stream, sr, seek, duration)
     proc = subprocess.run(cmd, capture_output=True)
@@ -157,7 +185,7 @@ def _load_audio(info: Any, sr: int, use_disk_cache: bool) -> AudioTrack:
         hit = cache.lookup("audio", ckey, ".npy")
         if hit is not None:
             try:
-                samples = np.load(hit)
+                samples = _read_npy(hit)
             except (OSError, ValueError):
                 samples = None
         if samples is None:
@@ -299,7 +327,7 @@ class ChunkedAudio:
         if hit is None:
             return None
         try:
-            arr = np.load(hit)
+            arr = _read_npy(hit)
         except (OSError, ValueError):
             return None
         return arr.astype(np.float32, copy=False)

@@ -202,4 +202,5 @@ def print_report(report: Any, con: Any = None) -> None:
         for w in (ident.warnings if ident is not None else []):
             con.print(Text(f"warning: {w}", style="yellow"), soft_wrap=True)
     for r in report.failures():
-        con.print(Text(f"{r.probe}: {r.means}" + (f" ({r.error})" if r.error else ""), style="red"), soft_wrap=True)
+        con.print(Text(f"{r.probe}: {r.explanation}" + (f" ({r.error})" if r.error and r.outcome != "error" else ""),
+                       style="red"), soft_wrap=True)

@@ -186,7 +186,8 @@ class ProgramCommand(Command[ProgramSettings]):
         return doc
 
     def report(self, s: ProgramSettings, run: Run, work: Work, summary: dict[str, Any]) -> None:
-        _report(run.folder.path, [st.label for st in work.streams], set(run.order), summary, s.media_root)
+        _report(run.folder.path, [st.label for st in work.streams], set(run.order), summary,
+                str(MediaPlace.of(s).roots()[0]))  # where the items' media were read
 
     def follow_up(self, s: ProgramSettings, run: Run, work: Work, summary: dict[str, Any]) -> dict[str, Any] | None:
         """``--score``: each variant (and ``--baseline``) scored by ``murgat score``, then compared

@@ -239,6 +239,9 @@ def test_readme_offline_command_runs_as_written(workspace: Workspace, index: int
     if folder is not None:
         missing = [f for f in files if not (workspace.root / folder / f).is_file()]
         assert not missing, f"{command} did not write {missing} in {folder}"
+        for page in (f for f in files if f.endswith("report.html")):  # every item's media linked (a view too)
+            unlinked = (workspace.root / folder / page).read_text(encoding="utf-8").count('"media": null')
+            assert not unlinked, f"{command}: {unlinked} item(s) of {folder}/{page} link no media"
         if argv[0] in FIGURES:
             FIGURES[argv[0]](workspace.root / folder)
 

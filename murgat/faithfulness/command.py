@@ -84,7 +84,8 @@ class FaithfulnessCommand(Command[FaithfulnessSettings]):
                                                  "evidence": cfg.evidence.model_dump(),
                                                  "generate": cfg.generate.cache_fields()})
         return Work([Stream("items", run.folder, payload, concurrency=s.item_concurrency or 8,
-                            transcribes=cfg.evidence.text)], fp, {**fp, "input": str(s.input)}, state={"fp": fp})
+                            transcribes=cfg.evidence.text)], fp,
+                    {**fp, "input": str(s.input), "media_root": place.media_root}, state={"fp": fp})
 
     def probe_paths(self, s: FaithfulnessSettings, run: Run, work: Work) -> list[ProbePath]:
         """The run's labeller (its judge, variant, granularity and frames), labelling probe steps."""
@@ -114,7 +115,8 @@ class FaithfulnessCommand(Command[FaithfulnessSettings]):
         return doc
 
     def report(self, s: FaithfulnessSettings, run: Run, work: Work, summary: dict[str, Any]) -> None:
-        faithfulness_report(run.folder.path / "report.html", work.state["results"], summary, s.media_root)
+        faithfulness_report(run.folder.path / "report.html", work.state["results"], summary,
+                            str(MediaPlace.of(s).roots()[0]))  # where the items' media were read
 
     def show(self, s: FaithfulnessSettings, run: Run, work: Work, summary: dict[str, Any]) -> None:
         print_faithfulness(summary, str(run.folder.path))

@@ -160,7 +160,7 @@ class ReflectCommand(Command[ReflectSettings]):
     def report(self, s: ReflectSettings, run: Run, work: Work, summary: dict[str, Any]) -> None:
         rows = work.state["rows"]
         reflect_report(run.folder.path / "report.html", [r["trace"] for r in rows], {r["id"]: r["record"] for r in rows},
-                       summary, s.media_root)
+                       summary, str(MediaPlace.of(s).roots()[0]))  # where the items' media were read
 
     def show(self, s: ReflectSettings, run: Run, work: Work, summary: dict[str, Any]) -> None:
         print_reflection(summary)

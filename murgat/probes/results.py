@@ -57,6 +57,14 @@ class ProbeResult(BaseModel):
     sent: Sent | None = Field(default=None, description="what the request carried (see murgat.judges.account)")
     means: str | None = Field(default=None, description="what a failure says, when the probe did not pass")
 
+    @property
+    def explanation(self) -> str:
+        """What a probe that did not pass says: a wrong answer's meaning (``means``), or, when the judge gave
+        no readable answer, that nothing was checked and why — not what a wrong answer would have meant."""
+        if self.outcome == "error":
+            return f"no readable answer, so nothing was checked ({self.error or self.answer})"
+        return self.means or self.error or ""
+
 
 class JudgeProbes(BaseModel):
     """The probes of one judge on one path, counted."""
@@ -132,7 +140,7 @@ class ProbeReport(BaseModel):
             return [f"WARNING: {self.headline()}; nothing checks that the judge sees and hears what murgat sends"]
         lines = [f"WARNING: {self.headline()}"]
         for r in self.failures():
-            lines.append(f"  {r.probe} [{r.judge}, {r.stage}] {r.claim} {r.citation}: {r.means or r.error or ''}"
+            lines.append(f"  {r.probe} [{r.judge}, {r.stage}] {r.claim} {r.citation}: {r.explanation}"
                          + (" (answer from the response cache)" if r.cached else ""))
         if any(r.cached for r in self.failures()):
             lines.append("  answers from the cache are what the judge said when they were asked: after fixing the "

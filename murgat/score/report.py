@@ -151,7 +151,9 @@ def comparison_table(doc: dict[str, Any]) -> Table:
     from rich.table import Table
 
     t = Table(title="runs compared (differences vs the first run: paired bootstrap 95% CI)")
-    t.add_column("run")
+    # whole paths, folded, never cut: runs/sweep/effort-low/run and …/effort-high/run differ near the end
+    names = [str(r["run"]) for r in doc["runs"]] + [f"Δ {d['run']}" for d in doc["differences"]]
+    t.add_column("run", overflow="fold", min_width=min(26, max(map(len, names), default=3)))
     for m in METRICS:
         t.add_column(m)
     for _, head in ANSWER_COLUMNS:

@@ -63,7 +63,7 @@ def probes_note(doc: Any) -> dict[str, Any] | None:
     except ValidationError:
         return {"ok": False, "headline": "judge probes: the report in summary.json cannot be read"}
     return {"ok": report.ok, "headline": report.headline(),
-            "failures": [f"{r.probe} [{r.judge}, {r.stage}]: {r.means or r.error or ''}" for r in report.failures()]}
+            "failures": [f"{r.probe} [{r.judge}, {r.stage}]: {r.explanation}" for r in report.failures()]}
 
 
 def media_copy_name(source: Path) -> str:
@@ -88,7 +88,7 @@ def _media_ref(media: str | None, media_root: Path | None, report_dir: Path, cop
     ``../x``, a symlink out of the root) are not copied and the item shows no media; ``refused``
     collects why. Copies are content-addressed (:func:`media_copy_name`) and written whole or not
     at all, under the output rule (:mod:`murgat.engine.outputs`). A plain link copies nothing and
-    stays as it was."""
+    stays as it was; it is looked for where scoring looks (``media_root``, else ``input_path``'s folder)."""
     if not media:
         return None
     if copy:
@@ -112,12 +112,15 @@ def _media_ref(media: str | None, media_root: Path | None, report_dir: Path, cop
                 claim_output(dest, role="file", inputs=[found]).copy_from(found)
             copied[str(found)] = f"media/{name}"
         return copied[str(found)]
-    cands = [Path(media)] if Path(media).is_absolute() else []
-    if media_root is not None:
-        cands.append(media_root / media)
+    from murgat.inputs import MEDIA_EXTENSIONS
+
+    # where scoring looks: --media-root, else the input file's folder; a bare id also with a media extension
+    roots = [media_root] if media_root is not None else [Path(input_path).parent] if input_path else []
+    cands = [Path(media)] if Path(media).is_absolute() else [r / media for r in roots]
     for c in cands:
-        if c.is_file():
-            return os.path.relpath(c.resolve(), report_dir.resolve())
+        for alt in (c, *(c.with_name(c.name + ext) for ext in MEDIA_EXTENSIONS)):
+            if alt.is_file():
+                return os.path.relpath(alt.resolve(), report_dir.resolve())
     return None
 
 

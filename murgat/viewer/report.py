@@ -115,6 +115,18 @@ def place_evidence(run: Path, evidence: dict[str, dict[str, list[str]]], report_
     return {item: {key: [place(ref) for ref in files] for key, files in refs.items()} for item, refs in evidence.items()}
 
 
+def run_labels(runs: Sequence[Path]) -> list[str]:
+    """Each run's folder name, with as many of its parent folders as it takes to tell the runs apart
+    (a sweep's ``effort-low/run`` and ``effort-high/run``, not ``run`` and ``run``)."""
+    parts = [Path(os.path.abspath(r)).parts for r in runs]
+    distinct, longest = len(set(parts)), max((len(p) for p in parts), default=0)
+    for k in range(1, longest + 1):
+        labels = ["/".join(p[-k:]) for p in parts]
+        if len(set(labels)) == distinct:
+            return labels
+    return [str(r) for r in runs]
+
+
 def read_config(run: Path) -> dict[str, Any]:
     """``RUN/config.json`` as a JSON object (``{}`` when there is none); a damaged one is
     :class:`~murgat.engine.runs.RunUnreadable`, named, instead of a traceback."""
@@ -159,7 +171,7 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
     docs, all_results = [], []
     refused: list[str] = []
     notices: list[str] = []
-    for run, cfg, summary in zip(runs, configs, summaries, strict=True):
+    for run, label, cfg, summary in zip(runs, run_labels(runs), configs, summaries, strict=True):
         rd = RunFolder(run, repair=False)
         root = Path(media_root) if media_root else (Path(cfg["media_root"]) if cfg.get("media_root") else None)
         slim = rd.latest_results(slim=True)  # every item, without per-sentence detail (memory stays flat)
@@ -179,7 +191,7 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
         settings = {k: cfg.get(k) for k in ("judge_entail", "judge_verify", "precision_mode", "empty_policy", "evidence",
                                              "verify_variant", "decompose_variant", "entail_variant") if k in cfg}
         grounding, gold_note = grounding_docs(run)
-        doc = run_doc(run.name, summary, rd.iter_latest(set(order)), report_dir=out.parent, media_root=root,
+        doc = run_doc(label, summary, rd.iter_latest(set(order)), report_dir=out.parent, media_root=root,
                       copy_media=copy_media, config=settings, evidence=evidence, input_path=input_path,
                       allow_outside_root=allow_outside_root, refused=refused, grounding=grounding)
         if gold_note:

@@ -212,6 +212,19 @@ def test_plan_gives_fewer_labels_than_human_only_and_reaches_the_width() -> None
     assert clustered["design_effect"] >= 1.0 and clustered["clusters_needed"] is not None
 
 
+def test_the_plans_correlation_is_the_pilots_pearson_r() -> None:
+    """Before: the covariance of the labelled items over the judge's variance of the whole run: a pilot whose
+    judge scores varied less than the run's printed 'judge–human corr. 1.414'."""
+    y, yh = [0.0, 1.0, 0.0, 1.0], [0.4, 0.6, 0.4, 0.6]
+    plan = labels_needed(y, yh, [0.0, 1.0, 0.0, 1.0, 0.5], half_width=0.03)
+    assert plan["pilot"]["corr"] == pytest.approx(float(np.corrcoef(y, yh)[0, 1])) == pytest.approx(1.0)
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        y, yh = rng.random(6), rng.random(6)
+        r = labels_needed(y, yh, rng.random(4) * 3, half_width=0.1)["pilot"]["corr"]
+        assert -1 - 1e-12 <= r <= 1 + 1e-12 and r == pytest.approx(float(np.corrcoef(y, yh)[0, 1]))
+
+
 @pytest.mark.parametrize("alpha", [0.0, 1.0, 2.0, -0.1, float("nan")])
 def test_alpha_outside_zero_one_is_refused(alpha: float) -> None:
     """Before: alpha 0 gave an infinite interval, 2 an inverted one, NaN a NaN one, without a word."""

@@ -101,3 +101,32 @@ def test_corrupt_video(tmp_path: Path, friday: Path) -> None:
     bad.write_bytes(friday.read_bytes()[:4000])
     with pytest.raises(CorruptMedia):
         open_video(bad).frames_at([3.0])
+
+
+def test_cached_tracks_are_read_without_the_ast(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cached track (what ``np.save`` writes) is read without ``np.load``'s ``ast.literal_eval``: on
+    CPython 3.11 two threads building ASTs at once can raise ``SystemError: AST constructor recursion
+    depth mismatch``, which once made a faithfulness item an internal error. Anything else, or a file
+    cut short, still goes through ``np.load``, which says what is wrong."""
+    import ast
+
+    from media.audio import _read_npy
+
+    tracks = [np.zeros(0, np.float32), np.float32([0.5]), np.random.default_rng(0).random(160_001, np.float32)]
+    for k, x in enumerate(tracks):
+        np.save(tmp_path / f"t{k}.npy", x)
+    with monkeypatch.context() as m:
+        m.setattr(ast, "literal_eval", lambda *a: (_ for _ in ()).throw(AssertionError("the AST was used")))
+        for k, x in enumerate(tracks):
+            got = _read_npy(tmp_path / f"t{k}.npy")
+            assert got.dtype == np.float32 and np.array_equal(got, x)
+    other = np.arange(6, dtype=np.int64).reshape(2, 3)
+    np.save(tmp_path / "other.npy", other)
+    assert np.array_equal(_read_npy(tmp_path / "other.npy"), other)
+    cut = (tmp_path / "t2.npy").read_bytes()[:-4]
+    (tmp_path / "cut.npy").write_bytes(cut)
+    with pytest.raises(ValueError):
+        _read_npy(tmp_path / "cut.npy")
+    (tmp_path / "tiny.npy").write_bytes(b"\x93NUM")
+    with pytest.raises(ValueError):
+        _read_npy(tmp_path / "tiny.npy")

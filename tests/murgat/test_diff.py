@@ -46,6 +46,16 @@ def test_the_same_run_differs_in_nothing(tmp_path: Path) -> None:
     assert diff.verdicts is not None and diff.verdicts.compared > 0 and diff.verdicts.changed == 0
 
 
+def test_a_resumed_run_that_asked_the_judge_nothing_differs_in_nothing(tmp_path: Path) -> None:
+    """A rerun answered wholly from the cache records no judge identity (nobody answered this invocation):
+    before, ``murgat diff RUN COPY`` said the judge identity differed (exit 1) after a plain resume."""
+    a, b = _copy(tmp_path, "score-run", "a"), _copy(tmp_path, "score-run", "b")
+    _edit_config(a, {"config.judge_identity": [{"name": "openai:m", "reported": {"m-2024-01": 3}}]})
+    _edit_config(b, {"config.judge_identity": [{"name": "openai:m", "reported": {}}]})
+    assert run_differences(a, b).same
+    assert main(["diff", str(a), str(b)]) == 0
+
+
 def test_settings_prompts_judges_probes_and_versions_are_listed(tmp_path: Path) -> None:
     a, b = _copy(tmp_path, "score-run", "a"), _copy(tmp_path, "score-run", "b")
     _edit_config(a, {"config.probes": _probes("pass"), "config.judge_identity": [

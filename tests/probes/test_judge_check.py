@@ -73,6 +73,11 @@ def test_a_cassette_without_probes_leaves_them_unanswered(tmp_path: Path, capsys
     assert code == 1
     assert {r["outcome"] for r in doc["results"]} == {"error"}
     assert all("no recorded answer" in r["error"] for r in doc["results"])
+    # the table's lines say nothing was checked, not what a wrong answer would mean ("the server may drop audio")
+    assert main(["judge", "check", "--judge", f"replay:{empty}", "--cache", str(tmp_path / "c.sqlite")]) == 1
+    out = capsys.readouterr().out
+    assert "hearing: no readable answer, so nothing was checked (replay:" in " ".join(out.split())
+    assert "may drop audio" not in out
 
 
 def test_an_unreachable_judge_exits_4(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -139,3 +139,24 @@ def test_human_labels_need_two_runs(tmp_path: Path, example_media: Path, capsys)
     assert "two or more runs" in capsys.readouterr().err
     assert main(["summarize", str(a), str(a), "--human", str(tmp_path / "missing.jsonl")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_runs_whose_paths_differ_near_the_end_are_told_apart(tmp_path: Path, example_media: Path, capsys) -> None:
+    """A sweep's runs are OUT/effort-low/run and OUT/effort-high/run: the table folds a long path instead of
+    cutting it to 'runs/swe…' twice, and the viewer names them effort-low/run and effort-high/run, not 'run'."""
+    from murgat.viewer.report import run_labels
+
+    deep = tmp_path / "sweeps" / "a-rather-long-sweep-folder-name"
+    for effort in ("low", "high"):
+        (deep / f"effort-{effort}").mkdir(parents=True)
+        _score(deep / f"effort-{effort}", example_media)
+    runs = [str(deep / "effort-low" / "run"), str(deep / "effort-high" / "run")]
+    capsys.readouterr()
+    assert main(["summarize", *runs]) == 0
+    table = "".join(line.split("│")[1].strip() for line in capsys.readouterr().out.splitlines() if line.count("│") > 2)
+    assert "effort-low/run" in table and "effort-high/run" in table and "…" not in table
+    assert run_labels([Path(r) for r in runs]) == ["effort-low/run", "effort-high/run"]
+    assert run_labels([deep / "effort-low", deep / "effort-high"]) == ["effort-low", "effort-high"]
+    assert run_labels([Path(runs[0]), Path(runs[0])]) == ["run", "run"]  # the same folder twice: nothing to tell
+    assert main(["view", *runs, "--out", str(tmp_path / "cmp.html")]) == 0
+    assert "effort-low/run vs effort-high/run" in (tmp_path / "cmp.html").read_text(encoding="utf-8")

@@ -136,6 +136,23 @@ def test_copy_media_is_content_addressed(tmp_path, example_media) -> None:
     assert again["b"] == refs["b"]  # unchanged bytes: the same copy, not copied again
 
 
+def test_media_beside_the_input_are_linked(tmp_path, example_media) -> None:
+    """Without --media-root scoring reads the media from the input file's folder (a bare id with its
+    extension too); the page links them from there, not "media not found"."""
+    shutil.copy(example_media / "friday.mp4", tmp_path / "friday.mp4")
+    cas = tmp_path / "answers.jsonl"
+    cas.write_text("".join(json.dumps(r) + "\n" for r in ANSWERS))
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("".join(json.dumps({"id": i, "media": m, "response": "A woman talks (audio, 0:01-0:03)."}) + "\n"
+                           for i, m in (("named", "friday.mp4"), ("bare", "friday"))))
+    out = tmp_path / "run"
+    assert main(["score", str(inp), "--judge", f"replay:{cas}", "--out", str(out), "--quiet", "--json"]) == 0
+    for _ in range(2):  # the page the run wrote, then murgat view's
+        refs = {it["id"]: it["media"] for it in page_data(out / "report.html")["runs"][0]["items"]}
+        assert refs == {"named": "../friday.mp4", "bare": "../friday.mp4"}
+        assert main(["view", str(out)]) == 0
+
+
 # ---------------------------------------------------------------- where the page goes
 
 
