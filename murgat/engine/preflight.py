@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,7 +57,11 @@ class MediaPlace:
         the path of a dataset spec ``data`` such as ``nextgqa:val.csv``), ``--allow-media-outside-root``."""
         given = getattr(s, "input", None)
         source = str(dataset_path(given)) if given else str(s.data).split(":", 1)[-1]
-        return cls(s.media_root, source, s.allow_media_outside_root)
+        root = s.media_root
+        if root is None and Path(source).is_dir():  # a run folder read as input: where its media were found
+            root = recorded_media_root(Path(source))
+            source = str(Path(source) / "responses.jsonl")
+        return cls(root, source, s.allow_media_outside_root)
 
     def roots(self) -> list[Path]:
         return media_roots(self.media_root, self.input_path)
@@ -87,6 +92,25 @@ def media_identity(item: Item, place: MediaPlace) -> str | None:
         return file_digest(resolve(item, place))
     except (ItemMediaError, OSError):
         return None
+
+
+def recorded_media_root(folder: Path) -> str | None:
+    """The ``--media-root`` a run folder's ``config.json`` records (``generate`` and ``faithfulness``
+    record theirs; without one, ``generate`` looked beside its dataset file, which it records as
+    ``data``) when it still names a folder, else ``None`` (the media are then looked for beside
+    the folder's ``responses.jsonl``). Scoring a ``generate`` folder without ``--media-root`` used
+    to look in the folder's parent and find none of the media generation had read."""
+    try:
+        doc = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    config = doc.get("config") if isinstance(doc, dict) else None
+    if not isinstance(config, dict):
+        return None
+    root, data = config.get("media_root"), config.get("data")
+    if not (isinstance(root, str) and root) and isinstance(data, str) and data:
+        root = str(dataset_path(data).parent)  # generate looked beside its dataset file
+    return root if isinstance(root, str) and root and Path(root).is_dir() else None
 
 
 def check_media_root(media_root: str | Path | None) -> None:
