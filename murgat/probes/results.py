@@ -23,6 +23,9 @@ from pydantic import BaseModel, Field
 from murgat.judges.account import JudgeIdentity, Sent
 
 Outcome = Literal["pass", "fail", "abstain", "error", "skipped"]
+#: what an unanswered probe (``error``) says: nothing about what the judge sees or hears (an HTTP 500,
+#: a timeout, a closed connection or an unreadable answer is not a judge that "did not hear the word")
+UNANSWERED = "no readable answer: this probe checked nothing"
 Setting = Literal["auto", "on", "off", "require"]
 
 
@@ -112,7 +115,9 @@ class ProbeReport(BaseModel):
             abst = len(self.abstentions())
             return f"judge probes: {n - abst}/{n} passed" + (f", {abst} abstained" if abst else "")
         names = ", ".join(f"{r.probe} ({r.judge}, {r.stage}: expected {r.expected}, answered {r.answer})" for r in bad)
-        return f"JUDGE PROBES FAILED: {len(bad)}/{n}: {names}"
+        unanswered = sum(1 for r in bad if r.outcome == "error")
+        return (f"JUDGE PROBES FAILED: {len(bad)}/{n}" + (f" ({unanswered} unanswered: they checked nothing)"
+                                                          if unanswered else "") + f": {names}")
 
     def identity_warnings(self) -> list[str]:
         """What the judges' answers say about the models behind them (floating aliases, an alias that
@@ -132,7 +137,8 @@ class ProbeReport(BaseModel):
             return [f"WARNING: {self.headline()}; nothing checks that the judge sees and hears what murgat sends"]
         lines = [f"WARNING: {self.headline()}"]
         for r in self.failures():
-            lines.append(f"  {r.probe} [{r.judge}, {r.stage}] {r.claim} {r.citation}: {r.means or r.error or ''}"
+            why = f" ({r.error})" if r.outcome == "error" and r.error and r.means else ""
+            lines.append(f"  {r.probe} [{r.judge}, {r.stage}] {r.claim} {r.citation}: {r.means or r.error or ''}{why}"
                          + (" (answer from the response cache)" if r.cached else ""))
         if any(r.cached for r in self.failures()):
             lines.append("  answers from the cache are what the judge said when they were asked: after fixing the "
