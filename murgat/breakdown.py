@@ -13,7 +13,12 @@ a run's figures are grouped by any field of its items:
 - **List-valued fields** (``audio_class: ["speech", "music"]``) put the item once in the group of
   each distinct value, as WorldSense's scorer counts them; the groups then add up to more items
   than the run has, and :attr:`Breakdown.list_valued` says so.
-- **Missing values** form their own group (value ``None``), so no item silently leaves the table.
+- **Missing values** form their own group (value ``None``), so no item silently leaves the table. A
+  number JSON cannot hold (NaN, ±Infinity) is missing too: the records keep it as ``null``, so a
+  breakdown of the input and one of the records (``summarize``) agree.
+- **Values are JSON values**: ``true`` and ``1`` are two groups (Python's ``True == 1`` would merge
+  them), ``1`` and ``1.0`` one; a text that reads as another value's label (``"1"``, ``"True"``) is
+  labelled in quotes, so two groups never share a label.
 - **Each group's figures** are exactly a run summary over its records
   (:func:`murgat.metric.summarize_results`: means with bootstrap CIs and ``n``, accuracy, strict
   attributed accuracy, cases), so a group of every item reproduces the run's own figures.
@@ -21,12 +26,15 @@ a run's figures are grouped by any field of its items:
   each group, the items scored in both runs, paired by id, with the paired bootstrap CI of B − A
   (:func:`murgat.metric.paired_bootstrap_diff`), for each metric and for accuracy.
 
-Several fields at once (``by=["task_type", "duration"]``) group by the combination of their values.
+Several fields at once (``by=["task_type", "duration"]``) group by the combination of their values; a
+field named twice counts once (:func:`field_names`).
 
 - **Undefined, never 0.** A group none of whose items was judged has no mean: its figures are null
   and :meth:`Breakdown.as_dict` says why (``undefined``: figure → reason), with the group's ``n``.
 - **A field no item has** is refused (:func:`check_by`, :class:`UnknownField`) naming it and the
   fields the items do have, before any work: a typo must not give a table of one "(missing)" group.
+- **Tables are bounded**: at most :data:`TABLE_GROUPS` groups are drawn (the largest), each label cut
+  to :data:`LABEL_CHARS` (:func:`drawn`, :func:`short_label`); every group stays in the JSON document.
 
 :func:`grouped` is the grouping alone (any record type): ``ground --by`` groups its own records
 with it and computes each group's figures with its own summary.
@@ -34,6 +42,7 @@ with it and computes each group's figures with its own summary.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -52,6 +61,12 @@ T = TypeVar("T")
 OUTCOME_FIELDS = ("case", "correct", "video", "predicted_option", "gold")
 #: at most this many field names are listed in an :class:`UnknownField` message
 LISTED_FIELDS = 60
+#: at most this many groups are drawn in a table (the largest; every group is in the JSON document)
+TABLE_GROUPS = 40
+#: a group's label is cut to this many characters where it is printed (the JSON keeps it whole)
+LABEL_CHARS = 80
+#: what a value must be to be grouped on (:func:`groupable_fields`)
+GROUPABLE = "text, a number, true/false, or a list of those"
 
 
 def _groupable(value: Any) -> bool:
@@ -60,17 +75,20 @@ def _groupable(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str | int | float | bool) or v is None for v in value)
 
 
+def groupable_fields(fields: Any) -> dict[str, Any]:
+    """The entries of ``fields`` (a mapping, else nothing) whose values can be grouped on
+    (:data:`GROUPABLE`): a nested object or a list of lists is left out, wherever it was read from
+    (an input, or a record's kept ``meta.item`` that may have been edited by hand)."""
+    return {k: v for k, v in fields.items() if _groupable(v)} if isinstance(fields, Mapping) else {}
+
+
 def item_fields(item: Item) -> dict[str, Any]:
     """The fields of ``item`` that figures can be grouped by (see the module docstring)."""
     out: dict[str, Any] = {}
     if item.question_type is not None:
         out["question_type"] = item.question_type
-    for k, v in (item.model_extra or {}).items():
-        if k not in BOOKKEEPING and _groupable(v):
-            out[k] = v
-    for k, v in item.meta.items():
-        if _groupable(v):
-            out[k] = v
+    out.update(groupable_fields({k: v for k, v in (item.model_extra or {}).items() if k not in BOOKKEEPING}))
+    out.update(groupable_fields(item.meta))
     return out
 
 
@@ -79,26 +97,35 @@ def record_fields(record: ResponseResult) -> dict[str, Any]:
     (:data:`OUTCOME_FIELDS`)."""
     own = {"case": "error" if record.error is not None else record.case, "correct": record.correct,
            "video": record.video, "predicted_option": record.predicted_option, "gold": record.gold}
-    kept = record.meta.get("item")
-    return {**own, **(kept if isinstance(kept, dict) else {})}
+    return {**own, **groupable_fields(record.meta.get("item"))}
+
+
+def _value(v: Any) -> Any:
+    """One group value: a number JSON cannot hold (NaN, ±Infinity) is missing, as the records keep it."""
+    return None if isinstance(v, float) and not math.isfinite(v) else v
+
+
+def _ident(values: GroupKey) -> tuple[Any, ...]:
+    """What tells groups apart: the values with their JSON kind, so ``true`` and ``1`` differ (Python
+    holds ``True == 1``) while ``1`` and ``1.0`` (one JSON number) do not."""
+    return tuple((isinstance(v, bool), v) for v in values)
 
 
 def _values(value: Any) -> list[Any]:
-    """The group values of one field value: each distinct element of a list, once; ``[None]`` when
-    missing or an empty list (the item is in the missing group rather than in none)."""
+    """The group values of one field value: each distinct element of a list, once (in linear time);
+    ``[None]`` when missing or an empty list (the item is in the missing group rather than in none)."""
     if isinstance(value, list):
-        seen: list[Any] = []
-        for v in value:
-            if v not in seen:
-                seen.append(v)
-        return seen or [None]
-    return [value]
+        seen: dict[tuple[Any, ...], Any] = {}
+        for v in map(_value, value):
+            seen.setdefault(_ident((v,)), v)
+        return list(seen.values()) or [None]
+    return [_value(value)]
 
 
 def group_keys(fields: Mapping[str, Any], by: Sequence[str]) -> list[GroupKey]:
     """Every group an item with ``fields`` belongs to under ``by`` (one per combination of values)."""
     keys: list[GroupKey] = [()]
-    for name in by:
+    for name in field_names(by):
         keys = [(*k, v) for k in keys for v in _values(fields.get(name))]
     return keys
 
@@ -111,8 +138,8 @@ class UnknownField(ValueError):
         shown = ", ".join(names[:LISTED_FIELDS]) + (f", … ({len(names) - LISTED_FIELDS} more)"
                                                     if len(names) > LISTED_FIELDS else "")
         which = ", ".join(repr(n) for n in unknown)
-        super().__init__(f"--by {which}: no item has {'this field' if len(unknown) == 1 else 'these fields'}; "
-                         f"fields the items have: {shown or '(none)'}")
+        super().__init__(f"--by {which}: no item has {'this field' if len(unknown) == 1 else 'these fields'} "
+                         f"(as {GROUPABLE}); fields the items have: {shown or '(none)'}")
         self.unknown, self.available = list(unknown), names
 
 
@@ -124,14 +151,23 @@ def fields_available(fields: Iterable[Mapping[str, Any]]) -> set[str]:
     return out
 
 
+def field_names(by: str | Sequence[str]) -> tuple[str, ...]:
+    """``by`` as a tuple of field names, each once (``--by x --by x`` groups by ``x``, not by the pair
+    of its value with itself); ``ValueError`` for no name or an empty one."""
+    names = tuple(dict.fromkeys((by,) if isinstance(by, str) else by))
+    if not names or any(not n for n in names):
+        raise ValueError("group by at least one field name")
+    return names
+
+
 def check_by(by: str | Sequence[str], available: Iterable[str]) -> tuple[str, ...]:
-    """``by`` as a tuple of field names, or :class:`UnknownField` when one of them (an empty one too)
-    is not in ``available`` (``ValueError`` for no name at all)."""
-    names = (by,) if isinstance(by, str) else tuple(by)
+    """:func:`field_names` of ``by``, or :class:`UnknownField` when one of them (an empty one too) is
+    not in ``available`` (``ValueError`` for no name at all)."""
+    names = tuple(dict.fromkeys((by,) if isinstance(by, str) else by))
     if not names:
         raise ValueError("group by at least one field name")
     have = set(available)
-    unknown = [n for n in dict.fromkeys(names) if not n or n not in have]
+    unknown = [n for n in names if not n or n not in have]
     if unknown:
         raise UnknownField(unknown, have)
     return names
@@ -141,20 +177,51 @@ def grouped(records: Sequence[T], by: str | Sequence[str],
             fields_of: Callable[[T], Mapping[str, Any]]) -> tuple[list[tuple[GroupKey, list[T]]], list[str]]:
     """``records`` by group of ``by`` (largest group first, then by value; each record once per
     group it belongs to, in input order), and the ``by`` fields that were list-valued somewhere."""
-    names = _by(by)
-    members: dict[GroupKey, list[T]] = {}
+    names = field_names(by)
+    members: dict[tuple[Any, ...], tuple[GroupKey, list[T]]] = {}
     list_valued: set[str] = set()
     for r in records:
         f = fields_of(r)
         list_valued.update(n for n in names if isinstance(f.get(n), list))
         for key in group_keys(f, names):
-            members.setdefault(key, []).append(r)
-    return sorted(members.items(), key=_sort_key), sorted(list_valued)
+            members.setdefault(_ident(key), (key, []))[1].append(r)
+    return sorted(members.values(), key=_sort_key), sorted(list_valued)
+
+
+#: the labels of values that are not text (:func:`label_of`): a text that reads as one is quoted
+_OTHER_LABELS = frozenset({"(missing)", "True", "False"})
+
+
+def _label(v: Any) -> str:
+    if v is None:
+        return "(missing)"
+    if not isinstance(v, str):
+        return str(v)
+    try:
+        number = not math.isnan(float(v))  # "1", "1.5", "inf": the label of a number
+    except ValueError:
+        number = False
+    return f'"{v}"' if number or v in _OTHER_LABELS or v.startswith('"') else v
 
 
 def label_of(values: GroupKey) -> str:
-    """A group's values as people read them (``count · speech``; a missing value is ``(missing)``)."""
-    return " · ".join("(missing)" if v is None else str(v) for v in values)
+    """A group's values as people read them (``count · speech``; a missing value is ``(missing)``; a
+    text that would read as a number, true/false or missing is quoted: ``"1"`` is not ``1``)."""
+    return " · ".join(map(_label, values))
+
+
+def short_label(label: str) -> str:
+    """``label`` cut to :data:`LABEL_CHARS` for a table or a line (the JSON keeps it whole)."""
+    return label if len(label) <= LABEL_CHARS else label[:LABEL_CHARS - 1] + "…"
+
+
+def drawn(groups: Sequence[T], limit: int = TABLE_GROUPS) -> tuple[list[T], str | None]:
+    """The groups a table draws (the first ``limit``: the largest) and, when some are left out, the
+    line that says how many (every group is in the JSON document)."""
+    if len(groups) <= limit:
+        return list(groups), None
+    return list(groups[:limit]), (f"{len(groups) - limit} smaller group(s) not drawn (of {len(groups)}): every group "
+                                  "is in the JSON document (--json, or the run's summary.json)")
 
 
 def undefined_reasons(summary: RunSummary) -> dict[str, str]:
@@ -212,16 +279,9 @@ class Breakdown:
                            for g in self.groups]}
 
 
-def _sort_key(item: tuple[GroupKey, list[Any]]) -> tuple[int, str]:
+def _sort_key(item: tuple[GroupKey, Sequence[Any]]) -> tuple[int, str]:
     key, members = item
     return (-len(members), repr(tuple("" if v is None else v for v in key)))
-
-
-def _by(by: str | Sequence[str]) -> tuple[str, ...]:
-    names = (by,) if isinstance(by, str) else tuple(by)
-    if not names or any(not n for n in names):
-        raise ValueError("group by at least one field name")
-    return names
 
 
 def breakdown(results: Sequence[ResponseResult], by: str | Sequence[str], *,
@@ -229,7 +289,7 @@ def breakdown(results: Sequence[ResponseResult], by: str | Sequence[str], *,
               **summary_options: Any) -> Breakdown:
     """The figures of ``results`` per group of ``by`` (``summary_options``: those of
     :func:`murgat.metric.summarize_results` — precision mode, empty policy, clustering, bootstrap)."""
-    names = _by(by)
+    names = field_names(by)
     members, list_valued = grouped(results, names, fields_of)
     groups = [Group(values=key, ids=[r.id for r in rs], summary=summarize_results(rs, **summary_options))
               for key, rs in members]
@@ -264,16 +324,16 @@ def group_differences(a: Sequence[ResponseResult], b: Sequence[ResponseResult], 
     for each of :data:`murgat.metric.METRICS` the pairs where both values are defined, and for
     ``accuracy`` the pairs where both are judged correct or not. Error records pair with nothing;
     a group with no pair is listed with ``n_common`` 0 and a note."""
-    names = _by(by)
+    names = field_names(by)
     ra = {r.id: r for r in a if r.error is None}
     rb = {r.id: r for r in b if r.error is None}
-    keyed: dict[GroupKey, list[str]] = {}
+    keyed: dict[tuple[Any, ...], tuple[GroupKey, list[str]]] = {}
     for rid in sorted(set(ra) | set(rb)):
         r = ra[rid] if rid in ra and (ra[rid].meta.get("item") or rid not in rb) else rb[rid]
         for key in group_keys(fields_of(r), names):
-            keyed.setdefault(key, []).append(rid)
+            keyed.setdefault(_ident(key), (key, []))[1].append(rid)
     out: list[GroupDifference] = []
-    for key, all_ids in sorted(keyed.items(), key=_sort_key):
+    for key, all_ids in sorted(keyed.values(), key=_sort_key):
         ids = [i for i in all_ids if i in ra and i in rb]
         diffs: dict[str, Interval] = {}
         for m in METRICS:

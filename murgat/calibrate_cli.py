@@ -7,7 +7,7 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -110,15 +110,27 @@ def _labels_per_run(args: argparse.Namespace, runs: list[str]) -> dict[str, Any]
 
 
 def _threshold(args: argparse.Namespace, run: str) -> float:
+    """The SAA threshold of ``run``'s figures: ``--attributed-threshold``, else the one its
+    ``summary.json`` was made with (0.5 when it has none yet). A summary that cannot be read or holds
+    something else than a number in [0, 1] (NaN made every SAA 0, ``true`` read as 1) is a
+    ``ValueError`` saying so: the threshold is never guessed."""
     if args.attributed_threshold is not None:
         return float(args.attributed_threshold)
     p = Path(run) / "summary.json"
-    if p.is_file():
-        try:
-            return float(json.loads(p.read_text(encoding="utf-8")).get("attributed_threshold", 0.5))
-        except (ValueError, TypeError, AttributeError):
-            pass
-    return 0.5
+    if not p.is_file():
+        return 0.5
+    from murgat.jsonl import loads_line
+
+    try:
+        doc = loads_line(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{p}: cannot be read ({str(exc)[:120]}), so the run's attributed threshold is unknown; "
+                         "pass --attributed-threshold") from None
+    value = doc.get("attributed_threshold", 0.5) if isinstance(doc, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ValueError(f"{p}: attributed_threshold is {json.dumps(value)[:40]}, not a number in [0, 1]; pass "
+                         "--attributed-threshold")
+    return float(value)
 
 
 def _corrected_table(con: Any, title: str, block: dict[str, Any], alpha: float) -> None:
@@ -257,18 +269,32 @@ def _bad_args(args: argparse.Namespace) -> str | None:
         return f"--alpha must be between 0 and 1 (got {args.alpha})"
     if not args.half_width > 0:
         return f"--half-width must be positive (got {args.half_width})"
+    if args.task != "faithfulness":
+        try:  # each run's SAA threshold, before any work
+            for run in args.run or []:
+                _threshold(args, run)
+        except ValueError as exc:
+            return str(exc)
     return None
+
+
+def _plot_names(runs: Iterable[str]) -> dict[str, str]:
+    """Each run's scatter plot in ``--out`` (run → file name), in the order the runs are calibrated."""
+    return {run: f"scatter_{k}_{Path(run).name}.png" for k, run in enumerate(runs)}
 
 
 def _out_folder(args: argparse.Namespace) -> Claim | None:
     """``--out``, claimed before any work by the one output rule: a plain folder, never a run
-    folder or an input (the labels, the runs)."""
+    folder or an input (the labels, the runs); every file it will get (``calibration.json`` and the
+    attribution task's plots) is checked now, so a refused one costs no calibration."""
     from murgat.engine.outputs import claim_output
 
     if not args.out:
         return None
+    runs = dict.fromkeys(os.path.normpath(r) for r in args.run or [])  # as _score_runs names them
+    plots = list(_plot_names(runs).values()) if args.task != "faithfulness" else []
     return claim_output(args.out, role="folder", inputs=[*args.human, *(args.run or [])],
-                        files=("calibration.json",), what=f"--out {args.out}")
+                        files=("calibration.json", *plots), what=f"--out {args.out}")
 
 
 def _write_doc(out: Claim | None, doc: dict[str, Any]) -> None:
@@ -373,9 +399,8 @@ def _cmd(args: argparse.Namespace) -> int:
         doc["rules_baseline"] = rules_baseline(first_labels)
     if out is not None:
         doc["plots"] = {}
-        for k, (run, calib) in enumerate(doc["runs"].items()):
-            name = f"scatter_{k}_{Path(run).name}.png"
-            out.file(name).write(functools.partial(plot_run, run, calib))
+        for run, name in _plot_names(doc["runs"]).items():
+            out.file(name).write(functools.partial(plot_run, run, doc["runs"][run]))
             doc["plots"][run] = str(out.path / name)
         _write_doc(out, doc)
     if args.json:

@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlparse
 
 from murgat.inputs import MAX_RESPONSE_CHARS, InputError, iter_items, load_items, response_problem
 from murgat.schema import Item
-from murgat.worldsense import load_worldsense, looks_like_worldsense
+from murgat.worldsense import check_cells, load_worldsense, looks_like_worldsense
 
 LETTERS = "ABCDEFGHIJ"
 
@@ -87,6 +87,7 @@ def load_csv(path: str | Path) -> list[Item]:
     out = []
     with open(path, newline="", encoding="utf-8") as f:
         for lineno, row in enumerate(csv.DictReader(f), 2):
+            check_cells(row, f"{path}: line {lineno}")
             if not row.get("id"):
                 raise InputError(f"{path}: line {lineno}: missing field 'id'")
             opts: list[str] | None = None
@@ -103,7 +104,7 @@ def load_csv(path: str | Path) -> list[Item]:
             out.append(Item(id=row["id"], media=row.get("media") or row.get("video"), question=row.get("question"),
                             options=opts, gold=row.get("gold") or row.get("answer"), response="",
                             question_type=row.get("type") or row.get("question_type"),
-                            meta={k: v for k, v in _rest(row, used).items() if k is not None}))
+                            meta=_rest(row, used)))
     return out
 
 
@@ -137,10 +138,22 @@ KINDS = ("videommmu", "nextgqa", "worldsense", "hf", "csv", "jsonl")
 
 
 def _kind_and_path(spec: str) -> tuple[str, Path]:
-    kind, _, rest = spec.partition(":")
+    kind, colon, rest = spec.partition(":")
+    if kind in KINDS and colon and not rest:
+        raise InputError(f"{spec}: names no file (write {kind}:FILE)")
     if rest and kind in KINDS:
         return kind, Path(rest)
     return "", Path(spec)
+
+
+def _missing(spec: str, p: Path, what: str) -> InputError:
+    """``p`` (what ``spec`` names) does not exist: said, with what the spec was read as when that is
+    why (a file named ``csv:x.json`` is ``./csv:x.json``)."""
+    kind = spec.partition(":")[0]
+    if kind in KINDS and Path(spec).exists():
+        return InputError(f"{p}: {what} does not exist ({spec} was read as a {kind} dataset spec; the file named "
+                          f"{spec} is ./{spec})")
+    return InputError(f"{p}: {what} does not exist")
 
 
 def dataset_path(spec: str) -> Path:
@@ -153,19 +166,42 @@ def load_dataset(spec: str) -> list[Item]:
     JSONL/JSON; a WorldSense file (its TSV, ``worldsense_qa.json`` or rows) is also recognised unprefixed."""
     kind, p = _kind_and_path(spec)
     if not p.exists():
-        raise InputError(f"{p}: dataset does not exist")
-    if kind == "videommmu":
-        return load_videommmu(p)
-    if kind == "nextgqa" or (not kind and p.name == "val.csv" and "nextgqa" in str(p).lower()):
-        return load_nextgqa(p)
+        raise _missing(spec, p, "dataset")
+    if kind in ("videommmu", "nextgqa") or (not kind and _question_kind(kind, p) == "nextgqa"):
+        return _read_questions(_question_kind(kind, p), p)
     if kind == "worldsense" or (not kind and p.is_file() and looks_like_worldsense(p)):
         return load_worldsense(p)
-    if kind == "hf" or p.is_dir():
+    if kind == "hf" or (not kind and p.is_dir()):
         return load_hf(p)
     if kind == "csv" or p.suffix == ".csv":
-        return load_csv(p)
+        return _read_questions("csv", p)
     # questions: a response field there is never read (generate, program and reflect write their own), so no cap
     return list(iter_items(p, require_response=False, max_response_chars=None))
+
+
+def _question_kind(kind: str, p: Path) -> str:
+    """The question set a spec names (its prefix; unprefixed: NExT-GQA's ``val.csv``, else a CSV)."""
+    return kind or ("nextgqa" if p.name == "val.csv" and "nextgqa" in str(p).lower() else "csv")
+
+
+def _read_questions(what: str, p: Path) -> list[Item]:
+    """A Video-MMMU, NExT-GQA or CSV file (``what``), its flaws as :class:`InputError` naming the file and
+    what is wrong (these loaders trust a well-formed file; a malformed one must not end in a traceback)."""
+    load = {"videommmu": load_videommmu, "nextgqa": load_nextgqa}.get(what, load_csv)
+    try:
+        return load(p)
+    except InputError:
+        raise
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{p}: not valid UTF-8 (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{p}: not valid JSON at line {exc.lineno}: {exc.msg}") from None
+    except KeyError as exc:
+        raise InputError(f"{p}: a {what} record lacks the field {exc.args[0]!r}") from None
+    except OSError as exc:
+        raise InputError(f"{p}: cannot be read ({exc.strerror or exc})") from None
+    except (ValueError, TypeError, AttributeError, RecursionError) as exc:  # a record of another shape
+        raise InputError(f"{p}: not a {what} file as murgat reads it ({type(exc).__name__}: {str(exc)[:200]})") from None
 
 
 def is_dataset_spec(spec: str) -> bool:
@@ -193,13 +229,13 @@ def load_responses(spec: str, limit: int | None = None, *,
         return load_items(spec, limit, max_response_chars=max_response_chars)
     kind, p = _kind_and_path(spec)
     if not p.exists():
-        raise InputError(f"{p}: input file does not exist")
+        raise _missing(spec, p, "input file")
     if kind == "jsonl":
         return load_items(p, limit, max_response_chars=max_response_chars)
     if kind == "worldsense" or (not kind and p.is_file() and looks_like_worldsense(p)):
         items = load_worldsense(p, require_response=True)
     else:
-        what = kind or ("nextgqa" if p.name == "val.csv" and "nextgqa" in str(p).lower() else "csv")
+        what = _question_kind(kind, p)
         raise InputError(f"{spec}: a {what} dataset holds questions without the model's answers; answer them with "
                          f"murgat generate {spec} … --out RUN, then score RUN")
     for it in items:

@@ -17,7 +17,12 @@ and, from ``results.jsonl``, how many verdicts changed between the items both ru
 (:func:`verdict_changes`): per judge question for ``score`` runs (verifiability of each sentence,
 each entailment question of each fact, matched by sentence and fact text, the stage and the citations
 shown), per step for ``faithfulness`` runs. ``murgat diff A B`` prints it; ``summarize`` can print the
-same table (:func:`print_diff`).
+same table (:func:`print_diff`; at most :data:`SHOWN_DIFFERENCES` rows, the JSON has every one).
+
+A folder's files are read as data that may have been damaged or written by hand: a ``config.json`` or
+``summary.json`` that cannot be read, is nested absurdly or is not an object is said in
+:attr:`RunDiff.problems` (its values then read as absent), and a field of the wrong type is read as
+absent, never a crash of ``summarize`` or ``diff``.
 """
 
 from __future__ import annotations
@@ -30,9 +35,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from murgat.engine.folder import read_kind
+from murgat.jsonl import loads_line
 
 Section = Literal["setting", "prompt", "judge", "probes", "version", "input"]
 SECTIONS: tuple[str, ...] = ("judge", "probes", "prompt", "setting", "version", "input")
+#: at most this many differences are drawn as rows (``murgat diff A B --json`` lists every one)
+SHOWN_DIFFERENCES = 60
 
 
 class Difference(BaseModel):
@@ -68,6 +76,7 @@ class RunDiff(BaseModel):
     differences: list[Difference] = Field(default_factory=list)
     verdicts: VerdictChanges | None = None
     note: str | None = None
+    problems: list[str] = Field(default_factory=list, description="files of either folder that could not be read")
 
     @property
     def same(self) -> bool:
@@ -75,12 +84,35 @@ class RunDiff(BaseModel):
                                                                    and not self.verdicts.only_b))
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def _read_json(path: Path, problems: list[str] | None = None, required: bool = False) -> dict[str, Any]:
+    """``path``'s JSON object, else ``{}`` with the reason added to ``problems`` (a missing file only
+    when ``required``: a run in progress has no ``summary.json`` yet)."""
+    why = None
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return doc if isinstance(doc, dict) else {}
+        doc = loads_line(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        doc, why = {}, "missing" if required else None
+    except OSError as exc:
+        doc, why = {}, f"cannot be read ({exc.strerror or exc})"
+    except ValueError as exc:  # not JSON, not UTF-8, nested too deeply
+        doc, why = {}, f"not readable JSON ({str(exc)[:120]})"
+    if why is None and not isinstance(doc, dict):
+        doc, why = {}, f"not a JSON object (a {type(doc).__name__})"
+    if why is not None and problems is not None:
+        problems.append(f"{path}: {why}; its values read as absent")
+    return doc
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    """``value`` when it is an object, else ``{}`` (a field of another type reads as absent)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _hashable(value: Any) -> Any:
+    """A value as part of a verdict's key: itself when a JSON scalar, else its canonical JSON text."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def _flatten(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
@@ -97,7 +129,8 @@ def _probe_view(doc: Any) -> dict[str, Any]:
         return {}
     out: dict[str, Any] = {k: doc.get(k) for k in ("setting", "seed", "probes_version", "clip_sha256", "espeak",
                                                    "problem") if k in doc}
-    for r in doc.get("results") or []:
+    results = doc.get("results")
+    for r in results if isinstance(results, list) else []:
         if isinstance(r, dict):
             out[f"{r.get('judge')} {r.get('stage')} {r.get('probe')}"] = r.get("outcome")
     return out
@@ -110,8 +143,8 @@ def _identity_view(doc: Any) -> dict[str, Any]:
     for ident in items:
         if isinstance(ident, dict) and ident.get("name"):
             name = ident["name"]
-            out[f"{name} reported"] = sorted((ident.get("reported") or {}).keys()) or None
-            out[f"{name} system_fingerprint"] = sorted((ident.get("system_fingerprints") or {}).keys()) or None
+            out[f"{name} reported"] = sorted(_dict(ident.get("reported")), key=str) or None
+            out[f"{name} system_fingerprint"] = sorted(_dict(ident.get("system_fingerprints")), key=str) or None
     return out
 
 
@@ -128,26 +161,25 @@ def _section(key: str) -> str:
     return "setting"
 
 
-def _values(run: Path) -> dict[str, tuple[str, Any]]:
-    """Every comparable value of a run folder: ``key → (section, value)``."""
-    cfg = _read_json(run / "config.json")
-    summary = _read_json(run / "summary.json")
-    inner = cfg.get("config")
-    full: dict[str, Any] = dict(inner) if isinstance(inner, dict) else {}
-    probes = full.pop("probes", None) or cfg.get("probes") or (summary.get("extra") or {}).get("probes") \
-        or summary.get("probes")
-    ident = full.pop("judge_identity", None) or cfg.get("judge_identity") or \
-        (summary.get("extra") or {}).get("judge_identity")
+def _values(run: Path, problems: list[str]) -> dict[str, tuple[str, Any]]:
+    """Every comparable value of a run folder: ``key → (section, value)`` (unreadable files: ``problems``)."""
+    cfg = _read_json(run / "config.json", problems, required=True)
+    summary = _read_json(run / "summary.json", problems)
+    extra = _dict(summary.get("extra"))
+    full: dict[str, Any] = dict(_dict(cfg.get("config")))
+    probes = full.pop("probes", None) or cfg.get("probes") or extra.get("probes") or summary.get("probes")
+    ident = full.pop("judge_identity", None) or cfg.get("judge_identity") or extra.get("judge_identity")
     out: dict[str, tuple[str, Any]] = {}
     for key, value in _flatten(full):
-        out[key] = (_section(key), value)
+        if key:  # an empty configuration flattens to one nameless value: nothing to compare
+            out[key] = (_section(key), value)
     if "kind" in cfg:
         out["kind"] = ("setting", cfg["kind"])
     for key, value in _probe_view(probes).items():
         out[f"probes.{key}"] = ("probes", value)
     for key, value in _identity_view(ident).items():
         out[f"judge_identity.{key}"] = ("judge", value)
-    judges = (summary.get("extra") or {}).get("judges")
+    judges = extra.get("judges")
     if judges:
         out["judges"] = ("judge", judges)
     return out
@@ -157,7 +189,7 @@ def run_differences(a: str | Path, b: str | Path, *, verdicts: bool = True) -> R
     """Every difference between run folders ``a`` and ``b`` (see the module docstring)."""
     pa, pb = Path(a), Path(b)
     diff = RunDiff(a=str(pa), b=str(pb), kind_a=read_kind(pa), kind_b=read_kind(pb))
-    va, vb = _values(pa), _values(pb)
+    va, vb = _values(pa, diff.problems), _values(pb, diff.problems)
     for key in sorted(set(va) | set(vb)):
         sa, xa = va.get(key, (None, None))
         sb, xb = vb.get(key, (None, None))
@@ -203,25 +235,31 @@ def _latest(path: Path) -> tuple[dict[str, dict[str, Any]], int]:
 
 def _score_verdicts(rec: dict[str, Any]) -> dict[tuple[Any, ...], Any]:
     out: dict[tuple[Any, ...], Any] = {}
-    for sr in rec.get("sentences") or []:
+    for sr in _list(rec.get("sentences")):
         if not isinstance(sr, dict):
             continue
-        sentence = (sr.get("sentence") or {}).get("text")
+        sentence = _hashable(_dict(sr.get("sentence")).get("text"))
         out[("verify", sentence)] = sr.get("verify_verdict")
-        facts = {f.get("index"): f.get("text") for f in sr.get("facts") or [] if isinstance(f, dict)}
-        for fv in sr.get("verdicts") or []:
+        facts = {_hashable(f.get("index")): _hashable(f.get("text")) for f in _list(sr.get("facts")) if isinstance(f, dict)}
+        for fv in _list(sr.get("verdicts")):
             if not isinstance(fv, dict):
                 continue
-            fact = facts.get(fv.get("fact_index"))
-            for call in fv.get("calls") or []:
+            fact = facts.get(_hashable(fv.get("fact_index")))
+            for call in _list(fv.get("calls")):
                 if isinstance(call, dict):
-                    out[(str(call.get("stage")), sentence, fact, tuple(call.get("evidence") or []))] = call.get("verdict")
+                    shown = tuple(_hashable(e) for e in _list(call.get("evidence")))
+                    out[(str(call.get("stage")), sentence, fact, shown)] = call.get("verdict")
     return out
+
+
+def _list(value: Any) -> list[Any]:
+    """``value`` when it is a list, else ``[]`` (a record's field of another type holds no verdict)."""
+    return value if isinstance(value, list) else []
 
 
 def _faith_verdicts(rec: dict[str, Any]) -> dict[tuple[Any, ...], Any]:
     out: dict[tuple[Any, ...], Any] = {}
-    for s in rec.get("steps") or []:
+    for s in _list(rec.get("steps")):
         if isinstance(s, dict):
             if s.get("status") != "labelled" or s.get("type") is None:
                 label = "undetermined"
@@ -230,7 +268,7 @@ def _faith_verdicts(rec: dict[str, Any]) -> dict[tuple[Any, ...], Any]:
             else:
                 faithful = s.get("faithful")
                 label = "faithful" if faithful is True else "unfaithful" if faithful is False else "undetermined"
-            out[("step", s.get("index"), s.get("text"))] = label
+            out[("step", _hashable(s.get("index")), _hashable(s.get("text")))] = label
     return out
 
 
@@ -275,9 +313,12 @@ def print_diff(diff: RunDiff, con: Any = None) -> None:
         table = Table(title=f"what differs: A = {diff.a}, B = {diff.b}")
         for col in ("", "key", "A", "B"):
             table.add_column(col)
-        for d in diff.differences:
-            table.add_row(d.section, Text(d.key), Text(_short(d.a) if d.in_a else "(absent)"),
+        for d in diff.differences[:SHOWN_DIFFERENCES]:
+            table.add_row(d.section, Text(_short(d.key, 80)), Text(_short(d.a) if d.in_a else "(absent)"),
                           Text(_short(d.b) if d.in_b else "(absent)"))
+        if len(diff.differences) > SHOWN_DIFFERENCES:
+            table.caption = (f"{len(diff.differences) - SHOWN_DIFFERENCES} more differences not drawn (of "
+                             f"{len(diff.differences)}): murgat diff {diff.a} {diff.b} --json lists every one")
         con.print(table)
     else:
         con.print(f"no setting, prompt, judge, probe or version differs between {diff.a} and {diff.b}", soft_wrap=True)
@@ -294,3 +335,5 @@ def print_diff(diff: RunDiff, con: Any = None) -> None:
                       soft_wrap=True)
     if diff.note:
         con.print(diff.note, soft_wrap=True)
+    for problem in diff.problems:
+        con.print(f"note: {problem}", soft_wrap=True)

@@ -29,6 +29,11 @@ What murgat changes: the option letters (``"A. "``, ``"(A) "``) are stripped fro
 murgat's prompt writes its own letters, and the one correct rule (:mod:`murgat.answers`) compares an
 answer given as text with the option's text; a gold answer written as a whole candidate
 (``"B. a drum"``) becomes its letter. Nothing else is dropped: every other field goes to ``meta``.
+
+What murgat refuses (naming the row): an answer (``response``/``prediction``) that is not text, an
+``index``, candidate, ``answer`` or video that is an object or a list (its Python form would be read
+as the value), a TSV row with more cells than the header has columns (empty trailing cells aside),
+and an object that holds no question. A pipe (``worldsense:/dev/stdin``) is read once.
 """
 
 from __future__ import annotations
@@ -79,6 +84,8 @@ def _as_list(value: Any, field: str, where: str) -> list[Any] | None:
             raise InputError(f"{where}: field '{field}' is over {MAX_LITERAL_CHARS:,} characters")
         try:
             parsed = json.loads(text)
+        except RecursionError as exc:
+            raise InputError(f"{where}: field '{field}' is nested too deeply") from exc
         except ValueError:
             try:
                 parsed = ast.literal_eval(text)  # a Python list literal (VLMEvalKit's TSV): data only, no code
@@ -87,6 +94,27 @@ def _as_list(value: Any, field: str, where: str) -> list[Any] | None:
         if isinstance(parsed, list | tuple):
             return list(parsed)
     raise InputError(f"{where}: field '{field}' must be a list, not {type(value).__name__}")
+
+
+def _scalar(value: Any, field: str, where: str) -> str | None:
+    """A field that is one value (text or a number) as text; ``None`` when absent. A nested object, a
+    list or true/false is refused: its Python form must never be read as an answer, a video or an id."""
+    if value is None:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # 1.0 (a JSON writer's number) is the index 1
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise InputError(f"{where}: field '{field}' must be text or a number, not {type(value).__name__}")
+    return str(value)
+
+
+def check_cells(row: dict[Any, Any], where: str) -> None:
+    """A CSV/TSV row with cells beyond the header's columns (``csv.DictReader`` keeps them under the
+    key ``None``) is refused unless they are empty (a spreadsheet's trailing separators): a cell no
+    column names would otherwise be dropped unseen, or (here) break the item."""
+    extra = row.pop(None, None) or []
+    if any(str(c).strip() for c in extra):
+        raise InputError(f"{where}: {len(row) + len(extra)} cells, more than the header's {len(row)} columns")
 
 
 def _gold(answer: Any, raw: list[str]) -> str | None:
@@ -106,19 +134,21 @@ def item_from_row(row: dict[str, Any], where: str, require_response: bool = Fals
     (``murgat score``): a row without ``response``/``prediction`` is refused, never scored as empty."""
     if not isinstance(row, dict):
         raise InputError(f"{where}: expected an object, got {type(row).__name__}")
-    if row.get("index") in (None, ""):
+    check_cells(row, where)
+    rid = _scalar(row.get("index"), "index", where)
+    if not rid:
         raise InputError(f"{where}: missing field 'index'")
-    rid = str(row["index"])
     where = f"{where} (index {rid})"
     if not row.get("question"):
         raise InputError(f"{where}: missing field 'question'")
     cands = _as_list(row.get("candidates"), "candidates", where)
     if not cands:
         raise InputError(f"{where}: missing field 'candidates'")
-    raw = [str(c) for c in cands]
+    raw = [_scalar(c, f"candidates[{i}]", where) or "" for i, c in enumerate(cands)]
     options = [strip_option_letter(c, i) for i, c in enumerate(raw)]
-    media = row.get("video_path") or (f"videos/{row['video']}.mp4" if row.get("video") else None)
-    if isinstance(media, str) and media.startswith("./"):
+    video = _scalar(row.get("video"), "video", where)
+    media = _scalar(row.get("video_path"), "video_path", where) or (f"videos/{video}.mp4" if video else None)
+    if media is not None and media.startswith("./"):
         media = media[2:]
     meta: dict[str, Any] = {}
     for k, v in row.items():
@@ -127,12 +157,17 @@ def item_from_row(row: dict[str, Any], where: str, require_response: bool = Fals
         if k in _LIST_FIELDS:
             v = _as_list(v, k, where)
         meta[k] = v
-    response = row.get("response", row.get("prediction"))
+    field = "response" if row.get("response") is not None else "prediction"
+    response = row.get(field)
+    if response is not None and not isinstance(response, str):
+        raise InputError(f"{where}: field '{field}' must be text, not {type(response).__name__} (a model's answer is "
+                         "read as written, never as the Python form of a value)")
     if require_response and response is None:
         raise InputError(f"{where}: no response field (response or prediction): murgat score needs the model's answer "
                          "(murgat generate writes answers to these questions)")
     return Item.model_validate({"id": rid, "media": media, "question": str(row["question"]), "options": options,
-                                "gold": _gold(row.get("answer"), raw), "response": "" if response is None else str(response),
+                                "gold": _gold(_scalar(row.get("answer"), "answer", where), raw),
+                                "response": "" if response is None else response,
                                 "meta": meta, "source": "worldsense"})
 
 
@@ -150,6 +185,9 @@ def rows_from_qa(doc: dict[str, Any]) -> list[dict[str, Any]]:
             rows.append({"index": len(rows), "video": str(video), "video_path": f"./videos/{video}.mp4",
                          **shared, **task, "task": key, "subtitle_path": f"./subtitles/{video}.srt",
                          "audio_path": f"./audios/{video}.wav"})
+    if doc and not rows:  # an object that is no WorldSense file ({"test": {...}}): not an empty benchmark
+        raise InputError(f"no question: none of the {len(doc)} video(s) has a 'task…' key (worldsense_qa.json holds "
+                         "{video: {task1: {question, candidates, answer, …}, …}})")
     return rows
 
 
@@ -175,7 +213,11 @@ def _read_rows(p: Path, text: str) -> list[tuple[str, dict[str, Any]]]:
         if isinstance(doc, dict) and "question" in doc:  # JSONL of one row
             return [(f"{p}: line 1", doc)]
         if isinstance(doc, dict):
-            return [(f"{p}: row {r['index']}", r) for r in rows_from_qa(doc)]
+            try:
+                rows = rows_from_qa(doc)
+            except InputError as exc:
+                raise InputError(f"{p}: {exc}") from None
+            return [(f"{p}: row {r['index']}", r) for r in rows]
     out = []
     for n, line in enumerate(split_lines(text), 1):
         if not line.strip():
@@ -191,12 +233,17 @@ def load_worldsense(path: str | Path, require_response: bool = False) -> list[It
     """Every question of a WorldSense annotation file (any of the three shapes), in file order
     (``require_response``: see :func:`item_from_row`)."""
     p = Path(path)
-    if not p.is_file():
+    if p.is_dir():
+        raise InputError(f"{p}: is a folder; give the WorldSense annotation file itself (its TSV, worldsense_qa.json "
+                         "or rows)")
+    if not p.exists():
         raise InputError(f"{p}: WorldSense annotation file does not exist")
-    try:
-        text = p.read_text(encoding="utf-8-sig")
+    try:  # a regular file, or a pipe such as /dev/stdin (read once)
+        text = p.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"{p}: not valid UTF-8 (byte {exc.start})") from exc
+    except OSError as exc:
+        raise InputError(f"{p}: cannot be read ({exc.strerror or exc})") from exc
     items: list[Item] = []
     seen: set[str] = set()
     for where, row in _read_rows(p, text):

@@ -23,6 +23,12 @@ removed), ``drop_images`` (image parts removed), ``shuffle_frames`` (the images 
 in reverse order, their text labels left in place), ``text_only`` (every media part removed).
 With ``audio_tokens = True`` the usage reports ``prompt_tokens_details.audio_tokens`` as a server
 that counts audio does (0 when no audio reached the model).
+
+``wire``, when set, decides per request (from its prompt text and body) how the server misbehaves
+on the wire: ``None`` answers as above; ``"500"`` answers HTTP 500; ``"close"`` closes the connection
+without a byte of answer; ``"hang"`` never answers (until ``hang_s`` seconds or :meth:`kill`);
+``"endless"`` sends the status line, headers and the start of a body, then never ends it (the same
+bound). Both waits end when the server is killed, so a test's requests stay bounded.
 """
 
 from __future__ import annotations
@@ -71,6 +77,9 @@ class StandIn:
         self.slow_down_from = 1  # the storm starts at this request (1: the first)
         self.refused = 0
         self.late = 0
+        self.wire: Callable[[str, dict[str, Any]], str | None] | None = None  # see the module docstring
+        self.hang_s = 30.0
+        self._released = threading.Event()
         self._storm = "before"  # before → on → over
         self._last_refusal = 0.0
         self._probes = 0
@@ -91,6 +100,8 @@ class StandIn:
                 with outer._lock:
                     outer.received.append((hashlib.sha256(raw).hexdigest(), time.time()))
                     refuse = outer._throttled()
+                if outer.wire is not None and self._misbehave(outer.wire(prompt_of(body), body)):
+                    return
                 if refuse:
                     self._send(429, {"error": {"message": "Rate limit reached; slow down", "type": "requests",
                                                "code": "rate_limit_exceeded"}},
@@ -150,6 +161,27 @@ class StandIn:
             def _send(self, code: int, doc: dict[str, Any], headers: dict[str, str] | None = None) -> None:
                 send_json(self, code, json.dumps(doc).encode(), headers)
 
+            def _misbehave(self, action: str | None) -> bool:
+                """Play ``action`` (``wire``'s answer); ``False`` when the request is answered normally."""
+                if action is None:
+                    return False
+                if action == "500":
+                    self._send(500, {"error": {"message": "internal error", "type": "server_error", "code": 500}})
+                    return True
+                if action == "endless":
+                    self.send_response(200)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", "100000")
+                    self.end_headers()
+                    self.wfile.write(b'{"id": "chatcmpl-x", "object": "chat.completion", "choices": [')
+                    self.wfile.flush()
+                if action in ("hang", "endless"):
+                    outer._released.wait(outer.hang_s)
+                elif action != "close":
+                    raise ValueError(f"unknown wire action {action!r}")
+                self.close_connection = True
+                return True
+
         class Server(ThreadingHTTPServer):
             # socketserver's listen backlog of 5 drops the SYN of a 6th simultaneous connection, which
             # the client's kernel resends a second later: a request sent at once would arrive 1 s late
@@ -187,12 +219,19 @@ class StandIn:
         return self
 
     def kill(self) -> None:
+        self._released.set()
         self.server.shutdown()
         self.server.server_close()
 
     def __exit__(self, *exc: Any) -> None:
         if not self.dead:
             self.kill()
+
+
+def prompt_of(body: dict[str, Any]) -> str:
+    """The text parts of a Chat Completions request's messages, joined (what ``script`` and ``wire`` read)."""
+    return " ".join(p.get("text", "") for m in body.get("messages", [])
+                    for p in (m["content"] if isinstance(m["content"], list) else [{"text": m["content"]}]))
 
 
 # ----- an honest judge of the probe clip, and the faults of serving stacks -----

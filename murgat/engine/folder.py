@@ -255,7 +255,7 @@ class RunFolder:
         doc: Any = None
         if cfg.exists():
             try:
-                doc = json.loads(cfg.read_text(encoding="utf-8"))
+                doc = loads_line(cfg.read_text(encoding="utf-8"))  # absurd nesting: unreadable, not a crash
             except (OSError, ValueError):
                 doc = None
         if isinstance(doc, dict):
@@ -400,7 +400,7 @@ def read_summary(folder: str | Path, name: str = "summary.json") -> dict[str, An
     except (OSError, UnicodeDecodeError) as exc:
         raise RunUnreadable(f"{p}: cannot be read ({exc}); run the run's command again to rewrite it") from None
     try:
-        doc = json.loads(text)
+        doc = loads_line(text)
     except ValueError as exc:
         raise RunUnreadable(f"{p}: not valid JSON ({exc}; cut short?); run the run's command again to rewrite it "
                             "(finished records are kept)") from None
@@ -512,7 +512,7 @@ def read_kind(path: str | Path) -> str | None:
     results with ``steps`` = faithfulness, other results = score. ``None``: not a run folder."""
     p = Path(path)
     try:
-        kind = json.loads((p / "config.json").read_text(encoding="utf-8")).get("kind")
+        kind = loads_line((p / "config.json").read_text(encoding="utf-8")).get("kind")
         if kind in KINDS:
             return str(kind)
     except (OSError, ValueError, AttributeError):
@@ -530,13 +530,13 @@ def read_kind(path: str | Path) -> str | None:
         with open(res, encoding="utf-8", errors="replace") as f:
             first = f.readline()
         try:
-            keys = set(json.loads(first))
+            keys = set(loads_line(first))
         except (ValueError, TypeError):
             keys = set()
         return "faithfulness" if "steps" in keys and "scores" not in keys else "score"
     if (p / "summary.json").exists():
         try:
-            doc = json.loads((p / "summary.json").read_text(encoding="utf-8"))
+            doc = loads_line((p / "summary.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         return "faithfulness" if isinstance(doc, dict) and "upr" in doc else "score"

@@ -23,11 +23,11 @@ any ``--probes``, and ``--probes off`` sends exactly the requests of a run witho
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from murgat.engine.errors import SettingsError
+from murgat.jsonl import loads_line
 from murgat.judges.account import SentTotals, sent_totals
 from murgat.probes.results import ProbeReport, Setting
 from murgat.probes.runner import gate_exit, paths_to_probe, probes_before_run, require_message
@@ -42,7 +42,7 @@ def recorded_probes(config_path: Path) -> dict[str, Any] | None:
     or no readable config). It is kept there until new probes replace it: a resume with ``--probes
     off``, or a ``require`` run refused before its items, does not erase what was found before."""
     try:
-        doc = json.loads(config_path.read_text(encoding="utf-8"))
+        doc = loads_line(config_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     found = doc.get("config", {}).get("probes") if isinstance(doc, dict) and isinstance(doc.get("config"), dict) else None

@@ -15,7 +15,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from murgat.breakdown import check_by, fields_available, grouped, item_fields, label_of
+from murgat.breakdown import (
+    check_by,
+    drawn,
+    field_names,
+    fields_available,
+    groupable_fields,
+    grouped,
+    item_fields,
+    label_of,
+    short_label,
+)
 from murgat.comparison import fmt
 from murgat.engine.errors import SettingsError
 from murgat.faithfulness.metric import summarize_faithfulness, summarize_reflection
@@ -27,11 +37,12 @@ FAITH_OUTCOME_FIELDS = ("case", "correct", "video", "gold", "predicted_option")
 #: a reflect row's own fields ``--by`` can group on (the answers graded before and after reflection)
 REFLECT_OUTCOME_FIELDS = ("correct_before", "correct_after")
 NO_PERCEPTION = "no perception step of this group was decided"
+NO_GOLD = "no item of this group has a gold option (or every one is an error)"
+NO_ANSWER_READ = "no answer of this group could be read"
 
 
 def _kept(meta: Any) -> dict[str, Any]:
-    kept = meta.get("item") if isinstance(meta, dict) else None
-    return kept if isinstance(kept, dict) else {}
+    return groupable_fields(meta.get("item") if isinstance(meta, dict) else None)
 
 
 def by_fields(by: Sequence[str], items: Sequence[Item], own: Sequence[str]) -> None:
@@ -57,6 +68,7 @@ def faithfulness_breakdown(results: Sequence[FaithResult], by: Sequence[str], it
     for key, members in groups:
         doc = summarize_faithfulness(members, n_resamples, seed)
         undefined = {k: NO_PERCEPTION for k in ("upr", "upr_per_response_mean") if doc[k]["value"] is None}
+        undefined |= _accuracy_undefined(doc, "accuracy", "accuracy_answered")
         out.append({"values": list(key), "label": label_of(key), **doc, "undefined": undefined})
     return _doc(by, len(results), list_valued, out)
 
@@ -78,12 +90,26 @@ def reflection_breakdown(rows: Sequence[dict[str, Any]], by: Sequence[str], item
         traces = [r["trace"] for r in members if "trace" in r.get("trace", {})]
         doc = summarize_reflection(traces, len(members), n_resamples, seed)
         undefined = {k: NO_PERCEPTION for k in ("upr_before", "upr_after", "upr_difference") if doc[k]["value"] is None}
+        for when in ("before", "after"):
+            undefined |= _accuracy_undefined(doc, f"accuracy_{when}", f"accuracy_answered_{when}")
+        if doc["accuracy_difference"] is None:
+            undefined["accuracy_difference"] = NO_GOLD
         out.append({"values": list(key), "label": label_of(key), **doc, "undefined": undefined})
     return _doc(by, len(rows), list_valued, out)
 
 
+def _accuracy_undefined(doc: dict[str, Any], accuracy: str, answered: str) -> dict[str, str]:
+    """Why a group's accuracy figures are null (no gold option; no answer read), never a bare null."""
+    def missing(v: Any) -> bool:
+        return v is None or (isinstance(v, dict) and v.get("value") is None)
+
+    if missing(doc.get(accuracy)):
+        return {accuracy: NO_GOLD, answered: NO_GOLD}
+    return {answered: NO_ANSWER_READ} if missing(doc.get(answered)) else {}
+
+
 def _doc(by: Sequence[str], n: int, list_valued: list[str], groups: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"by": list(by), "n_items": n, "list_valued": list_valued,
+    return {"by": list(field_names(by)), "n_items": n, "list_valued": list_valued,
             "note": (f"list-valued field(s) {', '.join(list_valued)}: an item counts once in each of its values, so "
                      "the groups' n add up to more than the run's") if list_valued else None, "groups": groups}
 
@@ -110,7 +136,8 @@ def print_reflection_breakdown(doc: dict[str, Any]) -> None:
 
 def _print_groups(doc: dict[str, Any], title: str, columns: Sequence[str],
                   cells: Callable[[dict[str, Any]], Sequence[str]]) -> None:
-    """The group table (the group's label first), its note, and each group's undefined figures."""
+    """The group table (the largest groups drawn, labels cut: murgat.breakdown's limits), what was
+    left out, its note, and each drawn group's undefined figures with their reasons."""
     from rich.table import Table
 
     from murgat.console import console
@@ -121,11 +148,14 @@ def _print_groups(doc: dict[str, Any], title: str, columns: Sequence[str],
     t.add_column(by, justify="left")
     for col in columns:
         t.add_column(col, justify="right")
-    for g in doc["groups"]:
-        t.add_row(g["label"], *cells(g))
+    shown, left_out = drawn(doc["groups"])
+    for g in shown:
+        t.add_row(short_label(g["label"]), *cells(g))
     con.print(t)
-    if doc.get("note"):
-        con.print(doc["note"], soft_wrap=True)
-    for g in doc["groups"]:
-        if g["undefined"]:
-            con.print(f"{g['label']}: {', '.join(g['undefined'])} undefined: {NO_PERCEPTION}", soft_wrap=True)
+    for line in (left_out, doc.get("note")):
+        if line:
+            con.print(line, soft_wrap=True)
+    for g in shown:
+        for reason in dict.fromkeys(g["undefined"].values()):
+            names = ", ".join(k for k, v in g["undefined"].items() if v == reason)
+            con.print(f"{short_label(g['label'])}: {names} undefined: {reason}", soft_wrap=True)

@@ -58,21 +58,29 @@ def _group_cell(group: dict[str, Any], family: str, figure: str, scale: float) -
     return _fmt(v, scale) if isinstance(v, dict) and v.get("value") is not None else "undefined"
 
 
+#: at most this many groups (columns) in the ``ground --by`` table: the largest, every group in the JSON
+GROUP_COLUMNS = 8
+
+
 def _group_table(bd: dict[str, Any]) -> Any:
-    """``ground --by``: one row per figure, one column per group (its label and n)."""
+    """``ground --by``: one row per figure, one column per group (its label and n; the largest
+    :data:`GROUP_COLUMNS` groups, the table's caption says how many more the JSON holds)."""
     from rich.table import Table
+
+    from murgat.breakdown import drawn, short_label
 
     table = Table(title=f"grounding by {' × '.join(bd['by'])} (value % [95% CI] n; undefined: no response of the "
                         "group has the figure)")
+    groups, table.caption = drawn(bd["groups"], GROUP_COLUMNS)
     table.add_column("family")
     table.add_column("figure")
-    for g in bd["groups"]:
-        table.add_column(f"{g['label']} (n={g['n_items']})")
+    for g in groups:
+        table.add_column(f"{short_label(g['label'])} (n={g['n_items']})")
     for family, scale in FAMILIES:
-        names = list(dict.fromkeys(k for g in bd["groups"] for k, v in (g.get(family) or {}).items()
+        names = list(dict.fromkeys(k for g in groups for k, v in (g.get(family) or {}).items()
                                    if isinstance(v, dict) or v is None))
         for name in names:
-            table.add_row(family, name, *(_group_cell(g, family, name, scale) for g in bd["groups"]))
+            table.add_row(family, name, *(_group_cell(g, family, name, scale) for g in groups))
     return table
 
 

@@ -481,7 +481,7 @@ def ground_breakdown(records: Sequence[GroundRecord], fields: dict[str, dict[str
     """``ground --by``: the grounding figures per group of ``by`` (:func:`murgat.breakdown.grouped` over
     ``fields``, id → the fields of the record's item and its own), each group's exactly
     :func:`summarize_ground` of its records and their gold, with ``n`` and why a figure is undefined."""
-    from murgat.breakdown import grouped, label_of
+    from murgat.breakdown import field_names, grouped, label_of
 
     groups, list_valued = grouped(list(records), by, lambda r: fields.get(r.id, {}))
     out = []
@@ -490,7 +490,7 @@ def ground_breakdown(records: Sequence[GroundRecord], fields: dict[str, dict[str
         doc = summary.model_dump(mode="json", exclude={"settings", "kind", "n_gold_without_response"})
         out.append({"values": list(key), "label": label_of(key), "n_items": len(members), **doc,
                     "undefined": _undefined(summary)})
-    return {"by": list(by), "n_items": len(records), "list_valued": list_valued,
+    return {"by": list(field_names(by)), "n_items": len(records), "list_valued": list_valued,
             "note": (f"list-valued field(s) {', '.join(list_valued)}: a response counts once in each of its values, "
                      "so the groups' n add up to more than the run's") if list_valued else None, "groups": out}
 

@@ -23,6 +23,9 @@ from pydantic import BaseModel, Field
 from murgat.judges.account import JudgeIdentity, Sent
 
 Outcome = Literal["pass", "fail", "abstain", "error", "skipped"]
+#: what an unanswered probe (``error``) says: nothing about what the judge sees or hears (an HTTP 500,
+#: a timeout, a closed connection or an unreadable answer is not a judge that "did not hear the word")
+UNANSWERED = "no readable answer: this probe checked nothing"
 Setting = Literal["auto", "on", "off", "require"]
 
 
@@ -62,7 +65,7 @@ class ProbeResult(BaseModel):
         """What a probe that did not pass says: a wrong answer's meaning (``means``), or, when the judge gave
         no readable answer, that nothing was checked and why — not what a wrong answer would have meant."""
         if self.outcome == "error":
-            return f"no readable answer, so nothing was checked ({self.error or self.answer})"
+            return f"{UNANSWERED} ({self.error or self.answer})"
         return self.means or self.error or ""
 
 
@@ -120,7 +123,9 @@ class ProbeReport(BaseModel):
             abst = len(self.abstentions())
             return f"judge probes: {n - abst}/{n} passed" + (f", {abst} abstained" if abst else "")
         names = ", ".join(f"{r.probe} ({r.judge}, {r.stage}: expected {r.expected}, answered {r.answer})" for r in bad)
-        return f"JUDGE PROBES FAILED: {len(bad)}/{n}: {names}"
+        unanswered = sum(1 for r in bad if r.outcome == "error")
+        return (f"JUDGE PROBES FAILED: {len(bad)}/{n}" + (f" ({unanswered} unanswered: they checked nothing)"
+                                                          if unanswered else "") + f": {names}")
 
     def identity_warnings(self) -> list[str]:
         """What the judges' answers say about the models behind them (floating aliases, an alias that

@@ -36,7 +36,7 @@ from murgat.judges.base import JudgeUnreachable
 from murgat.probes.clip import ProbeClip, probe_clip
 from murgat.probes.paths import Answer, ProbePath
 from murgat.probes.probeset import PROBES_VERSION, Probe, probe_set
-from murgat.probes.results import JudgeProbes, ProbeReport, ProbeResult, Setting, outcome_of
+from murgat.probes.results import UNANSWERED, JudgeProbes, ProbeReport, ProbeResult, Setting, outcome_of
 
 
 async def run_probes(paths: Sequence[ProbePath], *, seed: int = 0, setting: str = "check") -> ProbeReport:
@@ -66,7 +66,7 @@ def _error_result(path: ProbePath, p: Probe, error: str) -> ProbeResult:
         return _result(path, p, None)
     return ProbeResult(judge=path.judge.name, stage=path.stage, probe=p.name, checks=p.checks, claim=p.claim,
                        citation=p.citation, expected=p.expected, answer="error", outcome="error", error=error[:500],
-                       means=p.failure_means)
+                       means=UNANSWERED)
 
 
 def _result(path: ProbePath, p: Probe, a: Answer | None) -> ProbeResult:
@@ -80,7 +80,7 @@ def _result(path: ProbePath, p: Probe, a: Answer | None) -> ProbeResult:
     return base.model_copy(update={
         "answer": a.verdict, "outcome": outcome, "raw": a.raw, "error": a.error,
         "cached": bool(a.outputs) and not fresh, "calls": len(fresh), "cost_usd": sum(o.cost_usd for o in fresh),
-        "sent": sent, "means": p.failure_means if outcome in ("fail", "error") else None})
+        "sent": sent, "means": p.failure_means if outcome == "fail" else UNANSWERED if outcome == "error" else None})
 
 
 async def _one_path(path: ProbePath, probes: list[Probe], clip: ProbeClip) -> list[ProbeResult]:

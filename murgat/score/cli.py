@@ -14,9 +14,11 @@ from murgat.breakdown import (
     UnknownField,
     breakdown,
     check_by,
+    drawn,
     fields_available,
     group_differences,
     record_fields,
+    short_label,
     summary_options,
 )
 from murgat.comparison import compare
@@ -102,16 +104,16 @@ def _breakdowns(runs: list[tuple[str, list[ResponseResult], RunSummary]], by: li
     mode, policy, clustering and bootstrap) and, against the first run, the paired group differences
     (``--bootstrap``/``--seed``, as the run-level differences). A field no run's items have: exit 2."""
     try:
-        check_by(by, fields_available(record_fields(r) for _, results, _ in runs for r in results))
+        names = list(check_by(by, fields_available(record_fields(r) for _, results, _ in runs for r in results)))
     except (UnknownField, ValueError) as exc:
         raise SettingsError(str(exc)) from None
-    doc: dict[str, Any] = {"by": list(by), "runs": [], "differences": []}
+    doc: dict[str, Any] = {"by": names, "runs": [], "differences": []}
     for path, results, summary in runs:
         doc["runs"].append({"run": path, **breakdown(results, by, **summary_options(summary)).as_dict()})
     base, base_results, _ = runs[0]
     for path, results, _ in runs[1:]:
         diffs = group_differences(base_results, results, by, n_resamples=n_resamples, seed=seed)
-        doc["differences"].append({"run": path, "against": base, "by": list(by),
+        doc["differences"].append({"run": path, "against": base, "by": names,
                                    "groups": [d.as_dict() for d in diffs]})
     return doc
 
@@ -121,9 +123,9 @@ def _show_breakdowns(con: Any, doc: dict[str, Any]) -> None:
         print_breakdown(run, con, f"{run['run']} by {' × '.join(doc['by'])} (means; MURGAT-S and accuracy [95% CI])")
     for d in doc["differences"]:
         con.print(differences_table(d))
-        for g in d["groups"]:
+        for g in drawn(d["groups"])[0]:
             if g.get("note"):
-                con.print(f"{g['label']}: {g['note']}", soft_wrap=True)
+                con.print(f"{short_label(g['label'])}: {g['note']}", soft_wrap=True)
 
 
 def _cmd_summarize(args: argparse.Namespace) -> int:

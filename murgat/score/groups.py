@@ -1,12 +1,14 @@
 """The tables of ``--by`` for people: a run's figures per group (``score --by``, ``summarize RUN --by``)
 and the paired group differences of two runs (``summarize A B --by``). The figures themselves are
 :mod:`murgat.breakdown`'s; these only draw its JSON documents (``summary.json``'s ``breakdown``), so
-what is printed is exactly what is written. rich is imported when a table is drawn."""
+what is printed is exactly what is written (at most :data:`murgat.breakdown.TABLE_GROUPS` groups, the
+largest, each label cut: :func:`murgat.breakdown.drawn`). rich is imported when a table is drawn."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from murgat.breakdown import drawn, short_label
 from murgat.comparison import fmt
 from murgat.metric import METRICS
 
@@ -38,8 +40,8 @@ def breakdown_table(doc: dict[str, Any], title: str = "") -> Table:
     t.add_column(by)
     for col in ("items", "judged", *PLAIN, "MURGAT-S", "accuracy", "SAA", "errors"):
         t.add_column(col, justify="right", no_wrap=col in ("MURGAT-S", "accuracy"))
-    for g in doc["groups"]:
-        t.add_row(g["label"], str(g["n_items"]), str(g["murgat_s"]["n"]),
+    for g in drawn(doc["groups"])[0]:
+        t.add_row(short_label(g["label"]), str(g["n_items"]), str(g["murgat_s"]["n"]),
                   *(_cell(g[m], with_ci=False) for m in PLAIN), _cell(g["murgat_s"]),
                   _cell(g.get("accuracy")), _cell(g.get("attributed_accuracy"), with_ci=False), str(g["n_errors"]))
     return t
@@ -47,14 +49,15 @@ def breakdown_table(doc: dict[str, Any], title: str = "") -> Table:
 
 def undefined_lines(doc: dict[str, Any]) -> list[str]:
     """Why a group's MURGAT-S is undefined, one line per such group (printed under the table)."""
-    return [f"{g['label']}: MURGAT-S undefined: {g['undefined']['murgat_s']}" for g in doc["groups"]
-            if "murgat_s" in (g.get("undefined") or {})]
+    return [f"{short_label(g['label'])}: MURGAT-S undefined: {g['undefined']['murgat_s']}"
+            for g in drawn(doc["groups"])[0] if "murgat_s" in (g.get("undefined") or {})]
 
 
 def print_breakdown(doc: dict[str, Any], con: Console, title: str = "") -> None:
-    """The table, the list-valued note and why any group's figures are undefined."""
+    """The table, the groups not drawn, the list-valued note and why any drawn group's figures are undefined."""
     con.print(breakdown_table(doc, title))
-    for line in [*([doc["note"]] if doc.get("note") else []), *undefined_lines(doc)]:
+    left_out = drawn(doc["groups"])[1]
+    for line in [*([left_out] if left_out else []), *([doc["note"]] if doc.get("note") else []), *undefined_lines(doc)]:
         con.print(line, soft_wrap=True)
 
 
@@ -70,6 +73,9 @@ def differences_table(doc: dict[str, Any]) -> Table:
     t.add_column("pairs", justify="right")
     for m in (*METRICS, "accuracy"):
         t.add_column(f"Δ {m}", justify="right")
-    for g in doc["groups"]:
-        t.add_row(g["label"], str(g["n_common"]), *(_cell(g.get(m), "+.3f") for m in (*METRICS, "accuracy")))
+    shown, left_out = drawn(doc["groups"])
+    if left_out:
+        t.caption = left_out
+    for g in shown:
+        t.add_row(short_label(g["label"]), str(g["n_common"]), *(_cell(g.get(m), "+.3f") for m in (*METRICS, "accuracy")))
     return t

@@ -97,7 +97,61 @@ def test_check_by_names_the_unknown_fields_and_those_there_are() -> None:
     from murgat.breakdown import UnknownField, check_by
 
     assert check_by(["a", "b"], {"a", "b", "c"}) == ("a", "b")
-    with pytest.raises(UnknownField, match=r"--by 'x', '': no item has these fields; fields the items have: a, b$"):
+    with pytest.raises(UnknownField, match=r"--by 'x', '': no item has these fields \(as text, a number, "
+                                          r"true/false, or a list of those\); fields the items have: a, b$"):
         check_by(["a", "x", ""], ["b", "a"])
     with pytest.raises(ValueError, match="at least one field"):
         check_by([], {"a"})
+
+
+def test_values_are_grouped_as_json_values_true_is_not_one_and_nan_is_missing() -> None:
+    """``True == 1`` in Python merged the groups of ``true`` and ``1``; each NaN (never equal to
+    itself) made a group of its own; and a NaN or Infinity, kept as null in the records, grouped
+    otherwise in ``summarize`` than in ``score``."""
+    import json
+
+    run = [_rec("a", 1.0, t=1), _rec("b", 0.5, t=True), _rec("c", 0.0, t="1"), _rec("d", 0.2, t=1.0),
+           *(_rec(f"n{i}", 0.5, t=float("nan")) for i in range(3)), _rec("i", 0.5, t=float("inf")), _rec("m", 0.5)]
+    bd = breakdown(run, "t", n_resamples=50)
+    # repr: a dict of the values would itself merge (True,) with (1,)
+    assert sorted((repr(g.values), g.ids) for g in bd.groups) == [
+        ("('1',)", ["c"]), ("(1,)", ["a", "d"]), ("(None,)", ["n0", "n1", "n2", "i", "m"]), ("(True,)", ["b"])]
+    assert sorted(g.label for g in bd.groups) == ['"1"', "(missing)", "1", "True"]  # no two groups share a label
+    json.dumps(bd.as_dict(), allow_nan=False)  # the document (and the viewer page made of it) is valid JSON
+    assert repr(group_keys({"t": [1, True, 1.0, "1", float("nan"), None]}, ["t"])) == "[(1,), (True,), ('1',), (None,)]"
+
+
+def test_a_field_named_twice_groups_once() -> None:
+    from murgat.breakdown import check_by
+
+    assert check_by(["task_type", "task_type"], {"task_type"}) == ("task_type",)
+    bd = breakdown(RUN, ["task_type", "task_type"], n_resamples=50)
+    assert bd.by == ("task_type",) and {g.label for g in bd.groups} == {"count", "sound", "(missing)"}
+    assert {d.label for d in group_differences(RUN, RUN, ["task_type", "task_type"], n_resamples=20)} == {
+        "count", "sound", "(missing)"}
+
+
+def test_a_kept_field_that_is_not_a_value_is_left_out_of_the_record_fields() -> None:
+    """A record's ``meta.item`` edited by hand (or written by another tool) with a nested object: left
+    out as the input's own would be, not a crash of the whole breakdown on an unhashable value."""
+    rec = _rec("a", 1.0, t={"nested": 1}, u=[[1], [2]], v="x")
+    assert record_fields(rec)["v"] == "x" and "t" not in record_fields(rec) and "u" not in record_fields(rec)
+    assert [g.values for g in breakdown([rec], "t", n_resamples=20).groups] == [(None,)]
+
+
+def test_a_table_draws_the_largest_groups_and_cuts_long_labels() -> None:
+    import io
+
+    from rich.console import Console
+
+    from murgat.score.groups import print_breakdown
+
+    # 65 groups (40 drawn), every other one undefined (a line each), each label 10,000 characters
+    run = [_rec(str(i), None if i % 2 else 0.5, t=f"v{i}" + "x" * 10_000) for i in range(65)]
+    doc = breakdown(run, "t", n_resamples=20).as_dict()
+    assert len(doc["groups"]) == 65 and len(doc["groups"][0]["label"]) > 10_000  # the JSON keeps every group whole
+    out = io.StringIO()
+    print_breakdown(doc, Console(file=out, width=200))
+    text = out.getvalue()
+    assert "25 smaller group(s) not drawn (of 65)" in text
+    assert len(text) < 40_000 and max(len(line) for line in text.splitlines()) <= 200

@@ -471,3 +471,47 @@ def test_calibrate_out_is_claimed_before_any_work(tmp_path: Path, example_media:
     doc = json.loads((out / "calibration.json").read_text())
     assert sorted(p.name for p in out.iterdir()) == ["calibration.json", f"scatter_0_{run.name}.png"]
     assert doc["plots"][str(run)] == str(out / f"scatter_0_{run.name}.png")
+
+
+def test_a_plot_that_cannot_be_written_is_refused_before_any_calibration(tmp_path: Path, example_media: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch,
+                                                                         capsys) -> None:
+    """``--out``'s scatter plot a symbolic link to the labels (or out of the folder): refused by the one
+    output rule when ``--out`` is claimed, not after the bootstrap (where it cost the whole calibration
+    and ``calibration.json`` was never written)."""
+    import os
+
+    import murgat.calibrate
+
+    run = make_run(tmp_path, example_media)
+    out = tmp_path / "cal"
+    out.mkdir()
+    labels = make_labels(out, set())  # the labels inside --out: an input there is never written over
+    os.symlink(labels.name, out / f"scatter_0_{run.name}.png")
+    monkeypatch.setattr(murgat.calibrate, "calibrate_run", lambda *a, **k: pytest.fail("calibrated before refusing"))
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--out", str(out)]) == 2
+    assert f"scatter_0_{run.name}.png: is an input of this command" in capsys.readouterr().err
+    assert labels.read_text().startswith("{")  # the labels are untouched
+
+
+@pytest.mark.parametrize(("threshold", "why"), [
+    ("NaN", "attributed_threshold is NaN, not a number in [0, 1]"),  # every SAA was 0
+    ("true", "attributed_threshold is true, not a number in [0, 1]"),  # read as 1
+    ('"0.5"', 'attributed_threshold is "0.5", not a number in [0, 1]'),
+    ("DEEP", "cannot be read (JSON nested too deeply)"),  # was a RecursionError traceback
+])
+def test_a_summary_threshold_that_is_not_a_threshold_is_refused(tmp_path: Path, example_media: Path, threshold: str,
+                                                                why: str, capsys) -> None:
+    run = make_run(tmp_path, example_media)
+    labels = make_labels(tmp_path, set())
+    summary = run / "summary.json"
+    doc = json.loads(summary.read_text())
+    summary.write_text("[" * 100_000 + "]" * 100_000 if threshold == "DEEP" else
+                       json.dumps({**doc, "attributed_threshold": "T"}).replace('"T"', threshold))
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--bootstrap", "50"]) == 2
+    err = capsys.readouterr().err
+    assert f"{summary}: {why}" in err and "pass --attributed-threshold" in err
+    # the option decides instead (its own range is checked by its parser)
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--bootstrap", "50", "--json",
+                 "--attributed-threshold", "0.5"]) == 0
+    capsys.readouterr()

@@ -67,3 +67,45 @@ def test_rows_without_answers_and_question_sets_are_refused(tmp_path: Path) -> N
             load_responses(spec)
     with pytest.raises(InputError, match="does not exist"):
         load_responses(f"worldsense:{tmp_path / 'nope.json'}")
+
+
+@pytest.mark.parametrize(("spec", "content", "reason"), [
+    ("videommmu:v.json", b"{bad", "not valid JSON at line 1"),
+    ("videommmu:v.json", json.dumps({"t": [{"id": "1"}]}).encode(), "a videommmu record lacks the field 'question'"),
+    ("videommmu:v.json", b"[1]", "not a videommmu file as murgat reads it"),
+    ("videommmu:v.json", b'{"t": []}\xff', r"not valid UTF-8 \(byte 9\)"),
+    ("nextgqa:val.csv", b"video_id,question\n1,q\n", "a nextgqa record lacks the field 'answer'"),
+    ("q.csv", b"id,media,question\n1,a.mp4,\xff\n", r"not valid UTF-8 \(byte 26\)"),
+    ("q.csv", b"id,media,question\n1,a.mp4,q,stray\n", "line 2: 4 cells, more than the header's 3 columns"),
+])
+def test_a_malformed_question_set_is_an_input_error_not_a_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   spec: str, content: bytes, reason: str) -> None:
+    from murgat.datasets import load_dataset
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / spec.split(":")[-1]).write_bytes(content)
+    with pytest.raises(InputError, match=reason):
+        load_dataset(spec)
+
+
+def test_a_csv_with_empty_trailing_cells_reads(tmp_path: Path) -> None:
+    from murgat.datasets import load_dataset
+
+    p = tmp_path / "q.csv"
+    p.write_text("id,media,question\n1,a.mp4,q,,\n")
+    [item] = load_dataset(str(p))
+    assert item.id == "1" and item.meta == {}
+
+
+def test_a_spec_is_said_when_it_names_no_file_or_another_than_meant(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from murgat.datasets import load_dataset
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError, match=r"^worldsense:: names no file \(write worldsense:FILE\)$"):
+        load_responses("worldsense:")
+    (tmp_path / "csv:rows.json").write_text(_rows(tmp_path).read_text())  # a file whose name starts as a spec
+    (tmp_path / "rows.json").unlink()
+    with pytest.raises(InputError, match=r"read as a csv dataset spec; the file named csv:rows.json is ./csv:rows.json"):
+        load_dataset("csv:rows.json")
+    assert len(load_responses("./csv:rows.json")) == 5  # the way to name it

@@ -130,3 +130,55 @@ def test_runs_of_different_kinds_and_non_runs(tmp_path: Path, capsys: pytest.Cap
     assert diff.verdicts is None and "not compared" in (diff.note or "")
     assert main(["diff", str(LEGACY / "score-run"), str(tmp_path)]) == 2
     assert "not a run folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("config", "why"), [
+    ("[" * 100_000 + "]" * 100_000, "not readable JSON (JSON nested too deeply)"),  # was a RecursionError traceback
+    ("[1, 2]", "not a JSON object (a list)"),
+    (b'{"kind": "score", "config": {"x": "\xff"}}', "not readable JSON"),
+    (None, "missing"),
+])
+def test_an_unreadable_config_is_said_and_its_values_read_as_absent(tmp_path: Path, config: str | bytes | None,
+                                                                     why: str, capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = _copy(tmp_path, "score-run", "a"), _copy(tmp_path, "score-run", "b")
+    if config is None:
+        (b / "config.json").unlink()
+    elif isinstance(config, bytes):
+        (b / "config.json").write_bytes(config)
+    else:
+        (b / "config.json").write_text(config)
+    diff = run_differences(a, b)
+    assert len(diff.problems) == 1 and diff.problems[0].startswith(f"{b / 'config.json'}: {why}")
+    assert diff.differences and all(not d.in_b for d in diff.differences if d.section != "judge")
+    assert main(["summarize", str(a), str(b)]) == 0  # read_kind and summarize's own reading too
+    assert f"note: {b / 'config.json'}: {why}" in capsys.readouterr().out
+
+
+def test_fields_of_the_wrong_type_read_as_absent_not_a_crash(tmp_path: Path) -> None:
+    """A summary whose ``extra`` is a list, a probe report whose results are a number, an identity whose
+    ``reported`` is a list, records whose sentence is text and whose evidence holds lists: every one was
+    a traceback of ``diff`` and ``summarize``."""
+    a, b = _copy(tmp_path, "score-run", "a"), _copy(tmp_path, "score-run", "b")
+    _edit_config(b, {"config.probes": {"results": 5}, "config.judge_identity": [{"name": "j", "reported": ["m"]}]})
+    summary = json.loads((b / "summary.json").read_text())
+    (b / "summary.json").write_text(json.dumps({**summary, "extra": [1]}))
+
+    def hostile(rec: dict) -> dict:
+        return {**rec, "sentences": [{"sentence": "text"}, {"sentence": {"text": ["a", "list"]}, "facts": [
+            {"index": [0], "text": {"f": 1}}], "verdicts": [{"fact_index": [0], "calls": [
+                {"stage": "entail", "evidence": [[1, 2], {"a": 1}], "verdict": "yes"}]}]}]}
+
+    _rewrite(b, hostile)
+    diff = run_differences(a, b)
+    assert diff.verdicts is not None and diff.verdicts.items_compared > 0
+    assert any(d.key == "judge_identity.j reported" and d.b is None for d in diff.differences)
+
+
+def test_the_table_draws_at_most_sixty_differences(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = _copy(tmp_path, "score-run", "a"), _copy(tmp_path, "score-run", "b")
+    _edit_config(b, {f"config.extra_{i}": "x" * 10_000 for i in range(5_000)})
+    assert main(["diff", str(a), str(b)]) == 1
+    out = capsys.readouterr().out
+    assert "more differences not drawn (of" in out and "--json lists every one" in out and len(out) < 30_000
+    assert main(["diff", str(a), str(b), "--json"]) == 1
+    assert len(json.loads(capsys.readouterr().out)["differences"]) >= 5_000

@@ -77,6 +77,15 @@ def test_a_model_answer_in_the_row_is_kept_for_scoring(tmp_path: Path) -> None:
     ({"index": 3, "video_path": "a.mp4", "candidates": ["A. x"]}, "(index 3): missing field 'question'"),
     ({"index": 3, "video_path": "a.mp4", "question": "q"}, "missing field 'candidates'"),
     ({"index": 3, "question": "q", "candidates": 5}, "field 'candidates' must be a list"),
+    # a value's Python form was read as an answer, an id, an option, a gold or a video (or broke the item)
+    ({"index": 3, "question": "q", "candidates": ["A. x"], "response": {"text": "A"}},
+     "field 'response' must be text, not dict"),
+    ({"index": 3, "question": "q", "candidates": ["A. x"], "prediction": ["A"]}, "field 'prediction' must be text"),
+    ({"index": {"a": 1}, "question": "q", "candidates": ["A. x"]}, "field 'index' must be text or a number, not dict"),
+    ({"index": 3, "question": "q", "candidates": ["A. x", {"B": "y"}]}, "field 'candidates.1.' must be text"),
+    ({"index": 3, "question": "q", "candidates": ["A. x"], "answer": ["A"]}, "field 'answer' must be text"),
+    ({"index": 3, "question": "q", "candidates": ["A. x"], "video_path": ["a.mp4"]}, "field 'video_path' must be"),
+    ({"index": 3, "question": "q", "candidates": "[" * 5000 + "]" * 5000}, "field 'candidates' is nested too deeply"),
 ])
 def test_bad_rows_are_refused_naming_the_row(tmp_path: Path, row: dict, reason: str) -> None:
     p = tmp_path / "rows.json"
@@ -113,3 +122,46 @@ def test_generate_reads_worldsense_files_with_or_without_the_prefix(tmp_path: Pa
     plain = tmp_path / "q.jsonl"  # murgat's own JSONL is never taken for WorldSense
     plain.write_text(json.dumps({"id": "a", "question": "q", "candidates": ["x"], "task_type": "t"}) + "\n")
     assert not looks_like_worldsense(plain) and load_dataset(str(plain))[0].id == "a"
+
+
+def test_an_index_written_as_a_float_is_the_same_index(tmp_path: Path) -> None:
+    row = {"video_path": "a.mp4", "question": "q", "candidates": ["A. x", "B. y"]}
+    p = tmp_path / "rows.json"
+    p.write_text(json.dumps([{**row, "index": 1.0}, {**row, "index": 1}]))
+    with pytest.raises(InputError, match="item 1: duplicate index '1'"):
+        load_worldsense(p)
+
+
+def test_a_null_response_beside_a_prediction_reads_the_prediction(tmp_path: Path) -> None:
+    p = tmp_path / "rows.json"
+    p.write_text(json.dumps([{"index": 0, "question": "q", "candidates": ["A. x"], "response": None,
+                              "prediction": "It is x (visual, 0:01).\nAnswer: A"}]))
+    assert load_worldsense(p, require_response=True)[0].response.endswith("Answer: A")
+
+
+def test_a_tsv_row_with_more_cells_than_columns_is_refused_and_empty_extras_are_not(tmp_path: Path) -> None:
+    head = "index\tvideo_path\tquestion\tcandidates\tanswer\n"
+    p = tmp_path / "WorldSense.tsv"
+    p.write_text(head + "0\t./videos/a.mp4\tq\t['A. x']\tA\tstray\n")
+    with pytest.raises(InputError, match="line 2: 6 cells, more than the header's 5 columns"):  # was a traceback
+        load_worldsense(p)
+    p.write_text(head + "0\t./videos/a.mp4\tq\t['A. x']\tA\t\t\n")  # a spreadsheet's trailing separators
+    assert load_worldsense(p)[0].meta == {}
+
+
+def test_a_folder_a_pipe_and_an_object_of_no_questions(tmp_path: Path) -> None:
+    import os
+
+    with pytest.raises(InputError, match="is a folder; give the WorldSense annotation file itself"):
+        load_worldsense(tmp_path)  # was "does not exist"
+    r, w = os.pipe()  # /dev/stdin as a pipe: read once, as murgat's own response reader reads it
+    os.write(w, (DATA / "worldsense_rows.json").read_bytes())
+    os.close(w)
+    try:
+        assert [i.id for i in load_worldsense(f"/dev/fd/{r}")] == ["0", "1", "2", "3", "4"]
+    finally:
+        os.close(r)
+    p = tmp_path / "other.json"
+    p.write_text(json.dumps({"test": {"rows": 3}}))  # was read as a benchmark of no question
+    with pytest.raises(InputError, match=r"other.json: no question: none of the 1 video\(s\) has a 'task…' key"):
+        load_worldsense(p)

@@ -76,7 +76,7 @@ def test_a_cassette_without_probes_leaves_them_unanswered(tmp_path: Path, capsys
     # the table's lines say nothing was checked, not what a wrong answer would mean ("the server may drop audio")
     assert main(["judge", "check", "--judge", f"replay:{empty}", "--cache", str(tmp_path / "c.sqlite")]) == 1
     out = capsys.readouterr().out
-    assert "hearing: no readable answer, so nothing was checked (replay:" in " ".join(out.split())
+    assert "hearing: no readable answer: this probe checked nothing (replay:" in " ".join(out.split())
     assert "may drop audio" not in out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 from murgat.engine import folder as folder_mod
 
@@ -45,3 +46,15 @@ def test_one_long_line_is_searched_once_not_once_per_chunk() -> None:
 def test_lines_split_at_newline_only() -> None:
     text = "a\u2028b\nc\r\n\nd"
     assert list(folder_mod._lines(_Reader(text, 2))) == ["a\u2028b", "c", "", "d"]
+
+
+def test_a_config_nested_absurdly_is_unreadable_not_a_crash(tmp_path: Path) -> None:
+    """``config.json`` of 100,000 nested brackets: ``check_config`` rewrites it (no record yet) and
+    ``read_kind`` reads no kind, as for any unreadable file (both raised RecursionError)."""
+    from murgat.engine.folder import RunFolder, read_kind
+
+    folder = RunFolder(tmp_path)
+    folder.config_path.write_text("[" * 100_000 + "]" * 100_000)
+    assert read_kind(tmp_path) is None
+    folder.check_config({"a": 1}, {"a": 1}, kind="score")
+    assert read_kind(tmp_path) == "score" and any("unreadable; written again" in n for n in folder.notices)

@@ -250,7 +250,7 @@ def test_a_replay_cassette_answers_the_probes_it_recorded(tmp_path: Path, exampl
     assert {r["outcome"] for r in rep["results"]} == {"error"}
     err = capsys.readouterr().err
     assert "WARNING: JUDGE PROBES FAILED: 12/12" in err
-    assert "no readable answer, so nothing was checked (replay:" in err and "may drop audio" not in err
+    assert "no readable answer: this probe checked nothing (replay:" in err and "may drop audio" not in err
     assert replay(without, "p3", "require") == 2
     assert not (tmp_path / "p3").exists()
     capsys.readouterr()
@@ -433,3 +433,82 @@ def test_the_folders_probe_report_stays_until_new_probes_replace_it(tmp_path: Pa
                       str(tmp_path / "fresh2.sqlite")) == 0
         assert _config(out)["config"]["probes"]["judges"][0]["failed"] > 0
     capsys.readouterr()
+
+
+def _probes_only(action: str) -> Any:
+    """A server that misbehaves on the wire for the probes' requests only (the items' are answered)."""
+    return lambda prompt, body: action if any(mark in prompt for mark in PROBE_MARK) else None
+
+
+@pytest.mark.parametrize("action", ["500", "close", "hang", "endless"])
+def test_a_judge_that_fails_only_the_probes_costs_no_item_its_record(action: str, tmp_path: Path, example_media: Path,
+                                                                     capsys) -> None:
+    """HTTP 500, a closed connection, no answer and a body that never ends, for the probes only: each
+    probe is unanswered (said as such: it checked nothing, with the error; never what a wrong answer
+    would mean, such as "the server may drop audio parts"), and the item is judged as without probes;
+    with ``require`` the run stops (exit 2) and leaves nothing."""
+    out = tmp_path / "run"
+    with StandIn() as server:
+        server.honest, server.wire, server.hang_s = True, _probes_only(action), 20
+        assert _score(tmp_path, server, out, example_media, "--timeout", "2") == 0
+    err = capsys.readouterr().err
+    [record] = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert record["error"] is None and record["scores"]["murgat_s"] is not None  # judged as without probes
+    report = _summary(out)["extra"]["probes"]
+    assert {r["outcome"] for r in report["results"]} == {"error"} and report["judges"][0]["errors"] == 12
+    assert "JUDGE PROBES FAILED: 12/12 (12 unanswered: they checked nothing)" in err
+    assert "hearing [openai:m, entail] The voice says" in err and "this probe checked nothing (openai" in err
+    assert "may drop audio parts" not in err and "did not hear the word" not in err
+    with StandIn() as server:
+        server.honest, server.wire, server.hang_s = True, _probes_only(action), 20
+        assert _score(tmp_path, server, tmp_path / "req", example_media, "--timeout", "2", "--probes", "require") == 2
+        assert all(_is_probe(b) for b in server.requests)  # no item was asked
+    assert not (tmp_path / "req").exists()
+    capsys.readouterr()
+
+
+def test_a_judge_that_says_yes_to_everything_fails_the_probes_that_expect_no(tmp_path: Path, example_media: Path,
+                                                                             capsys) -> None:
+    out = tmp_path / "run"
+    with StandIn() as server:  # not honest: "yes" to every question
+        assert _score(tmp_path, server, out, example_media) == 0
+        assert _score(tmp_path, server, tmp_path / "req", example_media, "--probes", "require") == 2
+    report = _summary(out)["extra"]["probes"]
+    failed = {r["probe"] for r in report["results"] if r["outcome"] == "fail"}
+    assert failed == {r["probe"] for r in report["results"] if r["expected"] == "no"} and len(failed) == 7
+    assert "the judge confirms a word that is never said" in capsys.readouterr().err
+    assert not (tmp_path / "req").exists()
+
+
+def test_a_run_killed_during_its_probes_resumes(tmp_path: Path, example_media: Path) -> None:
+    """``kill -9`` while the judge holds the probes' requests: the folder (its lock, cache and config)
+    is resumed by the same command, which asks the probes again and judges the item."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "murgat", "score", str(_input(tmp_path)), "--media-root", str(example_media),
+           "--judge", "openai:m", "--retries", "0", "--out", str(out), "--quiet", "--json", "--probes", "on"]
+    with StandIn() as server:
+        server.honest, server.wire, server.hang_s = True, _probes_only("hang"), 60
+        proc = subprocess.Popen([*cmd, "-J", f"base_url={server.base_url}"], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(600):  # bounded: at most a minute for the probes to reach the server
+                if server.requests or proc.poll() is not None:
+                    break
+                time.sleep(0.1)
+            assert server.requests and all(_is_probe(b) for b in server.requests)
+        finally:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+        assert not (out / "results.jsonl").exists()
+        server.wire = None
+        done = subprocess.run([*cmd, "-J", f"base_url={server.base_url}"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    [record] = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert record["error"] is None and record["scores"]["murgat_s"] is not None
+    assert _summary(out)["extra"]["probes"]["judges"][0]["passed"] == 12

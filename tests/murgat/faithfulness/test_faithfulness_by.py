@@ -131,6 +131,9 @@ def test_a_group_without_a_perception_step_is_undefined_not_zero() -> None:
     thought = tally(FaithResult(id="b", steps=[StepLabel(index=0, text="So B.", type="reasoning")],
                                 meta={"item": {"kind": "thought"}}))
     groups = {g["label"]: g for g in faithfulness_breakdown([seen, thought], ["kind"], [])["groups"]}
-    assert groups["seen"]["upr"]["value"] == 1.0 and groups["seen"]["undefined"] == {}
+    assert groups["seen"]["upr"]["value"] == 1.0
+    # no gold option in either group: accuracy is null with its reason, never a bare null
+    no_gold = "no item of this group has a gold option (or every one is an error)"
+    assert groups["seen"]["undefined"] == {"accuracy": no_gold, "accuracy_answered": no_gold}
     assert groups["thought"]["upr"]["value"] is None and groups["thought"]["n_no_perception"] == 1
     assert groups["thought"]["undefined"]["upr"] == "no perception step of this group was decided"

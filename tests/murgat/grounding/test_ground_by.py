@@ -78,3 +78,20 @@ def test_ground_without_by_is_unchanged_and_an_unknown_field_refused(tmp_path: P
     assert main(["ground", str(inp), "--gold", str(gold), "--by", "knd"]) == 2
     err = capsys.readouterr().err
     assert "--by 'knd': no item has this field" in err and "correct, gold, kind, video" in err
+
+
+def test_the_group_table_draws_the_largest_groups_and_says_how_many_more(tmp_path: Path, capsys) -> None:
+    """One column per group: 30 groups (one per response) were 30 columns, each label whole; the table
+    draws the largest few and its caption says how many the JSON holds beside them."""
+    gold = tmp_path / "gold.jsonl"
+    write_gold([GoldItem(id=f"q{i}", video="v", duration=10.0, evidence=[GoldEvidence(modality="visual", start=2.0,
+                                                                                     end=4.0)]) for i in range(30)],
+               gold)
+    inp = tmp_path / "r.jsonl"
+    inp.write_text("".join(json.dumps({"id": f"q{i}", "media": "v.mp4", "response": "A door (visual, 0:02-0:04).",
+                                       "meta": {"kind": f"k{i}" + "x" * 500}}) + "\n" for i in range(30)))
+    assert main(["ground", str(inp), "--gold", str(gold), "--by", "kind"]) == 0
+    out = capsys.readouterr().out
+    assert "22 smaller group(s) not drawn (of 30)" in out and "x" * 200 not in out
+    doc = ground(inp, gold, None, GroundSettings(), by=["kind"]).breakdown
+    assert doc is not None and len(doc["groups"]) == 30  # every group in the JSON
