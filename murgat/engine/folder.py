@@ -88,6 +88,8 @@ def check_writable_dir(path: str | os.PathLike[str], what: str) -> None:
             os.unlink(tmp)
     except OSError as exc:
         reason = "read-only file system" if exc.errno == errno.EROFS else (exc.strerror or str(exc))
+        if p.is_symlink() and not p.exists():  # mkdir says "File exists" of a dangling link or a loop
+            reason = f"it is a symbolic link that leads to no folder ({os.readlink(p)}): a loop or a missing target"
         raise NotWritable(f"cannot write to {what} {p}: {reason}") from None
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
+
 from murgat.engine import folder as folder_mod
 
 
@@ -58,3 +60,14 @@ def test_a_config_nested_absurdly_is_unreadable_not_a_crash(tmp_path: Path) -> N
     assert read_kind(tmp_path) is None
     folder.check_config({"a": 1}, {"a": 1}, kind="score")
     assert read_kind(tmp_path) == "score" and any("unreadable; written again" in n for n in folder.notices)
+
+
+@pytest.mark.parametrize("target", ["loop", "missing/folder"])
+def test_an_out_link_to_nowhere_is_named_as_such(target: str, tmp_path: Path) -> None:
+    """A dangling ``--out`` link, or a loop, is said to be one (mkdir's own words were "File exists")."""
+    from murgat.engine.folder import NotWritable, check_writable_dir
+
+    link = tmp_path / "loop"
+    link.symlink_to(tmp_path / target)
+    with pytest.raises(NotWritable, match="symbolic link that leads to no folder"):
+        check_writable_dir(link, "--out")
