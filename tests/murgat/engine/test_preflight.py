@@ -14,20 +14,26 @@ from ...cassettes import YES_CASSETTE, write_jsonl
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
+def _generate(questions: Path, gen: Path, *media_root: str) -> None:
+    assert main(["generate", str(questions), *media_root, "--model", f"replay:{EXAMPLES / 'cassettes' / 'model.jsonl'}",
+                 "--effort", "high", "--out", str(gen), "--quiet"]) == 0
+
+
+def _score_finds_every_medium(gen: Path, out: Path) -> None:
+    assert main(["score", str(gen), "--judge", f"replay:{EXAMPLES / 'cassettes' / 'score.jsonl'}", "--out", str(out),
+                 "--quiet", "--json"]) == 0
+    records = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert records and not [r["id"] for r in records if r.get("error_kind") == "missing_media"]
+
+
 def test_scoring_a_generate_folder_finds_the_media_generation_read(tmp_path: Path, capsys) -> None:
     """``murgat score GEN`` without ``--media-root`` looks where ``generate --media-root`` found the
     media (its ``config.json``); before, it looked in GEN's parent and every item was missing_media."""
     media = tmp_path / "media"
     shutil.copytree(EXAMPLES / "media", media)
     gen = tmp_path / "gen"
-    assert main(["generate", str(EXAMPLES / "questions.jsonl"), "--media-root", str(media), "--model",
-                 f"replay:{EXAMPLES / 'cassettes' / 'model.jsonl'}", "--effort", "high", "--out", str(gen),
-                 "--quiet"]) == 0
-    out = tmp_path / "scored"
-    assert main(["score", str(gen), "--judge", f"replay:{EXAMPLES / 'cassettes' / 'score.jsonl'}", "--out", str(out),
-                 "--quiet", "--json"]) == 0
-    records = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
-    assert records and not [r["id"] for r in records if r.get("error_kind") == "missing_media"]
+    _generate(EXAMPLES / "questions.jsonl", gen, "--media-root", str(media))
+    _score_finds_every_medium(gen, tmp_path / "scored")
     capsys.readouterr()
 
 
@@ -52,12 +58,6 @@ def test_a_generate_folder_without_a_media_root_points_beside_its_dataset(tmp_pa
     shutil.copytree(EXAMPLES / "media", data)
     shutil.copy(EXAMPLES / "questions.jsonl", data / "questions.jsonl")
     gen = tmp_path / "gen"
-    assert main(["generate", str(data / "questions.jsonl"), "--model",
-                 f"replay:{EXAMPLES / 'cassettes' / 'model.jsonl'}", "--effort", "high", "--out", str(gen),
-                 "--quiet"]) == 0
-    out = tmp_path / "scored"
-    assert main(["score", str(gen), "--judge", f"replay:{EXAMPLES / 'cassettes' / 'score.jsonl'}", "--out", str(out),
-                 "--quiet", "--json"]) == 0
-    records = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
-    assert records and not [r["id"] for r in records if r.get("error_kind") == "missing_media"]
+    _generate(data / "questions.jsonl", gen)
+    _score_finds_every_medium(gen, tmp_path / "scored")
     capsys.readouterr()

@@ -41,14 +41,19 @@ def test_faithfulness_records_keep_the_items_fields(tmp_path: Path, example_medi
     assert recs["nasa-where"]["meta"]["item"] == {"source": "hand-written example (not model output)"}
 
 
+def _reflect(inp: Path, media: Path, out: Path, *extra: str) -> list[str]:
+    """The README's offline reflect command on ``inp``, into ``out``."""
+    cas = EXAMPLES / "cassettes"
+    return ["reflect", str(inp), "--from", str(EXAMPLES / "responses.jsonl"), "--media-root", str(media), "--mode",
+            "cite", "--model", f"replay:{cas / 'reflect.jsonl'}", "--detector", f"replay:{cas / 'reflect.jsonl'}",
+            "--detector-prompt", "label", "--judge", f"replay:{cas / 'faithfulness.jsonl'}", "--out", str(out),
+            "--quiet", *extra]
+
+
 def test_reflect_traces_and_responses_keep_the_items_fields(tmp_path: Path, example_media: Path) -> None:
     inp = _with_meta(EXAMPLES / "questions.jsonl", tmp_path / "q.jsonl")
-    cas = EXAMPLES / "cassettes"
     out = tmp_path / "reflect"
-    assert main(["reflect", str(inp), "--from", str(EXAMPLES / "responses.jsonl"), "--media-root", str(example_media),
-                 "--mode", "cite", "--model", f"replay:{cas / 'reflect.jsonl'}", "--detector",
-                 f"replay:{cas / 'reflect.jsonl'}", "--detector-prompt", "label", "--judge",
-                 f"replay:{cas / 'faithfulness.jsonl'}", "--out", str(out), "--quiet", "--json"]) == 0
+    assert main(_reflect(inp, example_media, out, "--json")) == 0
     traces = {r["id"]: r for r in _lines(out / "traces.jsonl")}
     assert traces["friday-mood"]["meta"] == {"item": {"task_type": "Emotion", "audio_class": ["speech"]}}
     assert "meta" not in traces["nasa-where"]  # an item without fields: the row as it was
@@ -104,12 +109,8 @@ def test_faithfulness_by_gives_each_groups_upr(tmp_path: Path, example_media: Pa
 
 def test_reflect_by_gives_each_groups_upr_before_and_after(tmp_path: Path, example_media: Path, capsys) -> None:
     inp = _kinds(EXAMPLES / "questions.jsonl", tmp_path / "q.jsonl")
-    cas = EXAMPLES / "cassettes"
     out = tmp_path / "reflect"
-    assert main(["reflect", str(inp), "--from", str(EXAMPLES / "responses.jsonl"), "--media-root", str(example_media),
-                 "--mode", "cite", "--model", f"replay:{cas / 'reflect.jsonl'}", "--detector",
-                 f"replay:{cas / 'reflect.jsonl'}", "--detector-prompt", "label", "--judge",
-                 f"replay:{cas / 'faithfulness.jsonl'}", "--out", str(out), "--quiet", "--by", "kind"]) == 0
+    assert main(_reflect(inp, example_media, out, "--by", "kind")) == 0
     assert "murgat reflect by kind" in capsys.readouterr().out
     summary = json.loads((out / "summary.json").read_text())
     groups = {g["label"]: g for g in summary["breakdown"]["groups"]}
