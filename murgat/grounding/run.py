@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -228,31 +228,50 @@ def _correct(item: Item, gold: GoldItem, pre: Any, score: Any) -> tuple[Grade, s
 
 def ground_response(item: Item, gold: GoldItem, s: GroundSettings, score: Any = None) -> GroundRecord:
     """All grounding figures of one response against its gold (see the metric module)."""
-    from murgat.citations import check_durations, parse_citations
     from murgat.grounding.importers import bbox_tags
-    from murgat.text import preprocess, split_sentences
 
     rec = GroundRecord(id=item.id, video=gold.video or item.media)
-    options = _options_seen(item, gold)
-    pre = preprocess(item.response, len(options or []) or 10, options)
-    durations: dict[str, float | None] = {"visual": gold.duration, "audio": gold.duration}
-    sents = split_sentences(pre.reasoning)
-    if gold.duration is not None:
-        sents = [x.model_copy(update={"citations": check_durations(x.citations, durations, s.end_tolerance_s)})
-                 for x in sents]
-    answer_cites = parse_citations(pre.answer) if pre.answer else []
-    if gold.duration is not None:
-        answer_cites = check_durations(answer_cites, durations, s.end_tolerance_s)
-    cites = [c for x in sents for c in x.citations] + answer_cites
+    pre, sents, cites = _citations_of(item, gold, s)
     pages, bad_pages, _ = bbox_tags(item.response, item.id, strict=False)
     rec.n_citations = len(cites) + len(pages) + len(bad_pages)
     rec.n_invalid = sum(1 for c in cites if not c.valid) + len(bad_pages)
     visual = [c for c in cites if c.valid and c.modality == "visual" and c.start is not None and c.end is not None]
     rec.n_valid_visual = len(visual)
+    _time_figures(rec, gold, visual, cites, sents, score)
+    # CiteVQA-style evidence recall / precision
+    if gold.evidence:
+        ev = gm.evidence_scores(_units(cites, pages, len(bad_pages), gold.duration), _gold_units(gold), gold.need,
+                                s.citevqa_compat, s.time_iou_threshold, s.box_iou_threshold)
+        rec.evidence_recall, rec.evidence_precision, rec.gold_hit = ev.recall, ev.precision, ev.gold_hit
+    rec.viou = _viou(gold, visual)
+    _answer_figures(rec, item, gold, pre, score, s)
+    return rec
+
+
+def _citations_of(item: Item, gold: GoldItem, s: GroundSettings) -> tuple[Any, list[Any], list[Citation]]:
+    """The response read as score reads it: its answer split off, its sentences, and every citation
+    (the answer's too), checked against the gold's duration when it has one."""
+    from murgat.citations import check_durations, parse_citations
+    from murgat.text import preprocess, split_sentences
+
+    options = _options_seen(item, gold)
+    pre = preprocess(item.response, len(options or []) or 10, options)
+    durations: dict[str, float | None] = {"visual": gold.duration, "audio": gold.duration}
+    sents = split_sentences(pre.reasoning)
+    answer_cites = parse_citations(pre.answer) if pre.answer else []
+    if gold.duration is not None:
+        sents = [x.model_copy(update={"citations": check_durations(x.citations, durations, s.end_tolerance_s)})
+                 for x in sents]
+        answer_cites = check_durations(answer_cites, durations, s.end_tolerance_s)
+    return pre, sents, [c for x in sents for c in x.citations] + answer_cites
+
+
+def _time_figures(rec: GroundRecord, gold: GoldItem, visual: list[Citation], cites: list[Citation],
+                  sents: list[Any], score: Any) -> None:
+    """NExT-GQA (hull of the valid visual citations), ReXTime (the first one) and murgat's set-level
+    overlap per response and per claim (a fact of the score run where there is one, else a sentence)."""
     gold_time = _gold_time(gold)
     gold_visual = gold_time.get("visual", [])
-
-    # NExT-GQA: hull of the valid visual citations; ReXTime: the first one
     if visual:
         rec.predicted_span = gm.hull((c.start, c.end) for c in visual)  # type: ignore[misc]
         rec.first_span = (visual[0].start, visual[0].end)  # type: ignore[assignment]
@@ -260,28 +279,22 @@ def ground_response(item: Item, gold: GoldItem, s: GroundSettings, score: Any = 
         if rec.predicted_span is not None:
             rec.nextgqa_iou, rec.nextgqa_iop = gm.nextgqa_best(gold_visual, rec.predicted_span)
         rec.rextime_iou = gm.best_iou(gold_visual, rec.first_span) if rec.first_span else 0.0
+    if not gold_time:
+        return
+    ov = gm.set_overlap(_cited_time(cites, gold.duration), gold_time)
+    rec.iop, rec.iog, rec.iou = ov.iop, ov.iog, ov.iou
+    claims: list[tuple[str, int, list[Citation]]]
+    if score is not None and score.sentences:
+        claims = [("fact", f.index, list(f.citations)) for sr in score.sentences for f in sr.facts if f.citations]
+    else:
+        claims = [("sentence", x.index, list(x.citations)) for x in sents if x.citations]
+    for unit, idx, cs in claims:
+        o = gm.set_overlap(_cited_time(cs, gold.duration), gold_time)
+        rec.claims.append(ClaimOverlap(unit=unit, index=idx, iop=o.iop, iog=o.iog, iou=o.iou))  # type: ignore[arg-type]
 
-    # murgat's set-level overlap, per response and per claim
-    if gold_time:
-        ov = gm.set_overlap(_cited_time(cites, gold.duration), gold_time)
-        rec.iop, rec.iog, rec.iou = ov.iop, ov.iog, ov.iou
-        claims: list[tuple[str, int, list[Citation]]]
-        if score is not None and score.sentences:
-            claims = [("fact", f.index, list(f.citations)) for sr in score.sentences for f in sr.facts if f.citations]
-        else:
-            claims = [("sentence", x.index, list(x.citations)) for x in sents if x.citations]
-        for unit, idx, cs in claims:
-            o = gm.set_overlap(_cited_time(cs, gold.duration), gold_time)
-            rec.claims.append(ClaimOverlap(unit=unit, index=idx, iop=o.iop, iog=o.iog, iou=o.iou))  # type: ignore[arg-type]
 
-    # CiteVQA-style evidence recall / precision
-    if gold.evidence:
-        ev = gm.evidence_scores(_units(cites, pages, len(bad_pages), gold.duration), _gold_units(gold), gold.need,
-                                s.citevqa_compat, s.time_iou_threshold, s.box_iou_threshold)
-        rec.evidence_recall, rec.evidence_precision, rec.gold_hit = ev.recall, ev.precision, ev.gold_hit
-    rec.viou = _viou(gold, visual)
-
-    # answers and strict attributed accuracy
+def _answer_figures(rec: GroundRecord, item: Item, gold: GoldItem, pre: Any, score: Any, s: GroundSettings) -> None:
+    """The answer graded, MURGAT-S where known, and strict attributed accuracy (SAA, SAA_cite)."""
     g, rec.correct_from = _correct(item, gold, pre, score)
     rec.correct, rec.answer_problem = g.correct, g.answer_problem
     extra = item.model_extra or {}
@@ -296,7 +309,6 @@ def ground_response(item: Item, gold: GoldItem, s: GroundSettings, score: Any = 
         rec.saa = right and evidence_ok
         if rec.murgat_s is not None:
             rec.saa_cite = right and (evidence_ok or rec.murgat_s >= s.attributed_threshold)
-    return rec
 
 
 def _state(r: GroundRecord) -> AnswerState | None:
@@ -539,26 +551,13 @@ def ground(responses: str | Path, gold: str | Path | dict[str, GoldItem], out: s
         claim = claim_out(out)
     gold_items = gold if isinstance(gold, dict) else load_gold(gold)
     scores = _score_records(s.score_run) if s.score_run else {}
-    records: list[GroundRecord] = []
     # read as score reads it (a dataset spec too): a repeated id is refused there, naming it; a response over the
     # cap is marked, never read
     items = load_responses(str(responses), max_response_chars=s.max_response_chars)
     fields = {it.id: item_fields(it) | {"gold": it.gold} for it in items}
     if by:
         check_by(by, fields_available([*fields.values(), dict.fromkeys(GROUND_OUTCOME_FIELDS)]))
-    for item in items:
-        g = gold_items.get(item.id)
-        if item.input_problem:
-            records.append(GroundRecord(id=item.id, video=g.video if g else item.media, error=item.input_problem))
-            continue
-        if g is None:
-            records.append(GroundRecord(id=item.id, video=item.media, error="no_gold: the gold file has no item with this id"))
-            continue
-        try:
-            records.append(ground_response(item, g, s, scores.get(item.id)))
-        except Exception as exc:
-            records.append(GroundRecord(id=item.id, video=g.video or item.media,
-                                        error=f"internal_error: {type(exc).__name__}: {exc}"))
+    records = [_record(item, gold_items.get(item.id), s, scores.get(item.id)) for item in items]
     summary = summarize_ground(records, gold_items, s)
     result = GroundResult(summary=summary, records=records)
     if by:
@@ -566,23 +565,40 @@ def ground(responses: str | Path, gold: str | Path | dict[str, GoldItem], out: s
             fields[r.id] = {**fields.get(r.id, {}), "video": r.video, "correct": r.correct}
         result.breakdown = ground_breakdown(records, fields, gold_items, s, by)
     if claim is not None:
-        from murgat.jsonl import escape_line
-        from murgat.runlock import RunLock
-
         # absolute paths: the viewer re-reads the gold later, from wherever it is run
         config = json.dumps({"kind": "ground", "responses": str(Path(responses).resolve()),
                              "gold": None if isinstance(gold, dict) else str(Path(gold).resolve()),
                              "settings": s.model_dump()}, indent=2)
-        with RunLock(claim.target):  # one ground process writes a folder at a time
-            # claimed again under the lock: a command that made the folder its run while this one
-            # worked (a score run started on the same --out) keeps it, as it would have before
-            claim = claim_out(claim.path)
-            claim.file("config.json").write_text(config)
-            # JSONL lines escape U+2028/U+2029/U+0085 like every murgat stream
-            claim.file("results.jsonl").write_text("".join(escape_line(r.model_dump_json()) + "\n" for r in records))
-            claim.file("summary.json").write_text(summary.model_dump_json(indent=2) if result.breakdown is None
-                                                  else json.dumps(result.document(), indent=2, ensure_ascii=False))
+        _write_run(claim, claim_out, config, result)
     return result
+
+
+def _record(item: Item, g: GoldItem | None, s: GroundSettings, score: Any) -> GroundRecord:
+    """One response's ground record, or its error record (over the cap, no gold, a grounding that failed)."""
+    if item.input_problem:
+        return GroundRecord(id=item.id, video=g.video if g else item.media, error=item.input_problem)
+    if g is None:
+        return GroundRecord(id=item.id, video=item.media, error="no_gold: the gold file has no item with this id")
+    try:
+        return ground_response(item, g, s, score)
+    except Exception as exc:
+        return GroundRecord(id=item.id, video=g.video or item.media, error=f"internal_error: {type(exc).__name__}: {exc}")
+
+
+def _write_run(claim: Any, claim_out: Callable[[Path], Any], config: str, result: GroundResult) -> None:
+    """The run folder's three files, under the folder's lock (one ground process writes it at a time)."""
+    from murgat.jsonl import escape_line
+    from murgat.runlock import RunLock
+
+    with RunLock(claim.target):
+        # claimed again under the lock: a command that made the folder its run while this one
+        # worked (a score run started on the same --out) keeps it, as it would have before
+        claim = claim_out(claim.path)
+        claim.file("config.json").write_text(config)
+        # JSONL lines escape U+2028/U+2029/U+0085 like every murgat stream
+        claim.file("results.jsonl").write_text("".join(escape_line(r.model_dump_json()) + "\n" for r in result.records))
+        claim.file("summary.json").write_text(result.summary.model_dump_json(indent=2) if result.breakdown is None
+                                              else json.dumps(result.document(), indent=2, ensure_ascii=False))
 
 
 def ground_score_run(args: Any, run: Path) -> dict[str, Any]:
