@@ -84,17 +84,10 @@ async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset:
         plans = ctx.segment_plans(fact.citations, idx)  # probe-only arithmetic: a thread hop would cost more
     except MediaError as exc:
         return "error", JudgeCall(stage=stage, evidence=idx, verdict="error", error=f"evidence: {exc}")
-    refused = [p for p in plans if p.note is not None and p.note.kind == "refused"]
     plan_notes = [n.model_dump() for n in ctx.plan_notes(plans)]
-    if refused:  # a segment over a limit with --over-limit refuse: not sent, and not a media failure
-        reason = "; ".join(f"{p.label}: {p.reason}" for p in refused)
-        return "error", JudgeCall(stage=stage, evidence=idx, verdict="error", error=f"{OVER_LIMIT}{reason}",
-                                  evidence_notes=plan_notes)
-    broken = [p for p in plans if not p.available]
-    if broken:
-        # Only valid citations reach here, so a missing segment is a media failure, not a "no".
-        reason = "; ".join(f"{p.label}: {p.reason}" for p in broken)
-        return "error", JudgeCall(stage=stage, evidence=idx, verdict="error", error=f"evidence unavailable: {reason}")
+    unsendable = _unsendable(plans, idx, stage, plan_notes)
+    if unsendable is not None:
+        return "error", unsendable
     with_text = cfg.evidence_text or judge.needs_evidence_text
     claim = strip_citations(fact.text)
     head = TextPart(prompts.render(f"entail_{variant}", fact=claim))
@@ -132,7 +125,27 @@ async def ask_entailment(pool: CallPool, judge: Judge, fact: AtomicFact, subset:
     except MediaError as exc:
         return "error", JudgeCall(stage=stage, evidence=idx, verdict="error", error=f"evidence: {exc}")
     ctx.calls.append(out)
-    notes = call_notes(plan_notes, out)
+    return _verdict_call(stage, out, idx, call_notes(plan_notes, out))
+
+
+def _unsendable(plans: list[Any], idx: list[int], stage: str, plan_notes: list[dict[str, Any]]) -> JudgeCall | None:
+    """The error call of a question that is not asked: a segment over a limit with ``--over-limit
+    refuse`` (not sent, and not a media failure), or a segment the media cannot give (only valid
+    citations reach here, so a missing segment is a media failure, not a "no")."""
+    refused = [p for p in plans if p.note is not None and p.note.kind == "refused"]
+    if refused:
+        reason = "; ".join(f"{p.label}: {p.reason}" for p in refused)
+        return JudgeCall(stage=stage, evidence=idx, verdict="error", error=f"{OVER_LIMIT}{reason}",
+                         evidence_notes=plan_notes)
+    broken = [p for p in plans if not p.available]
+    if broken:
+        reason = "; ".join(f"{p.label}: {p.reason}" for p in broken)
+        return JudgeCall(stage=stage, evidence=idx, verdict="error", error=f"evidence unavailable: {reason}")
+    return None
+
+
+def _verdict_call(stage: str, out: JudgeOutput, idx: list[int], notes: list[dict[str, Any]]) -> tuple[Verdict, JudgeCall]:
+    """The verdict read from an answer (an error stays an error; an unparseable one keeps why)."""
     if out.error:
         return "error", judge_call(stage, out, "error", idx, notes)
     verdict, problem = read_verdict(out)

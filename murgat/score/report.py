@@ -151,9 +151,10 @@ def comparison_table(doc: dict[str, Any]) -> Table:
     from rich.table import Table
 
     t = Table(title="runs compared (differences vs the first run: paired bootstrap 95% CI)")
-    # whole paths, folded, never cut: runs/sweep/effort-low/run and …/effort-high/run differ near the end
-    names = [str(r["run"]) for r in doc["runs"]] + [f"Δ {d['run']}" for d in doc["differences"]]
-    t.add_column("run", overflow="fold", min_width=min(26, max(map(len, names), default=3)))
+    # whole paths, folded over lines of at most 30 characters, never cut: runs/sweep/effort-low/run and
+    # …/effort-high/run differ near the end (a path is one word: without the cap it would claim its whole
+    # length and push the other columns off a 140-column table)
+    t.add_column("run", overflow="fold", max_width=30)
     for m in METRICS:
         t.add_column(m)
     for _, head in ANSWER_COLUMNS:
