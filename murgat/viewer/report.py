@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -143,6 +144,66 @@ def read_score_summary(run: Path) -> Any:
     return score_summary(run)
 
 
+@dataclass
+class _Page:
+    """What every run's part of one page is built with (see :func:`build_report`)."""
+
+    out: Path
+    copy_media: bool
+    media_root: str | None
+    with_evidence: bool
+    allow_outside_root: bool
+    by: tuple[str, ...]
+    fields_of: Callable[[ResponseResult], Mapping[str, Any]] | None
+    #: the media refusals of every run, said once each after the page is built
+    refused: list[str]
+
+
+def _run_page(page: _Page, run: Path, label: str, cfg: dict[str, Any], summary: Any,
+              ids: set[str] | None) -> tuple[dict[str, Any], list[ResponseResult], list[str]]:
+    """One run's part of the page: its document, its records (slim) and the lines of its results
+    file that are not records. ``ids``: only these items (``murgat annotate --sample``)."""
+    from murgat.engine.folder import RunFolder
+    from murgat.viewer import breakdown_views, grounding_docs, run_doc
+
+    rd = RunFolder(run, repair=False)
+    root = Path(page.media_root) if page.media_root else (Path(cfg["media_root"]) if cfg.get("media_root") else None)
+    slim = rd.latest_results(slim=True)  # every item, without per-sentence detail (memory stays flat)
+    if ids is not None:
+        slim = [r for r in slim if r.id in ids]
+    order = {r.id: k for k, r in enumerate(slim[:MAX_ITEMS])}
+    # full records stream from the file one at a time (3,000 of them held at once doubled the
+    # peak memory of a 10,000-item run); only the page's item dicts are kept
+    input_path = cfg.get("input")  # scoring's media root when it had no --media-root
+    evidence = None
+    if page.with_evidence:
+        evidence = place_evidence(run, save_evidence(run, list(rd.iter_latest(set(order))), root, input_path,
+                                                     page.allow_outside_root), page.out.parent, page.copy_media)
+    settings: dict[str, Any] = {k: cfg.get(k) for k in ("judge_entail", "judge_verify", "precision_mode", "empty_policy",
+                                                         "evidence", "verify_variant", "decompose_variant",
+                                                         "entail_variant") if k in cfg}
+    grounding, gold_note = grounding_docs(run)
+    doc = run_doc(label, summary, rd.iter_latest(set(order)), report_dir=page.out.parent, media_root=root,
+                  copy_media=page.copy_media, config=settings, evidence=evidence, input_path=input_path,
+                  allow_outside_root=page.allow_outside_root, refused=page.refused, grounding=grounding)
+    if gold_note:
+        doc["notes"] = ((doc.get("notes") or "") + " " + gold_note).strip()
+    if rd.notices:  # lines that are not records: on the page and on stderr, never dropped silently
+        doc["notes"] = ((doc.get("notes") or "") + " " + " ".join(rd.notices)).strip()
+    doc["items"].sort(key=lambda d: order.get(d["id"], len(order)))
+    if page.by:  # only when asked: a page without --by is the page it always was
+        from murgat.breakdown import UnknownField, check_by, fields_available, record_fields
+
+        try:
+            check_by(page.by, fields_available(map(page.fields_of or record_fields, slim)))
+        except UnknownField as exc:
+            raise UnknownField([f"{n} (in {run})" for n in exc.unknown], exc.available) from None
+        doc["breakdowns"] = breakdown_views(slim, page.by, summary, page.fields_of)
+    if len(slim) > MAX_ITEMS:
+        doc["notes"] = (doc.get("notes") or "") + f" The page shows the first {MAX_ITEMS} of {len(slim)} items."
+    return doc, slim, list(rd.notices)
+
+
 def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media_root: str | None = None,
                  with_evidence: bool = False, allow_outside_root: bool = False, annotator: str | None = None,
                  sample: dict[str, Any] | None = None, corrected: dict[str, Any] | None = None,
@@ -160,9 +221,8 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
     ``out`` is claimed first (:mod:`murgat.engine.outputs`: not a run's own file, not an input,
     no link out of its folder, a device streamed into), so a refused page costs no work; a
     damaged ``summary.json`` or ``config.json`` is :class:`~murgat.engine.runs.RunUnreadable`."""
-    from murgat.engine.folder import RunFolder
     from murgat.engine.outputs import claim_output
-    from murgat.viewer import breakdown_views, comparison_doc, grounding_docs, run_doc, write_viewer
+    from murgat.viewer import comparison_doc, write_viewer
 
     configs = [read_config(run).get("config") or {} for run in runs]
     summaries = [read_score_summary(run) for run in runs]
@@ -171,45 +231,13 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
     docs, all_results = [], []
     refused: list[str] = []
     notices: list[str] = []
+    page = _Page(out=out, copy_media=copy_media, media_root=media_root, with_evidence=with_evidence,
+                 allow_outside_root=allow_outside_root, by=tuple(by), fields_of=fields_of, refused=refused)
     for run, label, cfg, summary in zip(runs, run_labels(runs), configs, summaries, strict=True):
-        rd = RunFolder(run, repair=False)
-        root = Path(media_root) if media_root else (Path(cfg["media_root"]) if cfg.get("media_root") else None)
-        slim = rd.latest_results(slim=True)  # every item, without per-sentence detail (memory stays flat)
-        if sample is not None and run == runs[0]:  # murgat annotate --sample: the page holds the sample only
-            drawn = set(sample["ids"])
-            slim = [r for r in slim if r.id in drawn]
+        ids = set(sample["ids"]) if sample is not None and run == runs[0] else None
+        doc, slim, run_notices = _run_page(page, run, label, cfg, summary, ids)
         all_results.append(slim)
-        order = {r.id: k for k, r in enumerate(slim[:MAX_ITEMS])}
-        # full records stream from the file one at a time (3,000 of them held at once doubled the
-        # peak memory of a 10,000-item run); only the page's item dicts are kept
-        input_path = cfg.get("input")  # scoring's media root when it had no --media-root
-        evidence = None
-        if with_evidence:
-            evidence = place_evidence(run, save_evidence(run, list(rd.iter_latest(set(order))), root, input_path,
-                                                         allow_outside_root), out.parent, copy_media)
-        results = slim
-        settings = {k: cfg.get(k) for k in ("judge_entail", "judge_verify", "precision_mode", "empty_policy", "evidence",
-                                             "verify_variant", "decompose_variant", "entail_variant") if k in cfg}
-        grounding, gold_note = grounding_docs(run)
-        doc = run_doc(label, summary, rd.iter_latest(set(order)), report_dir=out.parent, media_root=root,
-                      copy_media=copy_media, config=settings, evidence=evidence, input_path=input_path,
-                      allow_outside_root=allow_outside_root, refused=refused, grounding=grounding)
-        if gold_note:
-            doc["notes"] = ((doc.get("notes") or "") + " " + gold_note).strip()
-        if rd.notices:  # lines that are not records: on the page and on stderr, never dropped silently
-            doc["notes"] = ((doc.get("notes") or "") + " " + " ".join(rd.notices)).strip()
-            notices.extend(rd.notices)
-        doc["items"].sort(key=lambda d: order.get(d["id"], len(order)))
-        if by:  # only when asked: a page without --by is the page it always was
-            from murgat.breakdown import UnknownField, check_by, fields_available, record_fields
-
-            try:
-                check_by(by, fields_available(map(fields_of or record_fields, slim)))
-            except UnknownField as exc:
-                raise UnknownField([f"{n} (in {run})" for n in exc.unknown], exc.available) from None
-            doc["breakdowns"] = breakdown_views(slim, by, summary, fields_of)
-        if len(results) > MAX_ITEMS:
-            doc["notes"] = (doc.get("notes") or "") + f" The page shows the first {MAX_ITEMS} of {len(results)} items."
+        notices.extend(run_notices)
         docs.append(doc)
     # every later run against the first: the page's list shows all runs per item, these give the paired CIs
     comparison = {"pairs": [comparison_doc(all_results[0], all_results[k], (docs[0]["name"], docs[k]["name"]))
