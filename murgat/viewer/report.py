@@ -33,10 +33,8 @@ def save_evidence(run: Path, results: list[Any], media_root: Path | None, input_
     the audio of an audio segment (WAV; one per excerpt of a long one the run's evidence limits
     sampled), saved under ``RUN/evidence/<item>/`` for the viewer
     (paths returned relative to ``RUN``). Media are found as scoring found them, root check included."""
-    from media.audio import wav_bytes
     from media.errors import MediaError
     from media.evidence import EvidenceConfig, build_evidence
-    from media.frames import encode_image
     from media.limits import EvidenceLimits
     from murgat.engine.outputs import claim_output
     from murgat.inputs import MediaOutsideRoot, resolve_media
@@ -67,32 +65,40 @@ def save_evidence(run: Path, results: list[Any], media_root: Path | None, input_
             continue
         if root is None:
             root = claim_output(run / "evidence", role="folder", what=f"{run / 'evidence'}")
-        folder = run / "evidence" / folder_name(r.id)
-        got: dict[str, list[str]] = {}
-        for seg, c in zip(sorted(ev.segments, key=lambda s: s.citation_index), cites.values(), strict=True):
-            if not seg.available:
-                continue
-            name = f"{seg.modality}_{c.start}_{c.end}".replace(".", "p")
-            if seg.modality == "visual" and seg.frames:
-                # every frame the judge was sent, not one per segment: a claim about motion or a
-                # short event can hinge on a frame the middle one does not show
-                shots = []
-                for k, fr in enumerate(seg.frames):
-                    shot = f"{name}_{k:02d}_t{fr.time:.2f}".replace(".", "p") + ".jpg"
-                    root.file(f"{folder.name}/{shot}").write_bytes(encode_image(fr.image, "jpeg"))
-                    shots.append(f"evidence/{folder.name}/{shot}")
-                got[f"{c.modality}|{c.start}|{c.end}"] = shots
-            elif seg.modality == "audio" and seg.audio is not None:
-                # one WAV per piece the judge heard: the whole segment, or each excerpt of a sampled one
-                pieces = seg.audio_pieces()
-                wavs = []
-                for k, (a, b, x) in enumerate(pieces):
-                    wav = name if len(pieces) == 1 else f"{name}_{k:02d}_t{a:.2f}-{b:.2f}".replace(".", "p")
-                    root.file(f"{folder.name}/{wav}.wav").write_bytes(wav_bytes(x, seg.sr))
-                    wavs.append(f"evidence/{folder.name}/{wav}.wav")
-                got[f"{c.modality}|{c.start}|{c.end}"] = wavs
-        out[r.id] = got
+        out[r.id] = _save_segments(root, folder_name(r.id), ev, list(cites.values()))
     return out
+
+
+def _save_segments(root: Any, folder: str, ev: Any, cites: list[Any]) -> dict[str, list[str]]:
+    """Each available segment's files under ``RUN/evidence/<folder>/`` through the evidence folder's
+    claim ``root``: every frame sent (JPEG), or each audio piece heard (WAV); paths relative to RUN."""
+    from media.audio import wav_bytes
+    from media.frames import encode_image
+
+    got: dict[str, list[str]] = {}
+    for seg, c in zip(sorted(ev.segments, key=lambda s: s.citation_index), cites, strict=True):
+        if not seg.available:
+            continue
+        name = f"{seg.modality}_{c.start}_{c.end}".replace(".", "p")
+        if seg.modality == "visual" and seg.frames:
+            # every frame the judge was sent, not one per segment: a claim about motion or a
+            # short event can hinge on a frame the middle one does not show
+            shots = []
+            for k, fr in enumerate(seg.frames):
+                shot = f"{name}_{k:02d}_t{fr.time:.2f}".replace(".", "p") + ".jpg"
+                root.file(f"{folder}/{shot}").write_bytes(encode_image(fr.image, "jpeg"))
+                shots.append(f"evidence/{folder}/{shot}")
+            got[f"{c.modality}|{c.start}|{c.end}"] = shots
+        elif seg.modality == "audio" and seg.audio is not None:
+            # one WAV per piece the judge heard: the whole segment, or each excerpt of a sampled one
+            pieces = seg.audio_pieces()
+            wavs = []
+            for k, (a, b, x) in enumerate(pieces):
+                wav = name if len(pieces) == 1 else f"{name}_{k:02d}_t{a:.2f}-{b:.2f}".replace(".", "p")
+                root.file(f"{folder}/{wav}.wav").write_bytes(wav_bytes(x, seg.sr))
+                wavs.append(f"evidence/{folder}/{wav}.wav")
+            got[f"{c.modality}|{c.start}|{c.end}"] = wavs
+    return got
 
 
 def place_evidence(run: Path, evidence: dict[str, dict[str, list[str]]], report_dir: Path,
