@@ -171,7 +171,9 @@ def test_fields_of_the_wrong_type_read_as_absent_not_a_crash(tmp_path: Path) -> 
     _rewrite(b, hostile)
     diff = run_differences(a, b)
     assert diff.verdicts is not None and diff.verdicts.items_compared > 0
-    assert any(d.key == "judge_identity.j reported" and d.b is None for d in diff.differences)
+    # an identity whose `reported` is a list reads as absent, and an identity one run lacks is not compared
+    # (a cache-only rerun hears nothing from its judge): no difference, and no traceback
+    assert not any(d.key.startswith("judge_identity.j") for d in diff.differences)
 
 
 def test_the_table_draws_at_most_sixty_differences(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
