@@ -61,10 +61,10 @@ elif family == "many_groups":
     text = " ".join(f"Claim {i} {variants[i % len(variants)]}." for i in range(size))
     fn = lambda: split_sentences(text)
 elif family == "answer_spaces":
-    from murgat.text import extract_option
+    from murgat.answers import read_answer
     words = ["option", "answer is", "Answer", "A", "the answer is", "choice", "Answer:"]
     texts = [w + " " * size + "x" for w in words] + [w + " " * size for w in words]
-    fn = lambda: [(preprocess(t, 5), extract_option(t, 5)) for t in texts]
+    fn = lambda: [(preprocess(t, 5), read_answer(t, n_options=5)) for t in texts]
     text = "".join(texts)
 elif family == "split_long":
     n = size // 40

@@ -18,11 +18,11 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
-from murgat.answers import LETTERS, AnswerReading, read_statement, read_visible_answer, strip_thinking
+from murgat.answers import AnswerReading, read_visible_answer, strip_thinking
 from murgat.citations import CitationGroup, find_time_like, scan
 from murgat.schema import Sentence, TimeLike
 
-__all__ = ["Preprocessed", "extract_option", "preprocess", "split_answer", "split_sentences", "strip_thinking"]
+__all__ = ["Preprocessed", "preprocess", "split_answer", "split_sentences", "strip_thinking"]
 
 # An ``Answer:`` line: the old rule for where the answer part starts, kept so that responses
 # whose answer stands on its own line split exactly as before. Every optional part is a
@@ -112,30 +112,6 @@ def _answer_start(text: str, marker: int) -> int | None:
     if not before or before[-1] in _TERMINALS + _CLOSERS + "\n" or (cut > 0 and text[cut - 1] == "\n"):
         return cut
     return None
-
-
-def extract_option(text: str, n_options: int = 10) -> str | None:
-    """The option letter an *answer part* chose (the text after ``Answer``), or ``None``.
-
-    The old reader: no command calls it any more (every one reads answers with
-    :func:`murgat.answers.read_answer`, through :func:`preprocess`); kept for code outside murgat
-    that imported it. A ``\\boxed{X}``; then, after a leading ``Answer:``, the
-    rules of an ``Answer:`` statement (:func:`murgat.answers.read_statement`). Linear in the text.
-    """
-    if not text:
-        return None
-    letters = LETTERS[: max(1, min(n_options, 26))]
-    if "\\boxed{" in text:
-        boxes = _BOXED.findall(text)
-        if boxes:
-            m = re.match(rf"^\(?([{letters}])\)?(?:[.):\s]|$)", boxes[-1].strip())
-            if m:
-                return m.group(1)
-    body = text.strip()
-    head = _ANSWER_LINE.match(body)
-    if head:
-        body = body[head.end():]
-    return read_statement(body, letters)
 
 
 def preprocess(response: str, n_options: int = 10, options: list[str] | None = None) -> Preprocessed:

@@ -114,15 +114,6 @@ def test_spans_index_the_visible_text() -> None:
     assert "He waves (visual, 0:01). Answer: B"[got.span[0]:got.span[1]] == "Answer: B"
 
 
-def test_the_old_reader_keeps_reading_answer_parts() -> None:
-    """``extract_option`` (programs read the text after ``Answer``) gives the letters it gave."""
-    from murgat.text import extract_option
-
-    for text, want in ((": B", "B"), ("Answer: (C) the dog", "C"), ("\\boxed{D}", "D"), ("option d", "D"),
-                       ("the answer is J.", "J"), ("I cannot tell", None), ("", None)):
-        assert extract_option(text, 10) == want
-
-
 def _official_letter(response: str) -> str | None:
     """The NExT-GQA authors' rule: the letter after the last ``Answer:`` wherever it stands."""
     k = response.rfind("Answer:")

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from murgat.text import extract_option, preprocess, split_answer, split_sentences, strip_thinking
+from murgat.text import preprocess, split_answer, split_sentences, strip_thinking
 
 
 def texts(s: str) -> list[str]:
@@ -146,25 +146,6 @@ def test_split_boxed() -> None:
     assert r == "He waves (visual, 0:01)." and a == "\\boxed{D}"
 
 
-@pytest.mark.parametrize(
-    ("answer", "n", "letter"),
-    [
-        ("Answer: B", 5, "B"),
-        ("Answer: (C) the dog", 5, "C"),
-        ("\\boxed{D}", 5, "D"),
-        ("\\boxed{(E) none}", 5, "E"),
-        ("Final answer: the answer is J.", 10, "J"),
-        ("Answer: A", 4, "A"),
-        ("Answer: A man is waving, so option B", 4, "B"),
-        ("Answer: option d", 4, "D"),
-        ("Answer: I cannot tell", 4, None),
-        ("", 4, None),
-    ],
-)
-def test_extract_option(answer: str, n: int, letter: str | None) -> None:
-    assert extract_option(answer, n) == letter
-
-
 def test_preprocess_end_to_end() -> None:
     pre = preprocess("<think>hmm</think>The woman talks (audio, 0:01).\nAnswer: (B)", n_options=4)
     assert pre.reasoning == "The woman talks (audio, 0:01)."
@@ -216,7 +197,6 @@ def test_answer_reading_is_linear_in_a_long_run_of_spaces(word: str) -> None:
 
     text = word + " " * 50_000 + "x"
     t0 = time.perf_counter()
-    extract_option(text, 5)
     preprocess(text, 5)
     preprocess(text + "\nAnswer: B", 5)
     assert time.perf_counter() - t0 < 10
