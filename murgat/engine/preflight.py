@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from murgat.engine.errors import SettingsError
 from murgat.engine.loop import item_digest
 from murgat.engine.outcome import ItemFailure, error_kind
 from murgat.inputs import MediaOutsideRoot, media_roots, resolve_media
+from murgat.jsonl import loads_line
 from murgat.schema import Item
 
 
@@ -59,7 +59,7 @@ class MediaPlace:
         source = str(dataset_path(given)) if given else str(s.data).split(":", 1)[-1]
         root = s.media_root
         if root is None and Path(source).is_dir():  # a run folder read as input: where its media were found
-            root = recorded_media_root(Path(source))
+            root = _folder_media_root(Path(source))
             source = str(Path(source) / "responses.jsonl")
         return cls(root, source, s.allow_media_outside_root)
 
@@ -94,23 +94,30 @@ def media_identity(item: Item, place: MediaPlace) -> str | None:
         return None
 
 
-def recorded_media_root(folder: Path) -> str | None:
-    """The ``--media-root`` a run folder's ``config.json`` records (``generate`` and ``faithfulness``
-    record theirs; without one, ``generate`` looked beside its dataset file, which it records as
-    ``data``) when it still names a folder, else ``None`` (the media are then looked for beside
-    the folder's ``responses.jsonl``). Scoring a ``generate`` folder without ``--media-root`` used
-    to look in the folder's parent and find none of the media generation had read."""
+def recorded_media_root(config: Mapping[str, Any]) -> str | None:
+    """Where a run read its media, from the ``config`` block of its ``config.json``: the
+    ``--media-root`` it recorded, else the folder of the input file or dataset it read (where a run
+    without ``--media-root`` looks); ``None`` when it names neither. The one rule for every reader
+    of a run folder's media: scoring a run folder given as input, ``view`` and ``annotate``."""
+    root = config.get("media_root")
+    if isinstance(root, str) and root:
+        return root
+    source = config.get("input") or config.get("data")
+    return str(dataset_path(source).parent) if isinstance(source, str) and source else None
+
+
+def _folder_media_root(folder: Path) -> str | None:
+    """:func:`recorded_media_root` of a run folder given as input, when its ``config.json`` can be
+    read and the folder it names is there (else ``None``: the media are looked for beside the
+    folder's ``responses.jsonl``). Scoring a ``generate`` folder without ``--media-root`` used to
+    look in the folder's parent and find none of the media generation had read."""
     try:
-        doc = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        doc = loads_line((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return None
     config = doc.get("config") if isinstance(doc, dict) else None
-    if not isinstance(config, dict):
-        return None
-    root, data = config.get("media_root"), config.get("data")
-    if not (isinstance(root, str) and root) and isinstance(data, str) and data:
-        root = str(dataset_path(data).parent)  # generate looked beside its dataset file
-    return root if isinstance(root, str) and root and Path(root).is_dir() else None
+    root = recorded_media_root(config) if isinstance(config, dict) else None
+    return root if root is not None and Path(root).is_dir() else None
 
 
 def check_media_root(media_root: str | Path | None) -> None:

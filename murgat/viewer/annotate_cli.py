@@ -67,13 +67,13 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
         return 2
     if kind == "faithfulness":
         from murgat.engine.runs import read_summary
-        from murgat.viewer.cli import recorded_media_root
+        from murgat.viewer.cli import run_media_root
         from murgat.viewer.steps import faithfulness_report
 
         summary = read_summary(run)  # a damaged summary.json: RunUnreadable, named (exit 2), not a traceback
         if sample:
             results = [r for r in results if r.id in set(sample["ids"])]
-        path = faithfulness_report(out, results, summary, recorded_media_root(run, args.media_root), annotator=name,
+        path = faithfulness_report(out, results, summary, run_media_root(run, args.media_root), annotator=name,
                                    sample_design=sample["design"] if sample else None)
         task = " --task faithfulness"
     else:

@@ -11,19 +11,13 @@ from murgat.engine.options import GroupBy, add_options
 from murgat.viewer.report import build_report
 
 
-def recorded_media_root(run: Path, given: str | None) -> str | None:
+def run_media_root(run: Path, given: str | None) -> str | None:
     """Where a faithfulness, reflect or program run read its media: ``--media-root`` when given, else
-    the run's recorded media root, else its input's folder (as the run itself looked)."""
-    from murgat.datasets import dataset_path
+    what its ``config.json`` records (:func:`murgat.engine.preflight.recorded_media_root`)."""
+    from murgat.engine.preflight import recorded_media_root
     from murgat.viewer.report import read_config
 
-    if given:
-        return given
-    cfg = read_config(run).get("config") or {}
-    if cfg.get("media_root"):
-        return str(cfg["media_root"])
-    source = cfg.get("input") or cfg.get("data")
-    return str(dataset_path(str(source)).parent) if source else None
+    return given or recorded_media_root(read_config(run).get("config") or {})
 
 
 def _view_other_kind(run: Path, kind: str, args: argparse.Namespace) -> int:
@@ -35,7 +29,7 @@ def _view_other_kind(run: Path, kind: str, args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else run / "report.html"
     if kind in ("faithfulness", "reflect", "program"):
         claim_output(out, role="file", what=f"the report {out}")  # refused before any work; written by the page
-        args.media_root = recorded_media_root(run, args.media_root)
+        args.media_root = run_media_root(run, args.media_root)
     if kind == "faithfulness":
         from murgat.faithfulness.records import FaithResult
         from murgat.viewer.steps import faithfulness_report
