@@ -222,7 +222,7 @@ def _latest(path: Path) -> tuple[dict[str, dict[str, Any]], int]:
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
+                rec = loads_line(line)  # absurd nesting is a bad line, not a RecursionError
             except ValueError:
                 bad += 1
                 continue

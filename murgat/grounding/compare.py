@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from murgat.grounding.run import GroundRecord, GroundSummary
+from murgat.jsonl import loads_line
 
 #: per-response figures compared, with the scale they are reported at (percent for the papers' figures)
 PAIRED: tuple[tuple[str, float], ...] = (
@@ -28,7 +29,7 @@ def is_ground_run(path: str | Path) -> bool:
     """Whether ``path`` is a run folder written by ``murgat ground``."""
     cfg = Path(path) / "config.json"
     try:
-        return json.loads(cfg.read_text(encoding="utf-8")).get("kind") == "ground"
+        return loads_line(cfg.read_text(encoding="utf-8")).get("kind") == "ground"
     except (OSError, ValueError, AttributeError):
         return False
 

@@ -167,7 +167,7 @@ def grounding_docs(run: Path) -> tuple[dict[str, dict[str, Any]], str | None]:
     if not (folder / "results.jsonl").is_file():
         return {}, None
     out: dict[str, dict[str, Any]] = {}
-    from murgat.jsonl import read_records
+    from murgat.jsonl import loads_line, read_records
 
     notes: list[str] = []
     records, bad = read_records(folder / "results.jsonl")  # split at "\n" only (murgat.jsonl)
@@ -180,7 +180,7 @@ def grounding_docs(run: Path) -> tuple[dict[str, dict[str, Any]], str | None]:
                 "nextgqa_iop", "nextgqa_iou", "rextime_iou", "iop", "iog", "iou", "evidence_recall",
                 "evidence_precision", "viou", "saa", "saa_cite", "gold_hit", "error")}, "duration": None, "gold": []}
     try:
-        cfg = json.loads((folder / "config.json").read_text(encoding="utf-8")) if (folder / "config.json").is_file() else {}
+        cfg = loads_line((folder / "config.json").read_text(encoding="utf-8")) if (folder / "config.json").is_file() else {}
     except (OSError, ValueError) as exc:
         cfg = {}
         notes.append(f"gold segments not shown: {folder / 'config.json'} is not readable ({exc})")

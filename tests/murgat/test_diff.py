@@ -184,3 +184,17 @@ def test_the_table_draws_at_most_sixty_differences(tmp_path: Path, capsys: pytes
     assert "more differences not drawn (of" in out and "--json lists every one" in out and len(out) < 30_000
     assert main(["diff", str(a), str(b), "--json"]) == 1
     assert len(json.loads(capsys.readouterr().out)["differences"]) >= 5_000
+
+
+def test_a_record_nested_absurdly_is_a_bad_line_not_a_crash(tmp_path: Path) -> None:
+    """``diff`` reads records with the project's line decoder: absurd nesting is a bad line (it was a
+    RecursionError traceback), as it is for config.json; a ground check of such a config is 'no'."""
+    from murgat.grounding.compare import is_ground_run
+
+    a, b = _copy(tmp_path, "score-run", "a"), _copy(tmp_path, "score-run", "b")
+    with (b / "results.jsonl").open("a", encoding="utf-8") as f:
+        f.write("[" * 100_000 + "\n")
+    diff = run_differences(a, b)
+    assert diff.verdicts is not None and diff.verdicts.items_compared > 0
+    (b / "config.json").write_text("[" * 100_000)
+    assert is_ground_run(b) is False
