@@ -40,11 +40,9 @@ def test_labels_derive_counts_from_steps_and_check_them() -> None:
 
 
 def test_calibrate_faithfulness_end_to_end(tmp_path, example_media, capsys) -> None:
-    from .test_faithfulness import RESPONSES
+    from .test_faithfulness import labelling_input
 
-    data = tmp_path / "chains.jsonl"
-    data.write_text("".join(json.dumps({**r, "media": "friday.mp4", "question": "q", "options": ["a", "b"],
-                                        "gold": "B"}) + "\n" for r in RESPONSES))
+    data = labelling_input(tmp_path / "chains.jsonl")
     run = tmp_path / "run"
     assert main(["faithfulness", str(data), "--media-root", str(example_media), "--judge", f"replay:{cassette(tmp_path)}",
                  "--out", str(run), "--granularity", "step", "--quiet", "--json"]) == 0

@@ -56,6 +56,14 @@ def data(tmp_path: Path) -> Path:
     return p
 
 
+def labelling_input(path: Path) -> Path:
+    """``RESPONSES`` as a faithfulness input whose question the cassette does not match on (the
+    annotate and calibrate tests' input: friday.mp4, question "q", options a/b, gold B)."""
+    path.write_text("".join(json.dumps({**r, "media": "friday.mp4", "question": "q", "options": ["a", "b"],
+                                        "gold": "B"}) + "\n" for r in RESPONSES))
+    return path
+
+
 def cassette(tmp: Path) -> Path:
     rows = [m("faith_describe", {}, "A woman in a hat talks on a telephone; a man's voice says he is in a bad humor.")]
     rows += [m("faith_step", {"step": s}, a) for s, a in STEP_ANSWERS.items()]

@@ -20,6 +20,8 @@ import pytest
 from murgat.cli import main
 from murgat.engine.folder import RunFolder
 
+from ...cassettes import write_jsonl
+
 ANSWER_ALL = [
     {"match": {"task": "verify"}, "output": {"text": "yes"}},
     {"match": {"task": "decompose"}, "output": {"text": json.dumps({"facts": ["The woman speaks on the phone."]})}},
@@ -49,15 +51,19 @@ ITEMS = [
 ]
 
 
+def score_items(tmp_path: Path, media: Path, *extra: str, rows: list[dict] | None = None) -> Path:
+    """``rows`` (default ``ITEMS``) scored offline (every stage answered yes) into ``tmp_path/run``."""
+    cas = write_jsonl(tmp_path / "cassette.jsonl", ANSWER_ALL)
+    inp = write_jsonl(tmp_path / "in.jsonl", ITEMS if rows is None else rows)
+    out = tmp_path / "run"
+    assert main(["score", str(inp), "--media-root", str(media), "--judge", f"replay:{cas}", "--out", str(out),
+                 "--quiet", "--bootstrap", "200", *extra]) == 0
+    return out
+
+
 @pytest.fixture
 def scored(tmp_path: Path, example_media: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, dict]:
-    cas = tmp_path / "cassette.jsonl"
-    cas.write_text("".join(json.dumps(r) + "\n" for r in ANSWER_ALL))
-    inp = tmp_path / "in.jsonl"
-    inp.write_text("".join(json.dumps(r) + "\n" for r in ITEMS))
-    out = tmp_path / "run"
-    assert main(["score", str(inp), "--media-root", str(example_media), "--judge", f"replay:{cas}", "--out", str(out),
-                 "--quiet", "--json", "--bootstrap", "200"]) == 0
+    out = score_items(tmp_path, example_media, "--json")
     return out, json.loads(capsys.readouterr().out)
 
 
@@ -87,13 +93,8 @@ def test_an_answer_ending_a_line_is_read_and_an_unread_one_is_unknown(scored: tu
 
 def test_every_answer_read_gives_n_answer_unknown_zero(tmp_path: Path, example_media: Path, capsys) -> None:
     """Responses whose answer ends the last line, as models write them: every one read."""
-    cas = tmp_path / "cassette.jsonl"
-    cas.write_text("".join(json.dumps(r) + "\n" for r in ANSWER_ALL))
-    inp = tmp_path / "in.jsonl"
     rows = [_item(f"q{k}", f"{SAID} Answer: {'ABC'[k % 3]}") for k in range(6)]
-    inp.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert main(["score", str(inp), "--media-root", str(example_media), "--judge", f"replay:{cas}", "--out",
-                 str(tmp_path / "run"), "--quiet", "--json", "--bootstrap", "200"]) == 0
+    score_items(tmp_path, example_media, "--json", rows=rows)
     summary = json.loads(capsys.readouterr().out)
     assert summary["accuracy"]["value"] == pytest.approx(2 / 6) and summary["n_answer_unknown"] == 0
     assert summary["accuracy_answered"]["value"] == pytest.approx(2 / 6)

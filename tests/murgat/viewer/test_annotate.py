@@ -110,13 +110,11 @@ def test_annotate_faithfulness_steps_round_trip(tmp_path, example_media, browser
     """Step labels (type, faithfulness) made in the page → murgat calibrate --task faithfulness."""
     import shutil
 
-    from ..faithfulness.test_faithfulness import RESPONSES, cassette
+    from ..faithfulness.test_faithfulness import cassette, labelling_input
 
     media = tmp_path / "media"
     shutil.copytree(example_media, media)
-    chains = tmp_path / "chains.jsonl"
-    chains.write_text("".join(json.dumps({**r, "media": "friday.mp4", "question": "q", "options": ["a", "b"],
-                                          "gold": "B"}) + "\n" for r in RESPONSES))
+    chains = labelling_input(tmp_path / "chains.jsonl")
     run = tmp_path / "faith"
     assert _murgat(["faithfulness", str(chains), "--media-root", str(media), "--judge", f"replay:{cassette(tmp_path)}",
                     "--out", str(run), "--granularity", "step", "--quiet"]).returncode == 0

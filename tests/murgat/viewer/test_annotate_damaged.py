@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 from murgat.cli import main
 
-from ..faithfulness.test_faithfulness import RESPONSES, cassette
+from ..faithfulness.test_faithfulness import cassette, labelling_input
 
 
 def test_annotate_a_faithfulness_run_with_a_truncated_summary(tmp_path: Path, example_media: Path, capsys) -> None:
     """Before: the faithfulness path read summary.json with json.loads (JSONDecodeError traceback)."""
     media = tmp_path / "media"
     shutil.copytree(example_media, media)
-    chains = tmp_path / "chains.jsonl"
-    chains.write_text("".join(json.dumps({**r, "media": "friday.mp4", "question": "q", "options": ["a", "b"],
-                                          "gold": "B"}) + "\n" for r in RESPONSES))
+    chains = labelling_input(tmp_path / "chains.jsonl")
     run = tmp_path / "faith"
     assert main(["faithfulness", str(chains), "--media-root", str(media), "--judge", f"replay:{cassette(tmp_path)}",
                  "--out", str(run), "--granularity", "step", "--quiet", "--json"]) == 0

@@ -18,15 +18,9 @@ from .test_viewer_browser import _open, browser, main  # noqa: F401  (browser: t
 
 
 def test_unread_answers_and_time_like_text_on_the_page(tmp_path: Path, example_media: Path, browser) -> None:  # noqa: F811
-    from ..score.test_score_answers import ANSWER_ALL, ITEMS
+    from ..score.test_score_answers import score_items
 
-    cas = tmp_path / "cassette.jsonl"
-    cas.write_text("".join(json.dumps(r) + "\n" for r in ANSWER_ALL))
-    inp = tmp_path / "in.jsonl"
-    inp.write_text("".join(json.dumps(r) + "\n" for r in ITEMS))
-    out = tmp_path / "run"
-    assert main(["score", str(inp), "--media-root", str(example_media), "--judge", f"replay:{cas}", "--out", str(out),
-                 "--quiet", "--bootstrap", "200"]) == 0
+    out = score_items(tmp_path, example_media)
     page, errors, _ = _open(browser, out / "report.html", tmp_path)
     assert "accuracy over the answers read" in page.inner_text("#headline")
     page.click("#runbox summary")
