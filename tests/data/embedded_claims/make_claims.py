@@ -2,7 +2,8 @@
 
 Every label comes from a source independent of the judge: the captions shipped with the
 media, the known text of the JFK recording, the energy envelope of the countdown, and the
-notes in ``../shared/data/real/MANIFEST.md``. Run: ``python tests/data/embedded_claims/make_claims.py``.
+data manifest's notes on each file (its origin and licence are in ``tests/data/real/LICENSES.md``).
+Run: ``python tests/data/embedded_claims/make_claims.py``.
 """
 
 from __future__ import annotations
