@@ -46,8 +46,8 @@ ROOT = HERE.parent
 CHILD = r"""
 import json, sys, time
 family, size = sys.argv[1], int(sys.argv[2])
-from murgat.citations import find_groups, strip_citations
-from murgat.text import preprocess, split_sentences
+from murgat.core.citations import find_groups, strip_citations
+from murgat.core.text import preprocess, split_sentences
 
 def chain(k):
     return "(" + " and ".join(["a"] * k) + " !)"
@@ -61,7 +61,7 @@ elif family == "many_groups":
     text = " ".join(f"Claim {i} {variants[i % len(variants)]}." for i in range(size))
     fn = lambda: split_sentences(text)
 elif family == "answer_spaces":
-    from murgat.answers import read_answer
+    from murgat.core.answers import read_answer
     words = ["option", "answer is", "Answer", "A", "the answer is", "choice", "Answer:"]
     texts = [w + " " * size + "x" for w in words] + [w + " " * size for w in words]
     fn = lambda: [(preprocess(t, 5), read_answer(t, n_options=5)) for t in texts]

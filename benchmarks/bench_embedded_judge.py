@@ -2,7 +2,7 @@
 
 For each claim in ``tests/data/embedded_claims/claims.jsonl`` (real media, labels from the
 captions, known texts and MANIFEST notes — see that folder's README) the judge is asked
-exactly as ``murgat score`` asks it (:func:`murgat.judges.claimcheck.check_claim`). Reported
+exactly as ``murgat score`` asks it (:func:`murgat.judges.embedded_check.check_claim`). Reported
 per claim type and overall: abstention rate (unknown, or evidence unavailable), accuracy and
 balanced accuracy on the answered claims, Cohen's κ, and the share of false claims the judge
 credited ("yes") — for substituted claims the goal is 0.
@@ -18,7 +18,7 @@ answered "no" (``true_said_no``) — a wrong "no" is as bad as a wrong "yes".
 The v4 claims (issue #37: adjacency, speaker, question, quantifier, mixed, meta words, quoted
 names, hedges) are measured per half (``v4_dev``: read while writing the v4 rules and part of the
 development half for the thresholds; ``v4_holdout``: only measured). Each v4 claim also says
-whether its sentence is verifiable; the verifier (:func:`murgat.rules.rule_verifiable`) is
+whether its sentence is verifiable; the verifier (:func:`murgat.core.rules.rule_verifiable`) is
 scored on those (``verifier``). ``sets`` gives, per labelled set, the counts that matter most:
 true claims answered "no", false claims credited "yes", abstentions.
 
@@ -62,7 +62,7 @@ def run_judge(claims: list[dict[str, Any]], options: dict[str, str]) -> list[dic
     judge = make_judge("embedded", options)
     check: Any
     try:
-        from murgat.judges.claimcheck import check_claim as check
+        from murgat.judges.embedded_check import check_claim as check
     except ImportError:  # an older checkout (the "before" run): the same steps, inlined
         check = _old_check_claim
     out = []
@@ -76,22 +76,22 @@ def _old_check_claim(fact: str, media: Path, judge: Any) -> Any:
     import asyncio
     from types import SimpleNamespace
 
-    from media.evidence import EvidenceConfig, build_evidence
-    from media.probe import probe
-    from murgat.citations import parse_citations, strip_citations
+    from murgat.core.citations import parse_citations, strip_citations
     from murgat.judges.evidence import evidence_parts
     from murgat.judges.parsing import parse_verdict
     from murgat.judges.types import JudgeRequest, TextPart
+    from murgat.media.evidence import EvidenceConfig, build_evidence
+    from murgat.media.streams import probe
 
     info = probe(media)
     cites = [c for c in parse_citations(fact) if c.valid]
     tr = sc = None
     if info.has_audio:
-        from media.asr import transcribe
+        from murgat.media.asr import transcribe
 
         tr = transcribe(media)
     if info.has_video:
-        from media.ocr import lazy_screen
+        from murgat.media.ocr import lazy_screen
 
         sc = lazy_screen(media)
     ev = build_evidence(media, cites, EvidenceConfig(text=True), transcript=tr, screen=sc)
@@ -106,7 +106,7 @@ def _old_check_claim(fact: str, media: Path, judge: Any) -> Any:
 
 def metrics(rows: list[tuple[bool, str]]) -> dict[str, Any]:
     """``rows`` = (label, verdict). Decided = yes/no; the rest are abstentions."""
-    from human_eval.stats import binary_agreement
+    from murgat.human_eval.stats import binary_agreement
 
     n = len(rows)
     decided = [(lab, v == "yes") for lab, v in rows if v in ("yes", "no")]
@@ -264,7 +264,7 @@ def counts(claims: list[dict[str, Any]], verdicts: list[dict[str, Any]], subset:
 
 def verifier_figures(claims: list[dict[str, Any]]) -> dict[str, Any]:
     """The verifier on the claims that say whether their sentence is verifiable (the v4 set)."""
-    from murgat.rules import rule_verifiable
+    from murgat.core.rules import rule_verifiable
 
     out: dict[str, Any] = {}
     for half in ("dev", "holdout"):
@@ -279,8 +279,8 @@ def verifier_figures(claims: list[dict[str, Any]]) -> dict[str, Any]:
 def faithscore_figures() -> dict[str, Any] | None:
     """The verifier against FaithScore's stage-1 human labels (1 = a descriptive sub-sentence), when
     the annotation file is beside the media (``../shared/data/real/annotations/faithscore``)."""
-    from human_eval.stats import binary_agreement
-    from murgat.rules import rule_verifiable
+    from murgat.core.rules import rule_verifiable
+    from murgat.human_eval.stats import binary_agreement
 
     path = ROOT / "tests" / "data" / "real" / "annotations" / "faithscore" / "annotation.jsonl"
     if not path.exists():

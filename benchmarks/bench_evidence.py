@@ -54,7 +54,7 @@ def per_citation_reencode(path: str, cites: list, tmp: Path) -> float:
 
 
 def decode_once(path: str, cites: list) -> float:
-    from media.evidence import EvidenceConfig, build_evidence
+    from murgat.media.evidence import EvidenceConfig, build_evidence
 
     t0 = time.perf_counter()
     build_evidence(path, cites, EvidenceConfig(fps=1.0, max_frames=8))
@@ -73,9 +73,9 @@ def main() -> None:
         args.media = str(real_media(DEFAULT_MEDIA))
     with tempfile.TemporaryDirectory() as td:
         os.environ["MURGAT_CACHE_DIR"] = str(Path(td) / "cache")
-        from media import audio, frames
-        from media.probe import probe
-        from murgat.citations import check_durations, parse_citations
+        from murgat.core.citations import check_durations, parse_citations
+        from murgat.media import audio, frames
+        from murgat.media.streams import probe
 
         info = probe(args.media)
         dur = min(info.video_duration or 0, info.audio_duration or 0)

@@ -60,8 +60,8 @@ def main() -> None:
     ap.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples")
     args = ap.parse_args()
 
-    from murgat.grounding.gold import load_gold
-    from murgat.grounding.run import GroundSettings, ground
+    from murgat.commands.ground.run import GroundSettings, ground
+    from murgat.core.gold import load_gold
 
     gold, responses = synthesize(args.n, args.videos)
     with tempfile.TemporaryDirectory() as tmp:

@@ -26,7 +26,7 @@ shared machine):
    and peak RSS; and the one-pair case of 1. through the command path (``murgat score`` of one
    response, cold, on the hour against the clip: process wall time and peak RSS).
 4. **The offline judge** on claims cited at the end of the hour of speech: windowed ASR
-   (``media.asr.transcript_source``) and sound tags — wall, RSS, seconds of audio heard by ASR.
+   (``murgat.media.asr.transcript_source``) and sound tags — wall, RSS, seconds of audio heard by ASR.
 
 Run: ``python benchmarks/bench_long_video.py [--skip-score] [--skip-embedded] [--before REF|none]``;
 writes ``benchmarks/results/long_video.json``. Figures are reported, never asserted.
@@ -123,9 +123,9 @@ CHILD = r"""
 import json, resource, sys, time
 t_start = time.perf_counter()
 args = json.loads(sys.argv[1])
-from media.evidence import EvidenceConfig, build_evidence
-from media.probe import probe
-from murgat.citations import check_durations, parse_citations
+from murgat.media.evidence import EvidenceConfig, build_evidence
+from murgat.media.streams import probe
+from murgat.core.citations import check_durations, parse_citations
 from murgat.judges.evidence import evidence_parts
 from murgat.judges.types import AudioPart, ImagePart, VideoPart
 t0 = time.perf_counter()
@@ -210,7 +210,7 @@ def _summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def evidence_table(long: Path, clip: Path, counts: list[int], before: Path | None, repeat: int = 3) -> dict[str, Any]:
-    from media.probe import probe
+    from murgat.media.streams import probe
 
     out: dict[str, Any] = {"repeat": repeat}
     for label, media in (("60 min", long), ("13 s", clip)):
@@ -265,7 +265,7 @@ RSS_WRAPPER = ("import resource, sys, io, contextlib; from murgat.cli import mai
 def score_run(videos: list[Path], n: int = 50, conc: int = 16, latency: float = 0.05) -> dict[str, Any]:
     from bench_perf import Standin
 
-    from media.probe import probe
+    from murgat.media.streams import probe
 
     rng = random.Random(1)
     with tempfile.TemporaryDirectory() as td:
@@ -316,7 +316,7 @@ def command_one_pair(long: Path, clip: Path, repeat: int = 3, latency: float = 0
     the evidence (with the run's evidence limits, notes and keys as a run makes them)."""
     from bench_perf import Standin
 
-    from media.probe import probe
+    from murgat.media.streams import probe
 
     rows: dict[str, Any] = {}
     srv = Standin(latency)
@@ -366,11 +366,11 @@ EMBEDDED_CHILD = r"""
 import asyncio, json, resource, sys, time
 args = json.loads(sys.argv[1])
 t0 = time.perf_counter()
-from media.asr import ChunkedTranscript, transcript_source
-from media.errors import ToolMissing
-from media.evidence import EvidenceConfig, build_evidence
-from media.sounds import sound_source
-from murgat.citations import parse_citations, strip_citations
+from murgat.media.asr import ChunkedTranscript, transcript_source
+from murgat.media.errors import ToolMissing
+from murgat.media.evidence import EvidenceConfig, build_evidence
+from murgat.media.sounds import sound_source
+from murgat.core.citations import parse_citations, strip_citations
 from murgat.judges import make_judge
 from murgat.judges.evidence import evidence_parts
 from murgat.judges.parsing import parse_verdict

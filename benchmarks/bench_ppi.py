@@ -8,7 +8,7 @@ Three measurements, all seeded (run: ``python benchmarks/bench_ppi.py [--draws 1
    100 random sub-sentences and leaves 1,278 judged only; the truth is the share of descriptive
    ones among all 1,378. Coverage and mean width of the 90% PPI++, plain-PPI and human-only
    intervals.
-2. **Clustered population** (``human_eval.simulation.clustered_population``): 60 labelled videos
+2. **Clustered population** (``murgat.human_eval.simulation.clustered_population``): 60 labelled videos
    of 6 items against 300 other videos; truth 0.5. The 90% interval clustered by video against
    the one that treats items as independent.
 3. **The README's worked example**: 500 responses judged by a lenient judge
@@ -43,9 +43,9 @@ def _hit(e: Any, truth: float) -> tuple[bool, float]:
 
 
 def real_labels(draws: int, n: int = 100, alpha: float = 0.1, seed: int = 20241) -> dict:
-    from human_eval.labels import load_faithscore
-    from human_eval.ppi import prediction_powered_mean
-    from murgat.rules import rule_verifiable
+    from murgat.core.rules import rule_verifiable
+    from murgat.human_eval.labels import load_faithscore
+    from murgat.human_eval.ppi import prediction_powered_mean
 
     sents = [s for lab in load_faithscore(FAITHSCORE) for s in lab.sentences]
     human = np.array([1.0 if s.verifiable else 0.0 for s in sents])
@@ -74,8 +74,8 @@ def real_labels(draws: int, n: int = 100, alpha: float = 0.1, seed: int = 20241)
 
 
 def clustered(draws: int, alpha: float = 0.1, seed: int = 7) -> dict:
-    from human_eval.ppi import prediction_powered_mean
-    from human_eval.simulation import CLUSTERED_TRUTH, clustered_population
+    from murgat.human_eval.ppi import prediction_powered_mean
+    from murgat.human_eval.simulation import CLUSTERED_TRUTH, clustered_population
 
     rng = np.random.default_rng(seed)
     cov = {"clustered": 0, "independent": 0}
@@ -97,12 +97,12 @@ def clustered(draws: int, alpha: float = 0.1, seed: int = 7) -> dict:
 
 def worked_example(repeats: int, seed: int = 35) -> dict:
     """500 responses, 60 labelled: one real run folder through murgat calibrate, then repeated populations."""
-    from human_eval.ppi import prediction_powered_mean
-    from human_eval.sampling import draw_sample
-    from human_eval.simulation import LENIENT_TRUTH, lenient_judge_scores
-    from murgat.engine.folder import RunDir
-    from murgat.metric import summarize_results
-    from murgat.schema import ResponseResult, Scores
+    from murgat.core.metric import summarize_results
+    from murgat.core.schema import ResponseResult, Scores
+    from murgat.engine.folder import RunFolder
+    from murgat.human_eval.ppi import prediction_powered_mean
+    from murgat.human_eval.sampling import draw_sample
+    from murgat.human_eval.simulation import LENIENT_TRUTH, lenient_judge_scores
 
     rng = np.random.default_rng(seed)
     human, judge = lenient_judge_scores(rng, 500)
@@ -111,7 +111,7 @@ def worked_example(repeats: int, seed: int = 35) -> dict:
         recs = [ResponseResult(id=f"r{k:03d}", video=f"v{k:03d}.mp4",
                                scores=Scores(coverage=1.0, precision=float(j), recall=float(j), f1=float(j),
                                              murgat_s=float(j))) for k, j in enumerate(judge)]
-        rd = RunDir(run)
+        rd = RunFolder(run)
         rd.append_many(recs)
         rd.write_summary(summarize_results(recs))
         drawn, design = draw_sample([r.id for r in recs], 60, seed=seed)  # what murgat annotate --sample 60 draws

@@ -25,11 +25,12 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 
 def _run(spec: str, opts: dict[str, str], cache_file: Path) -> dict[str, Any]:
-    from murgat.judge_check import JudgeCheckSettings, entail_config
+    from murgat.commands.judge_check.check import entail_config
     from murgat.judges import make_judge
     from murgat.judges.cache import ResponseCache
-    from murgat.probes.paths import EntailPath
-    from murgat.probes.runner import run_probes
+    from murgat.judging.probes.paths import EntailPath
+    from murgat.judging.probes.runner import run_probes
+    from murgat.settings.judge_check import JudgeCheckSettings
 
     cfg = entail_config(JudgeCheckSettings(judge=spec, judge_option=[f"{k}={v}" for k, v in opts.items()]))
     cache = ResponseCache(cache_file)

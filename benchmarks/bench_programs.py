@@ -23,8 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from programs.interpreter import Api, Interpreter, TimeRange
-from programs.safety import Limits, parse_program
+from murgat.programs.interpreter import Api, Interpreter, TimeRange
+from murgat.programs.safety import Limits, parse_program
 
 HERE = Path(__file__).resolve().parent
 MEDIA = HERE.parent / "examples" / "media"
@@ -112,7 +112,7 @@ def calls_per_item(tmp: Path) -> dict:
 def text_caps() -> dict:
     import tracemalloc
 
-    from programs.bounded import text_of
+    from murgat.programs.bounded import text_of
 
     big = [["\U000e0000" * 99] * 1000] * 19  # ~19,000 parts, ~19 MB as text
 
@@ -149,7 +149,7 @@ HOSTILE = {
 
 def isolation(tmp: Path) -> dict:
     from murgat.cli import main
-    from murgat.jsonl import read_records
+    from murgat.core.jsonl import read_records
 
     def m(task, inputs, text):
         return {"match": {"task": task, "inputs": inputs}, "output": {"text": text}}

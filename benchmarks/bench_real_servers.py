@@ -144,7 +144,7 @@ class VllmServe:
 
 
 def forms() -> dict[str, tuple[list[Any], dict[str, Any] | None]]:
-    from media.frames import open_video
+    from murgat.media.frames import open_video
 
     t = np.arange(16000, dtype=np.float32) / 16000
     audio = AudioPart(samples=(0.3 * np.sin(2 * np.pi * 440 * t)).astype(np.float32), start=0.0, end=1.0)

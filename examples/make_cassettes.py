@@ -567,7 +567,7 @@ TASK_ORDER = ("generate", "reflect_regenerate", "reflect_regenerate_again", "ref
 def cassette_lines(recorded: Path) -> list[str]:
     """A recorded cassette as shipped: ``match`` (task and every input) and the answer's text, one line per
     request, sorted by task then inputs (see the module docstring: no request key, no usage)."""
-    from murgat.jsonl import dumps, iter_lines, loads_line
+    from murgat.core.jsonl import dumps, iter_lines, loads_line
 
     rows: dict[str, dict[str, Any]] = {}
     for _, line in iter_lines(recorded):

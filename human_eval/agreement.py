@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from human_eval.stats import cohen_kappa
+from murgat.human_eval.stats import cohen_kappa
 
 Ratings = Mapping[str, Mapping[Hashable, Any]]
 

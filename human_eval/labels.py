@@ -25,7 +25,7 @@ they are used as that annotator's figures instead of the ones computed from sent
 ``supported``: the fact's cited segments jointly entail it. ``necessary``: one flag per
 citation of the fact, in order — removing that citation breaks the entailment (or it
 supports the fact on its own). Several annotators label the same id on separate lines.
-``sample``: the design that drew the item (``human_eval.sampling.SampleDesign``; the page of
+``sample``: the design that drew the item (``murgat.human_eval.sampling.SampleDesign``; the page of
 ``murgat annotate --sample N`` writes it into every line it exports).
 
 Importers: this schema (:func:`load_labels`), and FaithScore's ``annotation.jsonl``
@@ -41,7 +41,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from human_eval.sampling import SampleDesign
+from murgat.human_eval.sampling import SampleDesign
 
 
 class FactLabel(BaseModel):

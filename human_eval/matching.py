@@ -49,7 +49,7 @@ def lexical_similarity(a: str, b: str) -> float:
 
 def embedding_similarity() -> Callable[[str, str], float] | None:
     """Cosine similarity with the packaged all-MiniLM-L6-v2, or None if not installed."""
-    from human_eval.embeddings import cosine, minilm
+    from murgat.human_eval.embeddings import cosine, minilm
 
     if minilm() is None:
         return None

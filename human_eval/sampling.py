@@ -1,6 +1,6 @@
 """The labelling sample as part of the method: drawn at random, recorded, and checkable later.
 
-A corrected estimate (``human_eval.ppi``) is valid only when the labelled items are a random
+A corrected estimate (``murgat.human_eval.ppi``) is valid only when the labelled items are a random
 sample of the items the judge scored: labels chosen by hand ("the interesting ones", "the
 first 50") can carry any bias at all. So the sample is drawn here, by a rule anyone can redo:
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from human_eval.stats import fleiss_kappa
+from murgat.human_eval.stats import fleiss_kappa
 
 VOTES = frozenset({"yes", "no", "unknown"})
 

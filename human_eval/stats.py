@@ -5,7 +5,7 @@ percentile bootstraps over the paired items (10,000 resamples by default), p-val
 from scipy's tests. Depends on nothing else of murgat's.
 
 Corrected (human-valid) estimates from judge scores and a labelled sample live in
-``human_eval.ppi``; :func:`prediction_powered_mean` is also reachable from here.
+``murgat.human_eval.ppi``; :func:`prediction_powered_mean` is also reachable from here.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 from scipy import stats as sps
 
-from human_eval.ppi import CorrectedEstimate as CorrectedEstimate
-from human_eval.ppi import prediction_powered_mean as prediction_powered_mean
+from murgat.human_eval.ppi import CorrectedEstimate as CorrectedEstimate
+from murgat.human_eval.ppi import prediction_powered_mean as prediction_powered_mean
 
 
 def confusion(pred: Sequence[bool], gold: Sequence[bool]) -> dict[str, int]:

@@ -24,7 +24,7 @@ the chunk. Only the chunks a cited window touches are transcribed, each cached o
 is the same chunks in order, one at a time (memory: one chunk of audio), with a progress callback.
 A chunk's words can differ from a whole-file pass (Whisper sees 30 s of context instead of the
 previous window's), so chunked transcripts have their own keys; short files (at most
-:data:`media.audio.LONG_AUDIO_S`) are transcribed whole, exactly as before.
+:data:`murgat.media.audio.LONG_AUDIO_S`) are transcribed whole, exactly as before.
 """
 
 from __future__ import annotations
@@ -40,10 +40,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from media.audio import SAMPLE_RATE, is_long, load_audio, open_audio
-from media.cache import MediaCache, default_cache, file_digest, install_folder, make_key
-from media.errors import ToolMissing
-from media.singleflight import lock_for
+from murgat.media.audio import SAMPLE_RATE, is_long, load_audio, open_audio
+from murgat.media.cache import MediaCache, default_cache, file_digest, install_folder, make_key
+from murgat.media.errors import ToolMissing
+from murgat.media.singleflight import lock_for
 
 #: the part of the timeline each ASR chunk owns, and the audio heard either side of it (seconds)
 ASR_CHUNK_S = 24.0
@@ -266,7 +266,7 @@ def transcribe(
     ``progress`` called after each); a short one whole, as always.
     """
     compute_type = compute_type or os.environ.get("MURGAT_ASR_COMPUTE", DEFAULT_COMPUTE)
-    from media.probe import probe
+    from murgat.media.streams import probe
 
     info = probe(path)
     if info.has_audio and is_long(info):
@@ -291,8 +291,8 @@ def transcript_source(path: str | os.PathLike[str], model: str | os.PathLike[str
     """What evidence text and the offline judge read words from: the whole-file transcript of a
     short file (:func:`transcribe`, unchanged), a lazy :class:`ChunkedTranscript` of a long one
     (nothing transcribed until a window is asked for)."""
-    from media.errors import NoAudioStream
-    from media.probe import probe
+    from murgat.media.errors import NoAudioStream
+    from murgat.media.streams import probe
 
     info = probe(path)
     if not info.has_audio:
@@ -321,7 +321,7 @@ class ChunkedTranscript:
                  language: str | None = "en", backend: str = "faster-whisper", beam_size: int = 5,
                  vad_filter: bool = True, compute_type: str | None = None, threads: int = ASR_THREADS,
                  cache: MediaCache | None = None) -> None:
-        from media.probe import probe
+        from murgat.media.streams import probe
 
         self.info = probe(path)
         self.path = self.info.path

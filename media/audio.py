@@ -1,7 +1,7 @@
 """Audio: a file's chosen audio stream as mono 16 kHz float32, sliced by time.
 
 Decoding goes through an ``ffmpeg`` pipe with an explicit ``-map`` of the stream that
-:mod:`media.probe` chose, so the samples match the reported duration. torchaudio is
+:mod:`murgat.media.streams` chose, so the samples match the reported duration. torchaudio is
 avoided on purpose (its wheels break the CPU torch stack used here).
 
 Slices are exact: a segment ``[start, end)`` has ``round(end*sr) - round(start*sr)``
@@ -48,11 +48,11 @@ from typing import Any, Literal, Protocol, cast
 
 import numpy as np
 
-from media.cache import MediaCache, default_cache, file_digest, make_key
-from media.errors import CorruptMedia, NoAudioStream
-from media.lru import Lru
-from media.probe import SAFE_INPUT_ARGS, ProbeResult, _tool, probe
-from media.singleflight import lock_for
+from murgat.media.cache import MediaCache, default_cache, file_digest, make_key
+from murgat.media.errors import CorruptMedia, NoAudioStream
+from murgat.media.lru import Lru
+from murgat.media.singleflight import lock_for
+from murgat.media.streams import SAFE_INPUT_ARGS, ProbeResult, _tool, probe
 
 SAMPLE_RATE = 16_000
 #: a track longer than this (seconds) is read in chunks; at or below it, whole (as always)

@@ -4,7 +4,7 @@ Key recipe: ``sha256(namespace, file digest, sorted parameters)``, where the fil
 is the SHA-256 of the file's *bytes* — never its path — so a renamed or copied video hits
 the same entries and an edited one misses. Two entries are keyed by the file's path and
 *stat identity* instead (device, inode, size, modification and change times in ns): ffprobe's
-answers (namespace ``probe``, see :mod:`media.probe`) and the file digest itself (namespace
+answers (namespace ``probe``, see :mod:`murgat.media.streams`) and the file digest itself (namespace
 ``digest``, see :func:`file_digest`), because hashing a large video to look either up would
 cost more than what is looked up.
 
@@ -73,7 +73,7 @@ def file_digest(path: str | os.PathLike[str]) -> str:
     there an in-place edit that restores size and mtime would keep the old digest; such media
     should live on a normal local disk, or ``MURGAT_CACHE_DIR`` be emptied after editing.
     """
-    from media.singleflight import lock_for
+    from murgat.media.singleflight import lock_for
 
     st = os.stat(path)
     memo = stat_identity(st)

@@ -6,7 +6,7 @@ Cut with ffmpeg-python. A video cut is stream-copied when its start lies on a ke
 citation) and re-encoded otherwise. Audio clips are written from the decoded 16 kHz
 track, so they are sample-exact. Results are cached by file digest and cut parameters.
 
-A long file (over :data:`media.frames.LONG_VIDEO_S`) is cut without reading all of it: its
+A long file (over :data:`murgat.media.frames.LONG_VIDEO_S`) is cut without reading all of it: its
 keyframes are listed only around the cut (``-read_intervals``), and a re-encoded cut seeks to its
 start (ffmpeg's accurate input seek decodes from the keyframe before and drops what precedes the
 start) instead of decoding from the file's beginning. Short files are cut exactly as before.
@@ -21,10 +21,10 @@ from pathlib import Path
 import ffmpeg
 import numpy as np
 
-from media.audio import open_audio, wav_bytes
-from media.cache import MediaCache, default_cache, file_digest, make_key
-from media.errors import CorruptMedia, NoVideoStream
-from media.probe import SAFE_INPUT_ARGS, _tool, probe
+from murgat.media.audio import open_audio, wav_bytes
+from murgat.media.cache import MediaCache, default_cache, file_digest, make_key
+from murgat.media.errors import CorruptMedia, NoVideoStream
+from murgat.media.streams import SAFE_INPUT_ARGS, _tool, probe
 
 
 def _list_keyframes(path: str, stream: int, interval: str | None = None) -> tuple[float, ...]:
@@ -57,7 +57,7 @@ def keyframes_near(path: str, stream: int, t: float, span: float = 1.0) -> tuple
 
 def video_clip(path: str | Path, start: float, end: float, cache: MediaCache | None = None) -> tuple[Path, str]:
     """An mp4 of ``[start, end]`` with no audio; returns ``(path, "copy" | "reencode")``."""
-    from media.frames import LONG_VIDEO_S
+    from murgat.media.frames import LONG_VIDEO_S
 
     info = probe(path)
     if not info.has_video or info.video_stream is None:

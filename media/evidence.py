@@ -14,14 +14,14 @@ Rules (DESIGN.md, "Evidence"):
   crop of every box (``CROP_MARGIN`` around it, enlarged to ``CROP_SIDE``), always as frames
   (a clip cannot show a box);
 * optional text channel: ASR words / OCR lines inside the segment;
-* over a limit (:mod:`media.limits`): a visual range gets at most ``max_frames`` frames and,
+* over a limit (:mod:`murgat.media.limits`): a visual range gets at most ``max_frames`` frames and,
   when that is fewer than it holds at ``fps``, a ``frames_sampled`` note; an audio segment
   longer than ``limits.max_audio_s`` is sent as evenly spread excerpts (``audio_sampled``) or
   refused with the reason — never cut short silently. :attr:`Evidence.notes` lists them.
 
 Cost follows the cited seconds, not the file: a short file is decoded once and sliced (as
-always); a long one is read by seeking — audio in cached chunks (:class:`media.audio.ChunkedAudio`),
-frames by seeking (:class:`media.seekframes.SeekFrames`) — so memory per open file is bounded
+always); a long one is read by seeking — audio in cached chunks (:class:`murgat.media.audio.ChunkedAudio`),
+frames by seeking (:class:`murgat.media.seekframes.SeekFrames`) — so memory per open file is bounded
 whatever its length.
 """
 
@@ -35,14 +35,14 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from media.errors import MediaError, NoAudioStream, NoVideoStream, OutsideMedia
-from media.limits import EvidenceLimits, EvidenceNote, audio_note, choose_excerpts, fmt_duration, frames_note, refused_note
-from media.probe import ProbeResult, probe
+from murgat.media.errors import MediaError, NoAudioStream, NoVideoStream, OutsideMedia
+from murgat.media.limits import EvidenceLimits, EvidenceNote, audio_note, choose_excerpts, fmt_duration, frames_note, refused_note
+from murgat.media.streams import ProbeResult, probe
 
 if TYPE_CHECKING:  # decoders load on the first decode, so a run starts its text-only calls without them
     import numpy as np
 
-    from media.frames import Frame
+    from murgat.media.frames import Frame
 
 
 class CitationLike(Protocol):
@@ -129,7 +129,7 @@ class EvidenceSegment:
 
     @property
     def label(self) -> str:
-        from media.timefmt import fmt_range
+        from murgat.media.timefmt import fmt_range
 
         return f"{self.modality} {fmt_range(self.cited_start, self.cited_end)}{regions_label(self.boxes)}"
 
@@ -221,7 +221,7 @@ class SegmentPlan:
 
     @property
     def label(self) -> str:
-        from media.timefmt import fmt_range
+        from murgat.media.timefmt import fmt_range
 
         return f"{self.modality} {fmt_range(self.cited_start, self.cited_end)}{regions_label(self.boxes)}"
 
@@ -312,10 +312,10 @@ KEY_SOUND_CLASSES = ("Speech", "Music", "Silence", "Conversation", "Narration, m
 
 
 def sound_summary(sounds: Any, start: float, end: float, top: int = 20) -> tuple[dict[str, float], float | None]:
-    """The classes a :class:`media.sounds.SoundScores` hears in ``[start, end]``: each class's
+    """The classes a :class:`murgat.media.sounds.SoundScores` hears in ``[start, end]``: each class's
     highest patch probability (0.01 or more, the ``top`` highest, plus :data:`KEY_SOUND_CLASSES`
     whatever their score) and the loudest patch."""
-    from media.sounds import class_names
+    from murgat.media.sounds import class_names
 
     probs, loud = sounds.window(start, end)
     if not len(probs):
@@ -401,7 +401,7 @@ def build_evidence(
 def _warm_audio(info: ProbeResult, spans: Sequence[tuple[float, float]]) -> None:
     """Decode what these spans need ahead of :func:`_fill_audio` (which then slices from memory);
     a failure is left for :func:`_fill_audio` to report on its segment."""
-    from media.audio import open_audio
+    from murgat.media.audio import open_audio
 
     try:
         track = open_audio(info.path)
@@ -415,7 +415,7 @@ def _prefetch_frames(info: ProbeResult, planned: Sequence[tuple[CitationLike, Se
     """Decode every frame these citations need in one sorted pass."""
     if not info.has_video:
         return
-    from media.frames import open_video
+    from murgat.media.frames import open_video
 
     wanted: list[int] = []
     vf = None
@@ -432,11 +432,11 @@ def _prefetch_frames(info: ProbeResult, planned: Sequence[tuple[CitationLike, Se
 
 
 def _fill_visual(seg: EvidenceSegment, info: ProbeResult, cfg: EvidenceConfig, point: bool) -> None:
-    from media.frames import Frame, crop_region, draw_regions, open_video, resize_max_side
+    from murgat.media.frames import Frame, crop_region, draw_regions, open_video, resize_max_side
 
     vf = open_video(info.path)
     if cfg.visual_as == "clip" and seg.end > seg.start and not seg.boxes:
-        from media.clips import video_clip
+        from murgat.media.clips import video_clip
 
         seg.clip_path, _ = video_clip(info.path, seg.start, seg.end)
         return
@@ -462,7 +462,7 @@ def _fill_audio(seg: EvidenceSegment, info: ProbeResult, excerpts: Sequence[tupl
     """The segment's samples (only the excerpts' when it is sampled), from a whole track or chunks."""
     import numpy as np
 
-    from media.audio import open_audio
+    from murgat.media.audio import open_audio
 
     track = open_audio(info.path)
     seg.sr = track.sr

@@ -1,12 +1,12 @@
 """Frames: read pictures at given times or across a range, with their true timestamps.
 
 decord opens each video once per process (an LRU of readers) and serves any number of
-slices; its stream choice is the same as :mod:`media.probe`'s (checked on open). The
+slices; its stream choice is the same as :mod:`murgat.media.streams`'s (checked on open). The
 frame shown for instant ``t`` is the last frame whose presentation time is ``<= t`` —
 what a player displays at ``t``.
 
 A video longer than :data:`LONG_VIDEO_S` is read by seeking instead
-(:class:`media.seekframes.SeekFrames`): decord indexes every frame of a file when it opens it,
+(:class:`murgat.media.seekframes.SeekFrames`): decord indexes every frame of a file when it opens it,
 which on an hour-long file is a pass over all of it before the first picture.
 :func:`open_video` picks the reader; short files are read exactly as before.
 """
@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PIL import Image
 
-from media.errors import CorruptMedia, NoVideoStream, ToolMissing
-from media.lru import Lru
-from media.probe import probe
+from murgat.media.errors import CorruptMedia, NoVideoStream, ToolMissing
+from murgat.media.lru import Lru
+from murgat.media.streams import probe
 
 if TYPE_CHECKING:
-    from media.seekframes import SeekFrames
+    from murgat.media.seekframes import SeekFrames
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,7 @@ def resize_max_side(image: np.ndarray, max_side: int | None) -> np.ndarray:
     return np.asarray(Image.fromarray(image).resize(size, Image.Resampling.BILINEAR))
 
 
-#: a normalised ``(x1, y1, x2, y2)`` region, top-left origin (``murgat.boxes.Box.coords()``)
+#: a normalised ``(x1, y1, x2, y2)`` region, top-left origin (``murgat.core.boxes.Box.coords()``)
 Region = tuple[float, float, float, float]
 
 
@@ -211,7 +211,7 @@ def encode_image(image: np.ndarray, fmt: str = "jpeg", quality: int = 90) -> byt
     return buf.getvalue()
 
 
-#: a video stream longer than this (seconds) is read by seeking (:mod:`media.seekframes`)
+#: a video stream longer than this (seconds) is read by seeking (:mod:`murgat.media.seekframes`)
 LONG_VIDEO_S = 600.0
 
 _READERS: Lru[str, VideoFrames | SeekFrames] = Lru(4)
@@ -219,14 +219,14 @@ _READERS: Lru[str, VideoFrames | SeekFrames] = Lru(4)
 
 def open_video(path: str | Path) -> VideoFrames | SeekFrames:
     """A shared reader for ``path`` (kept open across citations: decode once, slice many):
-    decord for a short file, :class:`~media.seekframes.SeekFrames` for a long one."""
+    decord for a short file, :class:`~murgat.media.seekframes.SeekFrames` for a long one."""
     key = str(Path(path).resolve())
     found = _READERS.get(key)
     if found is not None:
         return found
     info = probe(path)
     if info.has_video and float(info.video_duration or 0.0) > LONG_VIDEO_S:
-        from media.seekframes import SeekFrames
+        from murgat.media.seekframes import SeekFrames
 
         return _READERS.put(key, SeekFrames(path))
     return _READERS.put(key, VideoFrames(path))

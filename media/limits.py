@@ -32,7 +32,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from media.timefmt import fmt_range, fmt_time
+from murgat.media.timefmt import fmt_range, fmt_time
 
 #: murgat's own cap on audio per request (seconds): long enough for any claim about a scene,
 #: 9.6 MB of 16 kHz WAV (12.8 MB of base64) — under every provider's inline limit
@@ -46,10 +46,10 @@ NoteKind = Literal["frames_sampled", "audio_sampled", "images_capped", "bytes_ca
 class EvidenceLimits(BaseModel):
     """Per-request caps on evidence (defaults per provider family: :mod:`murgat.judges.evidence`).
 
-    Not part of :class:`media.evidence.EvidenceConfig` on purpose: that object enters every cache
+    Not part of :class:`murgat.media.evidence.EvidenceConfig` on purpose: that object enters every cache
     key and run fingerprint as it is, so a new field there would change all of them. A cap changes
     what is sent only when it bites, and then the segment plan says how (see
-    :meth:`media.evidence.SegmentPlan.sampling_key`).
+    :meth:`murgat.media.evidence.SegmentPlan.sampling_key`).
     """
 
     max_audio_s: float | None = Field(default=DEFAULT_MAX_AUDIO_S, gt=0,

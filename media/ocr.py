@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from media.cache import MediaCache, default_cache, file_digest, make_key
-from media.errors import ToolMissing
-from media.frames import open_video, resize_max_side
+from murgat.media.cache import MediaCache, default_cache, file_digest, make_key
+from murgat.media.errors import ToolMissing
+from murgat.media.frames import open_video, resize_max_side
 
 
 class OcrLine(BaseModel):

@@ -33,7 +33,7 @@ def file_sha256(path: Path) -> str:
     when that folder cannot be written."""
     st = path.stat()
     stamp = f"{st.st_size} {st.st_mtime_ns}"
-    from media.asr import models_dir
+    from murgat.media.asr import models_dir
 
     candidates = [models_dir() / "digests" / (hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16] + ".sha256"),
                   path.with_name(path.name + ".sha256")]
@@ -62,8 +62,8 @@ def file_sha256(path: Path) -> str:
 
 
 def asr_settings(asr_model: str | None) -> dict[str, Any]:
-    from media.asr import ASR_THREADS, DEFAULT_COMPUTE, resolve_model
-    from media.errors import ToolMissing
+    from murgat.media.asr import ASR_THREADS, DEFAULT_COMPUTE, resolve_model
+    from murgat.media.errors import ToolMissing
 
     out: dict[str, Any] = {"compute_type": os.environ.get("MURGAT_ASR_COMPUTE", DEFAULT_COMPUTE),
                            "threads": ASR_THREADS, "beam_size": 5, "vad": True, "temperature": 0.0,
@@ -94,8 +94,8 @@ def ocr_settings() -> dict[str, Any]:
 
 
 def sound_settings() -> dict[str, Any]:
-    from media.errors import ToolMissing
-    from media.sounds import model_digests, model_files
+    from murgat.media.errors import ToolMissing
+    from murgat.media.sounds import model_digests, model_files
 
     try:
         model_files()

@@ -1,12 +1,12 @@
 """Frames of a long video by seeking: no index of the whole file, memory independent of length.
 
-decord (:class:`media.frames.VideoFrames`) reads every packet of a file when it opens it, to
+decord (:class:`murgat.media.frames.VideoFrames`) reads every packet of a file when it opens it, to
 index all frames; on an hour-long file that is a full pass over gigabytes before the first
 frame. :class:`SeekFrames` asks the demuxer to seek to the keyframe before each wanted instant
 and decodes forward from there (PyAV, the libav* bindings), so the cost follows the frames
 asked for, not the file.
 
-Frame choice follows :class:`~media.frames.VideoFrames` with one difference: without an index
+Frame choice follows :class:`~murgat.media.frames.VideoFrames` with one difference: without an index
 it does not know every frame's timestamp in advance, so a frame *number* ``i`` stands for the
 nominal instant ``i / rate`` (the stream's average frame rate) and is decoded as the frame shown
 then (within half a frame). On constant-rate video — nearly all long recordings — that is the
@@ -30,8 +30,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from media.errors import CorruptMedia, NoVideoStream, ToolMissing
-from media.probe import probe
+from murgat.media.errors import CorruptMedia, NoVideoStream, ToolMissing
+from murgat.media.streams import probe
 
 #: decoded frames kept per long file (bytes)
 MAX_CACHE_BYTES = 32 * 1024**2
@@ -41,10 +41,10 @@ FORWARD_S = 2.0
 
 
 class SeekFrames:
-    """Frame access for one long file by seeking (same methods as :class:`~media.frames.VideoFrames`)."""
+    """Frame access for one long file by seeking (same methods as :class:`~murgat.media.frames.VideoFrames`)."""
 
     def __init__(self, path: str | Path) -> None:
-        from media.frames import Frame  # noqa: F401  (the type of what it returns)
+        from murgat.media.frames import Frame  # noqa: F401  (the type of what it returns)
 
         info = probe(path)
         if not info.has_video or info.video_stream is None:
@@ -95,7 +95,7 @@ class SeekFrames:
 
     def range_indices(self, start: float, end: float, fps: float = 1.0, max_frames: int = 8) -> list[int]:
         """Frame numbers inside ``[start, end]`` at about ``fps``, at most ``max_frames``, evenly
-        spread (the rule of :meth:`media.frames.VideoFrames.range_indices`)."""
+        spread (the rule of :meth:`murgat.media.frames.VideoFrames.range_indices`)."""
         lo = max(0, math.ceil((start - 1e-6) * self.rate))
         hi = min(self.n_frames - 1, math.floor((end + 1e-6) * self.rate))
         if lo > hi:
@@ -177,14 +177,14 @@ class SeekFrames:
             return out
 
     def frames_at(self, times: list[float]) -> list[Any]:
-        from media.frames import Frame
+        from murgat.media.frames import Frame
 
         idx = [self.index_at(t) for t in times]
         return [Frame(i, t, img) for i, (t, img) in zip(idx, self._get(idx), strict=True)]
 
     def frames_in(self, start: float, end: float, fps: float = 1.0, max_frames: int = 8) -> list[Any]:
         """Frames inside ``[start, end]`` at about ``fps``, at most ``max_frames``, evenly spread."""
-        from media.frames import Frame
+        from murgat.media.frames import Frame
 
         if end < start:
             raise ValueError(f"end {end} is before start {start}")

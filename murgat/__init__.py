@@ -1,44 +1,28 @@
 """murgat: check that what a multimodal model says about a video is grounded in the
 exact video and audio segments it cites (MURGAT-S), and tools to produce better-grounded
-answers."""
+answers.
 
-import sys
-import types
+The names below are the Python API (:mod:`murgat.api`): one function per run command, each taking
+the fields of that command's settings model as keyword arguments. They are loaded on first use,
+so ``import murgat`` (and ``murgat --help``) stays fast.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
-#: the Python API (see :mod:`murgat.api`); loaded on first use so ``murgat`` starts fast
-_API = ("score", "faithfulness", "reflect", "program", "generate", "sweep", "load_run", "RunResult", "RunError")
+__all__ = ["RunError", "RunResult", "__version__", "faithfulness", "generate", "load_run", "program", "reflect", "score",
+           "sweep"]
+
+if TYPE_CHECKING:
+    from murgat.api import RunError, RunResult, faithfulness, generate, load_run, program, reflect, score, sweep
 
 
 def __getattr__(name: str) -> object:
-    if name in _API:
+    if name in __all__:
         from murgat import api
 
         return getattr(api, name)
     raise AttributeError(f"module 'murgat' has no attribute {name!r}")
-
-
-class _CommandPackage(types.ModuleType):
-    """A subpackage named as an API function (``murgat.faithfulness``), callable as that function."""
-
-    def __call__(self, *args: object, **kwargs: object) -> object:
-        from murgat import api
-
-        return getattr(api, self.__name__.rpartition(".")[2])(*args, **kwargs)
-
-
-class _Murgat(types.ModuleType):
-    """The ``murgat`` package. Importing a subpackage makes it an attribute of its parent, and
-    ``murgat.faithfulness`` is both a subpackage and the API function ``murgat.faithfulness(...)``:
-    once anything imported the subpackage (the first call does), the attribute was the module and
-    every later call failed ("'module' object is not callable"). The subpackage stays a package
-    (``murgat.faithfulness.settings`` and the like) and is made callable as the function."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if name in _API and isinstance(value, types.ModuleType) and type(value) is types.ModuleType:
-            value.__class__ = _CommandPackage
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Murgat

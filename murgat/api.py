@@ -31,20 +31,22 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
+from murgat.commands.faithfulness.command import FaithfulnessCommand
+from murgat.commands.generate.command import GenerateCommand, SweepCommand
+from murgat.commands.ground.run import ground_score_run
+from murgat.commands.reflect.command import ReflectCommand
+from murgat.commands.score.command import ScoreCommand
 from murgat.engine.command import Command, Outcome, run_command
 from murgat.engine.errors import CommandError
 from murgat.engine.options import Settings, add_settings
 from murgat.engine.runs import RunResult, load_run
-from murgat.faithfulness.command import FaithfulnessCommand
-from murgat.faithfulness.reflect_command import ReflectCommand
-from murgat.faithfulness.settings import FaithfulnessSettings, ReflectSettings
-from murgat.generation.command import GenerateCommand, SweepCommand
-from murgat.generation.settings import GenerateSettings, SweepSettings
-from murgat.grounding.run import ground_score_run
-from murgat.score.command import ScoreCommand
-from murgat.score.settings import ScoreSettings
-from programs.command import ProgramCommand
-from programs.settings import ProgramSettings
+from murgat.programs.command import ProgramCommand
+from murgat.settings.faithfulness import FaithfulnessSettings
+from murgat.settings.generate import GenerateSettings
+from murgat.settings.program import ProgramSettings
+from murgat.settings.reflect import ReflectSettings
+from murgat.settings.score import ScoreSettings
+from murgat.settings.sweep import SweepSettings
 
 __all__ = ["RunError", "RunResult", "execute", "faithfulness", "generate", "load_run", "program", "reflect", "score",
            "sweep"]
@@ -150,33 +152,33 @@ def _run(s: Settings) -> RunResult:
 
 
 def score(input: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
-    """``murgat score``: MURGAT-S of the responses in ``input`` (options: :class:`~murgat.score.settings.ScoreSettings`)."""
+    """``murgat score``: MURGAT-S of the responses in ``input`` (options: :class:`~murgat.settings.score.ScoreSettings`)."""
     return _run(_settings(ScoreSettings, settings, {"input": input, **options}))
 
 
 def faithfulness(input: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
-    """``murgat faithfulness``: step labels and UPR (options: :class:`~murgat.faithfulness.settings.FaithfulnessSettings`)."""
+    """``murgat faithfulness``: step labels and UPR (options: :class:`~murgat.settings.faithfulness.FaithfulnessSettings`)."""
     return _run(_settings(FaithfulnessSettings, settings, {"input": input, **options}))
 
 
 def reflect(data: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
-    """``murgat reflect``: self-reflection (options: :class:`~murgat.faithfulness.settings.ReflectSettings`)."""
+    """``murgat reflect``: self-reflection (options: :class:`~murgat.settings.faithfulness.ReflectSettings`)."""
     return _run(_settings(ReflectSettings, settings, {"data": data, **options}))
 
 
 def program(data: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
-    """``murgat program``: plan-then-execute answers (options: :class:`~programs.settings.ProgramSettings`)."""
+    """``murgat program``: plan-then-execute answers (options: :class:`~murgat.settings.program.ProgramSettings`)."""
     return _run(_settings(ProgramSettings, settings, {"data": data, **options}))
 
 
 def generate(data: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
     """``murgat generate``: answers from a model; ``out`` is a run folder (or a ``.jsonl`` file)
-    (options: :class:`~murgat.generation.settings.GenerateSettings`)."""
+    (options: :class:`~murgat.settings.generate.GenerateSettings`)."""
     return _run(_settings(GenerateSettings, settings, {"data": data, **options}))
 
 
 def sweep(data: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
     """``murgat sweep``: generate and score at several reasoning efforts
-    (options: :class:`~murgat.generation.settings.SweepSettings`); the summary is ``sweep.json``
+    (options: :class:`~murgat.settings.generate.SweepSettings`); the summary is ``sweep.json``
     (what :func:`load_run` reads for a sweep folder)."""
     return _run(_settings(SweepSettings, settings, {"data": data, **options}))

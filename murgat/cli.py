@@ -11,108 +11,18 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
-import json
 import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from murgat import __version__
-from murgat.boxes import BoxConvention, BoxError, parse_frame_size
-from murgat.engine.errors import CommandError, SettingsError
+from murgat.core.jsonl import ResultsWriteError
+from murgat.engine.errors import CommandError
 from murgat.engine.options import number_parser
-from murgat.inputs import MAX_RESPONSE_CHARS, InputError
-from murgat.jsonl import ResultsWriteError
-from murgat.validate import citations_doc, exit_status, report_lines, validate_selection
 
 Handler = Callable[[argparse.Namespace], int]
-
-
-def _citation_cells(c: dict[str, Any] | None, boxed: bool) -> list[Any]:
-    """One citation's cells of the table (plain Text: "[audio, 00:01:02.5]" is a citation, not rich markup)."""
-    from rich.text import Text
-
-    if c is None:
-        return [""] * (6 if boxed else 5)
-    boxes = [Text("\n".join(",".join(f"{b[k]:.3f}" for k in ("x1", "y1", "x2", "y2")) for b in c.get("boxes", [])))]
-    return [Text(str(c["modality"])), f"{c['start']:g}" if c["start"] is not None else "",
-            f"{c['end']:g}" if c["end"] is not None else "", *(boxes if boxed else []),
-            "yes" if c["valid"] else "NO", Text(c["reason"] or "")]
-
-
-def _citations_table(doc: dict[str, Any]) -> Any:
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table(title="sentences and citations", show_lines=True)
-    sentences: list[dict[str, Any]] = doc["sentences"]
-    boxed = any("boxes" in c for s in sentences for c in s["citations"])
-    for col in ("#", "sentence", "modality", "start", "end", *(["boxes (x1,y1,x2,y2 of 0-1)"] if boxed else []),
-                "valid", "reason"):
-        table.add_column(col)
-    for s in sentences:
-        for j, c in enumerate(s["citations"] or [None]):
-            table.add_row(str(s["index"]) if j == 0 else "", Text(s["text"]) if j == 0 else "",
-                          *_citation_cells(c, boxed))
-    return table
-
-
-def _cmd_citations(args: argparse.Namespace) -> int:
-    text = sys.stdin.read() if args.text == "-" else args.text
-    try:
-        frame = parse_frame_size(args.box_frame_size) if args.box_frame_size else None
-    except BoxError as exc:
-        raise SettingsError(f"--box-frame-size: {exc.reason}") from None
-    doc = citations_doc(text, BoxConvention(units=args.box_units, order=args.box_order, frame_size=frame))
-    if "error" in doc:
-        raise SettingsError(doc["error"])
-    if args.json:
-        print(json.dumps(doc, ensure_ascii=False))
-        return 0
-    from rich.text import Text
-
-    from murgat.console import console  # rich: only when a table is drawn
-
-    con = console()
-    con.print(_citations_table(doc))
-    for s in doc["sentences"]:  # time-like text that is not a citation: said, never dropped
-        for t in s["time_like"]:
-            con.print(Text(f"warning: sentence {s['index']}: '{t['text']}' is not a citation ({t['reason']})"
-                           + (f"; nearest accepted spelling: {t['nearest']}" if t["nearest"] else "")))
-    return 0
-
-
-def _cmd_validate(args: argparse.Namespace) -> int:
-    try:
-        reports, missing = validate_selection(args.input, args.media_root, args.allow_media_outside_root, args.ids,
-                                              args.max_response_chars)
-    except (InputError, ValueError) as exc:
-        raise SettingsError(str(exc)) from None
-    if missing:
-        print(f"warning: --ids not in {args.input}: {', '.join(missing[:20])}", file=sys.stderr)
-    n_bad = sum(1 for r in reports if not r.ok)
-    n_warn = sum(1 for r in reports if r.time_like)
-    if args.json:
-        print(json.dumps({"n_items": len(reports), "n_with_problems": n_bad, "n_with_warnings": n_warn,
-                          "missing_ids": missing,
-                          "items": [r.model_dump() | {"ok": r.ok} for r in reports]}, ensure_ascii=False))
-    else:
-        from rich.table import Table
-        from rich.text import Text
-
-        from murgat.console import console
-
-        table = Table(title=f"validate {args.input}")
-        for col in ("id", "media", "sentences", "cited", "citations", "invalid", "problems"):
-            table.add_column(col)
-        for r in reports:
-            table.add_row(Text(r.id), Text(r.media or "-"), str(r.n_sentences), str(r.n_cited_sentences),
-                          str(r.n_citations), str(r.n_invalid), Text("\n".join(report_lines(r)) or "ok"))
-        con = console()
-        con.print(table)
-        con.print(f"{len(reports)} items, {n_bad} with problems, {n_warn} with warnings")
-    return exit_status(reports, args.strict)
 
 
 #: help for options of the commands without a settings model (those of score, faithfulness, reflect,
@@ -181,32 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"murgat {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("citations", help="show the sentences of TEXT and their parsed citations")
-    p.add_argument("text", help="response text, or - for stdin")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
-    p.add_argument("--box-units", choices=["norm", "1000", "px"], default="norm",
-                   help="what a bare 'box' means: 0-1 fractions, 0-1000, or pixels (as score's option)")
-    p.add_argument("--box-order", choices=["xyxy", "yxyx"], default="xyxy", help="number order of boxes")
-    p.add_argument("--box-frame-size", default=None, metavar="WxH", help="frame that pixel boxes refer to")
-    p.set_defaults(func=_cmd_citations)
-
-    p = sub.add_parser("validate", help="check a response file's citations against its media (no judge)")
-    p.add_argument("input", help="JSONL (murgat) or JSON list (authors' format)")
-    p.add_argument("--media-root", default=None, help="folder in which media names/ids are resolved")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--strict", action="store_true", help="exit 1 when any item has a problem or a warning")
-    p.add_argument("--ids", default=None, help="comma-separated ids to check (default: every item)")
-    p.add_argument("--allow-media-outside-root", action="store_true",
-                   help="read media wherever the input names it (default: only inside --media-root)")
-    p.add_argument("--max-response-chars", type=number_parser("max_response_chars", int, low=1),
-                   default=MAX_RESPONSE_CHARS, help="a longer response is an input error, as the run commands refuse "
-                                                    "it")
-    p.set_defaults(func=_cmd_validate)
-
-    for mod in ("murgat.media_cli", "murgat.score.cli", "murgat.generation.cli", "programs.cli", "murgat.faithfulness.cli",
-                "murgat.faithfulness.reflect_cli", "murgat.calibrate_cli", "murgat.viewer.cli", "murgat.grounding.cli",
-                "murgat.export_cli", "murgat.viewer.annotate_cli", "murgat.integrations.cli", "murgat.judge_check_cli",
-                "murgat.diff_cli"):
+    for mod in ("murgat.commands.citations.cli", "murgat.commands.validate.cli", "murgat.commands.media.cli", "murgat.commands.score.cli", "murgat.commands.generate.cli", "murgat.programs.cli", "murgat.commands.faithfulness.cli",
+                "murgat.commands.reflect.cli", "murgat.commands.calibrate.cli", "murgat.commands.view.cli", "murgat.commands.ground.cli",
+                "murgat.commands.export.cli", "murgat.commands.annotate.cli", "murgat.commands.imports.cli", "murgat.commands.judge_check.cli",
+                "murgat.commands.diff.cli"):
         try:
             module = __import__(mod, fromlist=["register"])
         except ModuleNotFoundError as exc:

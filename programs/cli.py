@@ -1,12 +1,12 @@
 """``murgat program`` on the command line: the parser made from
-:class:`~programs.settings.ProgramSettings`, run by the Python API."""
+:class:`~murgat.settings.program.ProgramSettings`, run by the Python API."""
 
 from __future__ import annotations
 
 import argparse
 
 from murgat import api
-from programs.settings import ProgramSettings
+from murgat.settings.program import ProgramSettings
 
 
 def register(sub: argparse._SubParsersAction) -> None:

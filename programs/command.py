@@ -1,5 +1,5 @@
 """``murgat program`` as a run command (:class:`~murgat.engine.command.Command`), given its
-:class:`~programs.settings.ProgramSettings`: plan-then-execute answers for a dataset, one stream per
+:class:`~murgat.settings.program.ProgramSettings`: plan-then-execute answers for a dataset, one stream per
 variant, optionally scored by ``murgat score`` (run through the engine, by name).
 
 Output folder (a run folder of kind ``program``: one process at a time, resumable like ``score``)::
@@ -24,8 +24,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from murgat.comparison import compare, fmt
-from murgat.datasets import load_dataset
+from murgat.core.comparison import compare, fmt
+from murgat.core.datasets import load_dataset
+from murgat.core.metric import accuracy_figures, record_answer_state
+from murgat.core.schema import Item
 from murgat.engine.command import Command, Run, Stream, Work, load_selected
 from murgat.engine.errors import SettingsError
 from murgat.engine.fingerprint import Late, Where, fingerprint
@@ -37,15 +39,13 @@ from murgat.engine.roles import JudgeFactory, options_of
 from murgat.judges.evidence import limit_overrides, limits_for, strictest
 from murgat.judging.config import JudgingConfig
 from murgat.judging.pool import CallPool
-from murgat.metric import accuracy_figures, record_answer_state
-from murgat.probes.paths import EntailPath, ProbePath
-from murgat.schema import Item
-from murgat.viewer.steps import program_report
-from programs.ops import OpSettings
-from programs.runner import VARIANTS, ProgramRoles
-from programs.safety import Limits
-from programs.settings import ProgramSettings
-from programs.task import ProgramTask
+from murgat.judging.probes.paths import EntailPath, ProbePath
+from murgat.programs.ops import OpSettings
+from murgat.programs.runner import VARIANTS, ProgramRoles
+from murgat.programs.safety import Limits
+from murgat.programs.task import ProgramTask
+from murgat.report.steps import program_report
+from murgat.settings.program import ProgramSettings
 
 #: program folders record every deciding setting by its own name, the options as given; the transcript model
 #: (--asr-model, for find by transcript) was not recorded before
@@ -288,7 +288,7 @@ def write_report(run: Path, page: Path, media_root: str | None) -> Path:
 def print_variants(doc: dict[str, Any]) -> None:
     from rich.table import Table
 
-    from murgat.console import console
+    from murgat.core.console import console
 
     t = Table(title="murgat program — per variant")
     for c in ("variant", "items", "errors", "status", "descriptions (check)", "regenerated", "calls/item", "accuracy",
@@ -306,7 +306,7 @@ def print_variants(doc: dict[str, Any]) -> None:
 def print_comparison(doc: dict[str, Any]) -> None:
     from rich.table import Table
 
-    from murgat.console import console
+    from murgat.core.console import console
 
     t = Table(title="program variants scored with MURGAT-S (95% bootstrap CIs; Δ = paired difference vs the first row)")
     cols = ("coverage", "precision", "recall", "f1", "murgat_s", "accuracy")

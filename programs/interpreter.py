@@ -1,6 +1,6 @@
 """A small interpreter that walks a checked program's AST; Python never runs the program.
 
-The interpreter evaluates only the node kinds :mod:`programs.safety` allows. Its one way
+The interpreter evaluates only the node kinds :mod:`murgat.programs.safety` allows. Its one way
 to affect the world is the :class:`Api` it is given (find / describe / synthesize); every
 other value is a plain str, int, float, bool, None, list, dict or :class:`TimeRange`.
 Budgets are enforced as it goes: work, operation calls, wall time, and the size of every
@@ -13,7 +13,7 @@ Why arguments are checked *before* a builtin runs: ``round``, ``format``, ``int`
 ``str`` do their work inside one C call, which no step or time budget can interrupt
 (``round(1, -10**9)`` or a format width of 10^9 would hang or eat gigabytes first).
 
-Values become text only through :func:`programs.bounded.text_of`, which stops at a
+Values become text only through :func:`murgat.programs.bounded.text_of`, which stops at a
 character limit while it writes: ``str()``, f-strings, and every argument handed to an
 operation (each with its own limit, named in the stop: "describe's instruction is longer
 than 10,000 characters as text"). A value inside the part budget can still be ~20 MB of
@@ -42,8 +42,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from programs.bounded import preview, text_of
-from programs.safety import BUILTINS, ENTRY, Checked, Limits
+from murgat.programs.bounded import preview, text_of
+from murgat.programs.safety import BUILTINS, ENTRY, Checked, Limits
 
 
 class ProgramStopped(RuntimeError):
@@ -67,7 +67,7 @@ class TimeRange:
     source: str = "planner"
 
     def __str__(self) -> str:
-        from murgat.citations import format_time
+        from murgat.core.citations import format_time
 
         return f"{format_time(self.start)}-{format_time(self.end)}"
 

@@ -39,9 +39,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-import prompts
-from media.evidence import EvidenceConfig, build_evidence
-from murgat.citations import (
+from murgat import prompts
+from murgat.core.citations import (
     MAX_TIME_S,
     check_durations,
     format_group,
@@ -50,6 +49,8 @@ from murgat.citations import (
     parse_citations,
     parse_time,
 )
+from murgat.core.schema import AtomicFact, Citation
+from murgat.core.text import split_sentences, strip_thinking
 from murgat.judges.base import Judge, JudgeUnreachable
 from murgat.judges.evidence import evidence_parts
 from murgat.judges.parsing import parse_json_answer
@@ -58,10 +59,9 @@ from murgat.judging.channels import progress_line, text_channels
 from murgat.judging.context import ItemContext
 from murgat.judging.entail import ask_entailment
 from murgat.judging.pool import CallPool
-from murgat.schema import AtomicFact, Citation
-from murgat.text import split_sentences, strip_thinking
-from programs.bounded import preview
-from programs.interpreter import Api, TimeRange
+from murgat.media.evidence import EvidenceConfig, build_evidence
+from murgat.programs.bounded import preview
+from murgat.programs.interpreter import Api, TimeRange
 
 FindBackend = Literal["model", "transcript", "ocr"]
 FIND_SCHEMA = {"type": "object", "properties": {"ranges": {"type": "array", "items": {"type": "array"}}},
@@ -178,7 +178,7 @@ def is_run_failure(exc: BaseException) -> bool:
     never an error record), results that cannot be written (exit 5), a judge that cannot be
     reached at all (exit 4: :class:`~murgat.judges.base.JudgeUnreachable`), or Ray's own errors
     (a lost worker or service is the scale-out layer's to restart and resubmit)."""
-    from murgat.jsonl import ResultsWriteError
+    from murgat.core.jsonl import ResultsWriteError
     from murgat.judges.replay import ReplayMiss
 
     # an endpoint that never answered stops the run (exit 4) instead of every item's program failing
@@ -259,7 +259,7 @@ class ExecutorApi(Api):
         the item's transcript when it is whole (a short file), else a long file's chunks in order —
         one chunk of audio in memory at a time, with a progress line on stderr — kept for the item.
         The evidence text keeps reading the lazy windows (``ctx.transcript``)."""
-        from media.asr import transcript_source
+        from murgat.media.asr import transcript_source
 
         if self.ctx.transcript is None:
             self.ctx.transcript = transcript_source(self.ctx.media, self.settings.asr_model)
@@ -374,7 +374,7 @@ class ExecutorApi(Api):
                 hits.append((flat[i][0].start, flat[i + n - 1][0].end))
         if hits:
             return hits
-        from human_eval.embeddings import minilm
+        from murgat.human_eval.embeddings import minilm
 
         model = minilm()
         if model is None or not tr.segments:
@@ -385,7 +385,7 @@ class ExecutorApi(Api):
                 if float(sim) >= self.settings.transcript_similarity]
 
     def _find_ocr(self, query: str) -> list[tuple[float, float]]:
-        from media.ocr import screen_text
+        from murgat.media.ocr import screen_text
 
         if self.ctx.screen is None:
             self.ctx.screen = screen_text(self.ctx.media, self.settings.ocr_fps)
@@ -565,7 +565,7 @@ def _listed(problems: list[str], most: int = 8) -> str:
 
 
 def _clean_description(text: str) -> str:
-    from murgat.citations import strip_citations
+    from murgat.core.citations import strip_citations
 
     body = strip_thinking(text)[0].strip()
     return " ".join(strip_citations(body).split())

@@ -12,7 +12,7 @@ again); a program that breaks a budget, or whose operation raises, is stopped an
 (reason, line and column), and what it described so far is kept; a missing media file is
 an error record; anything else that goes wrong for one item is that item's
 ``internal_error`` record. Nothing one item does reaches another item or ends the run, and
-a trace is always writable and bounded (:func:`programs.bounded.writable`: lone surrogates
+a trace is always writable and bounded (:func:`murgat.programs.bounded.writable`: lone surrogates
 escaped, deep nesting, long strings and long lists cut with a marker).
 
 What is scored is only what operations produced. The conclusion (the last ``synthesize``,
@@ -34,21 +34,21 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-import prompts
-from murgat.answers import AnswerReading, grade, read_answer
-from murgat.citations import format_group, format_time, parse_citations
+from murgat import prompts
+from murgat.core.answers import AnswerReading, grade, read_answer
+from murgat.core.citations import format_group, format_time, parse_citations
+from murgat.core.schema import Item
 from murgat.engine.preflight import ItemMediaError, MediaPlace, open_media
 from murgat.judges.base import Judge
 from murgat.judges.types import JudgeRequest, TextPart
 from murgat.judging.config import JudgingConfig
 from murgat.judging.context import ItemContext
 from murgat.judging.pool import CallPool
-from murgat.schema import Item
-from programs.bounded import Budget, text_of, writable
-from programs.extract import NoProgram, extract_logic, extract_narrative
-from programs.interpreter import Interpreter, ProgramStopped
-from programs.ops import ExecutorApi, OpRecord, OpSettings, cite_sentences, is_run_failure
-from programs.safety import Checked, Limits, ProgramRefused, parse_program
+from murgat.programs.bounded import Budget, text_of, writable
+from murgat.programs.extract import NoProgram, extract_logic, extract_narrative
+from murgat.programs.interpreter import Interpreter, ProgramStopped
+from murgat.programs.ops import ExecutorApi, OpRecord, OpSettings, cite_sentences, is_run_failure
+from murgat.programs.safety import Checked, Limits, ProgramRefused, parse_program
 
 VARIANTS: tuple[str, ...] = ("logic-declarative", "logic-imperative", "narrative-declarative", "narrative-imperative")
 
@@ -156,7 +156,7 @@ def forged_citations(api: ExecutorApi, conclusion: str) -> list[str]:
 def read_conclusion(api: ExecutorApi, returned: str, n_options: int,
                     options: list[str] | None = None) -> AnswerReading:
     """The option the conclusion chose (the last synthesize's raw answer, else the program's returned
-    text), read by the one answer reader every command uses (:func:`murgat.answers.read_answer`)."""
+    text), read by the one answer reader every command uses (:func:`murgat.core.answers.read_answer`)."""
     raw = api.conclusions[-1][0] if api.conclusions else returned
     if not raw or not raw.strip():
         return AnswerReading(None, "the program gave no conclusion (no synthesize, nothing returned)")

@@ -59,7 +59,7 @@ class Limits:
     the program is looked for in it.
 
     Text sizes (each checked while the text is written, before it exists whole; see
-    :mod:`programs.bounded`): ``max_query_chars`` for ``find``'s query and any modality,
+    :mod:`murgat.programs.bounded`): ``max_query_chars`` for ``find``'s query and any modality,
     ``max_arg_chars`` for an instruction, a question, ``describe``'s ranges and a list of
     options (all options together), ``max_range_items`` and ``max_options`` for how many
     items those lists hold. ``max_return_chars`` caps the program's returned value as text

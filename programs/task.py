@@ -1,21 +1,21 @@
 """``murgat program``'s item task for the engine (:mod:`murgat.engine.loop`): one item under one
 variant → one ``results.jsonl`` line ``{id, record, trace}`` of the variant's
 :class:`~murgat.engine.folder.PairFolder` (here or in a Ray worker: the task is built from the
-stream's payload by :meth:`programs.command.ProgramCommand.task`)."""
+stream's payload by :meth:`murgat.programs.command.ProgramCommand.task`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from murgat.core.schema import Item
 from murgat.engine.folder import pair_record
 from murgat.engine.outcome import ItemFailure
 from murgat.engine.preflight import MediaPlace
 from murgat.judging.config import JudgingConfig
 from murgat.judging.pool import CallPool
-from murgat.schema import Item
-from programs.ops import OpSettings
-from programs.runner import ProgramRoles, run_item
-from programs.safety import Limits
+from murgat.programs.ops import OpSettings
+from murgat.programs.runner import ProgramRoles, run_item
+from murgat.programs.safety import Limits
 
 
 class ProgramTask:

@@ -78,7 +78,7 @@ def jfk() -> Path:
 @pytest.fixture(scope="session")
 def long_tone(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """12 minutes of a 64x36, 1 fps test pattern with a 440 Hz tone (8 kHz AAC), made in about two
-    seconds: longer than ``media.audio.LONG_AUDIO_S``, so every long-file path runs (audio read in
+    seconds: longer than ``murgat.media.audio.LONG_AUDIO_S``, so every long-file path runs (audio read in
     chunks, windowed text channels, sampled audio over the 5-minute request cap)."""
     import subprocess
 

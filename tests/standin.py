@@ -272,8 +272,8 @@ def _number_templates(width: int, height: int) -> tuple[list[int], Any]:
     import numpy as np
     from PIL import Image
 
-    from murgat.probes.clip import HEIGHT, SCALE, WIDTH
-    from murgat.probes.glyphs import number_frame
+    from murgat.judging.probes.clip import HEIGHT, SCALE, WIDTH
+    from murgat.judging.probes.glyphs import number_frame
 
     nums = list(range(10, 100))
     stack = []
@@ -307,8 +307,8 @@ def _word_templates() -> dict[str, Any]:
 
     import numpy as np
 
-    from murgat.probes.clip import PHRASE, SAMPLE_RATE, WORDS
-    from murgat.probes.media import speak
+    from murgat.judging.probes.clip import PHRASE, SAMPLE_RATE, WORDS
+    from murgat.judging.probes.media import speak
 
     out = {}
     for w in WORDS:

@@ -13,11 +13,11 @@ imports a string names — ``importlib.import_module("murgat.x")``, ``__import__
     commands  score (``murgat.score``), faithfulness (+ reflect), generation (generate, sweep), programs,
               grounding, calibrate, validate, and the viewer's pages (what the commands write as report.html)
     engine    ``murgat.engine`` (the command lifecycle, run folder, item loop, preflight, options, guards),
-              ``murgat.scaleout`` (the loop on Ray), ``murgat.runlock``: one unit
+              ``murgat.engine.scaleout`` (the loop on Ray), ``murgat.engine.runlock``: one unit
     judging   ``murgat.judging``: what every command that asks a judge or model about media shares, and
-              ``murgat.probes``: the judge probes (known-answer questions asked through the same path)
+              ``murgat.judging.probes``: the judge probes (known-answer questions asked through the same path)
     judges    ``murgat.judges``
-    core      ``murgat.schema``, ``citations``, ``text``, ``metric``, ``inputs``, ``jsonl``, ``answers``, ``rules``, …
+    core      ``murgat.core.schema``, ``citations``, ``text``, ``metric``, ``inputs``, ``jsonl``, ``answers``, ``rules``, …
     leaves    ``media``, ``prompts``, ``human_eval``: each imports nothing of ours but itself
 """
 
@@ -31,19 +31,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("murgat", "media", "programs", "prompts", "human_eval")
 LAYERS = ("leaves", "core", "judges", "judging", "engine", "commands", "cli")
-CLI = {"murgat.cli", "murgat.api", "murgat.__main__", "murgat.media_cli", "murgat.calibrate_cli",
-       "murgat.faithfulness.reflect_cli"}
+CLI = {"murgat.cli", "murgat.api", "murgat.__main__", "murgat.commands.media.cli", "murgat.commands.calibrate.cli",
+       "murgat.commands.reflect.cli"}
 #: earlier versions' import paths, kept working (with a deprecation warning) above everything they re-export
 COMPAT = ("murgat.pipeline",)
-COMMAND_PACKAGES = ("murgat.score", "murgat.faithfulness", "murgat.generation", "murgat.viewer", "murgat.grounding",
+COMMAND_PACKAGES = ("murgat.score", "murgat.faithfulness", "murgat.commands.generate", "murgat.report.viewer", "murgat.commands.ground",
                     "programs")
 #: the packages of run commands: none imports another (they compose through the engine, by name)
-RUN_COMMAND_PACKAGES = ("murgat.score", "murgat.faithfulness", "murgat.generation", "murgat.grounding", "programs")
-COMMAND_MODULES = {"murgat.calibrate", "murgat.calibrate_faithfulness", "murgat.validate", "murgat.judge_check",
-                   "murgat.diff"}
+RUN_COMMAND_PACKAGES = ("murgat.score", "murgat.faithfulness", "murgat.commands.generate", "murgat.commands.ground", "programs")
+COMMAND_MODULES = {"murgat.commands.calibrate.score_runs", "murgat.commands.calibrate.faithfulness_runs", "murgat.commands.validate.check", "murgat.commands.judge_check.check",
+                   "murgat.engine.differences"}
 #: the judging layer: what commands that ask about media share, and the judge probes they ask first
-JUDGING = ("murgat.judging", "murgat.probes")
-ENGINE = ("murgat.engine", "murgat.scaleout", "murgat.runlock")
+JUDGING = ("murgat.judging", "murgat.judging.probes")
+ENGINE = ("murgat.engine", "murgat.engine.scaleout", "murgat.engine.runlock")
 #: a string that names a module and, after a colon, a name in it (a task factory, a command's class)
 FACTORY = re.compile(r"^([A-Za-z_][\w.]*):[A-Za-z_]\w*$")
 IMPORTERS = {"import_module", "__import__", "find_spec"}
@@ -98,7 +98,7 @@ def node(mod: str) -> str:
 def _named(node_: ast.AST, name: str, is_package: bool, imports_by_name: bool) -> list[str]:
     """The module names one AST node imports (resolved against ``name`` for relative imports);
     a table of module names counts in a module that imports by name (``murgat.cli``'s
-    ``__import__`` loop), not in one that only lists names (``murgat.lazy``)."""
+    ``__import__`` loop), not in one that only lists names (``murgat.core.lazy``)."""
     if isinstance(node_, ast.Import):
         return [a.name for a in node_.names]
     if isinstance(node_, ast.ImportFrom):
@@ -206,19 +206,19 @@ def test_no_two_packages_import_each_other() -> None:
 def test_the_rule_sees_every_kind_of_import() -> None:
     """The checker itself: a function-level import, a relative import, ``importlib`` and a
     ``module:function`` string are edges (so none of them can hide one)."""
-    mods = {"murgat", "murgat.score", "murgat.score.runner", "murgat.score.stages", "murgat.engine",
-            "murgat.engine.loop", "programs", "programs.task", "murgat.faithfulness", "murgat.faithfulness.label"}
+    mods = {"murgat", "murgat.score", "murgat.commands.score.runner", "murgat.commands.score.stages", "murgat.engine",
+            "murgat.engine.loop", "programs", "murgat.programs.task", "murgat.faithfulness", "murgat.judging.steps"}
     src = ("def f():\n    from murgat.engine import loop\n"
            "from .stages import x\n"
-           "import importlib\nimportlib.import_module('programs.task')\n"
-           "FACTORY = 'murgat.faithfulness.label:Labeller'\n")
-    assert edges_of("murgat.score.runner", src, mods) == {"murgat.engine", "murgat.engine.loop", "murgat.score.stages",
-                                                            "programs.task", "murgat.faithfulness.label"}
-    assert edges_of("murgat.score", "from . import runner\n", mods, is_package=True) == {"murgat.score.runner"}
-    table = "for m in ('programs.task', 'murgat.engine.loop'):\n    __import__(m)\n"
-    assert edges_of("murgat.cli", table, mods) == {"programs.task", "murgat.engine.loop"}
-    assert edges_of("murgat.lazy", "LAZY = frozenset({'programs.task'})\n", mods) == set()
-    assert "murgat.score.runner" in imports()["murgat.score.command"]  # and on the tree itself
+           "import importlib\nimportlib.import_module('murgat.programs.task')\n"
+           "FACTORY = 'murgat.judging.steps:Labeller'\n")
+    assert edges_of("murgat.commands.score.runner", src, mods) == {"murgat.engine", "murgat.engine.loop", "murgat.commands.score.stages",
+                                                            "murgat.programs.task", "murgat.judging.steps"}
+    assert edges_of("murgat.score", "from . import runner\n", mods, is_package=True) == {"murgat.commands.score.runner"}
+    table = "for m in ('murgat.programs.task', 'murgat.engine.loop'):\n    __import__(m)\n"
+    assert edges_of("murgat.cli", table, mods) == {"murgat.programs.task", "murgat.engine.loop"}
+    assert edges_of("murgat.core.lazy", "LAZY = frozenset({'murgat.programs.task'})\n", mods) == set()
+    assert "murgat.commands.score.runner" in imports()["murgat.commands.score.command"]  # and on the tree itself
 
 
 def test_the_command_line_is_a_layer_over_the_api() -> None:
@@ -226,8 +226,8 @@ def test_the_command_line_is_a_layer_over_the_api() -> None:
     reaches back into the command line."""
     graph = imports()
     assert not sorted(b for b in graph["murgat.api"] if layer(b) == "cli" and b != "murgat"), graph["murgat.api"]
-    for mod in ("murgat.score.cli", "murgat.faithfulness.cli", "murgat.faithfulness.reflect_cli",
-                "murgat.generation.cli", "programs.cli"):
+    for mod in ("murgat.commands.score.cli", "murgat.commands.faithfulness.cli", "murgat.commands.reflect.cli",
+                "murgat.commands.generate.cli", "murgat.programs.cli"):
         assert "murgat.api" in graph[mod], mod
         # nothing of a command's running: that lives in its ``command`` module, reached through the API
         assert not {b for b in graph[mod] if b.endswith((".command", "_command"))}, mod

@@ -16,11 +16,11 @@ prints. :func:`run_command` does the rest, the same way for every command:
    to here leaves nothing it made (no folder, no cache, no lock file);
 4. **check the fingerprint** against ``config.json`` (written before the first record;
    :meth:`~murgat.engine.folder.RunFolder.check_config`), then **probe the judges** the command
-   declares (:meth:`Command.probe_paths`, ``--probes``; :mod:`murgat.engine.probing`): the report is
+   declares (:meth:`Command.probe_paths`, ``--probes``; :mod:`murgat.engine.judge_probes`): the report is
    recorded in ``config.json`` beside the settings, never in the fingerprint, and ``--probes
    require`` stops here with exit 2 when a probe failed;
 5. **plan** each stream once (:func:`~murgat.engine.loop.plan_work`: done, edited, to do) and
-   **run** it here (the item loop, one progress bar) or on Ray (:mod:`murgat.scaleout`; the driver
+   **run** it here (the item loop, one progress bar) or on Ray (:mod:`murgat.engine.scaleout`; the driver
    and its workers know only this protocol: a worker builds the task from the stream's JSON
    ``payload`` with :meth:`Command.task`);
 6. **compact** each stream into input order, **summarize** (with the judges' account when the
@@ -49,24 +49,24 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from murgat.core.inputs import InputError
+from murgat.core.schema import Item
 from murgat.engine.errors import CommandError, SettingsError, stopped
 from murgat.engine.folder import RunFolder, needs_retry, record_field
 from murgat.engine.guards import Held, Outputs, check_outputs, held
+from murgat.engine.judge_probes import probe_before_run, probe_lines, recorded_probes, with_judge_account
 from murgat.engine.loop import Digest, ItemTask, WorkPlan, plan_work, run_items
 from murgat.engine.options import RunSettings
 from murgat.engine.preflight import MediaPlace, check_media_root
-from murgat.engine.probing import probe_before_run, probe_lines, recorded_probes, with_judge_account
 from murgat.engine.progress import item_progress, stats_text
 from murgat.engine.roles import JudgeFactory, JudgeMaker
-from murgat.inputs import InputError
+from murgat.engine.scaleout import driver
+from murgat.engine.scaleout.driver import RayRunReport, init_ray, report_extra, shutdown, summed_stats
+from murgat.engine.scaleout.tasks import TaskSpec, run_on_ray
 from murgat.judges.base import JudgeStats
 from murgat.judging.pool import CallPool
-from murgat.probes.paths import ProbePath
-from murgat.probes.results import ProbeReport
-from murgat.scaleout import driver
-from murgat.scaleout.driver import RayRunReport, init_ray, report_extra, shutdown, summed_stats
-from murgat.scaleout.tasks import TaskSpec, run_on_ray
-from murgat.schema import Item
+from murgat.judging.probes.paths import ProbePath
+from murgat.judging.probes.results import ProbeReport
 
 S = TypeVar("S", bound=RunSettings)
 
@@ -180,7 +180,7 @@ class Command(Generic[S]):
     #: the file of the run folder its summary is written to
     summary_file: ClassVar[str] = "summary.json"
     #: whether its summary records the judges' account: the probes, each judge's identity as the
-    #: provider reported it, and what this invocation sent (:mod:`murgat.engine.probing`)
+    #: provider reported it, and what this invocation sent (:mod:`murgat.engine.judge_probes`)
     judge_account: ClassVar[bool] = False
 
     def needs(self, s: S) -> dict[str, tuple[str, ...]]:
@@ -217,7 +217,7 @@ class Command(Generic[S]):
         raise NotImplementedError
 
     def probe_paths(self, s: S, run: Run, work: Work) -> list[ProbePath]:
-        """The judge paths to probe before the first item (:mod:`murgat.probes.paths`: the run's own
+        """The judge paths to probe before the first item (:mod:`murgat.judging.probes.paths`: the run's own
         judges, asked as its items ask them); none by default. ``--probes`` chooses among them."""
         return []
 

@@ -16,7 +16,7 @@ finished, with failed or undetermined items — is not an error: it is the run's
 
 from __future__ import annotations
 
-from murgat.jsonl import ResultsWriteError
+from murgat.core.jsonl import ResultsWriteError
 from murgat.judges.base import JudgeUnreachable
 from murgat.judges.replay import ReplayMiss
 

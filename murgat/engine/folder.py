@@ -19,7 +19,7 @@ records written before digests existed have none and are kept.
 open, a torn last line (a crash mid-write) is cut off, and any other line that does not
 decode as a result (a disk fault, a hand edit) is moved to ``results.corrupt.jsonl`` with
 a notice; those items are scored again. Re-running the same command skips every id
-already in the file. One process at a time holds the folder (:class:`~murgat.runlock.RunLock`).
+already in the file. One process at a time holds the folder (:class:`~murgat.engine.runlock.RunLock`).
 """
 
 from __future__ import annotations
@@ -36,8 +36,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from murgat.engine.errors import SettingsError
-from murgat.jsonl import (
+from murgat.core.jsonl import (
     BadLine,
     ResultsWriteError,
     append_lines,
@@ -47,7 +46,8 @@ from murgat.jsonl import (
     quarantine_lines,
     read_records,
 )
-from murgat.schema import ResponseResult, RunSummary
+from murgat.core.schema import ResponseResult, RunSummary
+from murgat.engine.errors import SettingsError
 
 #: what a run folder can hold; ``config.json`` says which
 KINDS = ("score", "faithfulness", "reflect", "program", "generate", "sweep", "ground")
@@ -412,7 +412,7 @@ def read_summary(folder: str | Path, name: str = "summary.json") -> dict[str, An
 
 
 def score_summary(folder: str | Path) -> RunSummary:
-    """``folder/summary.json`` as a :class:`~murgat.schema.RunSummary`, or :class:`RunUnreadable`
+    """``folder/summary.json`` as a :class:`~murgat.core.schema.RunSummary`, or :class:`RunUnreadable`
     naming the file and why (missing, cut short, not a score run's summary) — what ``summarize``,
     ``view`` and ``program --score`` read, never a traceback."""
     run = Path(folder)
@@ -437,7 +437,7 @@ def _is_utf8(line: str) -> bool:
 
 
 def _lines(f: Any) -> Iterator[str]:
-    """Lines of an open text file split at ``\n`` only (see :mod:`murgat.jsonl`).
+    """Lines of an open text file split at ``\n`` only (see :mod:`murgat.core.jsonl`).
 
     Each chunk read is searched once, from where the last line ended: the text of a line that
     spans many chunks is kept as pieces and joined once, when its break arrives. (Splitting the
@@ -480,7 +480,7 @@ def needs_retry(r: Any) -> bool:
 def replace_atomically(path: Path, write: Any) -> None:
     """Make ``path`` anew through a temporary file (``write(binary_file)`` fills it), fsync and
     ``os.replace``: a reader (or a crash) sees the old file or the new one, never half of one. A
-    failure (disk full) leaves the old file and raises :class:`~murgat.jsonl.ResultsWriteError`."""
+    failure (disk full) leaves the old file and raises :class:`~murgat.core.jsonl.ResultsWriteError`."""
     tmp = path.with_name(path.name + ".tmp")
     try:
         with open(tmp, "wb") as f:

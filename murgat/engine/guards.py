@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from murgat.core.schema import Item
 from murgat.engine.errors import CommandError, SettingsError
 from murgat.engine.folder import check_writable_dir
 from murgat.engine.outputs import Claim, OutputRefused, claim_output
-from murgat.runlock import RunLock
-from murgat.schema import Item
+from murgat.engine.runlock import RunLock
 
 
 def select_items(items: list[Item], ids: str | None, limit: int | None) -> list[Item]:

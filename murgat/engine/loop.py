@@ -11,7 +11,7 @@ the rest, the same way for every command:
    record is stale). Records without a digest (written before digests existed) are kept.
 2. **Running.** A fixed set of ``concurrency`` workers pulls items in input order, so 100,000
    items never mean 100,000 waiting tasks. An item the loader marked unreadable (a response over
-   ``--max-response-chars``: :attr:`~murgat.schema.Item.input_problem`) gets its error record
+   ``--max-response-chars``: :attr:`~murgat.core.schema.Item.input_problem`) gets its error record
    without being read. An exception inside one item becomes that item's error record
    (``internal_error: …``) and the run goes on — except the ones that must stop a run: a replay
    cassette miss and a failure to write results (:func:`record_of`).
@@ -34,13 +34,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from murgat.core.jsonl import ResultsWriteError
+from murgat.core.schema import Item
 from murgat.engine.folder import RunFolder, needs_retry, record_field, record_id
 from murgat.engine.outcome import ItemFailure
-from murgat.jsonl import ResultsWriteError
 from murgat.judges.base import JudgeUnreachable
 from murgat.judges.replay import ReplayMiss
 from murgat.judging.pool import CallPool
-from murgat.schema import Item
 
 log = logging.getLogger("murgat.engine")
 
@@ -54,8 +54,8 @@ def internal_error(exc: BaseException) -> ItemFailure:
 
 
 def input_failure(item: Item) -> ItemFailure | None:
-    """Why the loader refused to read ``item`` (:attr:`~murgat.schema.Item.input_problem`, written
-    ``KIND: detail`` — e.g. ``response_too_long: …`` by :func:`murgat.inputs.response_problem`),
+    """Why the loader refused to read ``item`` (:attr:`~murgat.core.schema.Item.input_problem`, written
+    ``KIND: detail`` — e.g. ``response_too_long: …`` by :func:`murgat.core.inputs.response_problem`),
     or ``None`` when it may be run."""
     problem = item.input_problem
     if not problem:

@@ -1,6 +1,6 @@
 """Every command's settings as one pydantic model, and the command line made from it.
 
-A command's settings class (``ScoreSettings`` in ``murgat/score/settings.py`` and so on)
+A command's settings class (``ScoreSettings`` in ``murgat/settings/score.py`` and so on)
 inherits the groups it uses from here and adds its own fields. :func:`add_settings` declares
 every field on an argparse parser (flag from the name, help from the description, default,
 choices and bounds from the field), and :meth:`Settings.from_args` turns parsed arguments back
@@ -59,8 +59,8 @@ from typing import Any, ClassVar, Literal, Protocol, Self, Union, get_args, get_
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.fields import FieldInfo
 
+from murgat.core.inputs import MAX_RESPONSE_CHARS
 from murgat.engine.fingerprint import Deciding, Where, derive
-from murgat.inputs import MAX_RESPONSE_CHARS
 from murgat.judges.effort import arg_type, check
 from murgat.judges.types import GenerateConfig
 from murgat.judging.config import JudgingConfig
@@ -231,7 +231,7 @@ class Pace(BaseModel):
 
 
 class ResponseCap(BaseModel):
-    """The one text-size cap of every command that reads responses or chains (:mod:`murgat.inputs`):
+    """The one text-size cap of every command that reads responses or chains (:mod:`murgat.core.inputs`):
     a longer one is marked by the loader and gets its own error record, never a parse of unbounded
     cost. It decides nothing about the items within it, so it is no part of any fingerprint."""
 
@@ -317,7 +317,7 @@ class Stats(BaseModel):
 
 
 class GroupBy(BaseModel):
-    """``--by FIELD``: the run's figures per group of an item field as well (:mod:`murgat.breakdown`).
+    """``--by FIELD``: the run's figures per group of an item field as well (:mod:`murgat.core.breakdown`).
     What is printed and summarised, never what is done: no part of any fingerprint."""
 
     title: ClassVar[str] = "statistics"
@@ -329,7 +329,7 @@ class GroupBy(BaseModel):
 
 
 class Probes(BaseModel):
-    """The judge probes a run asks before its first item (:mod:`murgat.probes`): known-answer questions
+    """The judge probes a run asks before its first item (:mod:`murgat.judging.probes`): known-answer questions
     about a clip murgat makes, asked through the run's own judge path. They decide nothing about the
     items (a probe's answer never enters a figure), so neither field is part of any fingerprint: a
     folder resumes whatever they are, and ``off`` sends exactly the requests of a run without them."""

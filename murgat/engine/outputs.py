@@ -46,7 +46,7 @@ Writing (:meth:`Claim.write`): a regular file is made anew through a temporary f
 folder, fsync'd and moved into place with ``os.replace`` — a reader, a crash or a file-size
 limit sees the old file or the new one, never half a page; the old file's permissions are kept
 (a new file gets the umask's). A failure while writing (disk full, ``RLIMIT_FSIZE``) removes the
-temporary file and raises :class:`~murgat.jsonl.ResultsWriteError` (exit 5: "what was written is
+temporary file and raises :class:`~murgat.core.jsonl.ResultsWriteError` (exit 5: "what was written is
 intact"). A stream target is opened and written in place (a descriptor is written through a
 duplicate of it, so a shell's ``>>`` is respected).
 """
@@ -67,8 +67,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Literal
 
+from murgat.core.jsonl import ResultsWriteError
 from murgat.engine.folder import NotWritable, RunConfigMismatch, check_writable_dir, read_kind
-from murgat.jsonl import ResultsWriteError
 
 Role = Literal["file", "folder", "cache", "cassette"]
 

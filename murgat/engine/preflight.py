@@ -19,16 +19,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from media.cache import file_digest
-from media.errors import MediaError, ToolMissing
-from media.probe import probe
-from murgat.datasets import dataset_path
+from murgat.core.datasets import dataset_path
+from murgat.core.inputs import MediaOutsideRoot, media_roots, resolve_media
+from murgat.core.jsonl import loads_line
+from murgat.core.schema import Item
 from murgat.engine.errors import SettingsError
 from murgat.engine.loop import item_digest
 from murgat.engine.outcome import ItemFailure, error_kind
-from murgat.inputs import MediaOutsideRoot, media_roots, resolve_media
-from murgat.jsonl import loads_line
-from murgat.schema import Item
+from murgat.judging.config import JudgingConfig
+from murgat.judging.context import ItemContext
+from murgat.media.cache import file_digest
+from murgat.media.errors import MediaError, ToolMissing
+from murgat.media.streams import probe
 
 
 class ItemMediaError(Exception):
@@ -164,9 +166,9 @@ def missing_hint(records: Sequence[Any], place: MediaPlace) -> str | None:
 
 def require_asr(model: str | None, why: str) -> None:
     """Refuse (exit 2, before any item) an ASR model that this install does not provide, or ASR
-    without its engine: the message lists the models there are (:func:`media.asr.require_model`).
+    without its engine: the message lists the models there are (:func:`murgat.media.asr.require_model`).
     ``why`` says what needs speech recognition (``--evidence-text``, the embedded judge, …)."""
-    from media.asr import require_model
+    from murgat.media.asr import require_model
 
     try:
         require_model(model)
@@ -175,3 +177,12 @@ def require_asr(model: str | None, why: str) -> None:
     if importlib.util.find_spec("faster_whisper") is None:
         raise SettingsError(f"{why} needs speech recognition, and faster-whisper is not installed: "
                             "pip install 'murgat[asr]'")
+
+
+async def item_context(item: Item, cfg: JudgingConfig, place: MediaPlace) -> ItemContext | ItemFailure:
+    """The item's media context, or the failure that makes it an error record."""
+    try:
+        path, info = await open_media(item, place)
+    except ItemMediaError as exc:
+        return exc.failure
+    return ItemContext(media=Path(path), durations=info.durations(), config=cfg, question=item.question or "")

@@ -49,7 +49,7 @@ def item_progress(label: str | None, *, disable: bool, con: Any = None) -> Any:
     from rich.table import Column
     from rich.text import Text
 
-    from murgat.console import console
+    from murgat.core.console import console
 
     class Stats(ProgressColumn):
         """The bar's ``stats`` field (none: nothing)."""

@@ -9,7 +9,7 @@ write an answer (``generate``), plan a program or label a chain (:meth:`Judge.re
 <murgat.judges.base.Judge.refusal>`, the capability every provider class declares).
 
 The same maker is the judge factory a command's item task is built with here (in a Ray worker
-the factory wires judges to the cluster instead: :mod:`murgat.scaleout.worker`): one provider per
+the factory wires judges to the cluster instead: :mod:`murgat.engine.scaleout.worker`): one provider per
 ``(spec, options, request settings)``, so two roles naming the same model share it, and one
 response cache, opened with the first provider and removed again when the run is refused
 before any work (:meth:`discard`).

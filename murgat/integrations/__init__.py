@@ -3,9 +3,9 @@
 - :mod:`murgat.integrations.inspect_ai` — an inspect_ai task (``murgat_cited_qa``), a media solver
   and a scorer (``murgat_scorer``) whose metrics are MURGAT-S and its parts with their CIs
   (extra ``murgat[inspect]``);
-- :mod:`murgat.integrations.inspect_import` — ``murgat import inspect LOG.eval --out DIR``: an
+- :mod:`murgat.commands.imports.inspect_log` — ``murgat import inspect LOG.eval --out DIR``: an
   inspect log's samples as a murgat input, to score, view, summarize and calibrate;
-- :mod:`murgat.integrations.samples` — the one mapping between an inspect sample and a murgat item,
+- :mod:`murgat.commands.imports.samples` — the one mapping between an inspect sample and a murgat item,
   shared by the scorer and the importer (imports nothing of inspect_ai).
 
 This package sits at the API layer: it uses murgat the way a user's script does (``murgat.score``).

@@ -12,8 +12,8 @@ from typing import Any
 
 import anyio
 
-from murgat.integrations.samples import INPUT, MARKER, write_input
-from murgat.schema import Item, ResponseResult
+from murgat.commands.imports.samples import INPUT, MARKER, write_input
+from murgat.core.schema import Item, ResponseResult
 
 #: the run settings a summary needs to be the one ``murgat score`` writes
 SUMMARY_OPTIONS = ("precision_mode", "empty_policy", "cluster_by_video", "bootstrap", "seed", "attributed_threshold")
@@ -28,7 +28,7 @@ def summary_figures(records: Sequence[ResponseResult], opts: dict[str, Any]) -> 
     """The run summary of ``records`` under the settings ``opts`` (:data:`SUMMARY_OPTIONS`) as inspect
     metrics: each figure, ``_ci_low``, ``_ci_high`` and ``_n``, plus item counts; an undefined figure is
     NaN (inspect drops ``None``), never 0."""
-    from murgat.metric import summarize_results
+    from murgat.core.metric import summarize_results
 
     summary = summarize_results(records, precision_mode=opts.get("precision_mode", "alce"),
                                 empty_policy=opts.get("empty_policy", "zero"),
@@ -136,7 +136,7 @@ class Batcher:
 
     def _run(self, batch: Sequence[Item]) -> dict[str, ResponseResult]:
         from murgat.api import score
-        from murgat.inputs import iter_items
+        from murgat.core.inputs import iter_items
 
         if self.known is None:  # a folder this scorer wrote before (a rerun of the eval): keep its items
             prior = self.folder / INPUT

@@ -6,7 +6,7 @@
     inspect eval murgat/murgat_cited_qa -T data=examples/responses.jsonl -T media_root=examples/media \\
         -T judge=embedded --model google/gemini-2.5-flash
 
-**The task** reads any dataset murgat reads (:func:`murgat.datasets.load_dataset`: murgat
+**The task** reads any dataset murgat reads (:func:`murgat.core.datasets.load_dataset`: murgat
 JSONL/JSON, CSV, HF folders, Video-MMMU, NExT-GQA, WorldSense) and asks the model under test
 murgat's own generation prompt (:func:`murgat.judging.answering.generate_prompt`; ``mode`` ``cite``
 or ``base``), so any inspect provider can be the model whose citations are checked. The media is
@@ -34,7 +34,7 @@ folder beside the log (``LOG.murgat/``: ``responses.jsonl`` is the input, the re
 run: ``murgat view``, ``summarize``, ``export``, ``calibrate`` read it; ``murgat score LOG.murgat
 --media-root ROOT --judge OTHER --out RUN2`` rescores the same outputs with another judge). A task
 other than ``murgat_cited_qa`` can use the scorer when its samples' metadata name their media
-(:mod:`murgat.integrations.samples`); pass ``media_root=`` then.
+(:mod:`murgat.commands.imports.samples`); pass ``media_root=`` then.
 
 *Batching.* inspect scores samples one at a time, concurrently, while murgat's command scores a
 file of items and resumes a folder. So the scorer group-commits: a sample's scoring waits for the
@@ -50,7 +50,7 @@ pays O(n²/batch) bookkeeping; a larger ``batch_wait`` trades latency for fewer 
 whether its answer is correct; its explanation lists every sentence and fact with citations and
 verdicts, and its metadata the record (judge answers' text left to the run folder). The metric
 :func:`murgat_metrics` rebuilds the records from the scores and summarises them with murgat's
-own :func:`murgat.metric.summarize_results` and the run's settings, so MURGAT-S, coverage,
+own :func:`murgat.core.metric.summarize_results` and the run's settings, so MURGAT-S, coverage,
 precision, recall, F1, accuracy and SAA (strict attributed accuracy) come with the same bootstrap
 95% CIs (``_ci_low``/``_ci_high``) and ``n`` as ``summary.json``; an undefined figure (no judged
 item, no gold answer) is NaN, never 0. Error records count in ``n_errors`` and are left out of the
@@ -72,11 +72,11 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, Value,
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 from inspect_ai.util import materialize_media
 
-from murgat.inputs import InputError, resolve_media
+from murgat.commands.imports.samples import KEY, item_of_sample, media_root_of, sample_metadata
+from murgat.core.inputs import InputError, resolve_media
+from murgat.core.schema import Item, ResponseResult
 from murgat.integrations.batching import FIGURES, SUMMARY_OPTIONS, Batcher, explain, strip_raw, summary_figures
 from murgat.integrations.media_parts import MediaPiece, check_media_as, media_pieces
-from murgat.integrations.samples import KEY, item_of_sample, media_root_of, sample_metadata
-from murgat.schema import Item, ResponseResult
 
 #: score options the scorer decides itself (where to read and write, what to select)
 SCORER_OWNS = frozenset({"input", "out", "media_root", "ids", "limit", "overwrite", "dry_run", "print_json", "quiet"})
@@ -94,8 +94,8 @@ def murgat_cited_qa(data: str, media_root: str | None = None, mode: str = "cite"
     docstring); with ``judge`` the answers are scored by :func:`murgat_scorer` (``score_options``:
     any ``murgat score`` option, e.g. ``precision_mode="strict"``, ``judge_option=["k=v"]``).
     Without ``judge`` the log holds the answers only: ``murgat import inspect`` then scores them."""
-    from murgat.datasets import dataset_path, load_dataset
-    from murgat.inputs import media_roots
+    from murgat.core.datasets import dataset_path, load_dataset
+    from murgat.core.inputs import media_roots
     from murgat.judging.answering import generate_prompt
 
     if mode not in ("cite", "base"):
@@ -163,7 +163,7 @@ def murgat_media(media: str = "video", fps: float = 1.0, max_frames: int = 64) -
 @metric(scores="unreduced")
 def murgat_metrics() -> Metric:
     """MURGAT-S, coverage, precision, recall, F1, accuracy and SAA with bootstrap 95% CIs and ``n``,
-    computed by murgat's :func:`~murgat.metric.summarize_results` from the records in the scores
+    computed by murgat's :func:`~murgat.core.metric.summarize_results` from the records in the scores
     (:func:`~murgat.integrations.batching.summary_figures`)."""
 
     def compute(scores: list[SampleScore]) -> Value:
@@ -206,7 +206,7 @@ def murgat_scorer(judge: str, out: str | None = None, media_root: str | None = N
     are ``murgat score``'s (``judge_option=["k=v"]``, ``precision_mode``, ``cache``, …); ``out``: the
     run folder (default: beside the log, ``LOG.murgat``); ``media_root``: where media names resolve
     (default: the one the task recorded in each sample)."""
-    from murgat.score.settings import ScoreSettings
+    from murgat.settings.score import ScoreSettings
 
     clash = sorted(set(score_options) & SCORER_OWNS)
     if clash:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from murgat.inputs import InputError
+from murgat.core.inputs import InputError
 
 MediaAs = Literal["video", "video+audio", "frames+audio", "frames"]
 MEDIA_AS: tuple[str, ...] = ("video", "video+audio", "frames+audio", "frames")
@@ -35,8 +35,8 @@ class MediaPiece:
 def media_pieces(path: Path, media: str, fps: float = 1.0, max_frames: int = 64) -> list[MediaPiece]:
     """What ``media`` mode sends for the file at ``path`` (see :mod:`murgat.integrations.inspect_ai`); blocking
     (decodes and converts, cached by content in murgat's media cache)."""
-    from media.clips import audio_clip, video_clip
-    from media.probe import probe
+    from murgat.media.clips import audio_clip, video_clip
+    from murgat.media.streams import probe
 
     check_media_as(media)
     info = probe(path)

@@ -236,7 +236,7 @@ class ProviderPause:
 
     Locally there is one per provider scope and event loop (:func:`_pause_for`). On Ray the limit
     service keeps one per scope for the whole cluster and workers reach it through a proxy with
-    the same async methods (:mod:`murgat.scaleout.worker`), so the attempt loop is the same code
+    the same async methods (:mod:`murgat.engine.scaleout.worker`), so the attempt loop is the same code
     in both places and a storm costs the same. There a holder whose worker died must not pause
     the cluster for ever: with ``lease_s`` a hold lapses unless renewed within it (:meth:`renew`).
     Requests are named by a string (``who``) so the name can travel to the service.
@@ -531,7 +531,7 @@ class Judge(ABC):
 
     def _pause(self, scope: str) -> ProviderPause:
         """The pause of a provider scope: this event loop's. The one place it is chosen: a judge in a
-        Ray worker is given the cluster's instead (:func:`murgat.scaleout.worker.wire_judge`)."""
+        Ray worker is given the cluster's instead (:func:`murgat.engine.scaleout.worker.wire_judge`)."""
         return _pause_for(scope)
 
     async def _attempts(self, req: JudgeRequest) -> JudgeOutput:

@@ -47,8 +47,8 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
-from murgat.citations import strip_citations
-from murgat.rules import DISCOURSE_LABEL
+from murgat.core.citations import strip_citations
+from murgat.core.rules import DISCOURSE_LABEL
 
 NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "

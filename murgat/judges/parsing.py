@@ -32,9 +32,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from murgat.jsonl import loads_line
+from murgat.core.jsonl import loads_line
+from murgat.core.schema import Verdict
 from murgat.judges.types import JudgeOutput
-from murgat.schema import Verdict
 
 _YES = {"yes", "y", "true", "entailed", "entails", "supported", "verifiable", "correct", "1"}
 _NO = {"no", "n", "false", "not entailed", "not_entailed", "unsupported", "not supported", "contradicted",

@@ -29,7 +29,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from murgat.jsonl import append_line, dumps, iter_lines, loads_line
+from murgat.core.jsonl import append_line, dumps, iter_lines, loads_line
 from murgat.judges.account import JudgeIdentity
 from murgat.judges.base import Judge, RawAnswer
 from murgat.judges.cache import request_key

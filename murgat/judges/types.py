@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
-from media.cache import file_digest
 from murgat.judges.account import Sent
+from murgat.media.cache import file_digest
 
 if TYPE_CHECKING:  # numpy is imported where arrays are made: a text-only run never pays for it
     import numpy as np
@@ -73,7 +73,7 @@ class ImagePart:
 
     def encoded(self) -> bytes:
         if self.data is None:
-            from media.frames import encode_image
+            from murgat.media.frames import encode_image
 
             img = self.image
             assert img is not None
@@ -108,7 +108,7 @@ class AudioPart:
     kind: Literal["audio"] = "audio"
 
     def wav(self) -> bytes:
-        from media.audio import wav_bytes
+        from murgat.media.audio import wav_bytes
 
         return memo_on(self.samples, f"wav:{self.sr}", lambda: wav_bytes(self.samples, self.sr))
 
@@ -177,7 +177,7 @@ def frame_label(t: float) -> str:
 
 
 #: a whole file's sound track is sent whole up to this many seconds (the long-file threshold of
-#: :mod:`media.audio`: 19.2 MB of WAV), else as that many seconds of excerpts (:meth:`MediaPart.sound`)
+#: :mod:`murgat.media.audio`: 19.2 MB of WAV), else as that many seconds of excerpts (:meth:`MediaPart.sound`)
 WHOLE_FILE_AUDIO_S = 600.0
 
 
@@ -200,8 +200,8 @@ class MediaPart:
         return f"{file_digest(self.path)}@{self.fps}x{self.max_frames}"
 
     def frames(self) -> list[Any]:
-        from media.frames import open_video
-        from media.probe import probe
+        from murgat.media.frames import open_video
+        from murgat.media.streams import probe
 
         if not probe(self.path).has_video:
             return []
@@ -212,12 +212,12 @@ class MediaPart:
         """``(pieces, sample rate, note)`` of the sound track to send: ``[(start, end, samples)]``, the
         whole track of a file up to ``max_s`` seconds (:data:`WHOLE_FILE_AUDIO_S`; exactly the samples
         sent before this cap existed), else ``max_s`` seconds as evenly spread excerpts decoded
-        one by one (:func:`media.limits.choose_excerpts`; an hour of 16 kHz WAV is 115 MB, more
-        than any provider takes inline) with the :class:`media.limits.EvidenceNote` saying so;
+        one by one (:func:`murgat.media.limits.choose_excerpts`; an hour of 16 kHz WAV is 115 MB, more
+        than any provider takes inline) with the :class:`murgat.media.limits.EvidenceNote` saying so;
         ``([], 16000, None)`` for a file without sound."""
-        from media.audio import SAMPLE_RATE, open_audio
-        from media.limits import DEFAULT_AUDIO_EXCERPT_S, audio_note, choose_excerpts, fmt_duration
-        from media.probe import probe
+        from murgat.media.audio import SAMPLE_RATE, open_audio
+        from murgat.media.limits import DEFAULT_AUDIO_EXCERPT_S, audio_note, choose_excerpts, fmt_duration
+        from murgat.media.streams import probe
 
         if not probe(self.path).has_audio:
             return [], SAMPLE_RATE, None
@@ -289,7 +289,7 @@ class JudgeRequest:
     #: (:func:`murgat.judges.parsing.parse_verdict`); with a ``schema`` the answer must be JSON.
     #: An answer that fails this check is returned but never cached, so a rerun asks again.
     expects: Literal["text", "verdict"] = "text"
-    #: what the evidence limits changed in this request's media (:class:`media.limits.EvidenceNote`
+    #: what the evidence limits changed in this request's media (:class:`murgat.media.limits.EvidenceNote`
     #: dumps), set where the parts are made: the answer carries them (:attr:`JudgeOutput.evidence_notes`),
     #: so a record made from a cached answer says what its request held
     evidence_notes: list[dict[str, Any]] = field(default_factory=list)

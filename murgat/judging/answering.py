@@ -14,14 +14,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-import prompts
-from murgat.answers import grade
-from murgat.citations import strip_citations
-from murgat.inputs import response_problem
+from murgat import prompts
+from murgat.core.answers import grade
+from murgat.core.citations import strip_citations
+from murgat.core.inputs import response_problem
+from murgat.core.schema import Item
+from murgat.core.text import preprocess
 from murgat.judges.types import GenerateConfig, JudgeRequest, MediaPart, TextPart
 from murgat.judging.pool import Provider
-from murgat.schema import Item
-from murgat.text import preprocess
 
 Mode = Literal["base", "cite", "posthoc"]
 MODES: tuple[str, ...] = ("base", "cite", "posthoc")
@@ -78,7 +78,7 @@ def record_for(item: Item, response: str, **meta: Any) -> dict[str, Any]:
     rec: dict[str, Any] = {"id": item.id, "media": item.media, "question": item.question, "options": item.options, "gold": item.gold,
            "question_type": item.question_type, "response": response}
     rec.update({k: v for k, v in (item.model_extra or {}).items() if k not in rec and k != "response"})
-    if item.meta:  # the dataset's own fields (murgat.breakdown groups on them)
+    if item.meta:  # the dataset's own fields (murgat.core.breakdown groups on them)
         rec["meta"] = item.meta
     rec.update(meta)
     return rec
@@ -91,8 +91,8 @@ async def generate_one(model: Model, item: Item, media: Path, mode: Mode, cfg: G
 
     An answer longer than ``max_chars`` (``--max-response-chars``) is an error record
     (``response_too_long``), as an input response over the cap is: nothing downstream reads it.
-    The chosen option is read by :func:`murgat.answers.read_answer` and graded by
-    :func:`murgat.answers.grade`: an unread answer has ``correct: null`` and ``answer_problem``."""
+    The chosen option is read by :func:`murgat.core.answers.read_answer` and graded by
+    :func:`murgat.core.answers.grade`: an unread answer has ``correct: null`` and ``answer_problem``."""
     meta: dict[str, Any] = {"model": model.name, "mode": mode, "effort": cfg.reasoning_effort}
     req = build_request(item, media, mode, cfg, fps, max_frames, base_response)
     out = await model.generate(req)

@@ -4,10 +4,10 @@ and which sounds are heard (a sound tagger), for judges that read evidence as te
 
 Each channel is read where evidence is cited, not over the whole file: a short file is
 transcribed and tagged whole, exactly as before (its keys and words unchanged), a long one
-(longer than :data:`media.audio.LONG_AUDIO_S`) gets lazy sources that transcribe and tag only the
-chunks a cited window touches, each cached on its own (:func:`media.asr.transcript_source`,
-:func:`media.sounds.sound_source`); OCR reads only the frames inside cited visual segments
-(:func:`media.ocr.lazy_screen`). So evidence text for one citation near the end of an hour-long
+(longer than :data:`murgat.media.audio.LONG_AUDIO_S`) gets lazy sources that transcribe and tag only the
+chunks a cited window touches, each cached on its own (:func:`murgat.media.asr.transcript_source`,
+:func:`murgat.media.sounds.sound_source`); OCR reads only the frames inside cited visual segments
+(:func:`murgat.media.ocr.lazy_screen`). So evidence text for one citation near the end of an hour-long
 file costs one ASR window, not an hour of transcription."""
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import asyncio
 import sys
 from collections.abc import Callable
 
-from media.errors import ToolMissing
-from media.limits import fmt_duration
-from media.probe import probe
 from murgat.judging.config import JudgingConfig
 from murgat.judging.context import ItemContext
+from murgat.media.errors import ToolMissing
+from murgat.media.limits import fmt_duration
+from murgat.media.streams import probe
 
 
 async def text_channels(ctx: ItemContext, cfg: JudgingConfig, need: bool) -> None:
@@ -31,11 +31,11 @@ async def text_channels(ctx: ItemContext, cfg: JudgingConfig, need: bool) -> Non
         return
     info = probe(ctx.media)
     if info.has_audio:
-        from media.asr import transcript_source  # ASR, OCR and the sound tagger load their models and numpy
+        from murgat.media.asr import transcript_source  # ASR, OCR and the sound tagger load their models and numpy
 
         ctx.transcript = await asyncio.to_thread(transcript_source, ctx.media, cfg.asr_model)
         if cfg.sound_events:
-            from media.sounds import model_files, sound_source
+            from murgat.media.sounds import model_files, sound_source
 
             try:
                 sounds = await asyncio.to_thread(sound_source, ctx.media)
@@ -46,7 +46,7 @@ async def text_channels(ctx: ItemContext, cfg: JudgingConfig, need: bool) -> Non
             except ToolMissing:
                 ctx.sounds = None  # no tagger installed: sound claims are abstentions (the judge says why)
     if info.has_video:
-        from media.ocr import lazy_screen
+        from murgat.media.ocr import lazy_screen
 
         ctx.screen = await asyncio.to_thread(lazy_screen, ctx.media, cfg.ocr_fps)
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from media.evidence import EvidenceConfig
-from media.limits import EvidenceLimits
 from murgat.judges.types import GenerateConfig
+from murgat.media.evidence import EvidenceConfig
+from murgat.media.limits import EvidenceLimits
 
 
 class JudgingConfig(BaseModel):
     """The settings every command that asks about media carries into its item context: the
     evidence recipe (part of every evidence cache key), the text channels and the request
-    settings. ``score``'s :class:`~murgat.score.config.ScoreConfig` extends it with the metric's
+    settings. ``score``'s :class:`~murgat.settings.score_resolved.ScoreConfig` extends it with the metric's
     own settings; the other commands need no more than this."""
 
     evidence: EvidenceConfig = Field(default_factory=EvidenceConfig)

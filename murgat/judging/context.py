@@ -2,7 +2,7 @@
 
 The evidence is planned, built and fitted to one request under the run's evidence limits
 (:attr:`~murgat.judging.config.JudgingConfig.evidence_limits`, the provider's documented caps):
-a segment over a cap is sampled or refused by the plan (:mod:`media.limits`), and a request over
+a segment over a cap is sampled or refused by the plan (:mod:`murgat.media.limits`), and a request over
 a cap is thinned where its parts are made (:meth:`ItemContext.fitted`). What a limit changed
 enters the cache key only when it changed something — the plan's sampling
 (:meth:`SegmentPlan.sampling_key <media.evidence.SegmentPlan.sampling_key>`, known without
@@ -24,8 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from media.cache import file_digest
-from media.evidence import (
+from murgat.core.schema import Citation
+from murgat.judges.evidence import fit_request
+from murgat.judges.types import JudgeOutput
+from murgat.judging.config import JudgingConfig
+from murgat.media.cache import file_digest
+from murgat.media.evidence import (
     CROP_MARGIN,
     CROP_SIDE,
     Evidence,
@@ -36,12 +40,8 @@ from media.evidence import (
     plan_notes,
     plan_segments,
 )
-from media.limits import EvidenceLimits, EvidenceNote
-from media.probe import probe
-from murgat.judges.evidence import fit_request
-from murgat.judges.types import JudgeOutput
-from murgat.judging.config import JudgingConfig
-from murgat.schema import Citation
+from murgat.media.limits import EvidenceLimits, EvidenceNote
+from murgat.media.streams import probe
 
 
 @dataclass

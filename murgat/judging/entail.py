@@ -1,12 +1,12 @@
 """One entailment question: is a claim entailed by the evidence of some of its citations?
 
-``score`` asks it for every fact (jointly, alone, leave-one-out: :mod:`murgat.score.stages`) and
+``score`` asks it for every fact (jointly, alone, leave-one-out: :mod:`murgat.commands.score.stages`) and
 ``program``'s runtime check asks it of each description against its own segments. The cache key
 comes from the evidence's recipe (the probe alone); frames and samples are decoded only when the
 answer is not cached.
 
 What the evidence limits changed is in the question's record (:attr:`JudgeCall.evidence_notes
-<murgat.schema.JudgeCall.evidence_notes>`): the segments' notes from the plan, the request's from
+<murgat.core.schema.JudgeCall.evidence_notes>`): the segments' notes from the plan, the request's from
 the answer (it carries the notes of the request it answered, so a cached answer's record is the
 same); a request the limits refuse is not sent (``over limit: …``, an undetermined cause apart from
 judge errors)."""
@@ -16,9 +16,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Literal
 
-import prompts
-from media.errors import MediaError
-from murgat.citations import strip_citations
+from murgat import prompts
+from murgat.core.citations import strip_citations
+from murgat.core.schema import AtomicFact, JudgeCall, Verdict
 from murgat.judges.base import Judge
 from murgat.judges.budget import sized_request
 from murgat.judges.evidence import evidence_parts
@@ -26,7 +26,7 @@ from murgat.judges.parsing import clip_answer, read_verdict
 from murgat.judges.types import JudgeOutput, JudgeRequest, TextPart
 from murgat.judging.context import ItemContext
 from murgat.judging.pool import CallPool
-from murgat.schema import AtomicFact, JudgeCall, Verdict
+from murgat.media.errors import MediaError
 
 #: the yes/no answer schema of the ``json`` prompt variants
 VERDICT_SCHEMA = {

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from murgat.boxes import BoxConvention
-from murgat.citations import apply_box_convention, check_durations
-from murgat.schema import Sentence
-from murgat.text import split_sentences
+from murgat.core.boxes import BoxConvention
+from murgat.core.citations import apply_box_convention, check_durations
+from murgat.core.schema import Sentence
+from murgat.core.text import split_sentences
 
 
 def sentences_of(text: str, durations: dict[str, float | None], tolerance_s: float,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from human_eval.labels import LabelError, load_faithscore, load_labels
-from human_eval.matching import greedy_match, lexical_similarity, match_facts
+from murgat.human_eval.labels import LabelError, load_faithscore, load_labels
+from murgat.human_eval.matching import greedy_match, lexical_similarity, match_facts
 
 # FaithScore's labels, copied into the repository (MIT; tests/data/real/annotations/faithscore/README.md)
 FAITHSCORE = Path(__file__).resolve().parents[1] / "data" / "real" / "annotations" / "faithscore" / "annotation.jsonl"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from human_eval.ppi import (
+from murgat.human_eval.ppi import (
     bootstrap_corrected,
     labels_needed,
     prediction_powered_difference,
@@ -57,7 +57,7 @@ def test_fields_and_names() -> None:
     assert human.effective_n == pytest.approx(80)  # the human-only mean is worth its own labels
     # a judge that agrees 80% of the time is worth more labels than it has
     assert got.effective_n > 80
-    from human_eval.stats import prediction_powered_mean as via_stats
+    from murgat.human_eval.stats import prediction_powered_mean as via_stats
 
     assert via_stats is prediction_powered_mean
 
@@ -228,7 +228,7 @@ def test_the_plans_correlation_is_the_pilots_pearson_r() -> None:
 @pytest.mark.parametrize("alpha", [0.0, 1.0, 2.0, -0.1, float("nan")])
 def test_alpha_outside_zero_one_is_refused(alpha: float) -> None:
     """Before: alpha 0 gave an infinite interval, 2 an inverted one, NaN a NaN one, without a word."""
-    from human_eval.ppi import labels_needed, prediction_powered_ratio
+    from murgat.human_eval.ppi import labels_needed, prediction_powered_ratio
 
     y, yh, yu = [1, 0, 1, 1], [1, 0, 0, 1], [1, 0, 1, 0, 1]
     with pytest.raises(ValueError, match="alpha"):
@@ -250,7 +250,7 @@ def test_a_zero_variance_interval_says_that_it_understates_the_uncertainty() -> 
 def test_effective_n_is_undefined_when_the_human_only_figure_is() -> None:
     """The labelled items' human denominators all 0: the human-only ratio is undefined, so "the labels
     the judge is worth" is too. Before, effective_n was 0.0 (as if the judge were worth nothing)."""
-    from human_eval.ppi import prediction_powered_ratio
+    from murgat.human_eval.ppi import prediction_powered_ratio
 
     got = prediction_powered_ratio([0, 0, 0], [0, 0, 0], [1, 0, 1], [1, 1, 1], [1, 1], [2, 2], lam=1)
     assert got.estimate is not None and got.effective_n is None and got.reason and "effective n" in got.reason

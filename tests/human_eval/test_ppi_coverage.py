@@ -7,7 +7,7 @@ of descriptive sub-sentences among all 1,378 at least 88% of the time and be nar
 than the human-only interval of the same 100 labels. The rule verifier is being refined in
 parallel, so the test asserts these properties, never its exact numbers.
 
-Clustered population (``human_eval.simulation``): labelled videos against other videos. The
+Clustered population (``murgat.human_eval.simulation``): labelled videos against other videos. The
 clustered interval must cover at ≥ 88% (nominal 90 − 2); the one that treats items as
 independent must not. Seeds are fixed; each test takes about a second.
 """
@@ -18,10 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-from human_eval.labels import load_faithscore
-from human_eval.ppi import prediction_powered_mean
-from human_eval.simulation import CLUSTERED_TRUTH, clustered_population
-from murgat.rules import rule_verifiable
+from murgat.core.rules import rule_verifiable
+from murgat.human_eval.labels import load_faithscore
+from murgat.human_eval.ppi import prediction_powered_mean
+from murgat.human_eval.simulation import CLUSTERED_TRUTH, clustered_population
 
 FAITHSCORE = Path(__file__).resolve().parents[1] / "data" / "real" / "annotations" / "faithscore" / "annotation.jsonl"
 

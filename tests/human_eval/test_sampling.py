@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from human_eval.sampling import SampleDesign, check_labels, draw_sample, new_seed
+from murgat.human_eval.sampling import SampleDesign, check_labels, draw_sample, new_seed
 
 IDS = [f"item-{k:03d}" for k in range(200)]
 VIDEOS = {i: f"video-{int(i[-3:]) // 5}" for i in IDS}  # 40 videos of 5 items

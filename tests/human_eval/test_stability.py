@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from human_eval.stability import majority, repeat_agreement, spread
+from murgat.human_eval.stability import majority, repeat_agreement, spread
 
 
 def test_majority_rules() -> None:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from human_eval.stats import binary_agreement, cohen_kappa, correlations, fleiss_kappa, icc, pairwise_kappa, ranking_tau
+from murgat.human_eval.stats import binary_agreement, cohen_kappa, correlations, fleiss_kappa, icc, pairwise_kappa, ranking_tau
 
 # Shrout & Fleiss (1979), Table 2: 6 targets rated by 4 judges.
 SHROUT_FLEISS = [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]

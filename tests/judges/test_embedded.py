@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from media.probe import probe
-from murgat.citations import check_durations, parse_citations
+from murgat.core.citations import check_durations, parse_citations
+from murgat.core.schema import AtomicFact
 from murgat.judges.claims import normalize_word, tokenize
 from murgat.judges.embedded import EmbeddedJudge
 from murgat.judging.context import ItemContext
 from murgat.judging.entail import ask_entailment
 from murgat.judging.pool import CallPool
-from murgat.schema import AtomicFact
-from murgat.score.config import JudgeSpec, ScoreConfig
+from murgat.media.streams import probe
+from murgat.settings.score_resolved import JudgeSpec, ScoreConfig
 
 pytestmark = pytest.mark.slow
 
@@ -28,8 +28,8 @@ def entail(media: Path, fact: str, citations: str) -> str:
     info = probe(media)
     cites = check_durations(parse_citations(citations), info.durations())
     ctx = ItemContext(media=media, durations=info.durations(), config=cfg)
-    from media.asr import transcribe
-    from media.ocr import screen_text
+    from murgat.media.asr import transcribe
+    from murgat.media.ocr import screen_text
 
     if info.has_audio:
         ctx.transcript = transcribe(media)

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from media.asr import WORD_EDGE_TOLERANCE_S, Transcript, Word
+from murgat.core.rules import rule_decompose
 from murgat.judges import make_judge
-from murgat.judges.claimcheck import check_claim
-from murgat.rules import rule_decompose
+from murgat.judges.embedded_check import check_claim
+from murgat.media.asr import WORD_EDGE_TOLERANCE_S, Transcript, Word
 from tests.conftest import ROOT, real_media
 
 pytestmark = pytest.mark.slow

@@ -11,10 +11,10 @@ import json
 
 import pytest
 
+from murgat.core.rules import rule_verifiable
 from murgat.judges import embedded
 from murgat.judges.embedded import EmbeddedJudge
 from murgat.judges.types import EvidenceTextPart, JudgeRequest, TextPart
-from murgat.rules import rule_verifiable
 
 JUDGE = EmbeddedJudge("rules")
 
@@ -167,7 +167,7 @@ def test_labelled_v3_claims_on_real_media() -> None:
     true claims answered "no", few false claims credited, and no substituted older claim
     credited (that check is in test_embedded_v2)."""
     from murgat.judges import make_judge
-    from murgat.judges.claimcheck import check_claim
+    from murgat.judges.embedded_check import check_claim
     from tests.conftest import ROOT, real_media
 
     judge = make_judge("embedded")

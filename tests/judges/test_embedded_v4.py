@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from murgat.core.rules import rule_verifiable
 from murgat.judges.cache import request_key
-from murgat.judges.claimcheck import split_evidence
 from murgat.judges.embedded import EmbeddedJudge
+from murgat.judges.embedded_check import split_evidence
 from murgat.judges.types import EvidenceTextPart, JudgeRequest, TextPart
-from murgat.rules import rule_verifiable
 
 JUDGE = EmbeddedJudge("rules")
 

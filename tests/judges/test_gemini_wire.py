@@ -69,7 +69,7 @@ def make(wire: Wire, model: str = "gemini-2.5-flash", **opts: str) -> GeminiJudg
 
 
 def frames(ts):
-    from media.frames import open_video
+    from murgat.media.frames import open_video
 
     return open_video(real_media("friday.mp4")).frames_at(ts)
 

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 import torch
 
-from media.frames import Frame
 from murgat.judges.hf import HFJudge, patchify_clip, smart_size
 from murgat.judges.types import AudioPart, GenerateConfig, ImagePart, JudgeRequest, TextPart, VideoPart
+from murgat.media.frames import Frame
 
 SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>", "<|image_pad|>",
             "<|video_pad|>"]

@@ -241,7 +241,7 @@ class _KeepAlive:
 @pytest.mark.parametrize("client", ["lean", "httpx", "sdk"])
 def test_a_judge_closed_on_one_event_loop_answers_on_the_next(client: str) -> None:
     """A run asks its judge probes on one event loop and its items on another, closing the judge's
-    clients in between (:mod:`murgat.engine.probing`). Before, the ``sdk`` client made on the first
+    clients in between (:mod:`murgat.engine.judge_probes`). Before, the ``sdk`` client made on the first
     loop was kept, and every request on the second failed with "Event loop is closed"."""
     with _KeepAlive() as server:
         j = OpenAIJudge("m", {"base_url": server.base_url, "client": client, "api_key": "k"})

@@ -223,8 +223,8 @@ def test_a_refused_video_clip_falls_back_to_frames(models, proxy: Proxy, example
     """``-J video=clip`` sends a ``video_url`` data URL; transformers serve answers 500 (it loads the
     clip's sound and takes no ``data:`` URL). The judge then sends the sampled frames, for that
     request and the next ones, and says so once."""
-    from media.frames import open_video
     from murgat.judges.types import VideoPart
+    from murgat.media.frames import open_video
 
     src = str(example_media / "friday.mp4")
     frames = open_video(src).frames_in(1.0, 3.0, 1.0, 3)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from media.asr import resolve_model, transcribe
-from media.errors import NoAudioStream, ToolMissing
-from media.ocr import screen_text
 from murgat.cli import main
+from murgat.media.asr import resolve_model, transcribe
+from murgat.media.errors import NoAudioStream, ToolMissing
+from murgat.media.ocr import screen_text
 
 pytestmark = pytest.mark.slow
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from media.audio import load_audio, wav_bytes
-from media.errors import CorruptMedia, NoAudioStream, NoVideoStream
-from media.frames import VideoFrames, encode_image, open_video, resize_max_side
+from murgat.media.audio import load_audio, wav_bytes
+from murgat.media.errors import CorruptMedia, NoAudioStream, NoVideoStream
+from murgat.media.frames import VideoFrames, encode_image, open_video, resize_max_side
 
 from ..conftest import real_media
 
@@ -110,7 +110,7 @@ def test_cached_tracks_are_read_without_the_ast(tmp_path: Path, monkeypatch: pyt
     cut short, still goes through ``np.load``, which says what is wrong."""
     import ast
 
-    from media.audio import _read_npy
+    from murgat.media.audio import _read_npy
 
     tracks = [np.zeros(0, np.float32), np.float32([0.5]), np.random.default_rng(0).random(160_001, np.float32)]
     for k, x in enumerate(tracks):

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import media.cache as mc
-from media.cache import file_digest
+import murgat.media.cache as mc
+from murgat.media.cache import file_digest
 
 
 @pytest.fixture()

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from media.cache import MediaCache, file_digest, make_key
-from media.clips import audio_clip, keyframe_times, video_clip
-from media.probe import probe
+from murgat.media.cache import MediaCache, file_digest, make_key
+from murgat.media.clips import audio_clip, keyframe_times, video_clip
+from murgat.media.streams import probe
 
 
 def test_video_clip_copy_on_keyframe_reencode_elsewhere(friday: Path, tmp_path: Path) -> None:

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from media.errors import NoAudioStream, OutsideMedia
-from media.evidence import EvidenceConfig, build_evidence
-from media.probe import probe
-from murgat.citations import check_durations, parse_citations
+from murgat.core.citations import check_durations, parse_citations
+from murgat.media.errors import NoAudioStream, OutsideMedia
+from murgat.media.evidence import EvidenceConfig, build_evidence
+from murgat.media.streams import probe
 
 
 def cites(text: str, path: Path):
@@ -85,7 +85,7 @@ def test_clip_mode_writes_picture_only_file(friday: Path) -> None:
 
 
 def _boxed(text: str, path: Path):
-    from murgat.boxes import BoxConvention
+    from murgat.core.boxes import BoxConvention
 
     info = probe(path)
     return check_durations(parse_citations(text, BoxConvention().with_native(info.width, info.height)), info.durations())
@@ -94,8 +94,8 @@ def _boxed(text: str, path: Path):
 def test_boxed_point_gives_drawn_frame_and_enlarged_crop(friday: Path) -> None:
     import numpy as np
 
-    from media.evidence import CROP_SIDE
-    from media.frames import open_video
+    from murgat.media.evidence import CROP_SIDE
+    from murgat.media.frames import open_video
 
     # friday.mp4 is 640x480; a 64x48 box at (0.25, 0.25)
     ev = build_evidence(friday, _boxed("(visual, 0:02, box 0.25,0.25,0.35,0.35)", friday))
@@ -129,7 +129,7 @@ def test_boxed_range_keeps_frames_even_in_clip_mode(friday: Path) -> None:
 
 
 def test_plan_carries_boxes_and_box_free_plans_are_unchanged(friday: Path) -> None:
-    from media.evidence import plan_segments
+    from murgat.media.evidence import plan_segments
 
     plain, boxed = plan_segments(friday, _boxed("(visual, 0:01; visual, 0:01, boxpx 0,0,320,240)", friday))
     assert plain.boxes == () and plain.label == "visual 0:01"

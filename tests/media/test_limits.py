@@ -7,13 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import media.audio as ma
-from media.evidence import build_evidence, plan_notes, plan_segments
-from media.limits import EvidenceLimits, choose_excerpts, count_notes
-from media.probe import probe
-from murgat.citations import check_durations, parse_citations
+import murgat.media.audio as ma
+from murgat.core.citations import check_durations, parse_citations
 from murgat.judges.evidence import evidence_parts, fit_request, limits_for, request_bytes
 from murgat.judges.types import AudioPart, TextPart
+from murgat.media.evidence import build_evidence, plan_notes, plan_segments
+from murgat.media.limits import EvidenceLimits, choose_excerpts, count_notes
+from murgat.media.streams import probe
 
 
 def cites(text: str, path: Path):

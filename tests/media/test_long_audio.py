@@ -1,11 +1,11 @@
 """Long audio: spans decoded by seeking into cached chunks, sample for sample the whole-track decode.
 
-Real files are made "long" by lowering :data:`media.audio.LONG_AUDIO_S` and the chunk length, so
+Real files are made "long" by lowering :data:`murgat.media.audio.LONG_AUDIO_S` and the chunk length, so
 chunk boundaries fall inside the spans compared. The tolerance is the MPEG audio decoder
 conformance criterion (ISO/IEC 11172-4 §2.6.3, ISO/IEC 14496-4): at most 2⁻¹⁴ of full scale per
 sample, RMS below 2⁻¹⁵/√12 — the documented accuracy a decoder must reach against the reference.
 On these files ffmpeg's seeked output is in fact bit-identical. (The per-file check in
-:func:`media.audio.seek_method` allows single samples up to 2⁻¹¹ for AAC's noise substitution;
+:func:`murgat.media.audio.seek_method` allows single samples up to 2⁻¹¹ for AAC's noise substitution;
 these files need none of it.)
 """
 
@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import media.audio as ma
-from media.audio import SEEK_TOLERANCE_RMS, AudioTrack, ChunkedAudio, load_audio, open_audio
-from media.lru import Lru
-from media.probe import probe
+import murgat.media.audio as ma
+from murgat.media.audio import SEEK_TOLERANCE_RMS, AudioTrack, ChunkedAudio, load_audio, open_audio
+from murgat.media.lru import Lru
+from murgat.media.streams import probe
 
 from ..conftest import real_media
 

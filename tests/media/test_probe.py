@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from media.errors import CorruptMedia, MediaNotFound
-from media.probe import probe
+from murgat.media.errors import CorruptMedia, MediaNotFound
+from murgat.media.streams import probe
 
 from ..conftest import real_media
 
@@ -58,7 +58,7 @@ def test_probe_answer_is_kept_across_processes_and_dropped_when_the_file_changes
     edited file has a new stat identity and is probed again."""
     import subprocess as sp
 
-    import media.probe as mp
+    import murgat.media.streams as mp
 
     video = tmp_path / "clip.mp4"
     shutil.copyfile(real_media("friday.mp4"), video)
@@ -86,7 +86,7 @@ def test_probe_answer_is_kept_across_processes_and_dropped_when_the_file_changes
 def test_a_file_changed_just_now_is_probed_but_not_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """File times tick in steps of milliseconds: a file written a moment ago could be written
     again within the same tick with the same size, so its answer is not kept."""
-    import media.probe as mp
+    import murgat.media.streams as mp
 
     monkeypatch.setenv("MURGAT_CACHE_DIR", str(tmp_path / "cache"))
     video = tmp_path / "fresh.mp4"
@@ -101,7 +101,7 @@ def test_a_file_changed_just_now_is_probed_but_not_kept(tmp_path: Path, monkeypa
 
 
 def test_a_failed_probe_is_not_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import media.probe as mp
+    import murgat.media.streams as mp
 
     monkeypatch.setattr(mp, "RACY_NS", 0)
     bad = tmp_path / "bad.mp4"

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import media.frames as mf
-from media.errors import NoVideoStream
-from media.frames import VideoFrames, open_video
-from media.seekframes import SeekFrames
+import murgat.media.frames as mf
+from murgat.media.errors import NoVideoStream
+from murgat.media.frames import VideoFrames, open_video
+from murgat.media.seekframes import SeekFrames
 
 from ..conftest import real_media
 

@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from media.cache import file_digest, make_key
-from media.evidence import EvidenceConfig, build_evidence, describe, plan_segments
-from media.probe import probe
-from murgat.citations import check_durations, parse_citations
+from murgat.core.citations import check_durations, parse_citations
 from murgat.judges.cache import request_key
 from murgat.judges.evidence import evidence_parts
 from murgat.judges.types import JudgeRequest, TextPart
+from murgat.media.cache import file_digest, make_key
+from murgat.media.evidence import EvidenceConfig, build_evidence, describe, plan_segments
+from murgat.media.streams import probe
 
 from ..conftest import real_media
 

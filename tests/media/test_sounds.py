@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from media import sounds
-from media.errors import ToolMissing
+from murgat.media import sounds
+from murgat.media.errors import ToolMissing
 from tests.conftest import real_media
 
 
@@ -65,7 +65,7 @@ def test_missing_wheel_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_scores_are_cached_by_file_digest(tmp_path) -> None:
-    from media.cache import MediaCache
+    from murgat.media.cache import MediaCache
 
     cache = MediaCache(tmp_path / "c")
     first = sounds.tag_file(real_media("chaplin.mp4"), cache=cache)

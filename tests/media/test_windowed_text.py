@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import media.asr as asr
-import media.audio as ma
-from media.asr import ChunkedTranscript, installed_models, require_model, transcribe, transcribe_window, transcript_source
-from media.errors import ToolMissing
+import murgat.media.asr as asr
+import murgat.media.audio as ma
+from murgat.media.asr import ChunkedTranscript, installed_models, require_model, transcribe, transcribe_window, transcript_source
+from murgat.media.errors import ToolMissing
 
 from ..conftest import real_media
 
@@ -37,7 +37,7 @@ def test_unknown_or_missing_model_fails_up_front_with_what_is_installed(tmp_path
 
 def test_sound_blocks_equal_the_whole_file_scores() -> None:
     pytest.importorskip("onnxruntime")
-    from media.sounds import ChunkedSounds, tag_file
+    from murgat.media.sounds import ChunkedSounds, tag_file
 
     path = real_media("tears-of-steel-battle-clip-medium.webm")
     try:

@@ -9,9 +9,9 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from media.timefmt import fmt_time as format_time
-from murgat.boxes import KEYWORD_UNITS, Box, BoxConvention, BoxError, make_box
-from murgat.schema import Citation
+from murgat.core.boxes import KEYWORD_UNITS, Box, BoxConvention, BoxError, make_box
+from murgat.core.schema import Citation
+from murgat.media.timefmt import fmt_time as format_time
 
 VISUAL_WORDS = frozenset(
     {"visual", "visuals", "video", "vision", "frame", "frames", "image", "images", "picture"}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from murgat.answers import gold_option, gold_problem, is_correct
+from murgat.core.answers import gold_option, gold_problem, is_correct
 
 OPTS = ["red", "Blue", "1"]
 
@@ -54,7 +54,7 @@ def test_generate_counts_an_option_text_gold(tmp_path: Path, example_media: Path
 
 # ---------------------------------------------------------------- the one answer reader (#30)
 
-from murgat.answers import AnswerReading, grade, read_answer  # noqa: E402
+from murgat.core.answers import AnswerReading, grade, read_answer  # noqa: E402
 
 OPTIONS = ["share with the girl", "approach lady sitting there", "unwrap it", "playing with toy train", "gesture something"]
 
@@ -127,9 +127,9 @@ def test_answers_ending_a_line_give_the_official_acc_at_gqa() -> None:
     """NExT-GQA val (tests/data/nextgqa_val_excerpt): responses whose answer ends the line of their last
     cited sentence. Before, none of those answers was read (Acc@GQA 0.0 where the official scorer gives
     more); now murgat's Acc@GQA equals the official figure, item by item."""
-    from murgat.citations import format_time, parse_citations
-    from murgat.grounding import metric as gm
-    from murgat.text import preprocess, split_sentences
+    from murgat.commands.ground import metric as gm
+    from murgat.core.citations import format_time, parse_citations
+    from murgat.core.text import preprocess, split_sentences
 
     questions = json.loads((Path(__file__).resolve().parents[1] / "data" / "nextgqa_val_excerpt" / "questions.json")
                            .read_text())

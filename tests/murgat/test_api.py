@@ -45,7 +45,7 @@ def test_every_command_line_is_a_call_of_execute(monkeypatch, argv, command, fie
 
 
 def test_settings_object_and_keywords_run_the_same(tmp_path: Path, example_media: Path) -> None:
-    from murgat.score.settings import ScoreSettings
+    from murgat.settings.score import ScoreSettings
 
     cas = _write(tmp_path / "c.jsonl", CASSETTE)
     inp = _write(tmp_path / "in.jsonl", [{"id": "a", "media": "friday.mp4", "response": "She speaks (audio, 0:01)."}])
@@ -125,8 +125,8 @@ def test_sweep_through_the_api(tmp_path: Path, example_media: Path) -> None:
 
 def test_lists_where_the_command_line_takes_commas(tmp_path: Path) -> None:
     """A notebook user writes ids=["a", "b"]; the command line's --ids a,b means the same."""
-    from murgat.generation.settings import SweepSettings
-    from murgat.score.settings import ScoreSettings
+    from murgat.settings.score import ScoreSettings
+    from murgat.settings.sweep import SweepSettings
 
     assert ScoreSettings(input="i", judge="j", out="o", ids=["a", "b"]).ids == "a,b"
     assert SweepSettings(data="d", model="m", judge="j", out="o", efforts=["low", "high"]).efforts == "low,high"

@@ -47,7 +47,7 @@ def test_effort_is_checked_and_spelled_as_on_the_command_line(tmp_path: Path, ex
 
 
 def test_a_run_folder_that_cannot_be_written_is_a_run_error_5(tmp_path: Path, example_media: Path, monkeypatch) -> None:
-    """Before: the API leaked murgat.jsonl.ResultsWriteError, where the README promises RunError
+    """Before: the API leaked murgat.core.jsonl.ResultsWriteError, where the README promises RunError
     with exit status 5 (the command line exits 5)."""
     from murgat.engine import folder as folder_mod
 
@@ -65,7 +65,7 @@ def test_a_run_folder_that_cannot_be_written_is_a_run_error_5(tmp_path: Path, ex
 
 def test_a_settings_object_draws_no_progress_bar_unless_asked(tmp_path: Path, example_media: Path, capsys) -> None:
     """Before: murgat.score(settings=ScoreSettings(...)) drew the progress bar on stderr (keywords did not)."""
-    from murgat.score.settings import ScoreSettings
+    from murgat.settings.score import ScoreSettings
 
     cas = _write(tmp_path / "c.jsonl", CASSETTE)
     s = ScoreSettings(input=str(_input(tmp_path)), judge=f"replay:{cas}", out=str(tmp_path / "run"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from murgat.boxes import (
+from murgat.core.boxes import (
     Box,
     BoxConvention,
     BoxError,

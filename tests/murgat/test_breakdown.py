@@ -1,4 +1,4 @@
-"""Grouping run figures by item field (murgat.breakdown): each group is a run summary of its
+"""Grouping run figures by item field (murgat.core.breakdown): each group is a run summary of its
 records, list-valued fields count once per distinct value, missing values have their own group,
 and paired differences pair by id within a group."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from murgat.breakdown import breakdown, group_differences, group_keys, item_fields, record_fields
-from murgat.metric import summarize_results
-from murgat.schema import Item, ResponseResult, Scores
+from murgat.core.breakdown import breakdown, group_differences, group_keys, item_fields, record_fields
+from murgat.core.metric import summarize_results
+from murgat.core.schema import Item, ResponseResult, Scores
 
 
 def _rec(rid: str, s: float | None, correct: bool | None = None, error: str | None = None, **fields: object) -> ResponseResult:
@@ -94,7 +94,7 @@ def test_a_group_with_no_pair_is_listed_with_a_note() -> None:
 
 
 def test_check_by_names_the_unknown_fields_and_those_there_are() -> None:
-    from murgat.breakdown import UnknownField, check_by
+    from murgat.core.breakdown import UnknownField, check_by
 
     assert check_by(["a", "b"], {"a", "b", "c"}) == ("a", "b")
     with pytest.raises(UnknownField, match=r"--by 'x', '': no item has these fields \(as text, a number, "
@@ -122,7 +122,7 @@ def test_values_are_grouped_as_json_values_true_is_not_one_and_nan_is_missing() 
 
 
 def test_a_field_named_twice_groups_once() -> None:
-    from murgat.breakdown import check_by
+    from murgat.core.breakdown import check_by
 
     assert check_by(["task_type", "task_type"], {"task_type"}) == ("task_type",)
     bd = breakdown(RUN, ["task_type", "task_type"], n_resamples=50)
@@ -144,7 +144,7 @@ def test_a_table_draws_the_largest_groups_and_cuts_long_labels() -> None:
 
     from rich.console import Console
 
-    from murgat.score.groups import print_breakdown
+    from murgat.report.groups import print_breakdown
 
     # 65 groups (40 drawn), every other one undefined (a line each), each label 10,000 characters
     run = [_rec(str(i), None if i % 2 else 0.5, t=f"v{i}" + "x" * 10_000) for i in range(65)]

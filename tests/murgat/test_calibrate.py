@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from murgat.calibrate import calibrate_run, human_scores
 from murgat.cli import main
+from murgat.commands.calibrate.score_runs import calibrate_run, human_scores
+from murgat.commands.score.runner import score_items, summarize_run
+from murgat.commands.score.stages import StageJudges
+from murgat.core.schema import Item
 from murgat.engine.folder import RunFolder
 from murgat.engine.preflight import MediaPlace
 from murgat.judges.scripted import ScriptedJudge
-from murgat.schema import Item
-from murgat.score.config import JudgeSpec, ScoreConfig
-from murgat.score.runner import score_items, summarize_run
-from murgat.score.stages import StageJudges
+from murgat.settings.score_resolved import JudgeSpec, ScoreConfig
 
 CLAIMS = [
     ("She asks whether the lord of the universe is in", "audio, 0:01-0:03", True),
@@ -92,7 +92,7 @@ def test_calibrate_cli_end_to_end(tmp_path: Path, example_media: Path, capsys) -
 
 
 def test_human_scores_use_the_metric_formula() -> None:
-    from human_eval.labels import ResponseLabel
+    from murgat.human_eval.labels import ResponseLabel
 
     lab = ResponseLabel.model_validate({"id": "x", "sentences": [
         {"index": 0, "verifiable": True, "facts": [{"text": "f", "citations": ["audio, 0:01", "visual, 0:02"],
@@ -107,8 +107,8 @@ def test_human_scores_use_the_metric_formula() -> None:
 def test_judge_selection_ranks_runs(tmp_path: Path, example_media: Path) -> None:
     run = make_run(tmp_path, example_media)
     labels_path = make_labels(tmp_path, set())
-    from human_eval.labels import load_labels
-    from murgat.calibrate import select_judges
+    from murgat.commands.calibrate.score_runs import select_judges
+    from murgat.human_eval.labels import load_labels
 
     labels = load_labels(labels_path)
     good = calibrate_run(labels, RunFolder(run).latest_results(), n_resamples=200)
@@ -120,8 +120,8 @@ def test_judge_selection_ranks_runs(tmp_path: Path, example_media: Path) -> None
 
 
 def test_ratings_given_directly_are_the_human_figures() -> None:
-    from human_eval.labels import ResponseLabel
-    from murgat.calibrate import human_scores
+    from murgat.commands.calibrate.score_runs import human_scores
+    from murgat.human_eval.labels import ResponseLabel
 
     only_ratings = ResponseLabel(id="x", ratings={"murgat_s": 0.4, "coverage": 1.0, "grounding": 4})
     got = human_scores(only_ratings, None)
@@ -138,7 +138,7 @@ def test_calibrate_text_output_for_people(tmp_path: Path, example_media: Path, c
 
 
 def test_undefined_kappa_is_not_used_for_ranking() -> None:
-    from murgat.calibrate import select_judges
+    from murgat.commands.calibrate.score_runs import select_judges
 
     def doc(vk, sk, r):
         return {"verifiability": {"kappa": vk}, "support": {"kappa": sk},
@@ -223,9 +223,9 @@ def write_run(tmp: Path, name: str, judge: list[float], videos: list[str] | None
               correct: list[bool | None] | None = None) -> Path:
     """A score run folder holding one record per response (judge figure ``judge[k]`` for every metric),
     written and summarised with the engine's own run folder and metric code."""
+    from murgat.core.metric import summarize_results
+    from murgat.core.schema import ResponseResult, Scores
     from murgat.engine.folder import RunFolder as Folder
-    from murgat.metric import summarize_results
-    from murgat.schema import ResponseResult, Scores
 
     recs = [ResponseResult(id=f"q{k:03d}", scores=Scores(coverage=j, precision=j, recall=j, f1=j, murgat_s=j),
                            video=(videos or [f"v{k}.mp4" for k in range(len(judge))])[k],
@@ -255,8 +255,8 @@ def _population(seed: int, n: int):
 
 
 def _sampled(run: Path, human, n: int, seed: int = 5, by_video: bool = False) -> tuple[list[str], dict]:
-    from human_eval.sampling import draw_sample
-    from murgat.corrected import population
+    from murgat.core.corrected import population
+    from murgat.human_eval.sampling import draw_sample
 
     ids, videos = population(RunFolder(run).latest_results())
     drawn, design = draw_sample(ids, n, seed=seed, videos=videos if by_video else None)
@@ -266,7 +266,7 @@ def _sampled(run: Path, human, n: int, seed: int = 5, by_video: bool = False) ->
 def test_corrected_figures_from_a_recorded_sample(tmp_path: Path, capsys) -> None:
     import numpy as np
 
-    from human_eval.ppi import prediction_powered_mean
+    from murgat.human_eval.ppi import prediction_powered_mean
 
     human, judge = _population(1, 120)
     run = write_run(tmp_path, "run", judge.tolist())
@@ -358,7 +358,7 @@ def test_attributed_accuracy_is_corrected_with_the_human_murgat_s(tmp_path: Path
 def test_paired_difference_of_two_models_is_corrected(tmp_path: Path, capsys) -> None:
     import numpy as np
 
-    from human_eval.ppi import prediction_powered_difference
+    from murgat.human_eval.ppi import prediction_powered_difference
 
     ha, ja = _population(5, 100)
     rng = np.random.default_rng(55)  # model B: about 0.05 better on the same questions, the same lenient judge
@@ -443,8 +443,8 @@ def test_an_unread_answer_is_not_correct_in_the_attributed_accuracy_being_correc
     """The judge's per-response attributed accuracy is counted as the run's figure counts it: an answer
     that could not be read is not correct (0), not left out (it was, so the corrected figure was over
     other items than the run's)."""
-    from murgat.corrected import human_figures, judge_figure
-    from murgat.schema import ResponseResult, Scores
+    from murgat.core.corrected import human_figures, judge_figure
+    from murgat.core.schema import ResponseResult, Scores
 
     unread = ResponseResult(id="a", gold="B", answer_problem="no final answer found", scores=Scores(murgat_s=1.0))
     assert judge_figure(unread, "attributed_accuracy") == 0.0
@@ -481,14 +481,14 @@ def test_a_plot_that_cannot_be_written_is_refused_before_any_calibration(tmp_pat
     and ``calibration.json`` was never written)."""
     import os
 
-    import murgat.calibrate
+    import murgat.commands.calibrate.score_runs
 
     run = make_run(tmp_path, example_media)
     out = tmp_path / "cal"
     out.mkdir()
     labels = make_labels(out, set())  # the labels inside --out: an input there is never written over
     os.symlink(labels.name, out / f"scatter_0_{run.name}.png")
-    monkeypatch.setattr(murgat.calibrate, "calibrate_run", lambda *a, **k: pytest.fail("calibrated before refusing"))
+    monkeypatch.setattr(murgat.commands.calibrate.score_runs, "calibrate_run", lambda *a, **k: pytest.fail("calibrated before refusing"))
     assert main(["calibrate", "--human", str(labels), "--run", str(run), "--out", str(out)]) == 2
     assert f"scatter_0_{run.name}.png: is an input of this command" in capsys.readouterr().err
     assert labels.read_text().startswith("{")  # the labels are untouched

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from murgat.boxes import BoxConvention
-from murgat.citations import (
+from murgat.core.boxes import BoxConvention
+from murgat.core.citations import (
     check_durations,
     find_groups,
     format_citation,
@@ -20,7 +20,7 @@ from murgat.citations import (
     parse_time,
     strip_citations,
 )
-from murgat.schema import Citation
+from murgat.core.schema import Citation
 
 # (text, expected [(modality, start, end, valid)] ; [] means "not a citation")
 TABLE: list[tuple[str, list[tuple[str | None, float, float, bool]]]] = [
@@ -280,7 +280,7 @@ def test_overlong_group_is_an_invalid_citation_not_prose() -> None:
 def test_overlong_group_reaches_validate(tmp_path: Path) -> None:
     import json
 
-    from murgat.validate import validate_file
+    from murgat.commands.validate.check import validate_file
 
     times = ", ".join(f"0:{i % 60:02d}" for i in range(100))
     src = tmp_path / "in.jsonl"
@@ -521,7 +521,7 @@ def test_strip_citations_is_linear_on_long_space_runs() -> None:
     ("The man waves (0:12, visual).", "(0:12, visual)", "(visual, 0:12)"),
 ])
 def test_time_like_text_is_reported_with_the_nearest_spelling(text: str, written: str, nearest: str) -> None:
-    from murgat.citations import find_time_like
+    from murgat.core.citations import find_time_like
 
     (t,) = find_time_like(text)
     assert (t.text, t.nearest) == (written, nearest) and t.reason
@@ -534,13 +534,13 @@ def test_time_like_text_is_reported_with_the_nearest_spelling(text: str, written
     "The score was 16:9 on the board.", "He waves (visual, 0:75).",
 ])
 def test_prose_and_citations_are_not_time_like(text: str) -> None:
-    from murgat.citations import find_time_like
+    from murgat.core.citations import find_time_like
 
     assert find_time_like(text) == []
 
 
 def test_no_modality_named_is_said() -> None:
-    from murgat.citations import find_time_like
+    from murgat.core.citations import find_time_like
 
     (t,) = find_time_like("He says it <t>3.0</t>.")
     assert "names no modality" in t.reason
@@ -552,7 +552,7 @@ def test_no_modality_named_is_said() -> None:
                                    "visual, 0:03, box 0.1,0.1,0.2,0.2 or box1000 500,500,900,900.",
                                    "visual, 0:12, box of cereal", "visual, 0:12", "audio, 0:01, boxpx 1 2 3 4 and box 1,2,3,4"])
 def test_box_keys_as_the_old_grammar_wrote_them(entry: str) -> None:
-    from murgat.citations import box_specs_key
+    from murgat.core.citations import box_specs_key
     from tests.murgat import legacy_grammar
 
     assert box_specs_key(entry) == legacy_grammar.box_specs_key(entry)

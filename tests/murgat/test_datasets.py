@@ -1,5 +1,5 @@
-"""``murgat.datasets.load_responses``: what ``score`` and ``ground`` read — a response file exactly as
-:func:`murgat.inputs.load_items` reads it, or a dataset spec whose rows carry the model's answers
+"""``murgat.core.datasets.load_responses``: what ``score`` and ``ground`` read — a response file exactly as
+:func:`murgat.core.inputs.load_items` reads it, or a dataset spec whose rows carry the model's answers
 (its own fields kept in ``meta``), a row without an answer refused (never scored as empty), a
 questions-only dataset refused with what to do, responses over the size cap marked."""
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from murgat.datasets import is_dataset_spec, load_responses
+from murgat.core.datasets import is_dataset_spec, load_responses
+from murgat.core.inputs import InputError, load_items
 from murgat.engine.preflight import MediaPlace
-from murgat.inputs import InputError, load_items
 
 WORLDSENSE = Path(__file__).resolve().parents[1] / "data" / "worldsense"
 
@@ -80,7 +80,7 @@ def test_rows_without_answers_and_question_sets_are_refused(tmp_path: Path) -> N
 ])
 def test_a_malformed_question_set_is_an_input_error_not_a_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                    spec: str, content: bytes, reason: str) -> None:
-    from murgat.datasets import load_dataset
+    from murgat.core.datasets import load_dataset
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / spec.split(":")[-1]).write_bytes(content)
@@ -89,7 +89,7 @@ def test_a_malformed_question_set_is_an_input_error_not_a_traceback(tmp_path: Pa
 
 
 def test_a_csv_with_empty_trailing_cells_reads(tmp_path: Path) -> None:
-    from murgat.datasets import load_dataset
+    from murgat.core.datasets import load_dataset
 
     p = tmp_path / "q.csv"
     p.write_text("id,media,question\n1,a.mp4,q,,\n")
@@ -99,7 +99,7 @@ def test_a_csv_with_empty_trailing_cells_reads(tmp_path: Path) -> None:
 
 def test_a_spec_is_said_when_it_names_no_file_or_another_than_meant(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    from murgat.datasets import load_dataset
+    from murgat.core.datasets import load_dataset
 
     monkeypatch.chdir(tmp_path)
     with pytest.raises(InputError, match=r"^worldsense:: names no file \(write worldsense:FILE\)$"):

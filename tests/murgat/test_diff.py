@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
-from murgat.diff import run_differences
+from murgat.engine.differences import run_differences
 
 LEGACY = Path(__file__).resolve().parent.parent / "data" / "legacy_runs"
 
@@ -189,7 +189,7 @@ def test_the_table_draws_at_most_sixty_differences(tmp_path: Path, capsys: pytes
 def test_a_record_nested_absurdly_is_a_bad_line_not_a_crash(tmp_path: Path) -> None:
     """``diff`` reads records with the project's line decoder: absurd nesting is a bad line (it was a
     RecursionError traceback), as it is for config.json; a ground check of such a config is 'no'."""
-    from murgat.grounding.compare import is_ground_run
+    from murgat.commands.summarize.ground_runs import is_ground_run
 
     a, b = _copy(tmp_path, "score-run", "a"), _copy(tmp_path, "score-run", "b")
     with (b / "results.jsonl").open("a", encoding="utf-8") as f:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from murgat.export import FACT_STATUSES, ExportError, export_results
+from murgat.core.export import FACT_STATUSES, ExportError, export_results
 
 from .viewer.test_viewer_browser import ITEMS, _run
 
@@ -92,8 +92,8 @@ def test_a_fact_row_tells_an_invalid_citation_from_the_judges_no(run: Path, tmp_
 
 def test_the_export_knows_the_score_commands_markers() -> None:
     """The core restates two markers of the score command (it cannot import it): they must agree."""
-    from murgat import export
-    from murgat.score import stages
+    from murgat.commands.score import stages
+    from murgat.core import export
 
     assert export.OVER_LIMIT == stages.OVER_LIMIT and export.BOX_CHECK_STAGES == stages.BOX_CHECK_STAGES
 
@@ -122,7 +122,7 @@ def _formula_run(tmp: Path, media: Path) -> Path:
 def test_csv_cells_that_start_like_formulas_are_written_as_text(tmp_path: Path, example_media: Path) -> None:
     import csv
 
-    from murgat.export import csv_cell
+    from murgat.core.export import csv_cell
 
     run = _formula_run(tmp_path, example_media)
     assert main(["export", str(run), "--level", "fact", "--out", str(tmp_path / "f.csv")]).returncode == 0
@@ -144,7 +144,7 @@ def test_csv_cells_that_start_like_formulas_are_written_as_text(tmp_path: Path, 
 def test_text_that_is_only_a_number_stays_a_number() -> None:
     """Before: an id or answer "-1" was written "'-1" (the spreadsheet then shows text, and a join on
     the id breaks); a plain number runs nothing, so only formula-like text gets the quote."""
-    from murgat.export import csv_cell
+    from murgat.core.export import csv_cell
 
     for plain in ("-1", "+2", "-0.5", "-.5", "+1e3", "-2E-4", "-7."):
         assert csv_cell(plain) == plain

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from murgat.inputs import InputError, load_items, resolve_media
+from murgat.core.inputs import InputError, load_items, resolve_media
 
 
 def write(tmp_path: Path, name: str, text: str | bytes) -> Path:
@@ -53,7 +53,7 @@ def test_errors_name_item_and_field(tmp_path: Path, content: str, message: str) 
 def test_a_repeated_id_in_a_json_list_is_refused_by_every_reader(tmp_path: Path) -> None:
     """The JSON-list branch of ``iter_items`` had no duplicate check (only ``load_items`` had one),
     so readers of ``iter_items`` (question sets, ``validate``) counted one id twice."""
-    from murgat.inputs import iter_items
+    from murgat.core.inputs import iter_items
 
     p = write(tmp_path, "two.json", json.dumps([{"id": "a", "response": "x"}, {"id": "b", "response": "y"},
                                                 {"id": "a", "response": "z"}]))
@@ -64,8 +64,8 @@ def test_a_repeated_id_in_a_json_list_is_refused_by_every_reader(tmp_path: Path)
 
 
 def test_responses_read_beside_a_run_mark_the_items_over_the_cap(tmp_path: Path) -> None:
-    from murgat.inputs import responses_by_id
-    from murgat.schema import Item
+    from murgat.core.inputs import responses_by_id
+    from murgat.core.schema import Item
 
     p = write(tmp_path, "base.jsonl", json.dumps({"id": "a", "response": "fine"}) + "\n"
               + json.dumps({"id": "b", "response": "x" * 50}) + "\n")
@@ -117,7 +117,7 @@ def test_validate_survives_absurd_times(tmp_path: Path, example_media: Path, cap
 
 def test_an_oversize_response_is_flagged_by_the_loader(tmp_path: Path) -> None:
     """Outside ``score`` there was no size cap: ``validate`` on 2 MB took 33 s, 5 MB 241 s."""
-    from murgat.inputs import MAX_RESPONSE_CHARS
+    from murgat.core.inputs import MAX_RESPONSE_CHARS
 
     big = "He waves (visual, 0:01). " * 100_000
     p = write(tmp_path, "r.jsonl", json.dumps({"id": "big", "response": big}) + "\n"

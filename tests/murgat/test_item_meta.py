@@ -8,11 +8,11 @@ import json
 import shutil
 from pathlib import Path
 
-from murgat.breakdown import breakdown
 from murgat.cli import main
+from murgat.core.breakdown import breakdown
+from murgat.core.inputs import iter_items
+from murgat.core.schema import Item, ResponseResult
 from murgat.engine.loop import item_digest
-from murgat.inputs import iter_items
-from murgat.schema import Item, ResponseResult
 
 LEGACY = Path(__file__).resolve().parents[1] / "data" / "legacy_runs"
 WORLDSENSE = Path(__file__).resolve().parents[1] / "data" / "worldsense"

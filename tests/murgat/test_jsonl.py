@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from murgat.jsonl import (
+from murgat.core.jsonl import (
     ResultsWriteError,
     append_line,
     cut_torn_tail,

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from media.asr import Segment, Transcript, Word
-from murgat.media_cli import words_table
+from murgat.commands.media.cli import words_table
+from murgat.media.asr import Segment, Transcript, Word
 
 
 def test_transcribe_shows_every_word_with_its_times() -> None:

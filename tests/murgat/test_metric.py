@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from murgat.metric import (
+from murgat.core.metric import (
     FactScore,
     ResponseFigures,
     bootstrap_ci,
@@ -15,7 +15,7 @@ from murgat.metric import (
     score_response,
     summarize_results,
 )
-from murgat.schema import ResponseResult, Scores
+from murgat.core.schema import ResponseResult, Scores
 
 F = frozenset
 
@@ -210,8 +210,8 @@ def test_no_answer_read_leaves_the_answered_accuracy_undefined() -> None:
 
 
 def test_time_like_texts_are_counted_per_run() -> None:
-    from murgat.schema import SentenceResult
-    from murgat.text import split_sentences
+    from murgat.core.schema import SentenceResult
+    from murgat.core.text import split_sentences
 
     sents = split_sentences("He says it <t>3.0</t>. Then (audio, 3-5) he leaves at 1:05.")
     r = ResponseResult(id="a", sentences=[SentenceResult(sentence=s) for s in sents])
@@ -221,8 +221,8 @@ def test_time_like_texts_are_counted_per_run() -> None:
 def test_the_time_like_count_survives_records_without_their_sentences() -> None:
     """Summaries read records without their sentences (the slim scan): the per-record ``n_time_like``
     keeps the count, and a record with the count and the sentences is not counted twice."""
-    from murgat.schema import SentenceResult
-    from murgat.text import split_sentences
+    from murgat.core.schema import SentenceResult
+    from murgat.core.text import split_sentences
 
     sents = split_sentences("He says it <t>3.0</t>. Then (audio, 3-5) he leaves.")
     full = ResponseResult(id="a", n_time_like=2, sentences=[SentenceResult(sentence=s) for s in sents])
@@ -235,7 +235,7 @@ def test_accuracy_figures_are_one_rule_for_every_command() -> None:
     """Every command's accuracy: an unread answer counts as not correct; the answered accuracy and the
     count of unread answers stand beside it; records of earlier versions (``correct: false`` with no
     option read) are unread answers; error records and items without a gold option are left out."""
-    from murgat.metric import AccuracyFigures, accuracy_figures, record_answer_state, state_of
+    from murgat.core.metric import AccuracyFigures, accuracy_figures, record_answer_state, state_of
 
     acc = accuracy_figures(["right", "wrong", "unknown", None], n_resamples=100)
     assert acc.accuracy is not None and acc.accuracy.value == pytest.approx(1 / 3) and acc.accuracy.n == 3

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from murgat.runlock import RunLock, RunLocked
+from murgat.engine.runlock import RunLock, RunLocked
 
 HOLD = """
 import sys, time
-from murgat.runlock import RunLock
+from murgat.engine.runlock import RunLock
 RunLock(sys.argv[1]).acquire()
 print("held", flush=True)
 time.sleep(60)

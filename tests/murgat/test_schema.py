@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from murgat.citations import parse_citations
-from murgat.metric import summarize_results
-from murgat.schema import (
+from murgat.core.citations import parse_citations
+from murgat.core.metric import summarize_results
+from murgat.core.schema import (
     AtomicFact,
     FactVerdict,
     Item,
@@ -14,7 +14,7 @@ from murgat.schema import (
     Scores,
     SentenceResult,
 )
-from murgat.text import split_sentences
+from murgat.core.text import split_sentences
 
 
 def test_response_result_round_trip() -> None:
@@ -52,7 +52,7 @@ def test_citation_round_trip() -> None:
 def test_citations_without_boxes_serialise_byte_identically_to_before_boxes() -> None:
     """Old run folders resume and compare unchanged: these strings are what the code wrote
     before ``Citation.boxes`` existed (checked against that commit)."""
-    from murgat.text import split_sentences
+    from murgat.core.text import split_sentences
 
     before = [
         '{"index":0,"text":"He waves (visual, 0:12; audio, 0:12-0:14).","span":[0,42],"citations":[{"modality":'
@@ -71,7 +71,7 @@ def test_citations_without_boxes_serialise_byte_identically_to_before_boxes() ->
 
 
 def test_boxes_round_trip_in_records() -> None:
-    from murgat.citations import parse_citations
+    from murgat.core.citations import parse_citations
 
     (c,) = parse_citations("(visual, 0:12, box1000=100,200,550,800)")
     text = c.model_dump_json()

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from murgat.text import preprocess, split_answer, split_sentences, strip_thinking
+from murgat.core.text import preprocess, split_answer, split_sentences, strip_thinking
 
 
 def texts(s: str) -> list[str]:
@@ -169,8 +169,8 @@ def test_a_long_run_of_dots_splits_at_once() -> None:
 def test_sentences_find_their_groups_with_bounded_work(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each sentence copied the list of all groups after it (``groups[lo:]``): N² group visits. Counted
     here by the groups list itself: a bounded number of visits per group."""
-    import murgat.text as text_mod
-    from murgat.citations import Scan
+    import murgat.core.text as text_mod
+    from murgat.core.citations import Scan
 
     visits = 0
 

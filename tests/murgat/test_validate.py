@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
-from murgat.validate import citations_doc, validate_file
+from murgat.commands.citations.cli import citations_doc
+from murgat.commands.validate.check import validate_file
 
 
 def _write(tmp_path: Path, rows: list[dict]) -> Path:

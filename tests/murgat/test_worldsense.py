@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from murgat.answers import is_correct
-from murgat.datasets import load_dataset
-from murgat.inputs import InputError
-from murgat.worldsense import load_worldsense, looks_like_worldsense, strip_option_letter
+from murgat.core.answers import is_correct
+from murgat.core.datasets import load_dataset
+from murgat.core.inputs import InputError
+from murgat.core.worldsense import load_worldsense, looks_like_worldsense, strip_option_letter
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "worldsense"
 SHAPES = ("worldsense_rows.json", "WorldSense.tsv", "worldsense_qa.json")

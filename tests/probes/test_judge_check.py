@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
-from murgat.judge_check import JudgeCheckSettings, run_judge_check
+from murgat.commands.judge_check.check import run_judge_check
+from murgat.settings.judge_check import JudgeCheckSettings
 
 from ..standin import StandIn
 
@@ -97,17 +98,17 @@ def test_the_python_api_returns_the_report(tmp_path: Path) -> None:
     report = sink["report"]
     assert report.seed == 4 and report.ok and len(report.results) == 12
     # another seed is another clip: other numbers and words, other cache keys
-    from murgat.probes.clip import probe_clip
+    from murgat.judging.probes.clip import probe_clip
 
     assert report.clip_sha256 == probe_clip(4).sha256 != probe_clip(0).sha256
 
 
 def test_judge_check_builds_the_configuration_score_would() -> None:
     """The entail path is score's: the same builder, so the same evidence, prompts and requests."""
+    from murgat.commands.judge_check.check import entail_config, faith_settings
+    from murgat.commands.score.command import score_config
     from murgat.engine.options import judging_config
-    from murgat.judge_check import entail_config, faith_settings
-    from murgat.score.command import score_config
-    from murgat.score.settings import ScoreSettings
+    from murgat.settings.score import ScoreSettings
 
     opts = {"fps": 2.0, "max_frames": 4, "pad": 0.5, "visual_as": "clip", "entail_variant": "json",
             "judge_option": ["video=clip"], "max_tokens": 77, "effort": "low"}

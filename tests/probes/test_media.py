@@ -15,10 +15,10 @@ import subprocess
 import numpy as np
 import pytest
 
-from murgat.probes import clip as C
-from murgat.probes import media as M
-from murgat.probes.avi import write_avi
-from murgat.probes.glyphs import number_frame
+from murgat.judging.probes import clip as C
+from murgat.judging.probes import media as M
+from murgat.judging.probes.avi import write_avi
+from murgat.judging.probes.glyphs import number_frame
 
 #: the probe clip of seed 0, made with espeak-ng 1.51
 CLIP_SHA256 = {"eSpeak NG text-to-speech: 1.51": "6363365fa5edd9fb7b21d40411aca17aa11294411383d75c8377c504ab41f27a"}
@@ -54,9 +54,9 @@ def test_the_clip_is_made_once_and_kept_by_content() -> None:
 
 
 def test_every_decoder_reads_what_was_drawn_and_said() -> None:
-    from media.audio import load_audio
-    from media.frames import open_video
-    from media.probe import probe
+    from murgat.media.audio import load_audio
+    from murgat.media.frames import open_video
+    from murgat.media.streams import probe
 
     clip = C.probe_clip(3)
     info = probe(clip.path)

@@ -15,11 +15,12 @@ from typing import Any
 
 import pytest
 
-from murgat.judge_check import JudgeCheckSettings, entail_config
+from murgat.commands.judge_check.check import entail_config
 from murgat.judges import make_judge
 from murgat.judges.cache import ResponseCache
-from murgat.probes.paths import EntailPath, FaithPath
-from murgat.probes.runner import gate_exit, probes_before_run, require_message, run_probes
+from murgat.judging.probes.paths import EntailPath, FaithPath
+from murgat.judging.probes.runner import gate_exit, probes_before_run, require_message, run_probes
+from murgat.settings.judge_check import JudgeCheckSettings
 
 from ..standin import StandIn
 
@@ -159,8 +160,8 @@ def test_sound_leaking_into_a_visual_citation_is_caught(monkeypatch: pytest.Monk
     """The one-modality probe checks murgat's own isolation: evidence that carried the sound track of a
     visual segment (what a clip cut with its audio would do) is caught."""
     import murgat.judging.entail as stages
-    from media.audio import load_audio
     from murgat.judges.types import AudioPart
+    from murgat.media.audio import load_audio
 
     real = stages.evidence_parts
 
@@ -190,9 +191,9 @@ def test_visual_ranges_sent_as_clips_are_probed_too() -> None:
 
 @pytest.mark.parametrize("granularity", ["step", "chain"])
 def test_step_labelling_is_probed_through_the_labeller(granularity: str) -> None:
-    from murgat.faithfulness.label import Labeller
-    from murgat.faithfulness.records import StepLabel
+    from murgat.core.steps import StepLabel
     from murgat.judging.pool import CallPool
+    from murgat.judging.steps import Labeller
 
     cfg = entail_config(JudgeCheckSettings(judge="openai:probe-model"))
     with StandIn() as server:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-import programs.extract as extract
-from programs.extract import NoProgram, extract_logic, extract_narrative
+import murgat.programs.extract as extract
+from murgat.programs.extract import NoProgram, extract_logic, extract_narrative
 
 
 @pytest.fixture

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from media.probe import probe
 from murgat.judging.context import ItemContext
 from murgat.judging.pool import CallPool
-from murgat.score.config import JudgeSpec, ScoreConfig
-from programs.ops import ExecutorApi, OpSettings, merge_ranges
+from murgat.media.streams import probe
+from murgat.programs.ops import ExecutorApi, OpSettings, merge_ranges
+from murgat.settings.score_resolved import JudgeSpec, ScoreConfig
 
 from ..conftest import real_media
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from programs.interpreter import Interpreter, ProgramStopped
-from programs.safety import Limits, ProgramRefused, parse_program
+from murgat.programs.interpreter import Interpreter, ProgramStopped
+from murgat.programs.safety import Limits, ProgramRefused, parse_program
 
 from .test_interpreter import FakeApi
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
-from murgat.jsonl import read_records
-from programs import ops, runner
+from murgat.core.jsonl import read_records
+from murgat.programs import ops, runner
 
 ASK = "A woman asks whether the lord of the universe is in."
 F = "def execute_command(video, options):\n"

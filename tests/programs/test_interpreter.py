@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from programs.extract import NoProgram, extract_logic, extract_narrative
-from programs.interpreter import Api, Interpreter, ProgramStopped, TimeRange
-from programs.safety import Limits, ProgramRefused, parse_program
+from murgat.programs.extract import NoProgram, extract_logic, extract_narrative
+from murgat.programs.interpreter import Api, Interpreter, ProgramStopped, TimeRange
+from murgat.programs.safety import Limits, ProgramRefused, parse_program
 
 
 class FakeApi(Api):

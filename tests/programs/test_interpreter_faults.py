@@ -13,8 +13,8 @@ import tracemalloc
 
 import pytest
 
-from programs.interpreter import Interpreter, ProgramStopped
-from programs.safety import Limits, parse_program
+from murgat.programs.interpreter import Interpreter, ProgramStopped
+from murgat.programs.safety import Limits, parse_program
 
 from .test_interpreter import FakeApi
 

@@ -12,8 +12,8 @@ import asyncio
 
 import pytest
 
-from programs.interpreter import Interpreter
-from programs.safety import Limits, parse_program
+from murgat.programs.interpreter import Interpreter
+from murgat.programs.safety import Limits, parse_program
 
 from .test_interpreter import FakeApi
 

@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from media.probe import probe
 from murgat.judges.scripted import ScriptedJudge
 from murgat.judges.types import JudgeRequest
 from murgat.judging.context import ItemContext
 from murgat.judging.pool import CallPool
-from murgat.score.config import JudgeSpec, ScoreConfig
-from programs.interpreter import Interpreter, ProgramStopped
-from programs.ops import ExecutorApi, OpSettings
-from programs.safety import Limits, parse_program
+from murgat.media.streams import probe
+from murgat.programs.interpreter import Interpreter, ProgramStopped
+from murgat.programs.ops import ExecutorApi, OpSettings
+from murgat.programs.safety import Limits, parse_program
+from murgat.settings.score_resolved import JudgeSpec, ScoreConfig
 
 F = "def execute_command(video, options):\n"
 

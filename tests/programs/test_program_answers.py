@@ -1,7 +1,7 @@
 """What ``murgat program`` makes of a conclusion's answer, end to end through the command line.
 
 The program's conclusion is read by the one answer reader every command uses
-(:func:`murgat.answers.read_answer`): an option named by its text is read, and a conclusion that
+(:func:`murgat.core.answers.read_answer`): an option named by its text is read, and a conclusion that
 names no option is ``no_answer`` with ``correct: null`` and the reason (``answer_problem``),
 counted as not correct in the variant's accuracy beside ``n_answer_unknown``. Such items are not
 failed items (exit 0, a note says how many); error records carry their ``error_kind``; the
@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from murgat.cli import main
-from murgat.jsonl import read_records
+from murgat.core.jsonl import read_records
 
 BASE = {"media": "friday.mp4", "question": "What mood is the man in?", "options": ["happy", "bad humor"], "gold": "B"}
 PROGRAM = '''- describe("00:03-00:05", "audio", "What is said about his mood?")

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from murgat.citations import strip_citations
 from murgat.cli import main
-from murgat.jsonl import read_records
-from murgat.text import split_sentences
+from murgat.core.citations import strip_citations
+from murgat.core.jsonl import read_records
+from murgat.core.text import split_sentences
 
 Q = {"id": "friday-q", "media": "friday.mp4", "question": "What mood is the man in?", "options": ["happy", "bad humor"],
      "gold": "B"}

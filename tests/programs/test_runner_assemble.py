@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from murgat.citations import make_citation
-from programs.ops import Description, ExecutorApi
-from programs.runner import AnswerRefused, assemble, forged_citations
+from murgat.core.citations import make_citation
+from murgat.programs.ops import Description, ExecutorApi
+from murgat.programs.runner import AnswerRefused, assemble, forged_citations
 
 ASK = make_citation("audio", 1.0, 3.0)
 SEEN = make_citation("visual", 4.0)

@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 
 from murgat.cli import main
-from murgat.jsonl import read_records
-from programs.bounded import TRACE_MAX_CHARS, TRACE_MAX_DEPTH, TRACE_MAX_ITEMS, Budget, writable
-from programs.ops import OpRecord
-from programs.runner import ItemTrace, PlanAttempt, _finish
+from murgat.core.jsonl import read_records
+from murgat.programs.bounded import TRACE_MAX_CHARS, TRACE_MAX_DEPTH, TRACE_MAX_ITEMS, Budget, writable
+from murgat.programs.ops import OpRecord
+from murgat.programs.runner import ItemTrace, PlanAttempt, _finish
 
 ASK = "A woman asks whether the lord of the universe is in."
 

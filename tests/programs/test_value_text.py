@@ -14,9 +14,9 @@ import tracemalloc
 
 import pytest
 
-from programs.bounded import preview, text_of
-from programs.interpreter import Interpreter, ProgramStopped, TimeRange
-from programs.safety import Limits, ProgramRefused, parse_program
+from murgat.programs.bounded import preview, text_of
+from murgat.programs.interpreter import Interpreter, ProgramStopped, TimeRange
+from murgat.programs.safety import Limits, ProgramRefused, parse_program
 
 from .test_interpreter import FakeApi
 

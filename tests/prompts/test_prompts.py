@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import prompts
+from murgat import prompts
 
 GOLDEN = Path(__file__).parent / "golden"
 VALUES = {

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from media.asr import installed_models
 from murgat.cli import main
+from murgat.media.asr import installed_models
 
 
 def _input(tmp: Path, n: int = 3) -> Path:

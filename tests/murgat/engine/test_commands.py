@@ -74,7 +74,7 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path, monkeypatch, capsys) ->
 
 def test_limit_reads_only_the_first_items(tmp_path: Path, monkeypatch) -> None:
     """Before: a 200,000-line input with --limit 5 validated every line (and checked ids with list.count)."""
-    import murgat.inputs as inputs
+    import murgat.core.inputs as inputs
 
     seen = {"n": 0}
     real = inputs.normalise_record
@@ -120,9 +120,9 @@ def test_api_dataframe(tmp_path: Path, example_media: Path) -> None:
 
 
 def _faith_folder(path: Path, with_kind: bool) -> Path:
+    from murgat.core.steps import FaithResult, StepLabel, tally
+    from murgat.core.upr import summarize_faithfulness
     from murgat.engine.folder import RunFolder
-    from murgat.faithfulness.metric import summarize_faithfulness
-    from murgat.faithfulness.records import FaithResult, StepLabel, tally
 
     folder = RunFolder(path, record=FaithResult)
     res = [tally(FaithResult(id="a", steps=[StepLabel(index=0, text="A man waves.", type="perception", faithful=True,

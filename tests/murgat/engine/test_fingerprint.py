@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from murgat.commands.score.command import score_config, score_fingerprint
 from murgat.engine.fingerprint import Late, deciding_fields, derive, fingerprint
-from murgat.score.command import score_config, score_fingerprint
-from murgat.score.config import ScoreConfig
-from murgat.score.settings import SCORE_NAMES, ScoreSettings
+from murgat.settings.score import SCORE_NAMES, ScoreSettings
+from murgat.settings.score_resolved import ScoreConfig
 
 BASE = {"input": "in.jsonl", "judge": "embedded", "out": "o"}
 

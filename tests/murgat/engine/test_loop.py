@@ -7,10 +7,10 @@ import asyncio
 import json
 from pathlib import Path
 
+from murgat.core.schema import Item
 from murgat.engine.folder import RunFolder, read_kind
 from murgat.engine.loop import item_digest, plan_work, run_items, same_work
 from murgat.engine.outcome import ItemFailure
-from murgat.schema import Item
 
 
 class EchoTask:

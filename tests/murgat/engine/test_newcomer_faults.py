@@ -48,8 +48,8 @@ def test_ground_with_error_records_exits_1(tmp_path: Path, capsys) -> None:
 
 
 def test_abstentions_alone_do_not_say_fix_the_judge() -> None:
+    from murgat.core.schema import ResponseResult
     from murgat.engine.outcome import failure_line
-    from murgat.schema import ResponseResult
 
     rr = ResponseResult(id="a", case="undetermined", undetermined_causes={"unknown": 2})
     line = failure_line([rr], None)
@@ -101,10 +101,10 @@ def test_an_old_responses_file_of_another_model_is_not_adopted(tmp_path: Path, e
 def test_two_spellings_of_one_generate_output_are_one_lock(tmp_path: Path) -> None:
     import pytest
 
+    from murgat.commands.generate.command import GenerateCommand
     from murgat.engine.guards import held
-    from murgat.generation.command import GenerateCommand
-    from murgat.generation.settings import GenerateSettings
-    from murgat.runlock import RunLocked
+    from murgat.engine.runlock import RunLocked
+    from murgat.settings.generate import GenerateSettings
 
     def outputs(out: Path):
         return GenerateCommand().outputs(GenerateSettings(data="q.jsonl", model="m", out=str(out)))

@@ -20,10 +20,12 @@ def _actions() -> dict[str, dict[str, argparse.Action]]:
 
 
 def _settings() -> dict[str, type[options.Settings]]:
-    from murgat.faithfulness.settings import FaithfulnessSettings, ReflectSettings
-    from murgat.generation.settings import GenerateSettings, SweepSettings
-    from murgat.score.settings import ScoreSettings
-    from programs.settings import ProgramSettings
+    from murgat.settings.faithfulness import FaithfulnessSettings
+    from murgat.settings.generate import GenerateSettings
+    from murgat.settings.program import ProgramSettings
+    from murgat.settings.reflect import ReflectSettings
+    from murgat.settings.score import ScoreSettings
+    from murgat.settings.sweep import SweepSettings
 
     return {m.command: m for m in (ScoreSettings, FaithfulnessSettings, ReflectSettings, ProgramSettings,
                                    GenerateSettings, SweepSettings)}
@@ -67,7 +69,7 @@ def test_one_option_one_meaning_across_commands() -> None:
 
 def test_parsed_arguments_and_keyword_settings_agree(tmp_path) -> None:
     """The command line and the Python API make the same settings object from the same values."""
-    from murgat.score.settings import ScoreSettings
+    from murgat.settings.score import ScoreSettings
 
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     args = sub.choices["score"].parse_args(["in.jsonl", "--judge", "embedded", "--out", "o", "-J", "a=b", "--json",
@@ -149,12 +151,12 @@ def test_help_of_a_no_flag_shows_no_default(capsys) -> None:
 def test_each_command_sends_its_own_request_settings() -> None:
     """The request settings of a run are the command's own settings object (its role default for
     --max-tokens, its --effort), whichever command builds them."""
+    from murgat.commands.score.command import score_config
     from murgat.engine.options import judging_config
-    from murgat.faithfulness.settings import FaithfulnessSettings
-    from murgat.generation.settings import GenerateSettings
-    from murgat.score.command import score_config
-    from murgat.score.settings import ScoreSettings
-    from programs.settings import ProgramSettings
+    from murgat.settings.faithfulness import FaithfulnessSettings
+    from murgat.settings.generate import GenerateSettings
+    from murgat.settings.program import ProgramSettings
+    from murgat.settings.score import ScoreSettings
 
     score = score_config(ScoreSettings(input="i", judge="embedded", out="o", effort="LOW", retries=1)).generate
     assert (score.max_tokens, score.reasoning_effort, score.retries) == (1024, "low", 1)
@@ -170,8 +172,8 @@ def test_each_command_sends_its_own_request_settings() -> None:
 def test_the_score_run_of_another_command_inherits_place_and_run_settings() -> None:
     """sweep and program --score make their score settings in one way: the parent's media place,
     where to run, --overwrite/--retry-errors and quietness; scoring's defaults otherwise."""
-    from murgat.generation.settings import SweepSettings
-    from murgat.score.settings import ScoreSettings
+    from murgat.settings.score import ScoreSettings
+    from murgat.settings.sweep import SweepSettings
 
     parent = SweepSettings(data="d", model="m", judge="j", out="o", media_root="/v", allow_media_outside_root=True,
                            run_on="ray", ray_group_size=4, overwrite=True, retry_errors=True, print_json=True,

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from murgat.cli import main
+from murgat.core.schema import ResponseResult
 from murgat.engine.outcome import ItemFailure, error_kind, failure_line
-from murgat.schema import ResponseResult
 
 
 def test_an_error_record_carries_its_kind_beside_the_message(tmp_path: Path, example_media: Path, capsys) -> None:

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from murgat.core.jsonl import ResultsWriteError
 from murgat.engine.outputs import OutputRefused, claim_output, content_of, is_stream
-from murgat.jsonl import ResultsWriteError
 
 from ...conftest import ROOT
 

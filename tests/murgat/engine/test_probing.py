@@ -1,4 +1,4 @@
-"""The judge probes asked by the run commands before their first item (``murgat.engine.probing``).
+"""The judge probes asked by the run commands before their first item (``murgat.engine.judge_probes``).
 
 Remote-judge runs use the stand-in OpenAI-compatible server (``tests/standin.py``: the Chat
 Completions wire format, murgat's real HTTP client). With ``honest = True`` it perceives the probe
@@ -319,9 +319,9 @@ def test_reflect_probes_each_distinct_path_once(tmp_path: Path, example_media: P
 
 
 def test_sweep_and_program_score_hand_the_probe_setting_to_scoring() -> None:
-    from murgat.generation.settings import SweepSettings
-    from murgat.score.settings import ScoreSettings
-    from programs.settings import ProgramSettings
+    from murgat.settings.program import ProgramSettings
+    from murgat.settings.score import ScoreSettings
+    from murgat.settings.sweep import SweepSettings
 
     for parent in (SweepSettings(data="d", model="m", judge="j", out="o", probes="require", probe_seed=3),
                    ProgramSettings(data="d", planner="p", out="o", probes="off")):

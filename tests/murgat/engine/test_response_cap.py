@@ -1,7 +1,7 @@
 """One text-size cap at every entry point: ``--max-response-chars`` in every command that reads
 responses or chains, end to end through the command line.
 
-The loader marks a response over the cap (:attr:`murgat.schema.Item.input_problem`) and the
+The loader marks a response over the cap (:attr:`murgat.core.schema.Item.input_problem`) and the
 engine's item loop gives it its ``response_too_long`` error record without reading it (one
 hostile item never costs another its record); a command that reads a second file beside its input
 (``generate --base``, ``reflect --from``) marks the item whose text there is over the cap, and a
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
-from murgat.jsonl import read_records
+from murgat.core.jsonl import read_records
 
 HUGE = "The man talks (audio, 0:01). " * 100  # 2,900 characters, over --max-response-chars 1000
 CAP = ["--max-response-chars", "1000"]
@@ -47,7 +47,7 @@ def test_faithfulness_gives_a_long_chain_its_error_record(tmp_path: Path, exampl
 
 
 def test_ground_gives_a_long_response_its_error_record(tmp_path: Path) -> None:
-    from murgat.grounding.gold import GoldItem, write_gold
+    from murgat.core.gold import GoldItem, write_gold
 
     gold = [GoldItem.model_validate({"id": i, "video": "v", "duration": 60.0,
                                      "evidence": [{"modality": "visual", "start": 0.0, "end": 5.0}]}) for i in "ab"]
@@ -117,12 +117,14 @@ def test_score_gives_the_loaders_mark_its_error_record_before_its_media_is_read(
 
 
 def test_one_option_one_default_in_every_command() -> None:
+    from murgat.core.inputs import MAX_RESPONSE_CHARS
     from murgat.engine.options import ResponseCap
-    from murgat.faithfulness.settings import FaithfulnessSettings, ReflectSettings
-    from murgat.generation.settings import GenerateSettings, SweepSettings
-    from murgat.inputs import MAX_RESPONSE_CHARS
-    from murgat.score.settings import ScoreSettings
-    from programs.settings import ProgramSettings
+    from murgat.settings.faithfulness import FaithfulnessSettings
+    from murgat.settings.generate import GenerateSettings
+    from murgat.settings.program import ProgramSettings
+    from murgat.settings.reflect import ReflectSettings
+    from murgat.settings.score import ScoreSettings
+    from murgat.settings.sweep import SweepSettings
 
     for model in (ScoreSettings, FaithfulnessSettings, ReflectSettings, GenerateSettings, SweepSettings,
                   ProgramSettings):

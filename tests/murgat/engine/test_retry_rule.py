@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from murgat.core.schema import ResponseResult
 from murgat.engine.folder import needs_retry
 from murgat.engine.outcome import failure_line
-from murgat.schema import ResponseResult
 
 
 def _undetermined(**causes: int) -> ResponseResult:

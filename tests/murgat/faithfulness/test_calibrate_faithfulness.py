@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from human_eval.labels import ResponseLabel
-from human_eval.stats import icc, icc_with_ci
-from murgat.calibrate_faithfulness import calibrate_faithfulness
 from murgat.cli import main
-from murgat.faithfulness.records import FaithResult, StepLabel, tally
+from murgat.commands.calibrate.faithfulness_runs import calibrate_faithfulness
+from murgat.core.steps import FaithResult, StepLabel, tally
+from murgat.human_eval.labels import ResponseLabel
+from murgat.human_eval.stats import icc, icc_with_ci
 
 from .test_faithfulness import cassette
 
@@ -133,9 +133,9 @@ def _chains(seed: int, n: int) -> tuple[list[FaithResult], dict[str, tuple[int, 
 
 
 def test_upr_is_corrected_through_the_ratio_estimator() -> None:
-    from human_eval.ppi import prediction_powered_ratio
-    from human_eval.sampling import draw_sample
-    from murgat.calibrate_faithfulness import corrected_upr, plan_upr
+    from murgat.commands.calibrate.faithfulness_runs import corrected_upr, plan_upr
+    from murgat.human_eval.ppi import prediction_powered_ratio
+    from murgat.human_eval.sampling import draw_sample
 
     results, human = _chains(1, 80)
     drawn, design = draw_sample(sorted(human), 30, seed=9)

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
+from murgat.core.steps import FaithResult
+from murgat.core.upr import paired_ratio_diff, ratio_ci
 from murgat.engine.folder import RunFolder
-from murgat.faithfulness.metric import paired_ratio_diff, ratio_ci
-from murgat.faithfulness.records import FaithResult
 
 PHONE = "A woman talks on a phone (visual, 0:01)."
 ASKS = "She asks whether the lord of the universe is in (audio, 0:01-0:03)."
@@ -68,7 +68,7 @@ def cassette(tmp: Path) -> Path:
     rows = [m("faith_describe", {}, "A woman in a hat talks on a telephone; a man's voice says he is in a bad humor.")]
     rows += [m("faith_step", {"step": s}, a) for s, a in STEP_ANSWERS.items()]
     for r in RESPONSES:  # whole-chain answers, in step order
-        from murgat.text import preprocess, split_sentences
+        from murgat.core.text import preprocess, split_sentences
 
         steps = [s.text for s in split_sentences(preprocess(r["response"], 2).reasoning)]
         rows.append(m("faith_chain", {"steps": steps}, json.dumps(

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
-from murgat.jsonl import read_records
+from murgat.core.jsonl import read_records
 
 from .test_faithfulness import RESPONSES, cassette
 

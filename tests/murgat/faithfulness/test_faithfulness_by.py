@@ -73,8 +73,8 @@ def _kinds(src: Path, dst: Path) -> Path:
 
 
 def test_faithfulness_by_gives_each_groups_upr(tmp_path: Path, example_media: Path, capsys) -> None:
-    from murgat.faithfulness.metric import summarize_faithfulness
-    from murgat.faithfulness.records import FaithResult
+    from murgat.core.steps import FaithResult
+    from murgat.core.upr import summarize_faithfulness
 
     inp = _kinds(EXAMPLES / "responses.jsonl", tmp_path / "in.jsonl")
     out = tmp_path / "faith"
@@ -124,8 +124,8 @@ def test_reflect_by_gives_each_groups_upr_before_and_after(tmp_path: Path, examp
 
 
 def test_a_group_without_a_perception_step_is_undefined_not_zero() -> None:
-    from murgat.faithfulness.groups import faithfulness_breakdown
-    from murgat.faithfulness.records import FaithResult, StepLabel, tally
+    from murgat.core.steps import FaithResult, StepLabel, tally
+    from murgat.report.step_groups import faithfulness_breakdown
 
     seen = tally(FaithResult(id="a", steps=[StepLabel(index=0, text="A dog runs.", type="perception", faithful=False)],
                              meta={"item": {"kind": "seen"}}))

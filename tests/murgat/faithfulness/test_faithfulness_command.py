@@ -1,4 +1,4 @@
-"""``murgat faithfulness`` (murgat/faithfulness/command.py): what a refused run leaves behind."""
+"""``murgat faithfulness`` (murgat/commands/faithfulness/command.py): what a refused run leaves behind."""
 
 from __future__ import annotations
 
@@ -66,10 +66,10 @@ def test_item_concurrency_none_is_the_default(tmp_path: Path, example_media: Pat
 def test_murgat_faithfulness_can_be_called_again(tmp_path: Path, example_media: Path) -> None:
     """Before: the first call imported the subpackage ``murgat.faithfulness``, which then replaced the
     API function of the same name on ``murgat``: every later call (and any call after ``murgat.reflect``
-    or an import of ``murgat.faithfulness.settings``) failed with "'module' object is not callable"."""
+    or an import of ``murgat.settings.faithfulness``) failed with "'module' object is not callable"."""
     import murgat
-    import murgat.faithfulness.settings  # what any import of the subpackage does
-    from murgat.faithfulness.settings import FaithfulnessSettings
+    import murgat.settings.faithfulness  # what any import of the subpackage does
+    from murgat.settings.faithfulness import FaithfulnessSettings
 
     cas = _labeller(tmp_path, [])
     inp = tmp_path / "chains.jsonl"
@@ -78,4 +78,4 @@ def test_murgat_faithfulness_can_be_called_again(tmp_path: Path, example_media: 
     for n in (1, 2):
         run = murgat.faithfulness(inp, judge=f"replay:{cas}", out=tmp_path / f"f{n}", media_root=example_media)
         assert run.kind == "faithfulness" and len(run.records) == 1
-    assert murgat.faithfulness.settings.FaithfulnessSettings is FaithfulnessSettings  # still the package
+    assert murgat.settings.faithfulness.FaithfulnessSettings is FaithfulnessSettings  # still the package

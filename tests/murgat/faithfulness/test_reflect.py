@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 
 from murgat.cli import main
-from murgat.faithfulness.metric import paired_ratio_diff
-from murgat.jsonl import read_records
+from murgat.core.jsonl import read_records
+from murgat.core.upr import paired_ratio_diff
 
 from ...standin import StandIn
 

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from murgat.cli import main
-from murgat.jsonl import read_records
+from murgat.core.jsonl import read_records
 
 from .test_reflect import setup
 

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
-from murgat.datasets import load_dataset, load_nextgqa, load_videommmu, youtube_id
+from murgat.core.datasets import load_dataset, load_nextgqa, load_videommmu, youtube_id
+from murgat.core.schema import Item
 from murgat.judges.gemini import GeminiJudge
 from murgat.judges.openai_compat import OpenAIJudge
 from murgat.judges.replay import ReplayJudge
 from murgat.judges.types import GenerateConfig
 from murgat.judging.answering import build_request, generate_one, preserved
-from murgat.schema import Item
 
 from ...conftest import real_annotation
 from ...judges.wire import Wire, ok
@@ -210,7 +210,7 @@ def test_generate_then_score_replay_end_to_end(tmp_path: Path, example_media: Pa
 
 
 def split_sentence_texts(response: str) -> list[str]:
-    from murgat.text import preprocess, split_sentences
+    from murgat.core.text import preprocess, split_sentences
 
     return [s.text for s in split_sentences(preprocess(response, 2).reasoning)]
 

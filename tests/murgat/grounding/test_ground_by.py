@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
-from murgat.grounding.gold import GoldAnswer, GoldEvidence, GoldItem, write_gold
-from murgat.grounding.run import GroundSettings, ground, summarize_ground
+from murgat.commands.ground.run import GroundSettings, ground, summarize_ground
+from murgat.core.gold import GoldAnswer, GoldEvidence, GoldItem, write_gold
 
 RESPONSES = [
     {"id": "a", "media": "v1.mp4", "response": "A door opens (visual, 0:02-0:04).\nAnswer: A", "meta": {"kind": "x"}},
@@ -50,7 +50,7 @@ def test_ground_by_gives_each_groups_figures_with_n(tmp_path: Path, capsys) -> N
     # each group is exactly the grounding summary of its responses
     res = ground(inp, gold, settings=GroundSettings())
     recs = {r.id: r for r in res.records}
-    from murgat.grounding.gold import load_gold
+    from murgat.core.gold import load_gold
 
     g = load_gold(gold)
     want = summarize_ground([recs["a"], recs["b"]], {"a": g["a"], "b": g["b"]}, GroundSettings()).model_dump(mode="json")

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from murgat.grounding.gold import GoldFormatError, load_gold, write_gold
-from murgat.grounding.importers import bbox_tags, import_citevqa, import_nextgqa, import_rextime
+from murgat.commands.gold.importers import bbox_tags, import_citevqa, import_nextgqa, import_rextime
+from murgat.core.gold import GoldFormatError, load_gold, write_gold
 
 from ...conftest import NEXTGQA_SAMPLE
 

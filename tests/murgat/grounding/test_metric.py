@@ -1,10 +1,10 @@
-"""Hand-computed cases for every grounding metric (murgat/grounding/metric.py)."""
+"""Hand-computed cases for every grounding metric (murgat/commands/ground/metric.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from murgat.grounding import metric as gm
+from murgat.commands.ground import metric as gm
 
 
 def test_nextgqa_span_against_one_segment() -> None:

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from murgat.citations import make_citation
-from murgat.grounding.gold import GoldBox, GoldEvidence, GoldItem, write_gold
-from murgat.grounding.importers import import_nextgqa
-from murgat.grounding.run import GroundSettings, _viou, ground, ground_response
-from murgat.schema import AtomicFact, Item, ResponseResult, Scores, Sentence, SentenceResult
+from murgat.commands.gold.importers import import_nextgqa
+from murgat.commands.ground.run import GroundSettings, _viou, ground, ground_response
+from murgat.core.citations import make_citation
+from murgat.core.gold import GoldBox, GoldEvidence, GoldItem, write_gold
+from murgat.core.schema import AtomicFact, Item, ResponseResult, Scores, Sentence, SentenceResult
 
 from ...conftest import NEXTGQA_SAMPLE, ROOT
 
@@ -196,7 +196,7 @@ def test_a_response_without_gold_is_an_error_record(tmp_path: Path) -> None:
 
 @dataclass
 class _BoxedCitation:
-    """Stand-in for a box citation (the box grammar lives in murgat.boxes)."""
+    """Stand-in for a box citation (the box grammar lives in murgat.core.boxes)."""
 
     start: float
     end: float
@@ -304,7 +304,7 @@ def test_the_answer_letter_is_read_in_the_options_the_model_saw() -> None:
 
 
 def test_rextime_and_answer_figures_of_a_run() -> None:
-    from murgat.grounding.run import GroundRecord, summarize_ground
+    from murgat.commands.ground.run import GroundRecord, summarize_ground
 
     recs = [GroundRecord(id="a", rextime_iou=0.8, correct=True), GroundRecord(id="b", rextime_iou=0.4, correct=True),
             GroundRecord(id="c", rextime_iou=0.0, correct=False), GroundRecord(id="d", rextime_iou=0.6, correct=None)]
@@ -326,7 +326,7 @@ def test_an_answer_that_cannot_be_read_counts_as_not_correct_in_every_answer_fig
     and ``n_answer_unknown`` says how many; ``accuracy_answered`` is over the answers read. Before, a
     ``correct: null`` left the item out of every denominator and counted items without a gold answer
     as unknown."""
-    from murgat.grounding.run import GroundRecord, summarize_ground
+    from murgat.commands.ground.run import GroundRecord, summarize_ground
 
     common = {"rextime_iou": 0.9, "nextgqa_iop": 0.9, "nextgqa_iou": 0.5, "evidence_recall": 1.0, "evidence_precision": 1.0}
     recs = [GroundRecord(id="a", correct=True, saa=True, **common),
@@ -377,7 +377,7 @@ def test_ground_never_writes_over_another_kinds_folder(tmp_path: Path) -> None:
 
 
 def test_a_ground_folder_in_use_is_refused(tmp_path: Path) -> None:
-    from murgat.runlock import RunLock, RunLocked
+    from murgat.engine.runlock import RunLock, RunLocked
 
     write_gold([_gold()], tmp_path / "g.jsonl")
     (tmp_path / "r.jsonl").write_text(json.dumps({"id": "q", "response": "x (visual, 0:12).\nAnswer: B"}) + "\n")
@@ -391,8 +391,8 @@ def test_a_folder_made_another_kinds_run_while_ground_worked_is_not_written_over
     """The folder is claimed before the work and written after it; a score run started on the same
     --out in between (here: while the figures are summarised) made it a score run. Before, ground
     then replaced that run's config.json and results.jsonl; it is claimed again under the lock."""
+    from murgat.commands.ground import run as grun
     from murgat.engine.outputs import OutputRefused
-    from murgat.grounding import run as grun
 
     write_gold([_gold()], tmp_path / "g.jsonl")
     (tmp_path / "r.jsonl").write_text(json.dumps({"id": "q", "response": "x (visual, 0:12).\nAnswer: B"}) + "\n")
@@ -422,7 +422,7 @@ def test_a_repeated_id_in_a_json_list_is_refused(tmp_path: Path) -> None:
 
 
 def test_one_failing_response_is_its_own_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from murgat.grounding import run as grun
+    from murgat.commands.ground import run as grun
 
     write_gold([_gold(id="q1"), _gold(id="q2")], tmp_path / "g.jsonl")
     rows = [{"id": "q1", "response": "x (visual, 0:12).\nAnswer: B"}, {"id": "q2", "response": "y (visual, 0:12).\nAnswer: B"}]
@@ -505,7 +505,7 @@ def test_summarize_names_a_damaged_ground_summary(tmp_path: Path) -> None:
 
 def test_viou_at_a_huge_frame_rate_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     """``fps: 1e6`` over a 60 s span is 60 million grid times; the sum is found from its breakpoints."""
-    from murgat.grounding import metric as gm
+    from murgat.commands.ground import metric as gm
 
     calls = 0
     real = gm.box_iou

@@ -27,12 +27,12 @@ from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import ContentAudio, ContentImage, ContentText, ContentVideo, ModelOutput, ModelUsage, get_model
 
 from murgat.api import score as murgat_score
-from murgat.citations import strip_citations
 from murgat.cli import main
+from murgat.commands.imports.samples import INPUT, MARKER
+from murgat.core.citations import strip_citations
+from murgat.core.text import preprocess, split_sentences
 from murgat.integrations.inspect_ai import murgat_cited_qa, murgat_scorer, scorer_folder
 from murgat.integrations.media_parts import media_pieces
-from murgat.integrations.samples import INPUT, MARKER
-from murgat.text import preprocess, split_sentences
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "responses.jsonl"
@@ -318,7 +318,7 @@ def test_a_foreign_tasks_samples_import_when_they_name_their_media(tmp_path: Pat
 
 
 def test_murgat_starts_without_importing_inspect_ai() -> None:
-    code = ("import sys; from murgat.cli import build_parser; build_parser(); import murgat.datasets, "
-            "murgat.worldsense, murgat.breakdown; print('inspect_ai' in sys.modules)")
+    code = ("import sys; from murgat.cli import build_parser; build_parser(); import murgat.core.datasets, "
+            "murgat.core.worldsense, murgat.core.breakdown; print('inspect_ai' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -7,11 +7,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from media.asr import ChunkedTranscript, Transcript
-from media.probe import probe
 from murgat.judging.channels import progress_line, text_channels
 from murgat.judging.config import JudgingConfig
 from murgat.judging.context import ItemContext
+from murgat.media.asr import ChunkedTranscript, Transcript
+from murgat.media.streams import probe
 
 
 def _ctx(media: Path) -> ItemContext:

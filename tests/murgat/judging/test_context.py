@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from media.limits import EvidenceLimits
-from media.probe import probe
+from murgat.core.schema import AtomicFact, JudgeCall
 from murgat.judges.cache import ResponseCache
 from murgat.judges.scripted import ScriptedJudge
 from murgat.judges.types import AudioPart, VideoPart
@@ -15,8 +14,9 @@ from murgat.judging.context import ItemContext
 from murgat.judging.entail import ask_entailment
 from murgat.judging.pool import CallPool
 from murgat.judging.sentences import sentences_of
-from murgat.schema import AtomicFact, JudgeCall
-from murgat.score.config import JudgeSpec, ScoreConfig
+from murgat.media.limits import EvidenceLimits
+from murgat.media.streams import probe
+from murgat.settings.score_resolved import JudgeSpec, ScoreConfig
 
 
 def _cfg(limits: EvidenceLimits | None = None) -> ScoreConfig:

@@ -207,8 +207,8 @@ def test_this_invocation_agrees_with_the_records_on_a_fresh_ray_run(tmp_path, ex
 def test_cluster_wide_limits(tmp_path, example_media, ray_instance, monkeypatch) -> None:
     """Two workers, each free to run 8 requests at once: the cluster still keeps --concurrency 2
     and --rpm 4 (per 2-second window here, so the test is quick)."""
-    from murgat.scaleout import driver as score_mod
-    from murgat.scaleout.services import start_services
+    from murgat.engine.scaleout import driver as score_mod
+    from murgat.engine.scaleout.services import start_services
 
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     monkeypatch.setattr(score_mod, "services_for_run", lambda path: start_services(path, window_s=2.0))

@@ -19,7 +19,7 @@ TIMING = {"latency_s", "cached", "deduplicated", "cache_hits", "seconds", "inter
 @pytest.fixture
 def ray_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the Ray runs the driver made, and the records they streamed back."""
-    from murgat.scaleout import tasks
+    from murgat.engine.scaleout import tasks
 
     seen: list[int] = []
     real = tasks.run_on_cluster

@@ -1,7 +1,7 @@
 """The limit service's provider pauses, without Ray: the actor class is plain Python, and a
 stand-in handle (``handle.method.remote(...)`` runs the method on the service's own event loop in
 another thread) lets judges on other event loops — as Ray tasks are — use it through the same
-proxy a Ray worker uses (:class:`murgat.scaleout.worker._ClusterPause`)."""
+proxy a Ray worker uses (:class:`murgat.engine.scaleout.worker._ClusterPause`)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
+from murgat.engine.scaleout import services
+from murgat.engine.scaleout.services import LimitService
+from murgat.engine.scaleout.worker import _ClusterPause
 from murgat.judges.base import Judge, JudgeError, RawAnswer
 from murgat.judges.types import GenerateConfig, JudgeRequest, TextPart
-from murgat.scaleout import services
-from murgat.scaleout.services import LimitService
-from murgat.scaleout.worker import _ClusterPause
 
 
 class _Handle:

@@ -7,18 +7,18 @@ import hashlib
 import json
 from pathlib import Path
 
-from media.cache import file_digest
-from media.probe import probe
-from murgat.boxes import BoxConvention
+from murgat.commands.score.stages import attach_citations
+from murgat.core.boxes import BoxConvention
+from murgat.core.schema import AtomicFact
 from murgat.judges.scripted import ScriptedJudge
 from murgat.judges.types import ImagePart, TextPart
 from murgat.judging.context import ItemContext
 from murgat.judging.entail import ask_entailment
 from murgat.judging.pool import CallPool
 from murgat.judging.sentences import sentences_of
-from murgat.schema import AtomicFact
-from murgat.score.config import JudgeSpec, ScoreConfig
-from murgat.score.stages import attach_citations
+from murgat.media.cache import file_digest
+from murgat.media.streams import probe
+from murgat.settings.score_resolved import JudgeSpec, ScoreConfig
 
 
 def _cfg(**kw) -> ScoreConfig:
@@ -90,8 +90,8 @@ def test_run_convention_reads_boxes_and_facts_keep_them(friday: Path) -> None:
 
 
 def test_default_box_options_keep_old_fingerprints() -> None:
-    from murgat.score.command import score_config, score_fingerprint
-    from murgat.score.settings import ScoreSettings
+    from murgat.commands.score.command import score_config, score_fingerprint
+    from murgat.settings.score import ScoreSettings
 
     s = ScoreSettings(input="i", judge="embedded", out="o")
     assert "boxes" not in score_fingerprint(s, score_config(s))
@@ -137,8 +137,8 @@ def test_score_counts_wrong_boxes_without_changing_scores(tmp_path: Path, exampl
 
 def test_score_box_options_reach_the_config(tmp_path: Path, capsys) -> None:
     from murgat.cli import build_parser, main
-    from murgat.score.command import score_config
-    from murgat.score.settings import ScoreSettings
+    from murgat.commands.score.command import score_config
+    from murgat.settings.score import ScoreSettings
 
     args = build_parser().parse_args(["score", "in.jsonl", "--judge", "embedded", "--out", str(tmp_path / "o"),
                                       "--box-units", "px", "--box-order", "yxyx", "--box-frame-size", "320x240"])

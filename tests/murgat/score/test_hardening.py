@@ -102,8 +102,8 @@ def test_line_separators_round_trip_through_generate_and_its_compaction(tmp_path
 
 
 def test_decomposition_context_is_bounded_and_long_responses_are_refused(tmp_path, example_media, capsys) -> None:
-    from murgat.score.runner import decompose_context
-    from murgat.text import split_sentences
+    from murgat.commands.score.runner import decompose_context
+    from murgat.core.text import split_sentences
 
     sents = split_sentences(" ".join(f"Sentence number {k} is here (audio, 0:01)." for k in range(2000)))
     ctx_late = decompose_context(sents, 1999, 3, 1500)
@@ -306,7 +306,7 @@ def test_results_write_failure_stops_cleanly_with_what_was_written_intact(tmp_pa
                                                                            monkeypatch) -> None:
     import errno
 
-    from murgat import jsonl
+    from murgat.core import jsonl
 
     inp = _inputs(tmp_path, [{"id": f"w{k}", "media": "friday.mp4", "response": "She talks (audio, 0:01-0:03)."}
                              for k in range(6)])
@@ -420,7 +420,7 @@ def test_summarize_never_rewrites_a_folder_a_live_run_may_be_writing(tmp_path, e
 
 
 def test_labels_and_cassettes_keep_line_separators(tmp_path) -> None:
-    from human_eval.labels import load_labels
+    from murgat.human_eval.labels import load_labels
     from murgat.judges.replay import ReplayJudge
 
     cas = tmp_path / "c.jsonl"

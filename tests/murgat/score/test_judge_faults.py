@@ -166,7 +166,7 @@ def test_a_huge_judge_answer_is_kept_once_and_clipped(tmp_path, example_media, c
 
 
 def test_a_huge_chain_answer_is_kept_once_in_faithfulness_records(tmp_path, example_media) -> None:
-    from murgat.faithfulness.records import FaithResult
+    from murgat.core.steps import FaithResult
     from murgat.judges.parsing import MAX_KEPT_ANSWER_CHARS
 
     steps = ["A woman talks on a phone (visual, 0:01).", "She asks a question (audio, 0:01-0:03).", "So it is B."]

@@ -1,4 +1,4 @@
-"""``murgat score`` over a long file (12 minutes, longer than ``media.audio.LONG_AUDIO_S``): the
+"""``murgat score`` over a long file (12 minutes, longer than ``murgat.media.audio.LONG_AUDIO_S``): the
 evidence limits reach the judge's requests, every judge call says what they changed (also when its
 answer comes from the cache), the summary counts it, the report shows it, and the text channels
 are read around the cited windows only.

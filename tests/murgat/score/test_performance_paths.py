@@ -82,7 +82,7 @@ def test_summary_does_not_depend_on_concurrency(tmp_path, example_media, capsys)
 def test_lazy_ocr_reads_only_cited_frames(tmp_path) -> None:
     import subprocess
 
-    from media.ocr import LazyScreen
+    from murgat.media.ocr import LazyScreen
 
     video = tmp_path / "text.mp4"
     subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "color=c=white:s=320x160:d=8", "-vf",
@@ -124,14 +124,14 @@ async def test_lean_client_sends_the_same_body_as_the_httpx_path() -> None:
 def test_scoring_starts_without_decoders_or_rich() -> None:
     """The first requests of a run are text-only: loading the CLI, the API and every command must
     not import numpy, Pillow, decord, rich, filelock or any other package on the lazy list
-    (murgat.lazy.HEAVY_PACKAGES: ~0.15 s before the first request for the first five alone)."""
+    (murgat.core.lazy.HEAVY_PACKAGES: ~0.15 s before the first request for the first five alone)."""
     import subprocess
     import sys
 
-    from murgat.lazy import HEAVY_PACKAGES
+    from murgat.core.lazy import HEAVY_PACKAGES
 
-    code = ("import sys, murgat.cli as c; c.build_parser(); import murgat.api, murgat.score.runner, murgat.score.stages, "
-            "murgat.judges.replay, media.evidence, media.probe, murgat.engine.command, murgat.scaleout.tasks\n"
+    code = ("import sys, murgat.cli as c; c.build_parser(); import murgat.api, murgat.commands.score.runner, murgat.commands.score.stages, "
+            "murgat.judges.replay, media.evidence, media.probe, murgat.engine.command, murgat.engine.scaleout.tasks\n"
             f"print(sorted(m for m in {sorted(HEAVY_PACKAGES)!r} if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -140,18 +140,18 @@ def test_scoring_starts_without_decoders_or_rich() -> None:
 #: the orchestration code: the engine, the judging layer, the run commands, the API and the command line
 ORCHESTRATION = ("murgat/engine", "murgat/scaleout", "murgat/judging", "murgat/score", "murgat/faithfulness",
                  "murgat/generation", "programs/command.py", "programs/task.py", "programs/settings.py",
-                 "programs/cli.py", "murgat/api.py", "murgat/cli.py", "murgat/runlock.py", "murgat/__init__.py",
-                 "murgat/datasets.py", "murgat/comparison.py", "murgat/pipeline", "murgat/probes", "murgat/judge_check.py",
-                 "murgat/judge_check_cli.py", "murgat/diff.py", "murgat/diff_cli.py")
+                 "programs/cli.py", "murgat/api.py", "murgat/cli.py", "murgat/engine/runlock.py", "murgat/__init__.py",
+                 "murgat/core/datasets.py", "murgat/core/comparison.py", "murgat/pipeline", "murgat/probes", "murgat/commands/judge_check/check.py",
+                 "murgat/commands/judge_check/cli.py", "murgat/engine/differences.py", "murgat/commands/diff/cli.py")
 
 
 def test_orchestration_imports_at_the_top_but_for_the_lazy_list() -> None:
     """#32: a third of murgat's imports were inside functions, eight of them in one function of
-    ``score``; only what is on the one lazy list (murgat.lazy) may be imported where it is used."""
+    ``score``; only what is on the one lazy list (murgat.core.lazy) may be imported where it is used."""
     import ast
     from pathlib import Path
 
-    from murgat.lazy import is_lazy
+    from murgat.core.lazy import is_lazy
 
     root = Path(__file__).resolve().parents[3]
     files = [f for d in ORCHESTRATION for f in ([root / d] if d.endswith(".py") else sorted((root / d).rglob("*.py")))]

@@ -1,4 +1,4 @@
-"""``score --repeats K`` (``murgat.score.repeats``): every yes/no question asked K times, the majority used
+"""``score --repeats K`` (``murgat.commands.score.repeats``): every yes/no question asked K times, the majority used
 (ties → unknown), each repeat scored on its own answers, the stability reported — with a scripted judge
 whose answers flip on some repeats, and a replay cassette with a line for one repeat."""
 
@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
+from murgat.commands.score.repeats import RepeatRecord, used
+from murgat.commands.score.runner import score_items, summary_of
+from murgat.commands.score.stages import StageJudges
+from murgat.core.schema import Item, ResponseResult
 from murgat.engine.folder import RunFolder
 from murgat.engine.preflight import MediaPlace
 from murgat.judges.scripted import ScriptedJudge
 from murgat.judges.types import JudgeRequest, TextPart
 from murgat.judging.pool import repeat_of
-from murgat.schema import Item, ResponseResult
-from murgat.score.config import JudgeSpec, ScoreConfig
-from murgat.score.repeats import RepeatRecord, used
-from murgat.score.runner import score_items, summary_of
-from murgat.score.stages import StageJudges
+from murgat.settings.score_resolved import JudgeSpec, ScoreConfig
 
 from ...cassettes import YES_CASSETTE as CASSETTE
 from ...cassettes import write_jsonl as _write

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from murgat.commands.score.runner import score_items, summarize_run
+from murgat.commands.score.stages import StageJudges
+from murgat.core.schema import Item
 from murgat.engine.folder import RunFolder
 from murgat.engine.preflight import MediaPlace
 from murgat.judges.scripted import ScriptedJudge
-from murgat.schema import Item
-from murgat.score.config import JudgeSpec, ScoreConfig
-from murgat.score.runner import score_items, summarize_run
-from murgat.score.stages import StageJudges
+from murgat.settings.score_resolved import JudgeSpec, ScoreConfig
 
 N = 12
 

@@ -1,4 +1,4 @@
-"""``murgat score`` reads every answer the one way (``murgat.answers``) and says what it could not read.
+"""``murgat score`` reads every answer the one way (``murgat.core.answers``) and says what it could not read.
 
 End to end through the command line on real media with a replay judge (hand-written ``match``
 lines in the raw text a chat model returns): an ``Answer:`` that ends the line of the last cited

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
-from murgat.metric import summarize_results
-from murgat.schema import ResponseResult
+from murgat.core.metric import summarize_results
+from murgat.core.schema import ResponseResult
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "responses.jsonl"

@@ -7,13 +7,13 @@ import json
 from pathlib import Path
 
 from murgat.cli import main
+from murgat.commands.score.runner import score_items
+from murgat.commands.score.stages import StageJudges
+from murgat.core.schema import Item
 from murgat.engine.folder import RunFolder
 from murgat.engine.preflight import MediaPlace
 from murgat.judges.scripted import ScriptedJudge
-from murgat.schema import Item
-from murgat.score.config import JudgeSpec, ScoreConfig
-from murgat.score.runner import score_items
-from murgat.score.stages import StageJudges
+from murgat.settings.score_resolved import JudgeSpec, ScoreConfig
 
 TEXT = "A woman talks (audio, 0:01-0:03). She asks a question (audio, 0:01-0:03)."
 

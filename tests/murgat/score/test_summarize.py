@@ -82,9 +82,9 @@ def _labels(tmp: Path) -> Path:
 
 
 def test_summarize_reports_agreement_between_judges(tmp_path: Path, example_media: Path, capsys) -> None:
-    from human_eval.labels import load_labels
+    from murgat.core.agreement import judge_agreement
     from murgat.engine.folder import RunFolder
-    from murgat.judge_agreement import judge_agreement
+    from murgat.human_eval.labels import load_labels
 
     a = _judged(tmp_path, example_media, "judge-a", JUDGE_A)
     b = _judged(tmp_path, example_media, "judge-b", JUDGE_B)
@@ -144,7 +144,7 @@ def test_human_labels_need_two_runs(tmp_path: Path, example_media: Path, capsys)
 def test_runs_whose_paths_differ_near_the_end_are_told_apart(tmp_path: Path, example_media: Path, capsys) -> None:
     """A sweep's runs are OUT/effort-low/run and OUT/effort-high/run: the table folds a long path instead of
     cutting it to 'runs/swe…' twice, and the viewer names them effort-low/run and effort-high/run, not 'run'."""
-    from murgat.viewer.report import run_labels
+    from murgat.report.pages import run_labels
 
     deep = tmp_path / "sweeps" / "a-rather-long-sweep-folder-name"
     for effort in ("low", "high"):

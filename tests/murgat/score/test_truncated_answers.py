@@ -12,18 +12,18 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from media.probe import probe
+from murgat.commands.score.stages import verify
+from murgat.core.schema import AtomicFact
 from murgat.judges.base import RawAnswer
-from murgat.judges.claimcheck import check_claim
+from murgat.judges.embedded_check import check_claim
 from murgat.judges.scripted import ScriptedJudge
 from murgat.judges.types import JudgeRequest, Usage
 from murgat.judging.context import ItemContext
 from murgat.judging.entail import ask_entailment
 from murgat.judging.pool import CallPool
 from murgat.judging.sentences import sentences_of
-from murgat.schema import AtomicFact
-from murgat.score.config import JudgeSpec, ScoreConfig
-from murgat.score.stages import verify
+from murgat.media.streams import probe
+from murgat.settings.score_resolved import JudgeSpec, ScoreConfig
 
 
 class CutOff(ScriptedJudge):

@@ -168,7 +168,7 @@ def _page_data(page_path: Path) -> dict:
 def test_annotate_sample_records_its_design(tmp_path, example_media) -> None:
     """--sample N draws a random sample (a page of those items only, the design embedded), --by video whole
     videos; the same --seed gives the same sample; bad requests are refused before anything is written."""
-    from human_eval.sampling import draw_sample
+    from murgat.human_eval.sampling import draw_sample
 
     run = _run(tmp_path, "runS", example_media, "no")
     got = _murgat(["annotate", str(run), "--annotator", "a", "--sample", "2", "--seed", "11"])

@@ -16,9 +16,9 @@ def _murgat(args: list[str]) -> subprocess.CompletedProcess[str]:
 
 
 def _labels(run: Path, tmp: Path, with_design: bool) -> Path:
-    from human_eval.sampling import draw_sample
-    from murgat.corrected import population
+    from murgat.core.corrected import population
     from murgat.engine.folder import RunFolder
+    from murgat.human_eval.sampling import draw_sample
 
     ids, _ = population(RunFolder(run, repair=False).latest_results())
     drawn, design = draw_sample(ids, 3, seed=2)

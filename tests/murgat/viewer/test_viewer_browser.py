@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from murgat.citations import strip_citations
+from murgat.core.citations import strip_citations
 
 
 def main(args: list[str]) -> int:
@@ -42,7 +42,7 @@ def _m(task, inputs, text):
 
 
 def _run(tmp: Path, name: str, example_media: Path, laugh: str) -> Path:
-    from murgat.text import preprocess, split_sentences
+    from murgat.core.text import preprocess, split_sentences
 
     rows = [_m("verify", {"sentence": "The picture is unclear."}, "no"), _m("verify", {}, "yes, it describes the video")]
     for it in ITEMS:
@@ -162,8 +162,8 @@ def test_chips_filters_and_no_outside_requests(tmp_path, example_media, browser,
     page.click(".item-row[data-id='a-phone']")
     # what the judge was sent: every frame of the visual segment (as many as build_evidence gives the
     # judge), the audio clip, and the prompt's text with the fact
-    from media.evidence import EvidenceConfig, build_evidence
-    from murgat.citations import parse_citations
+    from murgat.core.citations import parse_citations
+    from murgat.media.evidence import EvidenceConfig, build_evidence
 
     sent = build_evidence(example_media / "friday.mp4", parse_citations("(visual, 0:03-0:05)"), EvidenceConfig())
     n_frames = len(sent.segments[0].frames)
@@ -376,7 +376,7 @@ def test_comment_and_script_openers_in_text_do_not_blank_the_page(tmp_path, exam
 def test_the_pages_csv_cells_write_formulas_as_text(browser) -> None:
     """The page's own CSV cell function, as OWASP recommends: a leading ' on text that starts with
     = + - @ or a tab (no spreadsheet runs it); numbers, negative ones too, stay numbers."""
-    from murgat.viewer import TEMPLATE
+    from murgat.report.viewer import TEMPLATE
 
     fn = next(line for line in TEMPLATE.read_text(encoding="utf-8").splitlines() if line.startswith("function csvCell("))
     cases = ["=1+1", "+cmd", "-2+3", "@SUM(A1)", "\tx", "a=b", -0.25, 3, None, 'say "hi", then\nleave',

@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from murgat.cli import main
-from murgat.viewer import media_copy_name
+from murgat.report.viewer import media_copy_name
 
 ANSWERS = [
     {"match": {"task": "verify"}, "output": {"text": "yes"}},

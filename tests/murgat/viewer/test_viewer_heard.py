@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from murgat.judges.claimcheck import split_evidence
+from murgat.judges.embedded_check import split_evidence
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
 

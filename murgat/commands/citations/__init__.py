@@ -1,0 +1,1 @@
+"""``murgat citations``: how murgat reads one text: its sentences and citations."""

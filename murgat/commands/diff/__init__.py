@@ -1,0 +1,1 @@
+"""``murgat diff``: what differs between two run folders."""

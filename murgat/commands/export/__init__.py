@@ -1,0 +1,1 @@
+"""``murgat export``: a score run as a flat table."""

@@ -1,0 +1,1 @@
+"""``murgat gold import``: official annotation files to murgat's gold-evidence JSONL."""

@@ -1,0 +1,1 @@
+"""``murgat import``: evaluations run elsewhere (inspect_ai logs) as murgat inputs."""

@@ -1,0 +1,1 @@
+"""``murgat judge check``: the probes asked of one judge."""

@@ -1,0 +1,1 @@
+"""``murgat media``: probe, transcribe, read on-screen text, dump judge evidence."""

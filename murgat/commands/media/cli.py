@@ -1,0 +1,206 @@
+"""``murgat media …``: probe, transcribe, read on-screen text, and dump judge evidence."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def _fail(exc: Exception) -> int:
+    print(f"error: {exc}", file=sys.stderr)
+    return 2
+
+
+def _probe(args: argparse.Namespace) -> int:
+    from murgat.media.errors import MediaError
+    from murgat.media.streams import probe
+
+    try:
+        info = probe(args.file)
+    except MediaError as exc:
+        return _fail(exc)
+    if args.json:
+        print(info.model_dump_json())
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"{args.file} ({info.format}, {info.duration or 0:.3f} s)")
+    for col in ("index", "type", "codec", "duration", "detail", "used"):
+        t.add_column(col)
+    for s in info.streams:
+        detail = (f"{s.width}x{s.height} @ {s.fps:.3f} fps" if s.type == "video" and s.fps
+                  else f"{s.sample_rate} Hz x{s.channels}" if s.type == "audio" else "")
+        used = "visual" if s.index == info.video_stream else "audio" if s.index == info.audio_stream else ""
+        t.add_row(str(s.index), s.type, str(s.codec), f"{s.duration:.3f}" if s.duration else "-", detail, used)
+    Console().print(t)
+    print(f"has_audio={info.has_audio} visual={info.video_duration} s audio={info.audio_duration} s")
+    return 0
+
+
+def _transcribe(args: argparse.Namespace) -> int:
+    from murgat.media.asr import transcribe
+    from murgat.media.errors import MediaError
+
+    try:
+        tr = transcribe(args.file, args.model, language=args.language, backend=args.backend)
+    except MediaError as exc:
+        return _fail(exc)
+    if args.json:
+        print(json.dumps({"model": tr.model, "language": tr.language,
+                          "words": [w.model_dump() for w in tr.words],
+                          "segments": [s.model_dump() for s in tr.segments]}, ensure_ascii=False))
+    else:
+        print(words_table(tr))
+    return 0
+
+
+def words_table(tr: Any) -> str:
+    """The transcript for people as the command promises it: every word with its start and end
+    time, one per line, under the segment it belongs to (a segment alone hides where in its
+    seconds a word was said, which is what a citation must point at)."""
+    lines: list[str] = []
+    words = sorted(tr.words, key=lambda w: (w.start, w.end))
+    k = 0
+    for seg in tr.segments:
+        lines.append(f"[{seg.start:7.2f} – {seg.end:7.2f}] {seg.text.strip()}")
+        while k < len(words) and words[k].start < seg.end:
+            w = words[k]
+            prob = f"  p={w.probability:.2f}" if w.probability is not None else ""
+            lines.append(f"    {w.start:7.2f} – {w.end:7.2f}  {w.word.strip()}{prob}")
+            k += 1
+    for w in words[k:]:  # words after the last segment (or a transcript with words only)
+        prob = f"  p={w.probability:.2f}" if w.probability is not None else ""
+        lines.append(f"    {w.start:7.2f} – {w.end:7.2f}  {w.word.strip()}{prob}")
+    if not words:
+        lines.append("(no words with times: the model gave segments only)" if tr.segments else "(no speech found)")
+    return "\n".join(lines)
+
+
+def _ocr(args: argparse.Namespace) -> int:
+    from murgat.media.errors import MediaError
+    from murgat.media.ocr import screen_text
+
+    try:
+        st = screen_text(args.file, fps=args.fps)
+    except MediaError as exc:
+        return _fail(exc)
+    if args.json:
+        print(st.model_dump_json())
+    else:
+        for ln in st.lines:
+            print(f"[{ln.time:7.2f}] {ln.text} ({ln.score:.2f})")
+    return 0
+
+
+def _evidence(args: argparse.Namespace) -> int:
+    from murgat.core.citations import check_durations, parse_citations
+    from murgat.judges.evidence import fit_request, limits_for
+    from murgat.media.audio import wav_bytes
+    from murgat.media.errors import MediaError
+    from murgat.media.evidence import EvidenceConfig, build_evidence, describe
+    from murgat.media.frames import encode_image
+    from murgat.media.limits import EvidenceLimits
+    from murgat.media.streams import probe
+
+    try:
+        info = probe(args.file)
+    except MediaError as exc:
+        return _fail(exc)
+    cites = check_durations(parse_citations(args.citations), info.durations())
+    if not cites:
+        return _fail(ValueError(f"no citation found in {args.citations!r}"))
+    cfg = EvidenceConfig(pad_s=args.pad, fps=args.fps, max_frames=args.max_frames,
+                         visual_as="clip" if args.clips else "frames")
+    overrides = {k: v for k, v in (("max_audio_s", args.max_audio_s), ("audio_excerpt_s", args.audio_excerpt_s),
+                                   ("over_limit", args.over_limit)) if v is not None}
+    try:  # the limits a run with --judge PROVIDER applies (segments, then the one request they make)
+        limits = limits_for(args.provider, overrides) if args.provider else EvidenceLimits.model_validate(overrides)
+    except ValueError as exc:
+        return _fail(ValueError(f"evidence limits: {exc}"))
+    from murgat.engine.outputs import claim_output
+
+    out = Path(args.out)
+    # a plain output folder: never a run folder, never the media itself; unwritable is said before any decoding
+    folder = claim_output(out, role="folder", inputs=[args.file], what=f"--out {out}")
+    try:
+        ev = build_evidence(args.file, cites, cfg, limits=limits)
+    except MediaError as exc:
+        return _fail(exc)
+    if args.provider:
+        ev = fit_request(ev, limits)
+    manifest: list[dict[str, Any]] = describe(ev)
+    for k, (seg, row) in enumerate(zip(ev.segments, manifest, strict=True)):
+        stem = f"{k:02d}_{seg.modality}_{row['start']:.2f}-{row['end']:.2f}"
+        files = []
+        pieces = seg.audio_pieces() if seg.available else []
+        for j, (a, b, x) in enumerate(pieces):  # one WAV per piece the judge hears (each excerpt of a sampled span)
+            name = f"{stem}.wav" if len(pieces) == 1 else f"{stem}_excerpt{j:02d}_{a:.2f}-{b:.2f}.wav"
+            folder.file(name).write_bytes(wav_bytes(x, seg.sr))
+            files.append(name)
+        for fr in seg.frames:
+            name = f"{stem}_frame{fr.index:05d}_{fr.time:.3f}s.{cfg.image_format.replace('jpeg', 'jpg')}"
+            folder.file(name).write_bytes(encode_image(fr.image, cfg.image_format))
+            files.append(name)
+        if seg.clip_path:
+            name = f"{stem}.mp4"
+            folder.file(name).copy_from(seg.clip_path)
+            files.append(name)
+        row["files"] = files
+    notes = [n.model_dump() for n in ev.notes]
+    folder.file("manifest.json").write_text(json.dumps({"media": ev.media_path, "citations": args.citations,
+                                                        "config": cfg.model_dump(), "limits": limits.model_dump(),
+                                                        "segments": manifest, "notes": notes}, indent=2))
+    for row in manifest:
+        status = "ok" if row["available"] else f"NO EVIDENCE: {row['reason']}"
+        print(f"{row['label']:<24} {status:<12} {', '.join(row.get('files', []))}")
+    for n in ev.notes:  # never silent: what was cited, what is sent instead, which limit
+        print(f"note: {n.label or 'the request'}: {n.text}")
+    print(f"wrote {out / 'manifest.json'}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    media = sub.add_parser("media", help="media tools: probe, transcribe, ocr, evidence")
+    msub = media.add_subparsers(dest="media_command", metavar="ACTION", required=True)
+
+    p = msub.add_parser("probe", help="streams, durations and which streams murgat uses")
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_probe)
+
+    p = msub.add_parser("transcribe", help="ASR with word timestamps (local model only)")
+    p.add_argument("file")
+    p.add_argument("--asr-model", "--model", dest="model", default=None,
+                   help="model folder, or a bundled name: base (default), tiny.en (the same option as score's --asr-model)")
+    p.add_argument("--language", default="en")
+    p.add_argument("--backend", default="faster-whisper", choices=["faster-whisper", "whisperx"])
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_transcribe)
+
+    p = msub.add_parser("ocr", help="on-screen text of sampled frames")
+    p.add_argument("file")
+    p.add_argument("--fps", type=float, default=1.0)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_ocr)
+
+    p = msub.add_parser("evidence", help="write exactly what a judge would be sent for CITATIONS")
+    p.add_argument("file")
+    p.add_argument("citations", help='e.g. "(audio, 0:01-0:02; visual, 0:03)"')
+    p.add_argument("--out", required=True, help="folder for frames, WAVs, clips and manifest.json")
+    p.add_argument("--pad", type=float, default=0.0, help="pad_s: widen each segment")
+    p.add_argument("--fps", type=float, default=1.0)
+    p.add_argument("--max-frames", type=int, default=8)
+    p.add_argument("--clips", action="store_true", help="picture-only clip files instead of frames")
+    p.add_argument("--max-audio-s", type=float, default=None,
+                   help="most seconds of audio sent for one request (default 300); a longer span is sampled")
+    p.add_argument("--audio-excerpt-s", type=float, default=None, help="length of each excerpt of a sampled span "
+                                                                        "(default 30)")
+    p.add_argument("--over-limit", choices=["sample", "refuse"], default=None,
+                   help="a segment over a limit is sampled (default) or refused with the reason")
+    p.add_argument("--provider", default=None, help="apply this judge provider's request limits too (gemini, openai, "
+                                                    "hf, …), as a run with --judge PROVIDER:… does")
+    p.set_defaults(func=_evidence)

@@ -1,0 +1,1 @@
+"""``murgat reflect``: self-reflection (repair the first unfaithful perception step, continue)."""

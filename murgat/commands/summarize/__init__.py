@@ -1,0 +1,1 @@
+"""``murgat summarize``: runs side by side, paired differences, agreement between their judges."""

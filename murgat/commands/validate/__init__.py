@@ -1,0 +1,1 @@
+"""``murgat validate``: responses' citations checked against the media before any judge call."""

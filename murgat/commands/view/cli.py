@@ -1,0 +1,147 @@
+"""``murgat view RUN [RUN ...]``: (re)write the viewer for a run, or compare 2..N runs item by item."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from murgat.engine.options import GroupBy, add_options
+from murgat.report.pages import build_report
+
+
+def run_media_root(run: Path, given: str | None) -> str | None:
+    """Where a faithfulness, reflect or program run read its media: ``--media-root`` when given, else
+    what its ``config.json`` records (:func:`murgat.engine.preflight.recorded_media_root`)."""
+    from murgat.engine.preflight import recorded_media_root
+    from murgat.report.pages import read_config
+
+    return given or recorded_media_root(read_config(run).get("config") or {})
+
+
+def _view_other_kind(run: Path, kind: str, args: argparse.Namespace) -> int:
+    """``murgat view`` on a folder that is not a score run: its own page, or where to find one."""
+    from murgat.engine.folder import RunFolder
+    from murgat.engine.outputs import claim_output
+    from murgat.engine.runs import read_summary
+
+    out = Path(args.out) if args.out else run / "report.html"
+    if kind in ("faithfulness", "reflect", "program"):
+        claim_output(out, role="file", what=f"the report {out}")  # refused before any work; written by the page
+        args.media_root = run_media_root(run, args.media_root)
+    if kind == "faithfulness":
+        from murgat.core.steps import FaithResult
+        from murgat.report.steps import faithfulness_report
+
+        summary = read_summary(run)
+        results = RunFolder(run, repair=False, record=FaithResult).latest_results()
+        _wrote(faithfulness_report(out, results, summary, args.media_root))
+        return 0
+    if kind == "reflect":
+        from murgat.report.steps import reflect_report
+
+        summary = read_summary(run)
+        traces = RunFolder(run, repair=False, record=None, results="traces.jsonl").latest_results()
+        recs = {r["id"]: r for r in RunFolder(run, repair=False, record=None, results="responses.jsonl").latest_results()}
+        _wrote(reflect_report(out, traces, recs, summary, args.media_root))
+        return 0
+    if kind == "program":
+        from murgat.programs.command import write_report
+
+        _wrote(write_report(run, out, args.media_root))
+        return 0
+    where = {"program-variant": "it is one variant of a program run: murgat view the folder above (all variants), "
+                                "or, with --score, this folder's run/",
+             "generate": "score its responses.jsonl with murgat score, then view that run",
+             "sweep": "view one effort's score run: OUT/effort-LEVEL/run",
+             "ground": "print its figures with murgat summarize; score with --gold shows them in the score run's report"}.get(kind, "")
+    print(f"error: {run} holds a '{kind}' run, which has no item viewer of its own; {where}", file=sys.stderr)
+    return 2
+
+
+def _corrected(args: argparse.Namespace, run: Path) -> dict[str, Any] | None:
+    """``--human LABELS``: the first run's figures corrected with the labels (``murgat.core.corrected``), for
+    its run panel; None after an error is printed."""
+    from murgat.core.corrected import corrected_figures
+    from murgat.engine.folder import RunFolder
+    from murgat.human_eval.labels import LabelError, load_labels
+
+    try:
+        labels = load_labels(args.human)
+    except LabelError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+    rd = RunFolder(run, repair=False)
+    return corrected_figures(labels, rd.latest_results(), assume_random=args.assume_random,
+                             cluster_by_video=args.cluster_by_video,
+                             attributed_threshold=rd.summary().attributed_threshold)
+
+
+def _cmd_view(args: argparse.Namespace) -> int:
+    from murgat.engine.folder import read_kind
+
+    runs = [Path(r) for r in args.runs]
+    kinds = [read_kind(r) for r in runs]
+    if any(k not in (None, "score") for k in kinds):
+        if len(runs) > 1:
+            print(f"error: murgat view compares score runs; these are: {', '.join(str(k) for k in kinds)}",
+                  file=sys.stderr)
+            return 2
+        if args.human:
+            print(f"error: --human corrects a score run's figures; for a '{kinds[0]}' run use murgat calibrate "
+                  "(--task faithfulness for step faithfulness)", file=sys.stderr)
+            return 2
+        if args.by:
+            print(f"error: --by groups a score run's figures; a '{kinds[0]}' run's page has no breakdown",
+                  file=sys.stderr)
+            return 2
+        return _view_other_kind(runs[0], str(kinds[0]), args)
+    from murgat.core.breakdown import UnknownField
+    from murgat.engine.outputs import OutputRefused
+    from murgat.engine.runs import RunUnreadable
+
+    out = Path(args.out) if args.out else runs[0] / ("report.html" if len(runs) == 1 else "compare.html")
+    corrected = None
+    if args.human:
+        corrected = _corrected(args, runs[0])
+        if corrected is None:
+            return 2
+    try:
+        path = build_report(runs, out, copy_media=args.copy_media, media_root=args.media_root,
+                            with_evidence=args.save_evidence, allow_outside_root=args.allow_media_outside_root,
+                            corrected=corrected, by=args.by)
+    except (OutputRefused, RunUnreadable, UnknownField) as exc:  # a damaged summary, an output not the viewer's to
+        # write, --by a field no item has
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    _wrote(path)
+    return 0
+
+
+def _wrote(path: Path) -> None:
+    """The status line: on stderr when the page went to a stream (``--out /dev/stdout``)."""
+    from murgat.engine.outputs import is_stream
+
+    print(f"wrote {path}", file=sys.stderr if is_stream(path) else sys.stdout)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("view", help="write the offline viewer (report.html) for a run, or compare 2..N runs item by item")
+    p.add_argument("runs", nargs="+", help="one murgat run folder, or 2..N score runs to compare item by item")
+    p.add_argument("--out", default=None, help="HTML file to write (default: RUN/report.html, or FIRST_RUN/compare.html for several)")
+    p.add_argument("--media-root", default=None, help="where the media are (default: the one the run was scored with)")
+    p.add_argument("--copy-media", action="store_true", help="copy the media next to the report so the folder is portable")
+    p.add_argument("--save-evidence", action="store_true",
+                   help="save each cited segment's frame (JPEG) or sound (WAV) under RUN/evidence/ and show it")
+    p.add_argument("--allow-media-outside-root", action="store_true",
+                   help="copy media and evidence wherever the run names them (default: only inside --media-root, "
+                        "as scoring)")
+    p.add_argument("--human", default=None, metavar="LABELS",
+                   help="human labels of a random sample of the (first) run: its panel shows the judge's figures "
+                        "corrected with them (as murgat calibrate --human LABELS --run RUN)")
+    p.add_argument("--assume-random", action="store_true",
+                   help="with --human: treat labels that record no sampling design as a random sample (said on the page)")
+    p.add_argument("--cluster-by-video", action="store_true", help="with --human: videos are the sampling unit")
+    add_options(p, GroupBy)  # the run panel's figures per group (score runs)
+    p.set_defaults(func=_cmd_view)

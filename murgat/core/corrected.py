@@ -1,0 +1,324 @@
+"""A score run's judge figures corrected with human labels: human-valid estimates with intervals.
+
+``murgat score`` reports the judge's MURGAT-S, coverage, precision, recall, F1 and strict
+attributed accuracy; ``murgat calibrate`` says how far the judge agrees with people. What a
+paper needs is the figure *people* would give, with an interval that holds. With human labels
+for a random sample of the run's responses, every run-level mean is corrected by
+prediction-powered inference (``murgat.human_eval.ppi``: PPI++, equal to ppi-python):
+
+* the **population** is the run's responses that have the judge's figure (what the run-level
+  mean averages); the **labelled** ones are those with a human figure too (the mean over their
+  annotators, by MURGAT-S's own formula: :func:`human_scores`); the rest are unlabelled. A
+  labelled response whose judge figure is undefined (excluded, undetermined) cannot enter — it
+  is counted (``dropped``), as is a sampled response whose human figure is undefined, which then
+  counts as unlabelled;
+* beside the corrected figure: plain PPI (λ = 1), the human-only mean of the labelled responses
+  (λ = 0) and the judge-only figure (the run's own number, with an interval for the *judge's*
+  mean);
+* the labels must be a recorded random sample of the run (``murgat.human_eval.sampling``:
+  ``murgat annotate --sample``), checked by redrawing it; otherwise the corrected figures are
+  refused unless ``assume_random`` says the labels may be treated as one — and the output says
+  that this was assumed;
+* ``cluster_by_video`` (and any sample drawn by video) makes videos the sampling unit;
+* two runs of the same items, each with its own labels (model A and model B, one judge):
+  :func:`corrected_difference` gives B − A from the paired per-response differences.
+
+Attributed accuracy: a response counts when its answer is right and its MURGAT-S reaches the
+threshold — the judge's MURGAT-S for the judge figure, the human one for the human figure; the
+population is the responses with a gold answer, as in ``murgat.core.metric.summarize_results``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from murgat.core.metric import FactScore, ResponseFigures, answer_state, score_response
+from murgat.core.schema import ResponseResult
+from murgat.human_eval.labels import ResponseLabel, SentenceLabel, by_id
+from murgat.human_eval.ppi import CorrectedEstimate, bootstrap_corrected, labels_needed, prediction_powered_mean
+from murgat.human_eval.sampling import SampleCheck, check_labels
+
+METRICS = ("coverage", "precision", "recall", "murgat_s")
+FIGURES = ("coverage", "precision", "recall", "f1", "murgat_s", "attributed_accuracy")
+CI_METHODS = ("normal", "bootstrap")
+
+
+def majority(values: Sequence[bool | None]) -> bool | None:
+    """The annotators' majority label; a tie, or nobody labelling, is no label."""
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return None
+    yes = sum(vals)
+    if yes * 2 == len(vals):
+        return None
+    return yes * 2 > len(vals)
+
+
+def reference_sentence(labelled: Sequence[SentenceLabel]) -> SentenceLabel | None:
+    """The annotators' version of a sentence whose facts the judge's are matched with: the first
+    annotator who decomposed it."""
+    return next((s for s in labelled if s.facts), None)
+
+
+def human_scores(label: ResponseLabel, result: ResponseResult | None) -> dict[str, float | None]:
+    """One annotator's response-level figures, computed with MURGAT-S's own formula.
+
+    V from the human verifiability labels, Vc = those sentences that carry citations (in the
+    run's reading when the run is given), facts with citations; a fact's recall is its
+    "supported" label and its precision the mean of "supported and necessary" over its citations
+    (recall itself when necessity is not labelled). Response-level ratings given directly win.
+    """
+    cited_by_run = {}
+    if result is not None:
+        cited_by_run = {sr.sentence.index: bool(sr.sentence.citations) for sr in result.sentences}
+    V = [s for s in label.sentences if s.verifiable]
+    Vc = [s for s in V if cited_by_run.get(s.index, any(f.citations for f in s.facts))]
+    facts: list[FactScore] = []
+    for s in Vc:
+        for f in s.facts:
+            if not f.citations or f.supported is None:
+                continue
+            r = 1.0 if f.supported else 0.0
+            if f.necessary is not None and all(n is not None for n in f.necessary):
+                p = float(np.mean([1.0 if (f.supported and n) else 0.0 for n in f.necessary]))
+            else:
+                p = r
+            facts.append(FactScore(r, p, [], "judged"))
+    scores, _ = score_response(ResponseFigures(len(V), len(Vc), facts))
+    out: dict[str, float | None] = scores.model_dump()
+    if not label.sentences:
+        out = {m: None for m in out}  # nothing labelled at sentence level: no computed figures
+    for m in METRICS:  # response-level ratings given directly win over computed ones
+        if m in label.ratings:
+            out[m] = float(label.ratings[m])
+    if "f1" not in label.ratings and any(m in label.ratings for m in ("precision", "recall")):
+        hp, hr = out.get("precision"), out.get("recall")  # given ratings: F1 follows them
+        out["f1"] = None if hp is None or hr is None else (0.0 if hp + hr == 0 else 2 * hp * hr / (hp + hr))
+    return out
+
+
+def human_figures(annotations: Sequence[ResponseLabel], result: ResponseResult | None,
+                  attributed_threshold: float = 0.5) -> dict[str, float | None]:
+    """The human figure of each run-level metric for one response: the mean over its annotators."""
+    per = [human_scores(a, result) for a in annotations]
+    out: dict[str, float | None] = {}
+    for m in FIGURES[:-1]:
+        vals = [h[m] for h in per if h.get(m) is not None]
+        out[m] = float(np.mean([float(v) for v in vals if v is not None])) if vals else None
+    ms = out["murgat_s"]
+    state = None if result is None else answer_state(result)  # an unread answer counts as not correct
+    out["attributed_accuracy"] = None if state is None or ms is None else (
+        1.0 if state == "right" and ms >= attributed_threshold else 0.0)
+    return out
+
+
+def judge_figure(result: ResponseResult, figure: str, attributed_threshold: float = 0.5) -> float | None:
+    """The judge's figure of one response, as the run-level mean counts it (None: not counted)."""
+    if figure == "attributed_accuracy":
+        state = answer_state(result)  # as summarize_results counts it: an unread answer is not correct
+        if state is None:
+            return None
+        ms = result.scores.murgat_s
+        return 1.0 if (state == "right" and ms is not None and ms >= attributed_threshold) else 0.0
+    v = getattr(result.scores, figure)
+    return None if v is None else float(v)
+
+
+def population(results: Sequence[Any]) -> tuple[list[str], dict[str, str]]:
+    """The items a labelling sample is drawn from — the run's records without an error — and each
+    one's video (its id when it names none). ``murgat annotate --sample`` and the check here use
+    this one definition."""
+    ok = [r for r in results if getattr(r, "error", None) is None]
+    return sorted(r.id for r in ok), {r.id: (getattr(r, "video", None) or r.id) for r in ok}
+
+
+def sample_check(labels: Sequence[ResponseLabel], results: Sequence[Any]) -> SampleCheck:
+    """Are ``labels`` (those of ids in the run) a recorded random sample of the run?"""
+    ids, videos = population(results)
+    in_run = set(ids)
+    mine = [lab for lab in labels if lab.id in in_run]
+    return check_labels([lab.sample for lab in mine], {lab.id for lab in mine}, ids, videos)
+
+
+def _block(est: CorrectedEstimate) -> dict[str, Any]:
+    d = est.to_dict()
+    d["lambda"] = d.pop("lam")
+    return d
+
+
+def _brief(est: CorrectedEstimate, n_key: str = "n") -> dict[str, Any]:
+    return {"estimate": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high, n_key: est.n_labelled,
+            **({"reason": est.reason} if est.reason else {})}
+
+
+Progress = Callable[[int], None]
+
+
+def _estimate_block(y: np.ndarray, yh: np.ndarray, yu: np.ndarray, clusters: list[str] | None, *, alpha: float,
+                    ci: str, n_resamples: int, seed: int, progress: Progress | None) -> dict[str, Any]:
+    """The corrected figure with, beside it, plain PPI, the human-only and the judge-only figures."""
+    if ci not in CI_METHODS:
+        raise ValueError(f"ci must be one of {CI_METHODS}, not {ci!r}")
+    if ci == "bootstrap":
+        main = bootstrap_corrected(prediction_powered_mean, [y, yh], [yu], alpha=alpha, clusters=clusters,
+                                   n_resamples=n_resamples, seed=seed, progress=progress)
+    else:
+        main = prediction_powered_mean(y, yh, yu, alpha=alpha, clusters=clusters)
+    out = _block(main)
+    ppi = prediction_powered_mean(y, yh, yu, alpha=alpha, lam=1.0, clusters=clusters)
+    out["ppi"] = {"estimate": ppi.estimate, "ci_low": ppi.ci_low, "ci_high": ppi.ci_high, "lambda": 1.0}
+    out["human_only"] = _brief(prediction_powered_mean(y, yh, yu, alpha=alpha, lam=0.0, clusters=clusters))
+    # the judge's own mean over every item of the population (what murgat score reports), with the
+    # interval of that mean — an interval for the judge's number, not for the human one
+    every = np.concatenate([yh, yu])
+    cl_all = None if clusters is None else list(clusters)
+    judge = prediction_powered_mean(every, every, [], alpha=alpha, lam=0.0, clusters=cl_all)
+    out["judge_only"] = {**_brief(judge), "estimate": float(every.mean()) if len(every) else None}
+    return out
+
+
+def _rows(labels: Sequence[ResponseLabel], results: Sequence[ResponseResult], figure: str, threshold: float,
+          ) -> tuple[list[tuple[str, float, float, str]], list[tuple[str, float, str]], dict[str, int]]:
+    lab = by_id(list(labels))
+    labelled: list[tuple[str, float, float, str]] = []
+    unlabelled: list[tuple[str, float, str]] = []
+    dropped = {"labelled_without_judge_figure": 0, "labelled_without_human_figure": 0}
+    for r in sorted((r for r in results if r.error is None), key=lambda r: r.id):
+        j = judge_figure(r, figure, threshold)
+        video = r.video or r.id
+        if r.id in lab:
+            h = human_figures(lab[r.id], r, threshold)[figure]
+            if j is None:
+                dropped["labelled_without_judge_figure"] += 1
+                continue
+            if h is None:
+                dropped["labelled_without_human_figure"] += 1
+                unlabelled.append((r.id, j, video))
+                continue
+            labelled.append((r.id, h, j, video))
+        elif j is not None:
+            unlabelled.append((r.id, j, video))
+    return labelled, unlabelled, dropped
+
+
+def _clusters(labelled: Sequence[tuple[Any, ...]], unlabelled: Sequence[tuple[Any, ...]], on: bool) -> list[str] | None:
+    return [row[-1] for row in labelled] + [row[-1] for row in unlabelled] if on else None
+
+
+def _refusal(check: SampleCheck) -> dict[str, Any]:
+    return {"refused": "the labels are not a recorded random sample of this run, so a corrected estimate "
+                       "would not be valid: draw the sample with murgat annotate RUN --sample N, or pass "
+                       "--assume-random to treat these labels as one (and say so when you report it)",
+            "problems": check.problems}
+
+
+def corrected_figures(labels: Sequence[ResponseLabel], results: Sequence[ResponseResult], *, alpha: float = 0.05,
+                      cluster_by_video: bool = False, ci: str = "normal", assume_random: bool = False,
+                      n_resamples: int = 2000, seed: int = 0, attributed_threshold: float = 0.5,
+                      figures: Sequence[str] = FIGURES, progress: Progress | None = None) -> dict[str, Any]:
+    """Every run-level figure of a score run, corrected with the labels (module docstring).
+
+    Returns ``{"figures": {name: block}, "sample": …, "assumption": …, "clustered_by": …}``, or a
+    ``refused`` reason and the problems found when the labels are not a checked random sample and
+    ``assume_random`` is not given. A figure with no labelled response has every number ``None``
+    and a ``reason``.
+    """
+    check = sample_check(labels, results)
+    if not check.ok and not assume_random:
+        return _refusal(check)
+    clustered = cluster_by_video or (check.design is not None and check.design.method == "video")
+    out: dict[str, Any] = {
+        "alpha": alpha, "ci": ci, "clustered_by": "video" if clustered else None,
+        "sample": check.design.model_dump() if check.design else None,
+        "sample_checked": check.ok,
+        "assumption": None if check.ok else "--assume-random: the labelled responses were treated as a uniform "
+                                            "random sample of the run; nothing recorded shows that they are one",
+        "problems": check.problems, "notes": list(check.notes), "figures": {},
+        "labels_not_in_run": len({lab.id for lab in labels} - {r.id for r in results}),
+    }
+    if clustered and not cluster_by_video:
+        out["notes"].append("the sample was drawn by video, so every interval is clustered by video")
+    for k, fig in enumerate(figures):
+        labelled, unlabelled, dropped = _rows(labels, results, fig, attributed_threshold)
+        if not labelled and not unlabelled:
+            continue  # e.g. attributed accuracy of a run without gold answers: the run has no such figure
+        y = np.array([h for _, h, _, _ in labelled], float)
+        yh = np.array([j for _, _, j, _ in labelled], float)
+        yu = np.array([j for _, j, _ in unlabelled], float)
+        step: Progress | None = None
+        if progress is not None:
+            report = progress
+
+            def step(i: int, k: int = k, report: Progress = report) -> None:
+                report(k * n_resamples + i)
+        block = _estimate_block(y, yh, yu, _clusters(labelled, unlabelled, clustered), alpha=alpha, ci=ci,
+                                n_resamples=n_resamples, seed=seed + k, progress=step)
+        block["dropped"] = dropped
+        out["figures"][fig] = block
+    return out
+
+
+def corrected_difference(labels_a: Sequence[ResponseLabel], results_a: Sequence[ResponseResult],
+                         labels_b: Sequence[ResponseLabel], results_b: Sequence[ResponseResult], *, alpha: float = 0.05,
+                         cluster_by_video: bool = False, assume_random: bool = False, attributed_threshold: float = 0.5,
+                         figures: Sequence[str] = FIGURES) -> dict[str, Any]:
+    """B − A per figure for two runs of the same items (model A and model B, one judge), each
+    response labelled in its own run's labels. Pairs are the item ids both runs scored (with a
+    judge figure in both); the labelled pairs are those a human scored in both runs."""
+    checks = {"a": sample_check(labels_a, results_a), "b": sample_check(labels_b, results_b)}
+    bad = [f"{side}: {p}" for side, c in checks.items() for p in c.problems]
+    if bad and not assume_random:
+        return {**_refusal(SampleCheck(ok=False, problems=bad))}
+    la, lb = by_id(list(labels_a)), by_id(list(labels_b))
+    ra = {r.id: r for r in results_a if r.error is None}
+    rb = {r.id: r for r in results_b if r.error is None}
+    designs = [c.design for c in checks.values()]
+    clustered = cluster_by_video or any(d is not None and d.method == "video" for d in designs)
+    out: dict[str, Any] = {"alpha": alpha, "clustered_by": "video" if clustered else None, "direction": "b - a",
+                           "assumption": None if not bad else "--assume-random: the labelled responses were treated as "
+                                                              "a uniform random sample of each run",
+                           "problems": bad, "figures": {}}
+    for fig in figures:
+        lab_rows, unl_rows = [], []
+        for i in sorted(set(ra) & set(rb)):
+            ja, jb = judge_figure(ra[i], fig, attributed_threshold), judge_figure(rb[i], fig, attributed_threshold)
+            if ja is None or jb is None:
+                continue
+            video = ra[i].video or i
+            ha = human_figures(la[i], ra[i], attributed_threshold)[fig] if i in la else None
+            hb = human_figures(lb[i], rb[i], attributed_threshold)[fig] if i in lb else None
+            if ha is not None and hb is not None:
+                lab_rows.append((hb - ha, jb - ja, video))
+            else:
+                unl_rows.append((jb - ja, video))
+        if not lab_rows and not unl_rows:
+            continue
+        y = np.array([d for d, _, _ in lab_rows], float)
+        yh = np.array([d for _, d, _ in lab_rows], float)
+        yu = np.array([d for d, _ in unl_rows], float)
+        out["figures"][fig] = _estimate_block(y, yh, yu, _clusters(lab_rows, unl_rows, clustered), alpha=alpha,
+                                              ci="normal", n_resamples=0, seed=0, progress=None)
+    return out
+
+
+def plan_labels(labels: Sequence[ResponseLabel], results: Sequence[ResponseResult], *, half_width: float,
+                alpha: float = 0.05, cluster_by_video: bool = False, attributed_threshold: float = 0.5,
+                figures: Sequence[str] = FIGURES) -> dict[str, Any]:
+    """How many labelled responses give each figure a corrected interval of ± ``half_width``,
+    from a pilot's labels (``murgat.human_eval.ppi.labels_needed``). A pilot need not be a random
+    sample for this (it only supplies variances), but the closer to one, the better the plan."""
+    out: dict[str, Any] = {"half_width": half_width, "alpha": alpha,
+                           "clustered_by": "video" if cluster_by_video else None, "figures": {}}
+    for fig in figures:
+        labelled, unlabelled, _ = _rows(labels, results, fig, attributed_threshold)
+        if not labelled and not unlabelled:
+            continue
+        y = [h for _, h, _, _ in labelled]
+        yh = [j for _, _, j, _ in labelled]
+        yu = [j for _, j, _ in unlabelled]
+        out["figures"][fig] = labels_needed(y, yh, yu, half_width=half_width, alpha=alpha,
+                                            clusters=_clusters(labelled, unlabelled, cluster_by_video))
+    return out

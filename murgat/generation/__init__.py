@@ -1,1 +1,0 @@
-"""Answer generation (plain, cited, post-hoc cited) and reasoning-effort sweeps."""

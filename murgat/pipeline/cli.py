@@ -1,5 +1,0 @@
-"""Deprecated: :mod:`murgat.score.cli`."""
-
-from murgat.score.cli import register
-
-__all__ = ["register"]
