@@ -42,7 +42,7 @@ from murgat.media.streams import ProbeResult, probe
 if TYPE_CHECKING:  # decoders load on the first decode, so a run starts its text-only calls without them
     import numpy as np
 
-    from murgat.media.frames import Frame
+    from murgat.media.frame import Frame
 
 
 class CitationLike(Protocol):
@@ -432,7 +432,8 @@ def _prefetch_frames(info: ProbeResult, planned: Sequence[tuple[CitationLike, Se
 
 
 def _fill_visual(seg: EvidenceSegment, info: ProbeResult, cfg: EvidenceConfig, point: bool) -> None:
-    from murgat.media.frames import Frame, crop_region, draw_regions, open_video, resize_max_side
+    from murgat.media.frame import Frame
+    from murgat.media.frames import crop_region, draw_regions, open_video, resize_max_side
 
     vf = open_video(info.path)
     if cfg.visual_as == "clip" and seg.end > seg.start and not seg.boxes:

@@ -24,20 +24,12 @@ import numpy as np
 from PIL import Image
 
 from murgat.media.errors import CorruptMedia, NoVideoStream, ToolMissing
+from murgat.media.frame import Frame
 from murgat.media.lru import Lru
 from murgat.media.streams import probe
 
 if TYPE_CHECKING:
     from murgat.media.seekframes import SeekFrames
-
-
-@dataclass(frozen=True)
-class Frame:
-    """One decoded picture: RGB uint8 array (H, W, 3), its index and presentation time."""
-
-    index: int
-    time: float
-    image: np.ndarray
 
 
 class VideoFrames:

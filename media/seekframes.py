@@ -30,6 +30,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from murgat.media.frame import Frame
 from murgat.media.errors import CorruptMedia, NoVideoStream, ToolMissing
 from murgat.media.streams import probe
 
@@ -44,8 +45,6 @@ class SeekFrames:
     """Frame access for one long file by seeking (same methods as :class:`~murgat.media.frames.VideoFrames`)."""
 
     def __init__(self, path: str | Path) -> None:
-        from murgat.media.frames import Frame  # noqa: F401  (the type of what it returns)
-
         info = probe(path)
         if not info.has_video or info.video_stream is None:
             raise NoVideoStream(str(path), "the file has no video stream")
@@ -177,15 +176,11 @@ class SeekFrames:
             return out
 
     def frames_at(self, times: list[float]) -> list[Any]:
-        from murgat.media.frames import Frame
-
         idx = [self.index_at(t) for t in times]
         return [Frame(i, t, img) for i, (t, img) in zip(idx, self._get(idx), strict=True)]
 
     def frames_in(self, start: float, end: float, fps: float = 1.0, max_frames: int = 8) -> list[Any]:
         """Frames inside ``[start, end]`` at about ``fps``, at most ``max_frames``, evenly spread."""
-        from murgat.media.frames import Frame
-
         if end < start:
             raise ValueError(f"end {end} is before start {start}")
         picks = self.range_indices(start, end, fps, max_frames)

@@ -36,9 +36,10 @@ from murgat.commands.generate.command import GenerateCommand, SweepCommand
 from murgat.commands.ground.run import ground_score_run
 from murgat.commands.reflect.command import ReflectCommand
 from murgat.commands.score.command import ScoreCommand
-from murgat.engine.command import Command, Outcome, run_command
+from murgat.engine.command import Command, run_command
 from murgat.engine.errors import CommandError
 from murgat.engine.options import Settings, add_settings
+from murgat.engine.run_state import Outcome
 from murgat.engine.runs import RunResult, load_run
 from murgat.programs.command import ProgramCommand
 from murgat.settings.faithfulness import FaithfulnessSettings

@@ -19,7 +19,6 @@ run (:class:`murgat.engine.folder.PairFolder`), so a crash can never leave them 
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from murgat.core.comparison import compare, fmt
 from murgat.core.datasets import load_dataset
 from murgat.core.metric import accuracy_figures, record_answer_state
 from murgat.core.schema import Item
-from murgat.engine.command import Command, Run, Stream, Work, load_selected
+from murgat.engine.command import Command, load_selected
 from murgat.engine.errors import SettingsError
 from murgat.engine.fingerprint import Late, Where, fingerprint
 from murgat.engine.folder import PairFolder, RunFolder
@@ -36,6 +35,7 @@ from murgat.engine.guards import Outputs, select_items
 from murgat.engine.options import judging_config, scoring_values
 from murgat.engine.preflight import MediaPlace, require_asr
 from murgat.engine.roles import JudgeFactory, options_of
+from murgat.engine.run_state import Run, Stream, Work
 from murgat.judges.evidence import limit_overrides, limits_for, strictest
 from murgat.judging.config import JudgingConfig
 from murgat.judging.pool import CallPool
@@ -44,7 +44,7 @@ from murgat.programs.ops import OpSettings
 from murgat.programs.runner import VARIANTS, ProgramRoles
 from murgat.programs.safety import Limits
 from murgat.programs.task import ProgramTask
-from murgat.report.steps import program_report
+from murgat.report.steps import program_run_report
 from murgat.settings.program import ProgramSettings
 
 #: program folders record every deciding setting by its own name, the options as given; the transcript model
@@ -186,7 +186,7 @@ class ProgramCommand(Command[ProgramSettings]):
         return doc
 
     def report(self, s: ProgramSettings, run: Run, work: Work, summary: dict[str, Any]) -> None:
-        _report(run.folder.path, [st.label for st in work.streams], set(run.order), summary,
+        program_run_report(run.folder.path, [st.label for st in work.streams], set(run.order), summary,
                 str(MediaPlace.of(s).roots()[0]))  # where the items' media were read
 
     def follow_up(self, s: ProgramSettings, run: Run, work: Work, summary: dict[str, Any]) -> dict[str, Any] | None:
@@ -267,22 +267,6 @@ def variant_summary(folder: RunFolder, ids: set[str]) -> dict[str, Any]:
         "interpreter_seconds_per_item": (sum(t.get("interpreter_seconds", 0.0) for t in trs.values()) / len(trs))
         if trs else 0.0,
     }
-
-
-def _report(out: Path, variants: list[str], ids: set[str] | None, doc: dict[str, Any], media_root: str | None,
-            page: Path | None = None) -> Path:
-    rows = {v: PairFolder(out / v, repair=False).latest_results(want=ids) for v in variants}
-    traces = {v: [r["trace"] for r in rows[v]] for v in variants}
-    recs = {v: {r["id"]: r["record"] for r in rows[v]} for v in variants}
-    return program_report(page or out / "report.html", traces, doc, media_root, recs)
-
-
-def write_report(run: Path, page: Path, media_root: str | None) -> Path:
-    """``murgat view`` on a program run folder: its page again, from the summary and every variant
-    folder it holds (the same page ``murgat program`` writes)."""
-    doc = json.loads((run / "summary.json").read_text(encoding="utf-8"))
-    variants = [v for v in doc.get("variants", {}) if (run / v).is_dir()]
-    return _report(run, variants, None, doc, media_root, page)
 
 
 def print_variants(doc: dict[str, Any]) -> None:

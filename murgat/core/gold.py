@@ -20,14 +20,11 @@ the frame it was drawn on (absent for a box that holds for the whole item).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-
-if TYPE_CHECKING:
-    from murgat.engine.outputs import Claim
 
 
 class GoldFormatError(ValueError):
@@ -164,15 +161,34 @@ def _first_error(exc: ValidationError) -> str:
     return f"{where}: {first['msg']}" if where else str(first["msg"])
 
 
-def write_gold(items: Iterable[GoldItem], path: str | Path | Claim, inputs: Sequence[str | Path | None] = ()) -> int:
-    """Write ``items`` as gold JSONL, whole or not at all; returns the count.
+_BBOX_TAG = re.compile(r"<bbox\b(?P<attrs>[^<>]*?)/?>(?:\s*</bbox>)?", re.IGNORECASE)
 
-    ``path`` is claimed by the one output rule (:mod:`murgat.engine.outputs`: it may replace a
-    gold file, never a cassette, a run's records, an input or a device link) unless it is a
-    claim already; ``/dev/stdout`` is streamed into."""
-    from murgat.engine.outputs import Claim, claim_output
 
-    claim = path if isinstance(path, Claim) else claim_output(path, role="file", replaces=("gold",), inputs=inputs)
-    lines = [it.model_dump_json(exclude_none=True) + "\n" for it in items]
-    claim.write_text("".join(lines))
-    return len(lines)
+_ATTR = re.compile(r"(\w+)\s*=\s*[\"']([^\"']*)[\"']")
+
+
+def bbox_tags(text: str, where: str, strict: bool = True) -> tuple[list[GoldEvidence], list[str], str]:
+    """Page evidence of the ``<bbox …/>`` tags of ``text``, the problems of bad tags, and the clean text.
+
+    Shared by the CiteVQA importer (gold answers: ``strict``, a bad tag is an error) and the
+    grounding scorer (answers of models citing CiteVQA-style: a bad tag is a problem, kept
+    as an invalid citation), so both read one grammar.
+    """
+    items: list[GoldEvidence] = []
+    problems: list[str] = []
+    for m in _BBOX_TAG.finditer(text):
+        attrs = {k.lower(): v for k, v in _ATTR.findall(m.group("attrs"))}
+        try:
+            page = int(attrs["page"])
+            x1, y1, x2, y2 = (float(attrs[k]) / 1000.0 for k in ("x1", "y1", "x2", "y2"))
+            box = GoldBox(x1=x1, y1=y1, x2=x2, y2=y2)
+            items.append(GoldEvidence(modality="page", page=page, doc=attrs.get("doc"), boxes=[box]))
+        except KeyError as exc:
+            problems.append(f"tag {m.group(0)!r} lacks {exc.args[0]}")
+        except (ValueError, ValidationError) as exc:
+            msg = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+            problems.append(f"tag {m.group(0)!r}: {msg} (coordinates are 0-1000)")
+        if strict and problems:
+            raise GoldFormatError(f"{where}: {problems[0]}")
+    clean = re.sub(r"[ \t]{2,}", " ", _BBOX_TAG.sub("", text)).strip()
+    return items, problems, clean

@@ -43,9 +43,8 @@ import json
 import shutil
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -55,120 +54,18 @@ from murgat.engine.errors import CommandError, SettingsError, stopped
 from murgat.engine.folder import RunFolder, needs_retry, record_field
 from murgat.engine.guards import Held, Outputs, check_outputs, held
 from murgat.engine.judge_probes import probe_before_run, probe_lines, recorded_probes, with_judge_account
-from murgat.engine.loop import Digest, ItemTask, WorkPlan, plan_work, run_items
+from murgat.engine.loop import Digest, ItemTask, plan_work, run_items
 from murgat.engine.options import RunSettings
 from murgat.engine.preflight import MediaPlace, check_media_root
 from murgat.engine.progress import item_progress, stats_text
 from murgat.engine.roles import JudgeFactory, JudgeMaker
+from murgat.engine.run_state import Others, Outcome, Run, Stream, Work
 from murgat.engine.scaleout import driver
-from murgat.engine.scaleout.driver import RayRunReport, init_ray, report_extra, shutdown, summed_stats
+from murgat.engine.scaleout.driver import init_ray, shutdown
 from murgat.engine.scaleout.tasks import TaskSpec, run_on_ray
-from murgat.judges.base import JudgeStats
-from murgat.judging.pool import CallPool
 from murgat.judging.probes.paths import ProbePath
-from murgat.judging.probes.results import ProbeReport
 
 S = TypeVar("S", bound=RunSettings)
-
-
-@dataclass
-class Outcome:
-    """How a run ended: its exit status (0 done, 1 done with failed items) and its summary."""
-
-    code: int
-    summary: Any
-    path: Path
-
-
-class Others(Protocol):
-    """Other commands, run by name with their settings' values (``sweep`` runs ``generate`` and
-    ``score``): given by the layer above the commands (:mod:`murgat.api`)."""
-
-    def run(self, kind: str, values: dict[str, Any]) -> Outcome: ...
-
-
-@dataclass
-class Stream:
-    """One results stream of a run and what fills it (a ``program`` run has one per variant)."""
-
-    label: str
-    folder: RunFolder
-    #: what the stream's task is built from, here or in a Ray worker (JSON values only)
-    payload: dict[str, Any]
-    concurrency: int = 8
-    #: the task runs speech recognition (a Ray task then reserves ASR's threads)
-    transcribes: bool = False
-
-
-@dataclass
-class Work:
-    """What a command opened before any item runs."""
-
-    streams: list[Stream]
-    #: what decides the work (``None``: the folder records none, as ``sweep``'s, whose runs do)
-    fingerprint: dict[str, Any] | None
-    #: the whole configuration ``config.json`` records next to the fingerprint
-    config: dict[str, Any] = field(default_factory=dict)
-    #: the command's own, for its summary and report (its judges, notes, …)
-    state: dict[str, Any] = field(default_factory=dict)
-    #: the streams run in this process whatever ``--run-on`` says (``score --dry-run``)
-    local_only: bool = False
-
-
-@dataclass
-class Run:
-    """One invocation of a command, as its declaration sees it."""
-
-    s: Any
-    items: list[Item]
-    outputs: Outputs
-    folder: RunFolder
-    judges: JudgeMaker
-    echo: bool
-    others: Others | None
-    pools: list[CallPool] = field(default_factory=list)
-    ray: list[RayRunReport] = field(default_factory=list)
-    plans: dict[str, WorkPlan] = field(default_factory=dict)
-    #: what the judge probes found before the first item (``None``: none were asked)
-    probes: ProbeReport | None = None
-
-    @property
-    def order(self) -> list[str]:
-        """The items' ids in input order."""
-        return [it.id for it in self.items]
-
-    def counts(self) -> tuple[int, int, dict[str, JudgeStats]]:
-        """(requests, deduplicated, request statistics by provider) of this invocation, here or on Ray
-        (on Ray, the workers' and the driver's: the judge probes are asked in the driver)."""
-        if self.ray:
-            requests = sum(p.requests for p in self.pools)
-            deduplicated = sum(p.deduplicated for p in self.pools)
-            stats: dict[str, JudgeStats] = {n: st.model_copy() for n, st in self.judges.stats().items()
-                                            if st.calls or st.cache_hits or st.errors}
-            for report in self.ray:
-                r, d, by = summed_stats(report)
-                requests, deduplicated = requests + r, deduplicated + d
-                for name, st in by.items():
-                    acc = stats.setdefault(name, JudgeStats())
-                    for k, v in st.model_dump().items():
-                        setattr(acc, k, getattr(acc, k) + v)
-            return requests, deduplicated, stats
-        return (sum(p.requests for p in self.pools), sum(p.deduplicated for p in self.pools), self.judges.stats())
-
-    def ray_extra(self) -> dict[str, Any] | None:
-        """What the summary records about the Ray side (summed over streams), or ``None`` locally."""
-        if not self.ray:
-            return None
-        if len(self.ray) == 1:
-            return report_extra(self.ray[0])
-        docs = [report_extra(r) for r in self.ray]
-        return {k: sum(d[k] for d in docs) for k, v in docs[0].items() if isinstance(v, int | float)}
-
-    def others_run(self, kind: str, values: dict[str, Any]) -> Outcome:
-        if self.others is None:
-            raise SettingsError(f"this run needs the '{kind}' command, which only the command line and murgat.api "
-                                "can run")
-        return self.others.run(kind, values)
 
 
 class Command(Generic[S]):
@@ -319,7 +216,7 @@ def _locked(command: Command[Any], run: Run, hold: Held) -> Outcome:
         if earlier is not None:  # the folder's last probe report stays until new probes replace it
             work.config["probes"] = earlier
         run.folder.check_config(fp, work.config, kind=command.kind)
-    run.probes = probe_before_run(command, run, work)
+    run.probes = probe_before_run(lambda: command.probe_paths(run.s, run, work), run)
     if run.probes is not None and fp is not None:  # beside the settings, outside the fingerprint
         work.config["probes"] = run.probes.model_dump(mode="json")
         run.folder.check_config(fp, work.config, kind=command.kind)

@@ -23,6 +23,7 @@ any ``--probes``, and ``--probes off`` sends exactly the requests of a run witho
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +35,8 @@ from murgat.judging.probes.results import ProbeReport, Setting
 from murgat.judging.probes.runner import gate_exit, paths_to_probe, probes_before_run, require_message
 
 if TYPE_CHECKING:
-    from murgat.engine.command import Command, Run, Work
+    from murgat.engine.run_state import Run
+    from murgat.judging.probes.paths import ProbePath
 
 
 def recorded_probes(config_path: Path) -> dict[str, Any] | None:
@@ -49,14 +51,15 @@ def recorded_probes(config_path: Path) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
-def probe_before_run(command: Command[Any], run: Run, work: Work) -> ProbeReport | None:
-    """The probes of ``command``'s paths, asked before the first item (see the module docstring);
-    ``None`` when none is asked (``--probes off``, a dry run, or no path to ask)."""
+def probe_before_run(probe_paths: Callable[[], Sequence[ProbePath]], run: Run) -> ProbeReport | None:
+    """The probes of the paths the command declares (``probe_paths``: its
+    :meth:`~murgat.engine.command.Command.probe_paths`, asked only when probes are asked), before the first item
+    (see the module docstring); ``None`` when none is asked (``--probes off``, a dry run, or no path to ask)."""
     s = run.s
     setting: Setting = getattr(s, "probes", "off")
     if setting == "off" or run.outputs.scratch or getattr(s, "dry_run", False):  # a dry run sends nothing
         return None
-    paths = paths_to_probe(setting, command.probe_paths(s, run, work))
+    paths = paths_to_probe(setting, list(probe_paths()))
     if not paths:
         return None
 

@@ -32,7 +32,7 @@ from murgat.media.limits import (
 from murgat.media.timefmt import fmt_range
 
 if TYPE_CHECKING:
-    from murgat.media.frames import Frame
+    from murgat.media.frame import Frame
 
 
 def evidence_parts(ev: Evidence, with_text: bool, box_view: Literal["both", "crop"] = "both") -> list[Part]:

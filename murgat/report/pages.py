@@ -259,3 +259,12 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
         docs[0]["annotate"] = {"annotator": annotator, **({"sample": sample["design"]} if sample else {})}
         title = f"murgat labels — {docs[0]['name']} — {annotator}"
     return write_viewer(claim, docs, comparison, title)
+
+
+def run_media_root(run: Path, given: str | None) -> str | None:
+    """Where a faithfulness, reflect or program run read its media: ``--media-root`` when given, else
+    what its ``config.json`` records (:func:`murgat.engine.preflight.recorded_media_root`)."""
+    from murgat.engine.preflight import recorded_media_root
+    from murgat.report.pages import read_config
+
+    return given or recorded_media_root(read_config(run).get("config") or {})

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from murgat.engine.folder import PairFolder
 from murgat.report.viewer import cite_doc, figure, media_for, probes_note, steps_item, write_viewer
 
 
@@ -110,3 +111,19 @@ def program_report(out: Path, variants: dict[str, list[dict[str, Any]]], summary
     run = {"name": out.parent.name, "kind": "plan-then-execute programs", "summary": flat, "headline": head,
            "items": items, "probes": probes_note(summary.get("probes"))}
     return write_viewer(out, [run], None, f"murgat program — {out.parent.name}", kind="program")
+
+
+def program_run_report(out: Path, variants: list[str], ids: set[str] | None, doc: dict[str, Any], media_root: str | None,
+            page: Path | None = None) -> Path:
+    rows = {v: PairFolder(out / v, repair=False).latest_results(want=ids) for v in variants}
+    traces = {v: [r["trace"] for r in rows[v]] for v in variants}
+    recs = {v: {r["id"]: r["record"] for r in rows[v]} for v in variants}
+    return program_report(page or out / "report.html", traces, doc, media_root, recs)
+
+
+def rewrite_program_report(run: Path, page: Path, media_root: str | None) -> Path:
+    """``murgat view`` on a program run folder: its page again, from the summary and every variant
+    folder it holds (the same page ``murgat program`` writes)."""
+    doc = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    variants = [v for v in doc.get("variants", {}) if (run / v).is_dir()]
+    return program_run_report(run, variants, None, doc, media_root, page)

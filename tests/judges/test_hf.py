@@ -20,7 +20,7 @@ import torch
 
 from murgat.judges.hf import HFJudge, patchify_clip, smart_size
 from murgat.judges.types import AudioPart, GenerateConfig, ImagePart, JudgeRequest, TextPart, VideoPart
-from murgat.media.frames import Frame
+from murgat.media.frame import Frame
 
 SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>", "<|image_pad|>",
             "<|video_pad|>"]

@@ -47,7 +47,7 @@ def _no_sleep(j):
 
 
 def frame(t: float):
-    from murgat.media.frames import Frame
+    from murgat.media.frame import Frame
 
     return Frame(index=int(t * 30), time=t, image=np.full((8, 8, 3), 128, np.uint8))
 

@@ -98,7 +98,7 @@ def test_the_python_api_returns_the_report(tmp_path: Path) -> None:
     report = sink["report"]
     assert report.seed == 4 and report.ok and len(report.results) == 12
     # another seed is another clip: other numbers and words, other cache keys
-    from murgat.judging.probes.clip import probe_clip
+    from murgat.judging.probes.store import probe_clip
 
     assert report.clip_sha256 == probe_clip(4).sha256 != probe_clip(0).sha256
 

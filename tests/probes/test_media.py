@@ -19,6 +19,7 @@ from murgat.judging.probes import clip as C
 from murgat.judging.probes import media as M
 from murgat.judging.probes.avi import write_avi
 from murgat.judging.probes.glyphs import number_frame
+from murgat.judging.probes.store import probe_clip
 
 #: the probe clip of seed 0, made with espeak-ng 1.51
 CLIP_SHA256 = {"eSpeak NG text-to-speech: 1.51": "6363365fa5edd9fb7b21d40411aca17aa11294411383d75c8377c504ab41f27a"}
@@ -47,8 +48,8 @@ def test_clip_is_the_same_bytes_every_time() -> None:
 
 
 def test_the_clip_is_made_once_and_kept_by_content() -> None:
-    first = C.probe_clip(0)
-    again = C.probe_clip(0)
+    first = probe_clip(0)
+    again = probe_clip(0)
     assert first.path == again.path and first.sha256 == again.sha256
     assert hashlib.sha256(open(first.path, "rb").read()).hexdigest() == first.sha256
 
@@ -58,7 +59,7 @@ def test_every_decoder_reads_what_was_drawn_and_said() -> None:
     from murgat.media.frames import open_video
     from murgat.media.streams import probe
 
-    clip = C.probe_clip(3)
+    clip = probe_clip(3)
     info = probe(clip.path)
     assert (info.width, info.height, info.fps) == (C.WIDTH, C.HEIGHT, C.FPS)
     assert info.video_duration == pytest.approx(C.DURATION_S) and info.audio_duration == pytest.approx(C.DURATION_S)

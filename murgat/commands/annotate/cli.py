@@ -66,8 +66,8 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
     if sample is None:
         return 2
     if kind == "faithfulness":
-        from murgat.commands.view.cli import run_media_root
         from murgat.engine.runs import read_summary
+        from murgat.report.pages import run_media_root
         from murgat.report.steps import faithfulness_report
 
         summary = read_summary(run)  # a damaged summary.json: RunUnreadable, named (exit 2), not a traceback

@@ -13,7 +13,7 @@ from murgat.core.inputs import load_items
 from murgat.core.schema import Item
 from murgat.core.steps import FaithResult, StepLabel
 from murgat.core.upr import summarize_faithfulness
-from murgat.engine.command import Command, Run, Stream, Work, load_selected
+from murgat.engine.command import Command, load_selected
 from murgat.engine.errors import SettingsError
 from murgat.engine.fingerprint import fingerprint
 from murgat.engine.folder import RunFolder
@@ -22,6 +22,7 @@ from murgat.engine.options import judging_config
 from murgat.engine.outcome import failure_line
 from murgat.engine.preflight import MediaPlace
 from murgat.engine.roles import JudgeFactory, options_of
+from murgat.engine.run_state import Run, Stream, Work
 from murgat.judges.evidence import limit_overrides, limits_for
 from murgat.judging.config import JudgingConfig
 from murgat.judging.pool import CallPool

@@ -14,7 +14,7 @@ from murgat.core.comparison import answers_note
 from murgat.core.datasets import load_dataset
 from murgat.core.inputs import responses_by_id
 from murgat.core.schema import Item
-from murgat.engine.command import Command, Run, Stream, Work, load_selected
+from murgat.engine.command import Command, load_selected
 from murgat.engine.errors import SettingsError
 from murgat.engine.fingerprint import Where, fingerprint
 from murgat.engine.folder import RunConfigMismatch, RunFolder
@@ -23,6 +23,7 @@ from murgat.engine.loop import Digest
 from murgat.engine.options import scoring_values
 from murgat.engine.preflight import MediaPlace, missing_hint
 from murgat.engine.roles import JudgeFactory, JudgeMaker, options_of
+from murgat.engine.run_state import Run, Stream, Work
 from murgat.engine.runs import load_run
 from murgat.judges.effort import check
 from murgat.judges.types import GenerateConfig

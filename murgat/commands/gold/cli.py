@@ -7,8 +7,8 @@ import sys
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    from murgat.commands.gold.importers import import_citevqa, import_nextgqa, import_rextime, iter_summary
-    from murgat.core.gold import GoldFormatError, write_gold
+    from murgat.commands.gold.importers import import_citevqa, import_nextgqa, import_rextime, iter_summary, write_gold
+    from murgat.core.gold import GoldFormatError
     from murgat.engine.outputs import claim_output
 
     inputs = [args.gsub, args.qa, args.map] if args.dataset == "nextgqa" else [args.items]

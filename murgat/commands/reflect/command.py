@@ -29,7 +29,7 @@ from murgat.core.inputs import responses_by_id
 from murgat.core.schema import Item
 from murgat.core.steps import StepLabel
 from murgat.core.upr import summarize_reflection
-from murgat.engine.command import Command, Run, Stream, Work, load_selected
+from murgat.engine.command import Command, load_selected
 from murgat.engine.fingerprint import fingerprint
 from murgat.engine.folder import PairFolder, RunFolder
 from murgat.engine.guards import Outputs, select_items
@@ -37,6 +37,7 @@ from murgat.engine.loop import Digest
 from murgat.engine.options import judging_config
 from murgat.engine.preflight import MediaPlace
 from murgat.engine.roles import JudgeFactory, options_of
+from murgat.engine.run_state import Run, Stream, Work
 from murgat.judging.config import JudgingConfig
 from murgat.judging.probes.paths import FaithPath, ProbePath
 from murgat.judging.steps import STEP_PROMPTS

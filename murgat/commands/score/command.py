@@ -20,7 +20,7 @@ from murgat.commands.score.stages import StageJudges
 from murgat.core.breakdown import OUTCOME_FIELDS, UnknownField, check_by, fields_available, item_fields, record_fields
 from murgat.core.datasets import dataset_path, load_responses
 from murgat.core.schema import Item, ResponseResult, RunSummary
-from murgat.engine.command import Command, Run, Stream, Work, load_selected
+from murgat.engine.command import Command, load_selected
 from murgat.engine.errors import SettingsError
 from murgat.engine.fingerprint import fingerprint
 from murgat.engine.folder import RunFolder
@@ -28,6 +28,7 @@ from murgat.engine.guards import Outputs, select_items
 from murgat.engine.outcome import failure_line
 from murgat.engine.preflight import MediaPlace, missing_hint, require_asr
 from murgat.engine.roles import JudgeFactory, JudgeMaker
+from murgat.engine.run_state import Run, Stream, Work
 from murgat.judges.evidence import limit_overrides, limits_for
 from murgat.judging.pool import CallPool
 from murgat.judging.probes.paths import EntailPath, ProbePath

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from murgat.commands.ground.run import GroundRecord, GroundSummary
+from murgat.core.grounding import GroundRecord, GroundSummary
 from murgat.core.jsonl import loads_line
 
 #: per-response figures compared, with the scale they are reported at (percent for the papers' figures)

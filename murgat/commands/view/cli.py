@@ -8,16 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from murgat.engine.options import GroupBy, add_options
-from murgat.report.pages import build_report
-
-
-def run_media_root(run: Path, given: str | None) -> str | None:
-    """Where a faithfulness, reflect or program run read its media: ``--media-root`` when given, else
-    what its ``config.json`` records (:func:`murgat.engine.preflight.recorded_media_root`)."""
-    from murgat.engine.preflight import recorded_media_root
-    from murgat.report.pages import read_config
-
-    return given or recorded_media_root(read_config(run).get("config") or {})
+from murgat.report.pages import build_report, run_media_root
 
 
 def _view_other_kind(run: Path, kind: str, args: argparse.Namespace) -> int:
@@ -47,9 +38,9 @@ def _view_other_kind(run: Path, kind: str, args: argparse.Namespace) -> int:
         _wrote(reflect_report(out, traces, recs, summary, args.media_root))
         return 0
     if kind == "program":
-        from murgat.programs.command import write_report
+        from murgat.report.steps import rewrite_program_report
 
-        _wrote(write_report(run, out, args.media_root))
+        _wrote(rewrite_program_report(run, out, args.media_root))
         return 0
     where = {"program-variant": "it is one variant of a program run: murgat view the folder above (all variants), "
                                 "or, with --score, this folder's run/",

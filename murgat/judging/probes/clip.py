@@ -1,5 +1,5 @@
-"""The probe clip: media whose every second murgat knows, made from a seed (the maker is
-:mod:`murgat.judging.probes.media`; this module holds its design and finds or makes it without numpy).
+"""The probe clip: media whose every second murgat knows, made from a seed (this module holds its design;
+:mod:`murgat.judging.probes.media` draws it, :mod:`murgat.judging.probes.store` finds or makes it without numpy).
 
 An 8-second clip, 320 x 180 pictures at 2 frames per second and mono sound at 22,050 Hz:
 
@@ -27,12 +27,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import subprocess
-from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from murgat.judging.probes import glyphs as design
-from murgat.media.cache import default_cache, file_digest, make_key
 from murgat.media.errors import ToolMissing
 
 #: bump when the clip's design changes (it enters the cache key of the clip)
@@ -98,29 +96,3 @@ def design_digest() -> str:
     blob = repr((CLIP_VERSION, WIDTH, HEIGHT, FPS, DURATION_S, SAMPLE_RATE, SCALE, SHOW_TIMES, SAY_TIMES, SAY_SLOT_S,
                  PHRASE, WORDS, NUMBERS, ESPEAK_ARGS, sorted(design.DIGITS.items()), design.BACKGROUND, design.INK))
     return hashlib.sha256(blob.encode()).hexdigest()
-
-
-def probe_clip(seed: int = 0) -> ProbeClip:
-    """The clip for ``seed``, made once and kept in the media cache (content-addressed: a clip of
-    other bytes, from another espeak-ng, is another entry)."""
-    cache = default_cache()
-    key = make_key("probe-clip", CLIP_VERSION, seed=seed, espeak=espeak_version(), design=design_digest())
-    made: dict[str, object] = {}
-
-    def produce(tmp: Path) -> None:
-        from murgat.judging.probes.media import clip_bytes  # numpy: loaded only when a clip is made
-
-        data, meta = clip_bytes(seed)
-        made.update(meta)
-        tmp.write_bytes(data)
-
-    path = cache.get_or_create("probe-clip", key, ".avi", produce)
-    meta = cache.get_json("probe-clip", key)
-    if meta is None:
-        if not made:
-            from murgat.judging.probes.media import describe
-
-            made.update(describe(seed))
-        cache.put_json("probe-clip", key, made)
-        meta = made
-    return ProbeClip(path=str(path), sha256=file_digest(path), **meta)

@@ -32,10 +32,11 @@ from collections.abc import Sequence
 from typing import IO
 
 from murgat.judges.base import JudgeUnreachable
-from murgat.judging.probes.clip import ProbeClip, probe_clip
+from murgat.judging.probes.clip import ProbeClip
 from murgat.judging.probes.paths import Answer, ProbePath
 from murgat.judging.probes.probeset import PROBES_VERSION, Probe, probe_set
 from murgat.judging.probes.results import UNANSWERED, JudgeProbes, ProbeReport, ProbeResult, Setting, outcome_of
+from murgat.judging.probes.store import probe_clip
 from murgat.media.errors import MediaError
 
 

@@ -47,7 +47,8 @@ def test_faithfulness_gives_a_long_chain_its_error_record(tmp_path: Path, exampl
 
 
 def test_ground_gives_a_long_response_its_error_record(tmp_path: Path) -> None:
-    from murgat.core.gold import GoldItem, write_gold
+    from murgat.commands.gold.importers import write_gold
+    from murgat.core.gold import GoldItem
 
     gold = [GoldItem.model_validate({"id": i, "video": "v", "duration": 60.0,
                                      "evidence": [{"modality": "visual", "start": 0.0, "end": 5.0}]}) for i in "ab"]

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from murgat.commands.gold.importers import write_gold
 from murgat.core.citations import format_time
-from murgat.core.gold import GoldItem, write_gold
+from murgat.core.gold import GoldItem
 
 EXCERPT = Path(__file__).resolve().parents[2] / "data" / "nextgqa_val_excerpt" / "questions.json"
 LETTERS = "ABCDE"

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
+from murgat.commands.gold.importers import write_gold
 from murgat.commands.ground.run import GroundSettings, ground, summarize_ground
-from murgat.core.gold import GoldAnswer, GoldEvidence, GoldItem, write_gold
+from murgat.core.gold import GoldAnswer, GoldEvidence, GoldItem
 
 RESPONSES = [
     {"id": "a", "media": "v1.mp4", "response": "A door opens (visual, 0:02-0:04).\nAnswer: A", "meta": {"kind": "x"}},

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from murgat.commands.gold.importers import bbox_tags, import_citevqa, import_nextgqa, import_rextime
-from murgat.core.gold import GoldFormatError, load_gold, write_gold
+from murgat.commands.gold.importers import bbox_tags, import_citevqa, import_nextgqa, import_rextime, write_gold
+from murgat.core.gold import GoldFormatError, load_gold
 
 from ...conftest import NEXTGQA_SAMPLE
 

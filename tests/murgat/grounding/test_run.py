@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from murgat.commands.gold.importers import import_nextgqa
+from murgat.commands.gold.importers import import_nextgqa, write_gold
 from murgat.commands.ground.run import GroundSettings, _viou, ground, ground_response
 from murgat.core.citations import make_citation
-from murgat.core.gold import GoldBox, GoldEvidence, GoldItem, write_gold
+from murgat.core.gold import GoldBox, GoldEvidence, GoldItem
 from murgat.core.schema import AtomicFact, Item, ResponseResult, Scores, Sentence, SentenceResult
 
 from ...conftest import NEXTGQA_SAMPLE, ROOT
@@ -304,7 +304,8 @@ def test_the_answer_letter_is_read_in_the_options_the_model_saw() -> None:
 
 
 def test_rextime_and_answer_figures_of_a_run() -> None:
-    from murgat.commands.ground.run import GroundRecord, summarize_ground
+    from murgat.commands.ground.run import summarize_ground
+    from murgat.core.grounding import GroundRecord
 
     recs = [GroundRecord(id="a", rextime_iou=0.8, correct=True), GroundRecord(id="b", rextime_iou=0.4, correct=True),
             GroundRecord(id="c", rextime_iou=0.0, correct=False), GroundRecord(id="d", rextime_iou=0.6, correct=None)]
@@ -326,7 +327,8 @@ def test_an_answer_that_cannot_be_read_counts_as_not_correct_in_every_answer_fig
     and ``n_answer_unknown`` says how many; ``accuracy_answered`` is over the answers read. Before, a
     ``correct: null`` left the item out of every denominator and counted items without a gold answer
     as unknown."""
-    from murgat.commands.ground.run import GroundRecord, summarize_ground
+    from murgat.commands.ground.run import summarize_ground
+    from murgat.core.grounding import GroundRecord
 
     common = {"rextime_iou": 0.9, "nextgqa_iop": 0.9, "nextgqa_iou": 0.5, "evidence_recall": 1.0, "evidence_precision": 1.0}
     recs = [GroundRecord(id="a", correct=True, saa=True, **common),
