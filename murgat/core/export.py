@@ -75,7 +75,7 @@ def sentence_rows(results: Iterable[ResponseResult]) -> Iterator[dict[str, Any]]
 
 #: how the score command marks a fact left unjudged by a request cap (murgat.pipeline.stages.OVER_LIMIT) and
 #: the stages of its wrong-box check (BOX_CHECK_STAGES), which never decide a fact; restated here because
-#: the core cannot import the score command (tests/murgat/test_export.py checks they agree)
+#: the core cannot import the score command (tests/commands/export/test_export.py checks they agree)
 OVER_LIMIT = "over limit: "
 BOX_CHECK_STAGES = ("box_full", "box_crop")
 #: fact statuses of the export, in the order the causes are told apart

@@ -3,7 +3,7 @@
 Each of them costs start-up time that ``murgat --help`` and a run's first request must not pay
 (``murgat score --limit 5`` on a 200,000-line input sends its first request within 3 s:
 ``benchmarks/bench_engine.py``), or is an optional extra a command runs without. The start-up
-test (``tests/murgat/score/test_performance_paths.py``) checks both sides: the command line, the
+test (``tests/commands/score/test_performance_paths.py``) checks both sides: the command line, the
 API and every command load none of the third-party ones, and the orchestration code (the engine,
 the judging layer, the run commands, the API and the command line) imports nothing else inside a
 function.
@@ -20,8 +20,9 @@ HEAVY_PACKAGES = frozenset({
 #: modules of ours that import one of those at their top, so importing them is as heavy; and ``murgat.api``,
 #: which the package's names (``murgat.score(...)``) load on first use: ``import murgat`` loads no command
 HEAVY_MODULES = frozenset({
-    "murgat.core.console", "murgat.media.asr", "murgat.media.ocr", "murgat.media.sounds", "murgat.media.audio", "murgat.media.frames", "murgat.media.clips",
-    "murgat.judges.hf", "murgat.human_eval.stats", "murgat.human_eval.stability", "murgat.core.agreement", "murgat.commands.calibrate.score_runs",
+    "murgat.core.console", "murgat.media.asr", "murgat.media.ocr", "murgat.media.sounds", "murgat.media.audio",
+    "murgat.media.frame", "murgat.media.frames", "murgat.media.clips", "murgat.judges.hf", "murgat.human_eval.stats",
+    "murgat.human_eval.stability", "murgat.core.agreement", "murgat.commands.calibrate.score_runs",
     "murgat.commands.calibrate.faithfulness_runs", "murgat.api", "murgat.judging.probes.media",
 })
 

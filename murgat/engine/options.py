@@ -34,7 +34,7 @@ Groups shared by commands:
   (below).
 
 An option that appears in several commands has one name, default and help everywhere
-(``tests/murgat/engine/test_options.py`` checks every pair of settings classes), with two
+(``tests/engine/test_options.py`` checks every pair of settings classes), with two
 declared exceptions: :data:`ROLE_DEFAULTS` and :data:`PER_COMMAND`.
 
 **Role defaults.** Three settings have a default that depends on what a command's requests ask

@@ -4,7 +4,7 @@ Gemini: the real ``google-genai`` SDK against the Gemini API's wire format (``us
 ``promptTokensDetails`` per modality, ``modelVersion``), captured by an httpx transport. OpenAI-
 compatible: chat.completion objects as servers send them (``usage.prompt_tokens_details.audio_tokens``,
 ``system_fingerprint``); the byte count of the lean client is checked against the wire in
-``tests/probes/test_probes_standin.py``.
+``tests/judging/probes/test_probes_standin.py``.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ def _jsonl(path: Path, rows: list[dict]) -> Path:
 
 
 def test_faithfulness_gives_a_long_chain_its_error_record(tmp_path: Path, example_media: Path, capsys) -> None:
-    from tests.murgat.faithfulness.test_faithfulness import RESPONSES, cassette
+    from tests.commands.faithfulness.test_faithfulness import RESPONSES, cassette
 
     base = {"media": "friday.mp4", "question": "What mood is the man in?", "options": ["happy", "bad humor"], "gold": "B"}
     data = _jsonl(tmp_path / "chains.jsonl", [{**r, **base} for r in RESPONSES[:2]] + [{**base, "id": "huge",
@@ -87,7 +87,7 @@ def test_generate_refuses_a_long_base_response_and_a_long_answer(tmp_path: Path,
 
 
 def test_reflect_refuses_a_long_starting_chain(tmp_path: Path, example_media: Path, capsys) -> None:
-    from tests.murgat.faithfulness.test_reflect import setup
+    from tests.commands.reflect.test_reflect import setup
 
     q, start, cas = setup(tmp_path)
     rows = [json.loads(x) for x in start.read_text().splitlines()]

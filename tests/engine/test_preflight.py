@@ -11,7 +11,7 @@ from murgat.cli import main
 
 from ...cassettes import YES_CASSETTE, write_jsonl
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def _generate(questions: Path, gen: Path, *media_root: str) -> None:

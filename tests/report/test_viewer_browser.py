@@ -21,7 +21,7 @@ def main(args: list[str]) -> int:
     """murgat in a subprocess: Playwright's sync API keeps an event loop running in this one."""
     return subprocess.run([sys.executable, "-m", "murgat", *args], capture_output=True, text=True).returncode
 
-ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
 
 ITEMS = [

@@ -348,7 +348,7 @@ def test_any_group_reads_in_bounded_time(pieces: list[str]) -> None:
         assert time.perf_counter() - t0 < 2.0
 
 
-# realistic groups: the differential test against the old grammar (tests/murgat/legacy_grammar.py)
+# realistic groups: the differential test against the old grammar (tests/core/legacy_grammar.py)
 _LABELS = ["visual", "audio", "video", "sound", "speech", "frame", "Visual", "AUDIO", "audio track", "smell",
            "texture", "the man", "image", "vision", "sounds"]
 _JOIN = [", ", " and ", "/", " & ", "+", " , ", "&"]
@@ -391,7 +391,7 @@ def test_every_group_the_old_grammar_read_reads_the_same(entries: list[str], sep
     times, point, raw text, spans, validity, reason, boxes). Where the old pattern read prose, the
     scanner reads prose too, except where a new rule of the README's table reads more: a group with a
     readable visual/audio entry keeps it and reports its unreadable entries, and bare seconds."""
-    from tests.murgat.legacy_grammar import parse_citations as old_parse
+    from tests.core.legacy_grammar import parse_citations as old_parse
 
     content = sep.join(entries)
     text = f"The man waves {'[' if square else '('}{content}{']' if square else ')'}."
@@ -553,6 +553,6 @@ def test_no_modality_named_is_said() -> None:
                                    "visual, 0:12, box of cereal", "visual, 0:12", "audio, 0:01, boxpx 1 2 3 4 and box 1,2,3,4"])
 def test_box_keys_as_the_old_grammar_wrote_them(entry: str) -> None:
     from murgat.core.citations import box_specs_key
-    from tests.murgat import legacy_grammar
+    from tests.core import legacy_grammar
 
     assert box_specs_key(entry) == legacy_grammar.box_specs_key(entry)

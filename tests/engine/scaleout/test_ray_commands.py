@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
-from tests.murgat.scaleout.conftest import normalised_records
+from tests.engine.scaleout.conftest import normalised_records
 
 pytest.importorskip("ray", reason="Ray is part of the [ray] extra, installed by the bootstrap")
 pytestmark = pytest.mark.slow
@@ -34,7 +34,7 @@ def ray_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def test_generate(tmp_path: Path, example_media: Path, ray_instance, ray_runs, capsys) -> None:
-    from tests.murgat.generation.test_generate import ANSWERS, _cassette, _questions
+    from tests.commands.generate.test_generate import ANSWERS, _cassette, _questions
 
     cas = _cassette(tmp_path, [{"match": {"task": "generate", "inputs": {"id": k, "mode": "cite"}}, "output": {"text": v}}
                                for k, v in ANSWERS.items()])
@@ -55,7 +55,7 @@ def test_generate(tmp_path: Path, example_media: Path, ray_instance, ray_runs, c
 
 
 def test_faithfulness(tmp_path: Path, example_media: Path, ray_instance, ray_runs, capsys) -> None:
-    from tests.murgat.faithfulness.test_faithfulness import RESPONSES, cassette
+    from tests.commands.faithfulness.test_faithfulness import RESPONSES, cassette
 
     data = tmp_path / "chains.jsonl"
     data.write_text("".join(json.dumps({**r, "media": "friday.mp4", "question": "What mood is the man in?",

@@ -13,7 +13,7 @@ import pytest
 from murgat.cli import main
 from murgat.engine.differences import run_differences
 
-LEGACY = Path(__file__).resolve().parent.parent / "data" / "legacy_runs"
+LEGACY = Path(__file__).resolve().parents[2] / "data" / "legacy_runs"
 
 
 def _copy(tmp_path: Path, name: str, as_: str) -> Path:

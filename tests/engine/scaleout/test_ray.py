@@ -21,7 +21,7 @@ import pytest
 
 from murgat.cli import main
 from murgat.engine.folder import RunFolder
-from tests.murgat.scaleout.conftest import normalised_records
+from tests.engine.scaleout.conftest import normalised_records
 from tests.standin import StandIn
 
 ray = pytest.importorskip("ray", reason="Ray is part of the [ray] extra, installed by the bootstrap")

@@ -131,18 +131,18 @@ def test_scoring_starts_without_decoders_or_rich() -> None:
     from murgat.core.lazy import HEAVY_PACKAGES
 
     code = ("import sys, murgat.cli as c; c.build_parser(); import murgat.api, murgat.commands.score.runner, murgat.commands.score.stages, "
-            "murgat.judges.replay, media.evidence, media.probe, murgat.engine.command, murgat.engine.scaleout.tasks\n"
+            "murgat.judges.replay, murgat.media.evidence, murgat.media.streams, murgat.engine.command, murgat.engine.scaleout.tasks\n"
             f"print(sorted(m for m in {sorted(HEAVY_PACKAGES)!r} if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
 #: the orchestration code: the engine, the judging layer, the run commands, the API and the command line
-ORCHESTRATION = ("murgat/engine", "murgat/scaleout", "murgat/judging", "murgat/score", "murgat/faithfulness",
-                 "murgat/generation", "programs/command.py", "programs/task.py", "programs/settings.py",
-                 "programs/cli.py", "murgat/api.py", "murgat/cli.py", "murgat/engine/runlock.py", "murgat/__init__.py",
-                 "murgat/core/datasets.py", "murgat/core/comparison.py", "murgat/pipeline", "murgat/probes", "murgat/commands/judge_check/check.py",
-                 "murgat/commands/judge_check/cli.py", "murgat/engine/differences.py", "murgat/commands/diff/cli.py")
+ORCHESTRATION = ("murgat/engine", "murgat/judging", "murgat/commands/score", "murgat/commands/faithfulness",
+                 "murgat/commands/reflect", "murgat/commands/generate", "murgat/settings", "programs/command.py",
+                 "programs/task.py", "programs/cli.py", "murgat/api.py", "murgat/cli.py", "murgat/__init__.py",
+                 "murgat/core/datasets.py", "murgat/core/comparison.py", "murgat/commands/judge_check",
+                 "murgat/commands/diff")
 
 
 def test_orchestration_imports_at_the_top_but_for_the_lazy_list() -> None:

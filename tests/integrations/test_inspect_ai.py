@@ -34,7 +34,7 @@ from murgat.core.text import preprocess, split_sentences
 from murgat.integrations.inspect_ai import murgat_cited_qa, murgat_scorer, scorer_folder
 from murgat.integrations.media_parts import media_pieces
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "responses.jsonl"
 MEDIA = ROOT / "examples" / "media"
 WORLDSENSE = ROOT / "tests" / "data" / "worldsense"

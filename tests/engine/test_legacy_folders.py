@@ -13,7 +13,7 @@ import pytest
 
 from murgat.cli import main
 
-LEGACY = Path(__file__).resolve().parents[2] / "data" / "legacy_runs"
+LEGACY = Path(__file__).resolve().parents[1] / "data" / "legacy_runs"
 
 
 def _copy(tmp: Path, name: str) -> Path:
