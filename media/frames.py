@@ -16,7 +16,6 @@ from __future__ import annotations
 import io
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 

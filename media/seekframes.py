@@ -30,8 +30,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from murgat.media.frame import Frame
 from murgat.media.errors import CorruptMedia, NoVideoStream, ToolMissing
+from murgat.media.frame import Frame
 from murgat.media.streams import probe
 
 #: decoded frames kept per long file (bytes)

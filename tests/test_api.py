@@ -11,8 +11,7 @@ import pytest
 import murgat
 from murgat import api
 from murgat.cli import main
-
-from .engine.test_commands import CASSETTE, _write
+from tests.engine.test_commands import CASSETTE, _write
 
 
 @pytest.mark.parametrize("argv,command,field,value", [

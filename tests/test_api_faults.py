@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 import murgat
-
-from .engine.test_commands import CASSETTE, _write
+from tests.engine.test_commands import CASSETTE, _write
 
 
 def _input(tmp: Path) -> Path:

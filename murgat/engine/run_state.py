@@ -1,5 +1,5 @@
 """The state of one invocation of a run command: :class:`Run` (what the command's declaration sees), :class:`Work`
-(what it opened before any item), its :class:`Stream`\ s of results, and how it ended (:class:`Outcome`). The
+(what it opened before any item), its results streams (:class:`Stream`), and how it ended (:class:`Outcome`). The
 lifecycle that fills them is :mod:`murgat.engine.command`; the judge probes (:mod:`murgat.engine.judge_probes`)
 read them too, so they live apart from it."""
 

@@ -9,9 +9,8 @@ import pytest
 
 import murgat
 from murgat.cli import main
-
-from ...cassettes import YES_CASSETTE as CASSETTE
-from ...cassettes import write_jsonl as _write
+from tests.cassettes import YES_CASSETTE as CASSETTE
+from tests.cassettes import write_jsonl as _write
 
 
 def test_score_rescores_an_edited_item_and_says_so(tmp_path: Path, example_media: Path, capsys) -> None:

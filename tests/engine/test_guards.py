@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
-
-from ...cassettes import YES_CASSETTE as SCORE_CASSETTE
-from ...cassettes import write_jsonl as _write
+from tests.cassettes import YES_CASSETTE as SCORE_CASSETTE
+from tests.cassettes import write_jsonl as _write
 
 COMMANDS = ["score", "faithfulness", "reflect", "program", "generate", "sweep"]
 

@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 from murgat.cli import main
-
-from ...cassettes import write_jsonl as _write
+from tests.cassettes import write_jsonl as _write
 
 
 def test_generate_with_a_replay_miss_exits_3_with_one_line(tmp_path: Path, example_media: Path, capsys) -> None:

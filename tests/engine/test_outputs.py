@@ -20,8 +20,7 @@ import pytest
 
 from murgat.core.jsonl import ResultsWriteError
 from murgat.engine.outputs import OutputRefused, claim_output, content_of, is_stream
-
-from ...conftest import ROOT
+from tests.conftest import ROOT
 
 
 def _score_folder(path: Path) -> Path:

@@ -8,8 +8,7 @@ import shutil
 from pathlib import Path
 
 from murgat.cli import main
-
-from ...cassettes import YES_CASSETTE, write_jsonl
+from tests.cassettes import YES_CASSETTE, write_jsonl
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

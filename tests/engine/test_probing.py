@@ -19,8 +19,7 @@ from typing import Any
 import pytest
 
 from murgat.cli import main
-
-from ...standin import StandIn
+from tests.standin import StandIn
 
 RESPONSE = "She asks whether the lord of the galaxy is in (audio, 0:01-0:03; visual, 0:02). So yes."
 #: the probes each serving fault fails (and no other), as ``murgat judge check`` finds them

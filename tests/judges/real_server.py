@@ -25,7 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from ..standin import send_json
+from tests.standin import send_json
 
 
 def free_port() -> int:

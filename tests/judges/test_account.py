@@ -26,9 +26,8 @@ from murgat.judges.account import (
 )
 from murgat.judges.openai_compat import OpenAIJudge, modality_tokens
 from murgat.judges.types import AudioPart, GenerateConfig, ImagePart, JudgeRequest, TextPart, VideoPart
-
-from .test_gemini_wire import answer, frames, make, real_media
-from .wire import Wire, ok
+from tests.judges.test_gemini_wire import answer, frames, make, real_media
+from tests.judges.wire import Wire, ok
 
 
 def _req(video: bool = True) -> JudgeRequest:
@@ -70,7 +69,7 @@ async def test_gemini_frames_are_counted_with_their_time_labels_and_tokens_check
 
 
 async def test_gemini_offsets_count_a_clip_and_a_full_count_warns_nothing() -> None:
-    from .test_gemini_wire import upload_routes
+    from tests.judges.test_gemini_wire import upload_routes
 
     wire = upload_routes(Wire(), ["ACTIVE"]).queue(ok(_with_details(
         [{"modality": "TEXT", "tokenCount": 40}, {"modality": "AUDIO", "tokenCount": 32},

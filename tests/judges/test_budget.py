@@ -15,8 +15,7 @@ from murgat.judges.budget import answer_tokens, sized_for, sized_request
 from murgat.judges.cache import ResponseCache, request_key
 from murgat.judges.scripted import ScriptedJudge
 from murgat.judges.types import GenerateConfig, JudgeRequest, TextPart, Usage
-
-from ..standin import StandIn
+from tests.standin import StandIn
 
 
 def test_yes_no_questions_get_small_caps_and_explicit_smaller_values_win() -> None:

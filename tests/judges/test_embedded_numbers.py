@@ -11,8 +11,7 @@ from __future__ import annotations
 import pytest
 
 from murgat.judges.claims import number_value, numbers_as_digits, tokenize
-
-from .test_embedded_v4 import ask, words
+from tests.judges.test_embedded_every_part_checked import ask, words
 
 
 @pytest.mark.parametrize(("fact", "heard"), [

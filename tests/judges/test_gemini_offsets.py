@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from murgat.judges.gemini import offsets_fps
 from murgat.judges.types import JudgeRequest, TextPart, VideoPart
-
-from ..conftest import real_media
-from .test_gemini_wire import answer, frames, gen_bodies, make, upload_routes
-from .wire import Wire, ok
+from tests.conftest import real_media
+from tests.judges.test_gemini_wire import answer, frames, gen_bodies, make, upload_routes
+from tests.judges.wire import Wire, ok
 
 
 async def test_a_capped_range_asks_the_server_for_as_many_frames_as_were_noted() -> None:

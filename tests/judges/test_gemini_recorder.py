@@ -18,9 +18,8 @@ from typing import Any
 import pytest
 
 from murgat.judges.gemini import API_VERSION, GeminiJudge
-
-from ..standin import send_json
-from .test_gemini_wire import answer, camel, req
+from tests.judges.test_gemini_wire import answer, camel, req
+from tests.standin import send_json
 
 
 class Recorder:

@@ -18,9 +18,8 @@ import pytest
 
 from murgat.judges.gemini import GeminiJudge
 from murgat.judges.types import AudioPart, GenerateConfig, ImagePart, JudgeRequest, TextPart, VideoPart
-
-from ..conftest import real_media
-from .wire import Wire, ok, status, timeout
+from tests.conftest import real_media
+from tests.judges.wire import Wire, ok, status, timeout
 
 
 def answer(text: str, finish: str = "STOP", thoughts: int = 0) -> dict:

@@ -19,10 +19,9 @@ from murgat.judges.base import JudgeUnreachable
 from murgat.judges.openai_compat import OpenAIJudge, is_reasoning_model
 from murgat.judges.parsing import read_verdict
 from murgat.judges.types import GenerateConfig, JudgeRequest, TextPart
-
-from ..standin import StandIn, send_json
-from .test_openai_wire import completion
-from .wire import Wire, ok
+from tests.judges.test_openai_wire import completion
+from tests.judges.wire import Wire, ok
+from tests.standin import StandIn, send_json
 
 CLIENTS = ["httpx", "sdk"]
 

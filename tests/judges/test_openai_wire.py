@@ -17,9 +17,8 @@ import pytest
 
 from murgat.judges.openai_compat import OpenAIJudge
 from murgat.judges.types import AudioPart, GenerateConfig, ImagePart, JudgeRequest, TextPart, VideoPart
-
-from ..conftest import real_media
-from .wire import Wire, ok, status, timeout
+from tests.conftest import real_media
+from tests.judges.wire import Wire, ok, status, timeout
 
 
 def completion(text: str | None, finish: str = "stop", reasoning: int = 0) -> dict:

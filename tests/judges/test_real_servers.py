@@ -32,8 +32,7 @@ import pytest
 from murgat.cli import main
 from murgat.judges.openai_compat import OpenAIJudge
 from murgat.judges.types import AudioPart, GenerateConfig, ImagePart, JudgeRequest, TextPart
-
-from .real_server import Proxy, TransformersServe, part_types, prompt_text, serve_available
+from tests.judges.real_server import Proxy, TransformersServe, part_types, prompt_text, serve_available
 
 pytestmark = pytest.mark.skipif(serve_available() is not None, reason=str(serve_available()))
 
@@ -48,7 +47,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TransformersSer
 
 @pytest.fixture(scope="module")
 def models(server: TransformersServe, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    from .tiny_checkpoints import build_llava, build_qwen2_audio
+    from tests.judges.tiny_checkpoints import build_llava, build_qwen2_audio
 
     root = tmp_path_factory.mktemp("tiny-checkpoints")
     built = {"image": build_llava(root / "llava"), "audio": build_qwen2_audio(root / "qwen2-audio")}

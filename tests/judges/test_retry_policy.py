@@ -13,9 +13,8 @@ import pytest
 
 from murgat.judges.base import parse_retry_after
 from murgat.judges.types import GenerateConfig, JudgeRequest, TextPart
-
-from .test_openai_wire import completion, judge
-from .wire import Wire, ok, status
+from tests.judges.test_openai_wire import completion, judge
+from tests.judges.wire import Wire, ok, status
 
 
 @pytest.mark.parametrize(("value", "expected"), [

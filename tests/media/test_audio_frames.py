@@ -12,8 +12,7 @@ import pytest
 from murgat.media.audio import load_audio, wav_bytes
 from murgat.media.errors import CorruptMedia, NoAudioStream, NoVideoStream
 from murgat.media.frames import VideoFrames, encode_image, open_video, resize_max_side
-
-from ..conftest import real_media
+from tests.conftest import real_media
 
 
 def test_audio_is_mono_16k_with_stream_duration(nasa: Path) -> None:

@@ -20,8 +20,7 @@ import murgat.media.audio as ma
 from murgat.media.audio import SEEK_TOLERANCE_RMS, AudioTrack, ChunkedAudio, load_audio, open_audio
 from murgat.media.lru import Lru
 from murgat.media.streams import probe
-
-from ..conftest import real_media
+from tests.conftest import real_media
 
 SEEKABLE = ["nasa_13013.mp4", "jfk.flac", "apollo11.mp3", "countdown.mp3", "pyannote_sample.wav",
             "voices-around-a-fire.mp3"]

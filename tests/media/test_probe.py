@@ -9,8 +9,7 @@ import pytest
 
 from murgat.media.errors import CorruptMedia, MediaNotFound
 from murgat.media.streams import probe
-
-from ..conftest import real_media
+from tests.conftest import real_media
 
 
 def test_nasa_multi_stream_picks_largest_video_and_best_audio(nasa: Path) -> None:

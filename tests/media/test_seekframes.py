@@ -11,8 +11,7 @@ import murgat.media.frames as mf
 from murgat.media.errors import NoVideoStream
 from murgat.media.frames import VideoFrames, open_video
 from murgat.media.seekframes import SeekFrames
-
-from ..conftest import real_media
+from tests.conftest import real_media
 
 CFR_MP4 = ["friday.mp4", "bikes.mp4", "chaplin.mp4", "bigbuckbunny.mp4", "nasa_13013.mp4"]
 

@@ -22,8 +22,7 @@ from murgat.judges.types import JudgeRequest, TextPart
 from murgat.media.cache import file_digest, make_key
 from murgat.media.evidence import EvidenceConfig, build_evidence, describe, plan_segments
 from murgat.media.streams import probe
-
-from ..conftest import real_media
+from tests.conftest import real_media
 
 BEFORE = json.loads((Path(__file__).parent / "short_evidence_before.json").read_text())
 TEXT = "(visual, 0:00-0:02; audio, 0:01-0:03; visual, 0:04; audio, 0:05; visual, 0:00-0:06)"

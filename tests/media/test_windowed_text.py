@@ -12,8 +12,7 @@ import murgat.media.asr as asr
 import murgat.media.audio as ma
 from murgat.media.asr import ChunkedTranscript, installed_models, require_model, transcribe, transcribe_window, transcript_source
 from murgat.media.errors import ToolMissing
-
-from ..conftest import real_media
+from tests.conftest import real_media
 
 
 def test_unknown_or_missing_model_fails_up_front_with_what_is_installed(tmp_path: Path) -> None:

@@ -12,8 +12,7 @@ from murgat.judging.pool import CallPool
 from murgat.media.streams import probe
 from murgat.programs.ops import ExecutorApi, OpSettings, merge_ranges
 from murgat.settings.score_resolved import JudgeSpec, ScoreConfig
-
-from ..conftest import real_media
+from tests.conftest import real_media
 
 
 def test_merge_ranges_clamps_drops_and_merges() -> None:

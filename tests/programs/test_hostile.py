@@ -17,8 +17,7 @@ import pytest
 
 from murgat.programs.interpreter import Interpreter, ProgramStopped
 from murgat.programs.safety import Limits, ProgramRefused, parse_program
-
-from .test_interpreter import FakeApi
+from tests.programs.test_interpreter import FakeApi
 
 F = "def execute_command(video, options):\n"
 

@@ -14,8 +14,7 @@ import pytest
 
 from murgat.programs.interpreter import Interpreter
 from murgat.programs.safety import Limits, parse_program
-
-from .test_interpreter import FakeApi
+from tests.programs.test_interpreter import FakeApi
 
 F = "def execute_command(video, options):\n"
 ENDLESS = F + ("    n = 0\n    for i in range(1000):\n        for j in range(1000):\n"

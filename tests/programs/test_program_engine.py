@@ -11,9 +11,8 @@ import json
 from pathlib import Path
 
 from murgat.cli import main
-
-from ..standin import StandIn
-from .test_program_e2e import program_cassette
+from tests.programs.test_program_e2e import program_cassette
+from tests.standin import StandIn
 
 
 def _data(tmp: Path) -> Path:

@@ -7,8 +7,7 @@ import shutil
 from pathlib import Path
 
 from murgat.cli import main
-
-from .test_program_e2e import Q, program_cassette, score_cassette
+from tests.programs.test_program_e2e import Q, program_cassette, score_cassette
 
 
 def test_overwrite_with_another_judge_rescores_instead_of_refusing(tmp_path: Path, example_media: Path, capsys) -> None:

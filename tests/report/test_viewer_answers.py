@@ -14,11 +14,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .test_viewer_browser import _open, browser, main  # noqa: F401  (browser: the Playwright fixture)
+from tests.report.test_viewer_browser import _open, browser, main  # noqa: F401  (browser: the Playwright fixture)
 
 
 def test_unread_answers_and_time_like_text_on_the_page(tmp_path: Path, example_media: Path, browser) -> None:  # noqa: F811
-    from ..score.test_score_answers import score_items
+    from tests.commands.score.test_score_answers import score_items
 
     out = score_items(tmp_path, example_media)
     page, errors, _ = _open(browser, out / "report.html", tmp_path)
@@ -43,7 +43,7 @@ def test_unread_answers_and_time_like_text_on_the_page(tmp_path: Path, example_m
 
 
 def test_a_refused_program_answer_is_marked_as_a_failure(tmp_path: Path, example_media: Path, browser) -> None:  # noqa: F811
-    from ...programs.test_program_answers import BASE, MOOD, m
+    from tests.programs.test_program_answers import BASE, MOOD, m
 
     data = tmp_path / "q.jsonl"
     data.write_text(json.dumps({**BASE, "id": "forged"}) + "\n")

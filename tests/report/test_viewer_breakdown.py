@@ -8,8 +8,7 @@ import json
 from pathlib import Path
 
 from murgat.cli import main
-
-from .test_viewer_browser import _open, browser  # noqa: F401
+from tests.report.test_viewer_browser import _open, browser  # noqa: F401
 
 CASSETTE = [
     {"match": {"task": "verify"}, "output": {"text": "yes"}},

@@ -320,9 +320,9 @@ def _step_page(browser, page_path: Path, root: Path, shot: str, expect_items: in
 
 
 def test_faithfulness_reflect_and_program_pages(tmp_path, example_media, browser) -> None:
-    from ...programs.test_program_e2e import Q, program_cassette
-    from ..faithfulness.test_faithfulness import RESPONSES, cassette
-    from ..faithfulness.test_reflect import setup
+    from tests.commands.faithfulness.test_faithfulness import RESPONSES, cassette
+    from tests.commands.reflect.test_reflect import setup
+    from tests.programs.test_program_e2e import Q, program_cassette
 
     ARTIFACTS.mkdir(exist_ok=True)
     media = tmp_path / "media"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_viewer_browser import ARTIFACTS, browser  # noqa: F401  (the one Chromium fixture)
+from tests.report.test_viewer_browser import ARTIFACTS, browser  # noqa: F401  (the one Chromium fixture)
 
 DURATION = 6.17
 CITED_BOX = (0.10, 0.20, 0.55, 0.80)

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .test_viewer_browser import ARTIFACTS, ITEMS, _in_view, _no_horizontal_overflow, _open, _run, browser  # noqa: F401
+from tests.report.test_viewer_browser import ARTIFACTS, ITEMS, _in_view, _no_horizontal_overflow, _open, _run, browser  # noqa: F401
 
 
 def _murgat(args: list[str]) -> subprocess.CompletedProcess[str]:
@@ -110,7 +110,7 @@ def test_annotate_faithfulness_steps_round_trip(tmp_path, example_media, browser
     """Step labels (type, faithfulness) made in the page → murgat calibrate --task faithfulness."""
     import shutil
 
-    from ..faithfulness.test_faithfulness import cassette, labelling_input
+    from tests.commands.faithfulness.test_faithfulness import cassette, labelling_input
 
     media = tmp_path / "media"
     shutil.copytree(example_media, media)

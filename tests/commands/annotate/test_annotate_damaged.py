@@ -6,8 +6,7 @@ import shutil
 from pathlib import Path
 
 from murgat.cli import main
-
-from ..faithfulness.test_faithfulness import cassette, labelling_input
+from tests.commands.faithfulness.test_faithfulness import cassette, labelling_input
 
 
 def test_annotate_a_faithfulness_run_with_a_truncated_summary(tmp_path: Path, example_media: Path, capsys) -> None:

@@ -12,8 +12,7 @@ from murgat.commands.calibrate.faithfulness_runs import calibrate_faithfulness
 from murgat.core.steps import FaithResult, StepLabel, tally
 from murgat.human_eval.labels import ResponseLabel
 from murgat.human_eval.stats import icc, icc_with_ci
-
-from .test_faithfulness import cassette
+from tests.commands.faithfulness.test_faithfulness import cassette
 
 
 def test_icc_forms_by_hand() -> None:
@@ -40,7 +39,7 @@ def test_labels_derive_counts_from_steps_and_check_them() -> None:
 
 
 def test_calibrate_faithfulness_end_to_end(tmp_path, example_media, capsys) -> None:
-    from .test_faithfulness import labelling_input
+    from tests.commands.faithfulness.test_faithfulness import labelling_input
 
     data = labelling_input(tmp_path / "chains.jsonl")
     run = tmp_path / "run"

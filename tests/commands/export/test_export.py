@@ -12,8 +12,7 @@ import pandas as pd
 import pytest
 
 from murgat.core.export import FACT_STATUSES, ExportError, export_results
-
-from .viewer.test_viewer_browser import ITEMS, _run
+from tests.report.test_viewer_browser import ITEMS, _run
 
 
 def main(args: list[str]) -> subprocess.CompletedProcess[str]:

@@ -16,8 +16,7 @@ import pytest
 
 from murgat.cli import main
 from murgat.core.jsonl import read_records
-
-from .test_faithfulness import RESPONSES, cassette
+from tests.commands.faithfulness.test_faithfulness import RESPONSES, cassette
 
 BASE = {"media": "friday.mp4", "question": "What mood is the man in?", "options": ["happy", "bad humor"], "gold": "B"}
 
@@ -46,7 +45,7 @@ def test_an_unread_answer_in_a_faithfulness_run(tmp_path: Path, example_media: P
 
 
 def test_an_unread_answer_after_reflection(tmp_path: Path, example_media: Path, capsys) -> None:
-    from .test_reflect import setup
+    from tests.commands.reflect.test_reflect import setup
 
     q, start, cas = setup(tmp_path)
     rows = [json.loads(x) for x in start.read_text().splitlines()]

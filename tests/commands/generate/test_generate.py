@@ -21,9 +21,8 @@ from murgat.judges.openai_compat import OpenAIJudge
 from murgat.judges.replay import ReplayJudge
 from murgat.judges.types import GenerateConfig
 from murgat.judging.answering import build_request, generate_one, preserved
-
-from ...conftest import real_annotation
-from ...judges.wire import Wire, ok
+from tests.conftest import real_annotation
+from tests.judges.wire import Wire, ok
 
 
 def test_videommmu_loader_on_real_files() -> None:

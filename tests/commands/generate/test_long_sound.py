@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
-
-from ...standin import StandIn
+from tests.standin import StandIn
 
 
 def _seconds(b64: str) -> float:

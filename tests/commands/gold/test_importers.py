@@ -14,8 +14,7 @@ import pytest
 
 from murgat.commands.gold.importers import bbox_tags, import_citevqa, import_nextgqa, import_rextime, write_gold
 from murgat.core.gold import GoldFormatError, load_gold
-
-from ...conftest import NEXTGQA_SAMPLE
+from tests.conftest import NEXTGQA_SAMPLE
 
 NEXTGQA = NEXTGQA_SAMPLE  # bundled: tests/data/real/nextgqa-sample (MIT, see its LICENSES.md)
 

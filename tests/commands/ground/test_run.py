@@ -16,8 +16,7 @@ from murgat.commands.ground.run import GroundSettings, _viou, ground, ground_res
 from murgat.core.citations import make_citation
 from murgat.core.gold import GoldBox, GoldEvidence, GoldItem
 from murgat.core.schema import AtomicFact, Item, ResponseResult, Scores, Sentence, SentenceResult
-
-from ...conftest import NEXTGQA_SAMPLE, ROOT
+from tests.conftest import NEXTGQA_SAMPLE, ROOT
 
 NEXTGQA = NEXTGQA_SAMPLE  # bundled: tests/data/real/nextgqa-sample (MIT, see its LICENSES.md)
 LETTERS = "ABCDE"

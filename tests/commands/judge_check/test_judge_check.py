@@ -17,8 +17,7 @@ import pytest
 from murgat.cli import main
 from murgat.commands.judge_check.check import run_judge_check
 from murgat.settings.judge_check import JudgeCheckSettings
-
-from ..standin import StandIn
+from tests.standin import StandIn
 
 
 def _check(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict, str]:

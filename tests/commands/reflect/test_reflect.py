@@ -14,8 +14,7 @@ from pathlib import Path
 from murgat.cli import main
 from murgat.core.jsonl import read_records
 from murgat.core.upr import paired_ratio_diff
-
-from ...standin import StandIn
+from tests.standin import StandIn
 
 LAUGH = "A man laughs loudly (audio, 0:03-0:05)."
 ASKS = "She asks whether the lord of the universe is in (audio, 0:01-0:03)."

@@ -9,8 +9,7 @@ from pathlib import Path
 
 from murgat.cli import main
 from murgat.core.jsonl import read_records
-
-from .test_reflect import setup
+from tests.commands.reflect.test_reflect import setup
 
 
 def _argv(tmp: Path, media: Path, cas: Path, out: Path, *extra: str) -> list[str]:

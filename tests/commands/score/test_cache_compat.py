@@ -22,8 +22,7 @@ import pytest
 
 from murgat.cli import main
 from murgat.engine.folder import RunFolder
-
-from ...standin import StandIn
+from tests.standin import StandIn
 
 DATA = Path(__file__).parents[2] / "data" / "caches"
 

@@ -23,8 +23,7 @@ import pytest
 
 from murgat.cli import main
 from murgat.engine.folder import PROBE_BYTES, NotWritable, check_writable_dir
-
-from ..faithfulness.test_reflect import setup
+from tests.commands.reflect.test_reflect import setup
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -19,8 +19,7 @@ import pytest
 
 from murgat.cli import main
 from murgat.engine.folder import RunFolder
-
-from ...standin import StandIn
+from tests.standin import StandIn
 
 BREAKERS = "line\u2028sep\u2029para\u0085nel"
 ANSWER_ALL = [

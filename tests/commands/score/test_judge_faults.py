@@ -14,9 +14,8 @@ import pytest
 
 from murgat.cli import main
 from murgat.engine.folder import RunFolder
-
-from ...cassettes import YES_CASSETTE as ANSWER_ALL
-from ...standin import StandIn
+from tests.cassettes import YES_CASSETTE as ANSWER_ALL
+from tests.standin import StandIn
 
 
 def _inputs(tmp: Path, n: int = 2) -> Path:

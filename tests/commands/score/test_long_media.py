@@ -20,8 +20,7 @@ import pytest
 
 from murgat.cli import main
 from murgat.engine.folder import RunFolder
-
-from ...standin import StandIn
+from tests.standin import StandIn
 
 
 def _input(tmp: Path, media: Path, response: str) -> Path:

@@ -13,9 +13,8 @@ import json
 import pytest
 
 from murgat.engine.folder import RunFolder
-
-from ...standin import StandIn
-from .test_hardening import _cassette, _inputs, _score
+from tests.commands.score.test_hardening import _cassette, _inputs, _score
+from tests.standin import StandIn
 
 
 def test_two_endpoints_share_work_and_one_dying_loses_nothing(tmp_path, example_media, capsys, monkeypatch) -> None:
@@ -99,8 +98,7 @@ def test_lazy_ocr_reads_only_cited_frames(tmp_path) -> None:
 async def test_lean_client_sends_the_same_body_as_the_httpx_path() -> None:
     from murgat.judges.openai_compat import OpenAIJudge
     from murgat.judges.types import GenerateConfig, JudgeRequest, TextPart
-
-    from ...judges.wire import Wire
+    from tests.judges.wire import Wire
 
     def req() -> JudgeRequest:
         return JudgeRequest(parts=[TextPart("Is it raining?")], schema={"type": "object"},

@@ -21,9 +21,8 @@ from murgat.judges.scripted import ScriptedJudge
 from murgat.judges.types import JudgeRequest, TextPart
 from murgat.judging.pool import repeat_of
 from murgat.settings.score_resolved import JudgeSpec, ScoreConfig
-
-from ...cassettes import YES_CASSETTE as CASSETTE
-from ...cassettes import write_jsonl as _write
+from tests.cassettes import YES_CASSETTE as CASSETTE
+from tests.cassettes import write_jsonl as _write
 
 #: the same, but the judge says "no" to every entailment question of repeat 1
 FLIPPING = [{"match": {"task": "entail", "inputs": {"repeat": 1}}, "output": {"text": "no"}}, *CASSETTE]

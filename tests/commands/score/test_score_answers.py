@@ -19,8 +19,7 @@ import pytest
 
 from murgat.cli import main
 from murgat.engine.folder import RunFolder
-
-from ...cassettes import write_jsonl
+from tests.cassettes import write_jsonl
 
 ANSWER_ALL = [
     {"match": {"task": "verify"}, "output": {"text": "yes"}},

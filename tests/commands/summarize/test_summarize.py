@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from murgat.cli import main
-
-from ...cassettes import YES_CASSETTE as CASSETTE
-from ...cassettes import write_jsonl as _write
+from tests.cassettes import YES_CASSETTE as CASSETTE
+from tests.cassettes import write_jsonl as _write
 
 
 def _score(tmp: Path, media: Path, name: str = "run", cassette: list[dict] | None = None) -> Path:

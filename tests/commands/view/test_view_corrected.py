@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .test_viewer_browser import _open, _run, browser  # noqa: F401
+from tests.report.test_viewer_browser import _open, _run, browser  # noqa: F401
 
 
 def _murgat(args: list[str]) -> subprocess.CompletedProcess[str]:

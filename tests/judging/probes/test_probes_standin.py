@@ -21,8 +21,7 @@ from murgat.judges.cache import ResponseCache
 from murgat.judging.probes.paths import EntailPath, FaithPath
 from murgat.judging.probes.runner import gate_exit, probes_before_run, require_message, run_probes
 from murgat.settings.judge_check import JudgeCheckSettings
-
-from ..standin import StandIn
+from tests.standin import StandIn
 
 ALL = {"hearing", "hearing_other", "seeing", "seeing_other", "time_seeing", "time_seeing_elsewhere", "time_hearing",
        "time_hearing_elsewhere", "modality_visual", "modality_audio", "order", "order_reversed"}
