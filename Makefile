@@ -1,8 +1,9 @@
 # The two commands: `make demo` (set up + score the bundled example) and `make test`
 # (set up + run the whole test suite). Both work on a fresh machine and are quick after.
+# `make docs` builds the documentation site into site/ (offline, warnings as errors).
 SHELL := /bin/bash
 .ONESHELL:
-.PHONY: demo test lint types bench setup
+.PHONY: demo test docs lint types bench setup
 
 setup:
 	@bash scripts/bootstrap.sh >/dev/null
@@ -19,6 +20,13 @@ test:
 	"$$VENV/bin/ruff" check murgat media programs prompts human_eval tests benchmarks
 	"$$VENV/bin/python" -m mypy
 	"$$VENV/bin/python" -m pytest -q -p no:cacheprovider tests
+
+# the site: MkDocs + Material, offline (no web fonts, no CDN), every warning an error (a broken link or anchor too);
+# docs/hooks/reference.py generates the command reference from the program's parser while it builds
+docs:
+	@set -euo pipefail
+	VENV=$$(bash scripts/bootstrap.sh | tail -n 1)
+	NO_MKDOCS_2_WARNING=1 "$$VENV/bin/mkdocs" build --strict --site-dir site
 
 # the code is not formatter-managed (hand-wrapped at 120-140 columns): lint is ruff's checks on every tree
 lint:

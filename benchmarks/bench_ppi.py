@@ -11,7 +11,7 @@ Three measurements, all seeded (run: ``python benchmarks/bench_ppi.py [--draws 1
 2. **Clustered population** (``murgat.human_eval.simulation.clustered_population``): 60 labelled videos
    of 6 items against 300 other videos; truth 0.5. The 90% interval clustered by video against
    the one that treats items as independent.
-3. **The README's worked example**: 500 responses judged by a lenient judge
+3. **The worked example of docs/guide/calibration.md**: 500 responses judged by a lenient judge
    (``lenient_judge_scores``), 60 of them labelled by a random sample drawn as
    ``murgat annotate --sample 60`` draws it, then ``murgat calibrate`` on the real run folder —
    the judge-only, human-only and corrected MURGAT-S side by side — and, over repeated

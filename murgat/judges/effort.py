@@ -9,7 +9,7 @@
 | `high`    | `high`         | 24576  | `high`    | thinking on |
 | `dynamic` | (model default)| -1 (the model decides) | (omitted) | thinking on |
 
-The same table is printed in the README. ``None`` (no ``--effort``) sends nothing, so each
+The same table is printed in docs/guide/judges.md. ``None`` (no ``--effort``) sends nothing, so each
 provider uses its own default.
 """
 

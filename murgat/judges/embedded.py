@@ -3,7 +3,7 @@ classes a tagger heard — and abstains on everything else.
 
 It makes the whole tool run anywhere without weight downloads or API keys, and it is
 honest about its limits — it is **not** a research-grade judge. Measured agreement with the
-labelled claims in ``tests/data/embedded_claims/`` is in the README's judge table.
+labelled claims in ``tests/data/embedded_claims/`` is in the judge table of docs/guide/judges.md.
 
 Entailment, from the evidence text of the cited segments (see :mod:`murgat.judges.claims`):
 

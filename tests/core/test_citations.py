@@ -184,11 +184,11 @@ def test_absurd_numbers_are_invalid_citations_not_crashes() -> None:
     "He waves (visual, ۰:۱۲-۰:۱۴).",  # extended Arabic-Indic
 ])
 def test_non_ascii_digits_are_not_times(text: str) -> None:
-    """Decision (README, Citations): timestamps are ASCII digits; other digits make prose, not a citation."""
+    """Decision (docs/guide/citations.md): timestamps are ASCII digits; other digits make prose, not a citation."""
     assert parse_citations(text) == []
 
 
-# Box citations (README, "Box citations")
+# Box citations (docs/guide/citations.md, "Box citations")
 
 
 def _one(text: str, conv: BoxConvention | None = None) -> Citation:
@@ -251,7 +251,7 @@ def test_boxed_citation_formats_and_parses_back() -> None:
     assert back.boxes[0].coords() == pytest.approx(c.boxes[0].coords())
 
 
-# Issue 22: the grammar and README agree (times past a week, groups over 400 characters).
+# Issue 22: the grammar and the citations page (docs/guide/citations.md) agree (times past a week, groups over 400 characters).
 
 
 @pytest.mark.parametrize("text", ["(audio, 999:59:59)", "(audio, 99999:59:59)", "(visual, 168:00:01)"])
@@ -389,7 +389,7 @@ def _entry(draw) -> str:
 def test_every_group_the_old_grammar_read_reads_the_same(entries: list[str], sep: str, square: bool) -> None:
     """On groups of realistic spellings, the scanner reads exactly what the old pattern read (modality,
     times, point, raw text, spans, validity, reason, boxes). Where the old pattern read prose, the
-    scanner reads prose too, except where a new rule of the README's table reads more: a group with a
+    scanner reads prose too, except where a new rule of the citations page's table reads more: a group with a
     readable visual/audio entry keeps it and reports its unreadable entries, and bare seconds."""
     from tests.core.legacy_grammar import parse_citations as old_parse
 

@@ -81,7 +81,7 @@ def test_clip_mode_writes_picture_only_file(friday: Path) -> None:
     assert info.video_duration == pytest.approx(2.0, abs=0.1)
 
 
-# Box citations: the whole frame with the box drawn, and the box enlarged (README, "Box citations")
+# Box citations: the whole frame with the box drawn, and the box enlarged (docs/guide/citations.md, "Box citations")
 
 
 def _boxed(text: str, path: Path):
