@@ -91,10 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"murgat {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    for mod in ("murgat.commands.citations.cli", "murgat.commands.validate.cli", "murgat.commands.media.cli", "murgat.commands.score.cli", "murgat.commands.generate.cli", "murgat.programs.cli", "murgat.commands.faithfulness.cli",
-                "murgat.commands.reflect.cli", "murgat.commands.calibrate.cli", "murgat.commands.view.cli", "murgat.commands.ground.cli",
-                "murgat.commands.export.cli", "murgat.commands.annotate.cli", "murgat.commands.imports.cli", "murgat.commands.judge_check.cli",
-                "murgat.commands.diff.cli"):
+    for mod in ("murgat.commands.citations.cli", "murgat.commands.validate.cli", "murgat.commands.media.cli",
+                "murgat.commands.score.cli", "murgat.commands.summarize.cli", "murgat.commands.generate.cli",
+                "murgat.programs.cli", "murgat.commands.faithfulness.cli", "murgat.commands.reflect.cli",
+                "murgat.commands.calibrate.cli", "murgat.commands.view.cli", "murgat.commands.gold.cli",
+                "murgat.commands.ground.cli", "murgat.commands.export.cli", "murgat.commands.annotate.cli",
+                "murgat.commands.imports.cli", "murgat.commands.judge_check.cli", "murgat.commands.diff.cli"):
         try:
             module = __import__(mod, fromlist=["register"])
         except ModuleNotFoundError as exc:
