@@ -24,6 +24,7 @@ from pydantic import Field
 import murgat.engine.options as o
 from media.cache import cache_root
 from murgat.engine.errors import CommandError, SettingsError, stopped
+from murgat.engine.guards import claim_judge_files, replay_cassettes
 from murgat.faithfulness.label import Labeller
 from murgat.faithfulness.records import StepLabel
 from murgat.faithfulness.settings import FaithfulnessSettings
@@ -117,6 +118,7 @@ def run_judge_check(s: JudgeCheckSettings, *, echo: bool = True, sink: dict[str,
     fs = faith_settings(s) if s.stage != "entail" else None
     cfg: JudgingConfig = entail_config(s) if fs is None else o.judging_config(fs)
     path = s.cache_path()
+    claim_judge_files(s, replay_cassettes(s))  # the output rule: refused before anything is opened (exit 2)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         cache = ResponseCache(path)

@@ -24,11 +24,9 @@ already in the file. One process at a time holds the folder (:class:`~murgat.run
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
-import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -36,6 +34,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from media import safewrite
 from murgat.engine.errors import SettingsError
 from murgat.jsonl import (
     BadLine,
@@ -75,7 +74,8 @@ def check_writable_dir(path: str | os.PathLike[str], what: str) -> None:
     p = Path(path)
     try:
         p.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".write-test-", dir=p)
+        tmp = safewrite.temp_file(p, prefix=".write-test-", suffix="")
+        fd = safewrite.open_fd(tmp, "w")
         try:
             left = memoryview(os.urandom(PROBE_BYTES))
             while left:
@@ -85,7 +85,7 @@ def check_writable_dir(path: str | os.PathLike[str], what: str) -> None:
                 left = left[n:]
         finally:
             os.close(fd)
-            os.unlink(tmp)
+            safewrite.remove(tmp)
     except OSError as exc:
         reason = "read-only file system" if exc.errno == errno.EROFS else (exc.strerror or str(exc))
         if p.is_symlink() and not p.exists():  # mkdir says "File exists" of a dangling link or a loop
@@ -242,7 +242,7 @@ class RunFolder:
         cache stays: answers already paid for are still valid for the new settings' requests."""
         for p in (self.results_path, self.corrupt_path, self.config_path, self.path / "summary.json",
                   self.path / "report.html"):
-            p.unlink(missing_ok=True)
+            safewrite.remove(p)
         self._slim_stamp = (-1, -1)
         self._slim, self._last_line = [], {}
 
@@ -478,19 +478,12 @@ def needs_retry(r: Any) -> bool:
 
 
 def replace_atomically(path: Path, write: Any) -> None:
-    """Make ``path`` anew through a temporary file (``write(binary_file)`` fills it), fsync and
+    """Make ``path`` anew through a temporary file under a random name (``write(binary_file)`` fills it), fsync and
     ``os.replace``: a reader (or a crash) sees the old file or the new one, never half of one. A
     failure (disk full) leaves the old file and raises :class:`~murgat.jsonl.ResultsWriteError`."""
-    tmp = path.with_name(path.name + ".tmp")
     try:
-        with open(tmp, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        safewrite.replace(path, write)  # a random temporary name: a link planted at NAME.tmp is never opened
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
         raise ResultsWriteError(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 

@@ -58,7 +58,6 @@ import fcntl
 import json
 import os
 import re
-import secrets
 import shutil
 import stat
 import sys
@@ -67,6 +66,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Literal
 
+from media import safewrite
 from murgat.engine.folder import NotWritable, RunConfigMismatch, check_writable_dir, read_kind
 from murgat.jsonl import ResultsWriteError
 
@@ -79,7 +79,7 @@ RUN_STATE = frozenset({
     "traces.corrupt.jsonl", "program.json", "variants.json", "sweep.json", ".lock",
 })
 #: a run's cache files, which another run may share as its --cache
-_CACHE_FILES = frozenset({"cache.sqlite", "cache.sqlite-wal", "cache.sqlite-shm", "cache.sqlite-journal"})
+_CACHE_FILES = frozenset({"cache.sqlite"})
 _CACHE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 #: the process's own descriptors, written through (never replaced)
@@ -199,6 +199,16 @@ class Claim:
 
         return self.write(fill)
 
+    def append_bytes(self, data: bytes) -> None:
+        """Append ``data`` in place (a cassette, a log), durable on return, never through a link
+        out of the file's folder. Raises ResultsWriteError on a failed write."""
+        if self.role not in ("cassette", "file") or self.stream:
+            raise ValueError(f"a {self.role} claim is not appended to")
+        try:
+            safewrite.append_bytes(self.target, data)
+        except OSError as exc:
+            raise _write_error(self.path, exc) from exc
+
     def _write_stream(self, fill: Callable[[IO[bytes]], object]) -> None:
         try:
             if self.fd is not None:
@@ -207,10 +217,10 @@ class Claim:
                         s.flush()
                     except (OSError, ValueError):
                         pass
-                with os.fdopen(os.dup(self.fd), "wb") as f:
+                with safewrite.dup_stream(self.fd) as f:
                     fill(f)
             else:
-                with open(self.target, "wb") as f:
+                with safewrite.open_stream(self.target) as f:
                     fill(f)
         except BrokenPipeError:
             raise
@@ -237,35 +247,13 @@ def _write_error(path: Path, exc: OSError) -> ResultsWriteError:
     return err
 
 
-def _mode_of(path: Path) -> int | None:
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        return None
-
-
 def _replace(target: Path, fill: Callable[[IO[bytes]], object], named: Path) -> None:
-    """``target`` anew through a temporary file beside it, fsync'd, then ``os.replace``."""
-    mode = _mode_of(target)
-    tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    """``target`` anew through the write gateway (:func:`media.safewrite.replace`: a random
+    temporary name beside it, fsync'd, ``os.replace``; the old file's permissions kept)."""
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as for open()
+        safewrite.replace(target, fill)
     except OSError as exc:
         raise _write_error(named, exc) from exc
-    try:
-        with os.fdopen(fd, "wb") as f:
-            if mode is not None:
-                os.fchmod(f.fileno(), mode)
-            fill(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise _write_error(named, exc) from exc
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 # ---------------------------------------------------------------- the rule
@@ -359,6 +347,9 @@ def _follow_link(p: Path, folder: Path, what: str) -> tuple[Path, os.stat_result
 def _check_run_state(target: Path, role: Role, own: bool, what: str) -> None:
     """Rule 2: a run's resume files are written by that run's command only."""
     name, parent = target.name, target.parent
+    if role == "cache" and name.endswith(safewrite.SQLITE_SIDES):
+        raise _refuse(what, f"is a name SQLite gives the file beside a database ({name}); opening it as a "
+                            "cache would delete that database's unsaved answers — name the database itself")
     if not own and name in RUN_STATE and not (role == "cache" and name in _CACHE_FILES):
         k = read_kind(parent) if parent.is_dir() else None
         if k is not None:
@@ -439,10 +430,7 @@ def _probe_folder(folder: Path, what: str) -> None:
         probe = probe.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".write-test-{secrets.token_hex(4)}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        os.close(fd)
-        tmp.unlink()
+        safewrite.remove(safewrite.temp_file(folder, prefix=".write-test-", suffix=""))
     except OSError as exc:
         for d in made:
             try:

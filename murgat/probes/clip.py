@@ -31,6 +31,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from media import safewrite
 from media.cache import default_cache, file_digest, make_key
 from media.errors import ToolMissing
 from murgat.probes import glyphs as design
@@ -112,7 +113,7 @@ def probe_clip(seed: int = 0) -> ProbeClip:
 
         data, meta = clip_bytes(seed)
         made.update(meta)
-        tmp.write_bytes(data)
+        safewrite.write_bytes(tmp, data)
 
     path = cache.get_or_create("probe-clip", key, ".avi", produce)
     meta = cache.get_json("probe-clip", key)
