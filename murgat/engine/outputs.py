@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import json
 import os
 import re
 import shutil
@@ -68,7 +67,7 @@ from typing import IO, Literal
 
 from media import safewrite
 from murgat.engine.folder import NotWritable, RunConfigMismatch, check_writable_dir, read_kind
-from murgat.jsonl import ResultsWriteError
+from murgat.jsonl import ResultsWriteError, loads_line
 
 Role = Literal["file", "folder", "cache", "cassette"]
 
@@ -113,7 +112,9 @@ def content_of(path: str | os.PathLike[str]) -> str | None:
     Read from the first 16 bytes (SQLite) or the first JSON line's keys (up to 1 MiB read; a
     longer first line is read by its key names); a line that is no JSON object is no murgat data.
     Blank lines before it are passed over, as every murgat JSONL reader passes over them (a
-    hand-written cassette opening with an empty line is still a cassette)."""
+    hand-written cassette opening with an empty line is still a cassette), and so is a UTF-8 byte
+    order mark (a responses file saved by an editor); a JSON list is read by its first object
+    (responses in the authors' format)."""
     try:
         with open(path, "rb") as f:
             head = f.read(_SNIFF_BYTES)
@@ -121,14 +122,9 @@ def content_of(path: str | os.PathLike[str]) -> str | None:
         return None
     if head.startswith(_SQLITE_MAGIC):
         return "sqlite"
-    line = next((ln for ln in head.split(b"\n") if ln.strip()), b"").decode("utf-8", "replace").strip()
-    if not line.startswith("{"):
+    keys = _first_keys(head.decode("utf-8", "replace").lstrip("\ufeff"))
+    if keys is None:
         return None
-    try:
-        doc = json.loads(line)
-        keys = set(doc) if isinstance(doc, dict) else set()
-    except (ValueError, RecursionError):
-        keys = set(re.findall(r'"([A-Za-z_]+)"\s*:', line))  # a first line longer than what was read
     if "output" in keys and keys & {"match", "key"}:
         return "cassette"
     if {"case", "scores"} <= keys or "steps" in keys:
@@ -139,9 +135,32 @@ def content_of(path: str | os.PathLike[str]) -> str | None:
         return "labels"
     if "evidence" in keys and "id" in keys:
         return "gold"
-    if "response" in keys:
+    if keys & {"response", "model_generation", "original_full_generation"}:  # murgat's and the authors' spellings
         return "responses"
     return None
+
+
+def _first_keys(text: str) -> set[str] | None:
+    """The keys of the first record of a JSONL text, or of the first object of a JSON list (the
+    authors' format of model responses), or ``None`` when the text is no JSON record."""
+    body = text.lstrip()
+    if body.startswith("["):
+        try:
+            doc = loads_line(body)
+            first = doc[0] if isinstance(doc, list) and doc else None
+            return set(first) if isinstance(first, dict) else None
+        except ValueError:  # longer than what was read: its first object's key names
+            start = body.find("{")
+            return set(re.findall(r'"([A-Za-z_]+)"\s*:', body[start:body.find("}", start) + 1 or None])) \
+                if start >= 0 else None
+    line = next((ln for ln in body.split("\n") if ln.strip()), "").strip()
+    if not line.startswith("{"):
+        return None
+    try:
+        doc = loads_line(line)
+        return set(doc) if isinstance(doc, dict) else set()
+    except ValueError:
+        return set(re.findall(r'"([A-Za-z_]+)"\s*:', line))  # a first line longer than what was read
 
 
 @dataclass
