@@ -46,6 +46,7 @@ from murgat.jsonl import (
     quarantine_lines,
     read_records,
 )
+from murgat.redact import redact
 from murgat.schema import ResponseResult, RunSummary
 
 #: what a run folder can hold; ``config.json`` says which
@@ -253,7 +254,7 @@ class RunFolder:
         too: what made them cannot be checked, and a rerun with other settings would mix two runs
         under one summary. (Folders of versions before ``config.json`` or digests are adopted.)"""
         cfg = self.config_path
-        fingerprint = canonical_json(fingerprint)
+        fingerprint = redact(canonical_json(fingerprint))  # no key or URL password in any run file
         doc: Any = None
         if cfg.exists():
             try:
@@ -264,7 +265,7 @@ class RunFolder:
             self._same_settings(doc, fingerprint, kind)
         if not (isinstance(doc, dict) and isinstance(doc.get("fingerprint"), dict)):
             self._lost_config(cfg.exists())
-        out = {"fingerprint": fingerprint, "config": canonical_json(full)}
+        out = {"fingerprint": fingerprint, "config": redact(canonical_json(full))}
         if kind is not None:
             out["kind"] = kind
         write_atomic(cfg, json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False))
@@ -280,7 +281,7 @@ class RunFolder:
             self.notices.append(f"{self.config_path}: unreadable; written again")
 
     def _same_settings(self, doc: dict[str, Any], fingerprint: dict[str, Any], kind: str | None) -> None:
-        old, old_kind = doc.get("fingerprint"), doc.get("kind")
+        old, old_kind = redact(doc.get("fingerprint")), doc.get("kind")  # a folder written before redaction
         if kind is not None and old_kind is not None and old_kind != kind:
             raise RunConfigMismatch(f"{self.path} holds a '{old_kind}' run, not '{kind}'; use a new --out folder")
         if isinstance(old, dict) and old != fingerprint:
