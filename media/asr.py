@@ -36,10 +36,11 @@ import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from pydantic import BaseModel, Field
 
+from murgat.media import safewrite
 from murgat.media.audio import SAMPLE_RATE, is_long, load_audio, open_audio
 from murgat.media.cache import MediaCache, default_cache, file_digest, install_folder, make_key
 from murgat.media.errors import ToolMissing
@@ -139,12 +140,14 @@ def bundled_whisper_base() -> Path:
     target = models_dir() / f"whisper-base-{tag}"
 
     def fill(tmp: Path) -> None:
-        with open(tmp / "model.bin", "wb") as out:
+        def join(out: IO[bytes]) -> None:
             for part in parts:
                 with open(part, "rb") as f:
                     shutil.copyfileobj(f, out, 1 << 22)
+
+        safewrite.replace(tmp / "model.bin", join)
         for name in ("config.json", "tokenizer.json", "vocabulary.txt"):
-            shutil.copy2(d1 / name, tmp / name)
+            safewrite.copy(d1 / name, tmp / name)
 
     return install_folder(target, ("model.bin",), fill)
 

@@ -48,6 +48,7 @@ from typing import Any, Literal, Protocol, cast
 
 import numpy as np
 
+from murgat.media import safewrite
 from murgat.media.cache import MediaCache, default_cache, file_digest, make_key
 from murgat.media.errors import CorruptMedia, NoAudioStream
 from murgat.media.lru import Lru
@@ -193,10 +194,10 @@ def _load_audio(info: Any, sr: int, use_disk_cache: bool) -> AudioTrack:
             data = samples
 
             def _write(p: Path) -> None:
-                with open(p, "wb") as f:
+                with safewrite.open_file(p, "w") as f:
                     np.save(f, data)
 
-            cache.get_or_create("audio", ckey, ".npy", _write)
+            cache.keep("audio", ckey, ".npy", _write)  # the samples are in hand: kept if the cache can take them
     else:
         samples = _decode(info.path, info.audio_stream, sr)
     return _TRACKS.put(key, AudioTrack(path=info.path, samples=samples, sr=sr, stream=info.audio_stream))
@@ -334,10 +335,10 @@ class ChunkedAudio:
 
     def _store(self, k: int, arr: np.ndarray) -> None:
         def write(p: Path) -> None:
-            with open(p, "wb") as f:
+            with safewrite.open_file(p, "w") as f:
                 np.save(f, arr)
 
-        self.cache.get_or_create("audio-chunk", self._key(k), ".npy", write)
+        self.cache.keep("audio-chunk", self._key(k), ".npy", write)
 
     def _decode_chunk(self, k: int) -> np.ndarray:
         """Chunk ``k`` by input seeking to :data:`SEEK_MARGIN_S` before it, the margin dropped."""

@@ -18,6 +18,7 @@ race to an identical result. Reads touch the entry's mtime; when the cache grows
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -29,6 +30,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from murgat.media import safewrite
+from murgat.media.errors import MediaUnwritable
 
 DEFAULT_MAX_BYTES = 5 * 1024**3
 #: a file changed less than this long ago gets no stat-keyed entry (probe, digest): file times
@@ -112,7 +116,7 @@ def install_folder(target: Path, ready: tuple[str, ...], fill: Callable[[Path], 
     try:
         fill(tmp)
         try:
-            os.replace(tmp, target)
+            safewrite.move(tmp, target)
         except OSError:
             if not all((target / name).exists() for name in ready):
                 raise  # not another process having won the race
@@ -169,25 +173,46 @@ class MediaCache:
         try:
             return self._create(self.path(namespace, key, suffix), produce)
         except OSError as exc:
-            if not self._warned:
-                self._warned = True
-                print(f"warning: media cache {self.root} cannot be written ({exc.strerror or exc}); "
-                      "decoded media are kept in a temporary folder for this process only", file=sys.stderr)
+            self._warn(exc, "decoded media are kept in a temporary folder for this process only")
+            last = exc
+        try:
             if self._fallback is None:
                 self._fallback = Path(tempfile.mkdtemp(prefix="murgat-nocache-"))
             fb = self._fallback / namespace / key[:2] / f"{key}{suffix}"
             return fb if fb.exists() else self._create(fb, produce, evict=False)
+        except OSError as exc:  # the same limit there (ulimit -f holds for every folder): the item's error
+            last = exc
+        why = "the file-size limit (ulimit -f)" if last.errno == errno.EFBIG else (last.strerror or str(last))
+        raise MediaUnwritable(str(self.path(namespace, key, suffix)),
+                              f"a decoded {namespace} entry must be a file and cannot be written ({why})") from None
+
+    def keep(self, namespace: str, key: str, suffix: str, produce: Callable[[Path], object]) -> Path | None:
+        """Keep an entry whose content the caller already holds in memory (a decoded track, a
+        transcript): best effort. When the cache cannot take it (full, read-only, a file-size
+        limit: ``EFBIG`` as ``ENOSPC``) a warning is printed once and ``None`` returned; no
+        fallback file is made, since it would meet the same limit and the caller needs none."""
+        if self.lookup(namespace, key, suffix) is not None:
+            return self.path(namespace, key, suffix)
+        try:
+            return self._create(self.path(namespace, key, suffix), produce)
+        except OSError as exc:
+            self._warn(exc, "this run goes on without keeping decoded media")
+            return None
+
+    def _warn(self, exc: OSError, then: str) -> None:
+        if not self._warned:
+            self._warned = True
+            why = "file-size limit (ulimit -f)" if exc.errno == errno.EFBIG else (exc.strerror or str(exc))
+            print(f"warning: media cache {self.root} cannot be written ({why}); {then}", file=sys.stderr)
 
     def _create(self, final: Path, produce: Callable[[Path], object], evict: bool = True) -> Path:
         final.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=final.suffix, dir=final.parent)
-        os.close(fd)
+        tmp = safewrite.temp_file(final.parent, prefix=".tmp-", suffix=final.suffix)
         try:
-            produce(Path(tmp))
-            os.replace(tmp, final)
+            produce(tmp)
+            safewrite.move(tmp, final)
         finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
+            safewrite.remove(tmp)
         if evict:
             self._writes += 1
             if self._writes % self.evict_every == 0:
@@ -196,7 +221,7 @@ class MediaCache:
         return final
 
     def put_bytes(self, namespace: str, key: str, suffix: str, data: bytes) -> Path:
-        return self.get_or_create(namespace, key, suffix, lambda p: p.write_bytes(data))
+        return self.get_or_create(namespace, key, suffix, _filled(data))
 
     def get_json(self, namespace: str, key: str) -> Any | None:
         p = self.lookup(namespace, key, ".json")
@@ -207,9 +232,10 @@ class MediaCache:
         except (OSError, json.JSONDecodeError):
             return None
 
-    def put_json(self, namespace: str, key: str, value: Any) -> Path:
+    def put_json(self, namespace: str, key: str, value: Any) -> Path | None:
+        """Keep a JSON entry (best effort: :meth:`keep`; the caller holds the value)."""
         data = json.dumps(value, ensure_ascii=False).encode()
-        return self.get_or_create(namespace, key, ".json", lambda p: p.write_bytes(data))
+        return self.keep(namespace, key, ".json", _filled(data))
 
     def size(self) -> int:
         return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file() and not p.name.startswith(".tmp-"))
@@ -240,6 +266,15 @@ class MediaCache:
                     total -= size
                     removed += 1
         return removed
+
+
+def _filled(data: bytes) -> Callable[[Path], None]:
+    """A producer writing ``data`` into the temporary file the cache made for the entry."""
+    def fill(p: Path) -> None:
+        with safewrite.open_file(p, "w") as f:
+            f.write(data)
+
+    return fill
 
 
 _DEFAULT: MediaCache | None = None

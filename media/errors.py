@@ -21,6 +21,13 @@ class MediaNotFound(MediaError):
     kind = "missing_media"
 
 
+class MediaUnwritable(MediaError):
+    """A decoded clip or track that must be a file could not be written anywhere (a file-size
+    limit such as ``ulimit -f``, a full disk): an error of the item, said in one line."""
+
+    kind = "media_unwritable"
+
+
 class CorruptMedia(MediaError):
     kind = "corrupt_media"
 

@@ -20,6 +20,8 @@ import platform
 from pathlib import Path
 from typing import Any
 
+from murgat.media import safewrite
+
 
 def _version(dist: str) -> str | None:
     try:
@@ -52,9 +54,7 @@ def file_sha256(path: Path) -> str:
     for memo in candidates:
         try:
             memo.parent.mkdir(parents=True, exist_ok=True)
-            tmp = memo.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_text(f"{stamp} {digest}")
-            os.replace(tmp, memo)
+            safewrite.write_text(memo, f"{stamp} {digest}")
             break
         except OSError:
             continue

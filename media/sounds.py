@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
+from murgat.media import safewrite
 from murgat.media.cache import MediaCache, default_cache, file_digest, install_folder, make_key
 from murgat.media.errors import ToolMissing
 from murgat.media.singleflight import lock_for
@@ -113,8 +114,8 @@ def model_files() -> Path:
         with zipfile.ZipFile(zpath) as z:
             for name in z.namelist():
                 if name.endswith(("model.onnx", "model.data")):
-                    with z.open(name) as src, open(tmp / Path(name).name, "wb") as out:
-                        shutil.copyfileobj(src, out)
+                    with z.open(name) as src:
+                        safewrite.replace(tmp / Path(name).name, lambda out, src=src: shutil.copyfileobj(src, out))
         for name, want in (("model.onnx", MODEL_ONNX_SHA256), ("model.data", MODEL_DATA_SHA256)):
             got = hashlib.sha256((tmp / name).read_bytes()).hexdigest()
             if got != want:

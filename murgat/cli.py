@@ -124,8 +124,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 5
     except BrokenPipeError:  # `murgat … --json | head`: the reader left; no traceback
+        from murgat.media import safewrite
+
         with contextlib.suppress(OSError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            os.dup2(safewrite.devnull_fd(), sys.stdout.fileno())
         return 141
     except KeyboardInterrupt:
         # every record already written is durable (appended and fsync'd): say so instead of a traceback

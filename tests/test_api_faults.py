@@ -4,9 +4,7 @@ contract (RunError for 2/3/5), draw no progress bar unless asked, and list recor
 
 from __future__ import annotations
 
-import builtins
 import json
-import pathlib
 from pathlib import Path
 
 import pytest
@@ -48,14 +46,16 @@ def test_effort_is_checked_and_spelled_as_on_the_command_line(tmp_path: Path, ex
 def test_a_run_folder_that_cannot_be_written_is_a_run_error_5(tmp_path: Path, example_media: Path, monkeypatch) -> None:
     """Before: the API leaked murgat.core.jsonl.ResultsWriteError, where the README promises RunError
     with exit status 5 (the command line exits 5)."""
-    from murgat.engine import folder as folder_mod
+    from murgat.media import safewrite
 
-    def full_for_summary(file, mode="r", *a, **k):
-        if pathlib.Path(file).name == "summary.json.tmp" and "w" in mode:
+    real = safewrite._open_in
+
+    def full_for_summary(folder_fd, name, *a, **k):  # the temporary file of summary.json (a random name)
+        if name.startswith(".summary.json."):
             raise OSError(28, "No space left on device")
-        return builtins.open(file, mode, *a, **k)
+        return real(folder_fd, name, *a, **k)
 
-    monkeypatch.setattr(folder_mod, "open", full_for_summary, raising=False)
+    monkeypatch.setattr(safewrite, "_open_in", full_for_summary)
     cas = _write(tmp_path / "c.jsonl", CASSETTE)
     with pytest.raises(murgat.RunError) as exc:
         murgat.score(_input(tmp_path), judge=f"replay:{cas}", out=tmp_path / "run", media_root=example_media)

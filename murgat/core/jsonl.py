@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from murgat.media import safewrite
+
 #: characters JSON keeps raw in strings but many line readers treat as line ends
 _LINE_BREAKERS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\u0085": "\\u0085"}
 
@@ -105,12 +107,9 @@ def append_line(path: str | os.PathLike[str], line: str) -> None:
 
 def append_lines(path: str | os.PathLike[str], lines: list[str]) -> None:
     """Append several lines with one write and one fsync (group commit), durable on return."""
-    data = "".join(escape_line(line) + "\n" for line in lines)
+    data = "".join(escape_line(line) + "\n" for line in lines).encode("utf-8")
     try:
-        with open(path, "a", encoding="utf-8") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+        safewrite.append_bytes(path, data)  # never through a link out of the file's folder
     except OSError as exc:
         raise ResultsWriteError(exc.errno, f"cannot append to {path}: {exc.strerror or exc}") from exc
 
@@ -149,13 +148,13 @@ def cut_torn_tail(path: str | os.PathLike[str]) -> None:
         complete = isinstance(loads_line(tail.decode("utf-8")), dict)
     except (ValueError, UnicodeDecodeError):
         complete = False
-    if complete:
-        # the process died between the record and its newline: the record is whole
-        with open(p, "ab") as f:
-            f.write(b"\n")
-        return
-    with open(p, "r+b") as f:
-        f.truncate(cut)
+    try:
+        if complete:  # the process died between the record and its newline: the record is whole
+            safewrite.append_bytes(p, b"\n")
+        else:
+            safewrite.truncate(p, cut)
+    except OSError as exc:
+        raise ResultsWriteError(exc.errno, f"cannot repair {p}: {exc.strerror or exc}") from exc
 
 
 def quarantine_lines(path: str | os.PathLike[str], bad: list[BadLine], aside: str | os.PathLike[str]) -> None:
@@ -168,17 +167,13 @@ def quarantine_lines(path: str | os.PathLike[str], bad: list[BadLine], aside: st
         return
     p = Path(path)
     drop = {b.lineno for b in bad}
-    with open(aside, "a", encoding="utf-8") as f:
-        for b in bad:
-            f.write(escape_line(b.text.replace("\n", " ")) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
+    moved = "".join(escape_line(b.text.replace("\n", " ")) + "\n" for b in bad)
     # bytes that are not UTF-8 pass through as they are (surrogateescape): kept lines stay byte-identical
     text = p.read_text(encoding="utf-8", errors="surrogateescape")
-    kept = [ln for n, ln in enumerate(split_lines(text), 1) if n not in drop and ln.strip()]
-    tmp = p.with_name(p.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", errors="surrogateescape") as f:
-        f.write("".join(escape_line(ln) + "\n" for ln in kept))
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, p)
+    kept = "".join(escape_line(ln) + "\n" for n, ln in enumerate(split_lines(text), 1) if n not in drop and ln.strip())
+    try:
+        safewrite.append_bytes(aside, moved.encode("utf-8", "surrogateescape"))
+        safewrite.write_bytes(p, kept.encode("utf-8", "surrogateescape"))
+    except OSError as exc:
+        raise ResultsWriteError(exc.errno, f"cannot move corrupt lines of {p} to {aside}: {exc.strerror or exc}") \
+            from exc

@@ -16,18 +16,29 @@ finished, with failed or undetermined items — is not an error: it is the run's
 
 from __future__ import annotations
 
+import re
+
 from murgat.core.jsonl import ResultsWriteError
 from murgat.judges.base import JudgeUnreachable
 from murgat.judges.replay import ReplayMiss
+
+_PREFIX = re.compile(r"^(?:(?:error: )?exit \d+: )+")
 
 
 class CommandError(RuntimeError):
     """A run command that cannot go on: ``code`` (its exit status) and ``message`` (one line)."""
 
     def __init__(self, code: int, message: str) -> None:
-        super().__init__(f"exit {code}: {message}")
+        # a message made from another command error (``SettingsError(str(exc))``, of which there are
+        # many) once carried its "exit N: " too, and the command line printed "error: exit 2: exit 2: …"
+        message = _PREFIX.sub("", message)
+        super().__init__(message)
         self.code = code
         self.message = message
+
+    def __str__(self) -> str:
+        """The message alone: the status is :attr:`code` (the command line prints ``error: MESSAGE``)."""
+        return self.message
 
     @property
     def exit_code(self) -> int:

@@ -24,11 +24,9 @@ already in the file. One process at a time holds the folder (:class:`~murgat.eng
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
-import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -46,8 +44,10 @@ from murgat.core.jsonl import (
     quarantine_lines,
     read_records,
 )
+from murgat.core.redact import redact
 from murgat.core.schema import ResponseResult, RunSummary
 from murgat.engine.errors import SettingsError
+from murgat.media import safewrite
 
 #: what a run folder can hold; ``config.json`` says which
 KINDS = ("score", "faithfulness", "reflect", "program", "generate", "sweep", "ground")
@@ -75,7 +75,8 @@ def check_writable_dir(path: str | os.PathLike[str], what: str) -> None:
     p = Path(path)
     try:
         p.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".write-test-", dir=p)
+        tmp = safewrite.temp_file(p, prefix=".write-test-", suffix="")
+        fd = safewrite.open_fd(tmp, "w")
         try:
             left = memoryview(os.urandom(PROBE_BYTES))
             while left:
@@ -85,7 +86,7 @@ def check_writable_dir(path: str | os.PathLike[str], what: str) -> None:
                 left = left[n:]
         finally:
             os.close(fd)
-            os.unlink(tmp)
+            safewrite.remove(tmp)
     except OSError as exc:
         reason = "read-only file system" if exc.errno == errno.EROFS else (exc.strerror or str(exc))
         if p.is_symlink() and not p.exists():  # mkdir says "File exists" of a dangling link or a loop
@@ -242,7 +243,7 @@ class RunFolder:
         cache stays: answers already paid for are still valid for the new settings' requests."""
         for p in (self.results_path, self.corrupt_path, self.config_path, self.path / "summary.json",
                   self.path / "report.html"):
-            p.unlink(missing_ok=True)
+            safewrite.remove(p)
         self._slim_stamp = (-1, -1)
         self._slim, self._last_line = [], {}
 
@@ -253,7 +254,7 @@ class RunFolder:
         too: what made them cannot be checked, and a rerun with other settings would mix two runs
         under one summary. (Folders of versions before ``config.json`` or digests are adopted.)"""
         cfg = self.config_path
-        fingerprint = canonical_json(fingerprint)
+        fingerprint = redact(canonical_json(fingerprint))  # no key or URL password in any run file
         doc: Any = None
         if cfg.exists():
             try:
@@ -264,7 +265,7 @@ class RunFolder:
             self._same_settings(doc, fingerprint, kind)
         if not (isinstance(doc, dict) and isinstance(doc.get("fingerprint"), dict)):
             self._lost_config(cfg.exists())
-        out = {"fingerprint": fingerprint, "config": canonical_json(full)}
+        out = {"fingerprint": fingerprint, "config": redact(canonical_json(full))}
         if kind is not None:
             out["kind"] = kind
         write_atomic(cfg, json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False))
@@ -280,7 +281,7 @@ class RunFolder:
             self.notices.append(f"{self.config_path}: unreadable; written again")
 
     def _same_settings(self, doc: dict[str, Any], fingerprint: dict[str, Any], kind: str | None) -> None:
-        old, old_kind = doc.get("fingerprint"), doc.get("kind")
+        old, old_kind = redact(doc.get("fingerprint")), doc.get("kind")  # a folder written before redaction
         if kind is not None and old_kind is not None and old_kind != kind:
             raise RunConfigMismatch(f"{self.path} holds a '{old_kind}' run, not '{kind}'; use a new --out folder")
         if isinstance(old, dict) and old != fingerprint:
@@ -478,19 +479,12 @@ def needs_retry(r: Any) -> bool:
 
 
 def replace_atomically(path: Path, write: Any) -> None:
-    """Make ``path`` anew through a temporary file (``write(binary_file)`` fills it), fsync and
+    """Make ``path`` anew through a temporary file under a random name (``write(binary_file)`` fills it), fsync and
     ``os.replace``: a reader (or a crash) sees the old file or the new one, never half of one. A
     failure (disk full) leaves the old file and raises :class:`~murgat.core.jsonl.ResultsWriteError`."""
-    tmp = path.with_name(path.name + ".tmp")
     try:
-        with open(tmp, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        safewrite.replace(path, write)  # a random temporary name: a link planted at NAME.tmp is never opened
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
         raise ResultsWriteError(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 

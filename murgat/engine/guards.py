@@ -114,17 +114,24 @@ def check_outputs(s: Any, outputs: Outputs, kind: str | None = None) -> None:
         _own_file(folder, outputs.folder / "results.jsonl", inputs)  # never an input (a hard link to one either)
         for f in outputs.files:
             _appended(_own_file(folder, Path(f), inputs), f)
-        if getattr(s, "cache", None):
-            claim_output(s.cache, role="cache", inputs=[*inputs, *own], what=f"--cache {s.cache}")
-        if getattr(s, "record", None):
-            claim_output(s.record, role="cassette", inputs=[*inputs, *own, s.cache_path()],
-                         what=f"--record {s.record}")
+        claim_judge_files(s, [*inputs, *own])
     except SettingsError:
         for m in firsts:
             if m.is_dir():
                 _remove_made(m)
         raise
     outputs.made += [m for m in firsts if m.exists()]
+
+
+def claim_judge_files(s: Any, inputs: Sequence[Path]) -> None:
+    """``--cache`` (a SQLite database or a new file, never an input, a run's records, a responses
+    file or SQLite's ``-wal``/``-shm`` beside another database) and ``--record`` (a cassette or a
+    new file, never an input or the cache): every command that asks a judge — the run commands
+    and ``judge check`` — claims them here before anything is opened."""
+    if getattr(s, "cache", None):
+        claim_output(s.cache, role="cache", inputs=inputs, what=f"--cache {s.cache}")
+    if getattr(s, "record", None):
+        claim_output(s.record, role="cassette", inputs=[*inputs, s.cache_path()], what=f"--record {s.record}")
 
 
 def _own_file(folder: Claim, path: Path, inputs: list[Path]) -> Claim:

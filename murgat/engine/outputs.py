@@ -55,10 +55,8 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import json
 import os
 import re
-import secrets
 import shutil
 import stat
 import sys
@@ -67,8 +65,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Literal
 
-from murgat.core.jsonl import ResultsWriteError
+from murgat.core.jsonl import ResultsWriteError, loads_line
 from murgat.engine.folder import NotWritable, RunConfigMismatch, check_writable_dir, read_kind
+from murgat.media import safewrite
 
 Role = Literal["file", "folder", "cache", "cassette"]
 
@@ -79,7 +78,7 @@ RUN_STATE = frozenset({
     "traces.corrupt.jsonl", "program.json", "variants.json", "sweep.json", ".lock",
 })
 #: a run's cache files, which another run may share as its --cache
-_CACHE_FILES = frozenset({"cache.sqlite", "cache.sqlite-wal", "cache.sqlite-shm", "cache.sqlite-journal"})
+_CACHE_FILES = frozenset({"cache.sqlite"})
 _CACHE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 #: the process's own descriptors, written through (never replaced)
@@ -113,7 +112,9 @@ def content_of(path: str | os.PathLike[str]) -> str | None:
     Read from the first 16 bytes (SQLite) or the first JSON line's keys (up to 1 MiB read; a
     longer first line is read by its key names); a line that is no JSON object is no murgat data.
     Blank lines before it are passed over, as every murgat JSONL reader passes over them (a
-    hand-written cassette opening with an empty line is still a cassette)."""
+    hand-written cassette opening with an empty line is still a cassette), and so is a UTF-8 byte
+    order mark (a responses file saved by an editor); a JSON list is read by its first object
+    (responses in the authors' format)."""
     try:
         with open(path, "rb") as f:
             head = f.read(_SNIFF_BYTES)
@@ -121,14 +122,9 @@ def content_of(path: str | os.PathLike[str]) -> str | None:
         return None
     if head.startswith(_SQLITE_MAGIC):
         return "sqlite"
-    line = next((ln for ln in head.split(b"\n") if ln.strip()), b"").decode("utf-8", "replace").strip()
-    if not line.startswith("{"):
+    keys = _first_keys(head.decode("utf-8", "replace").lstrip("\ufeff"))
+    if keys is None:
         return None
-    try:
-        doc = json.loads(line)
-        keys = set(doc) if isinstance(doc, dict) else set()
-    except (ValueError, RecursionError):
-        keys = set(re.findall(r'"([A-Za-z_]+)"\s*:', line))  # a first line longer than what was read
     if "output" in keys and keys & {"match", "key"}:
         return "cassette"
     if {"case", "scores"} <= keys or "steps" in keys:
@@ -139,9 +135,32 @@ def content_of(path: str | os.PathLike[str]) -> str | None:
         return "labels"
     if "evidence" in keys and "id" in keys:
         return "gold"
-    if "response" in keys:
+    if keys & {"response", "model_generation", "original_full_generation"}:  # murgat's and the authors' spellings
         return "responses"
     return None
+
+
+def _first_keys(text: str) -> set[str] | None:
+    """The keys of the first record of a JSONL text, or of the first object of a JSON list (the
+    authors' format of model responses), or ``None`` when the text is no JSON record."""
+    body = text.lstrip()
+    if body.startswith("["):
+        try:
+            doc = loads_line(body)
+            first = doc[0] if isinstance(doc, list) and doc else None
+            return set(first) if isinstance(first, dict) else None
+        except ValueError:  # longer than what was read: its first object's key names
+            start = body.find("{")
+            return set(re.findall(r'"([A-Za-z_]+)"\s*:', body[start:body.find("}", start) + 1 or None])) \
+                if start >= 0 else None
+    line = next((ln for ln in body.split("\n") if ln.strip()), "").strip()
+    if not line.startswith("{"):
+        return None
+    try:
+        doc = loads_line(line)
+        return set(doc) if isinstance(doc, dict) else set()
+    except ValueError:
+        return set(re.findall(r'"([A-Za-z_]+)"\s*:', line))  # a first line longer than what was read
 
 
 @dataclass
@@ -199,6 +218,16 @@ class Claim:
 
         return self.write(fill)
 
+    def append_bytes(self, data: bytes) -> None:
+        """Append ``data`` in place (a cassette, a log), durable on return, never through a link
+        out of the file's folder. Raises ResultsWriteError on a failed write."""
+        if self.role not in ("cassette", "file") or self.stream:
+            raise ValueError(f"a {self.role} claim is not appended to")
+        try:
+            safewrite.append_bytes(self.target, data)
+        except OSError as exc:
+            raise _write_error(self.path, exc) from exc
+
     def _write_stream(self, fill: Callable[[IO[bytes]], object]) -> None:
         try:
             if self.fd is not None:
@@ -207,10 +236,10 @@ class Claim:
                         s.flush()
                     except (OSError, ValueError):
                         pass
-                with os.fdopen(os.dup(self.fd), "wb") as f:
+                with safewrite.dup_stream(self.fd) as f:
                     fill(f)
             else:
-                with open(self.target, "wb") as f:
+                with safewrite.open_stream(self.target) as f:
                     fill(f)
         except BrokenPipeError:
             raise
@@ -237,35 +266,13 @@ def _write_error(path: Path, exc: OSError) -> ResultsWriteError:
     return err
 
 
-def _mode_of(path: Path) -> int | None:
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        return None
-
-
 def _replace(target: Path, fill: Callable[[IO[bytes]], object], named: Path) -> None:
-    """``target`` anew through a temporary file beside it, fsync'd, then ``os.replace``."""
-    mode = _mode_of(target)
-    tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    """``target`` anew through the write gateway (:func:`murgat.media.safewrite.replace`: a random
+    temporary name beside it, fsync'd, ``os.replace``; the old file's permissions kept)."""
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as for open()
+        safewrite.replace(target, fill)
     except OSError as exc:
         raise _write_error(named, exc) from exc
-    try:
-        with os.fdopen(fd, "wb") as f:
-            if mode is not None:
-                os.fchmod(f.fileno(), mode)
-            fill(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise _write_error(named, exc) from exc
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 # ---------------------------------------------------------------- the rule
@@ -359,6 +366,9 @@ def _follow_link(p: Path, folder: Path, what: str) -> tuple[Path, os.stat_result
 def _check_run_state(target: Path, role: Role, own: bool, what: str) -> None:
     """Rule 2: a run's resume files are written by that run's command only."""
     name, parent = target.name, target.parent
+    if role == "cache" and name.endswith(safewrite.SQLITE_SIDES):
+        raise _refuse(what, f"is a name SQLite gives the file beside a database ({name}); opening it as a "
+                            "cache would delete that database's unsaved answers — name the database itself")
     if not own and name in RUN_STATE and not (role == "cache" and name in _CACHE_FILES):
         k = read_kind(parent) if parent.is_dir() else None
         if k is not None:
@@ -439,10 +449,7 @@ def _probe_folder(folder: Path, what: str) -> None:
         probe = probe.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".write-test-{secrets.token_hex(4)}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        os.close(fd)
-        tmp.unlink()
+        safewrite.remove(safewrite.temp_file(folder, prefix=".write-test-", suffix=""))
     except OSError as exc:
         for d in made:
             try:

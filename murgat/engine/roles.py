@@ -58,7 +58,7 @@ class JudgeMaker:
         if self._cache is None:
             try:
                 self._cache = ResponseCache(self.cache_path)
-            except sqlite3.Error as exc:
+            except (sqlite3.Error, OSError) as exc:  # OSError: a link out of the folder (the write gateway)
                 raise SettingsError(f"cannot open the response cache {self.cache_path}: {exc}") from None
             for note in self._cache.notices:
                 print(f"warning: {note}", file=sys.stderr)

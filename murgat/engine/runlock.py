@@ -22,6 +22,7 @@ from pathlib import Path
 from types import TracebackType
 
 from murgat.engine.errors import SettingsError
+from murgat.media import safewrite
 
 
 class RunLocked(SettingsError):
@@ -45,7 +46,7 @@ class RunLock:
 
     def acquire(self) -> RunLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = safewrite.open_fd(self.path, "r+", perms=0o644)  # a .lock planted as a link out is never opened
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

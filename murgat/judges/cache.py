@@ -34,7 +34,6 @@ import atexit
 import contextlib
 import hashlib
 import json
-import os
 import sqlite3
 import sys
 import threading
@@ -44,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from murgat.judges.types import JudgeOutput, JudgeRequest, TextPart
+from murgat.media import safewrite
 
 SCHEMA_VERSION = 2
 
@@ -120,11 +120,11 @@ class ResponseCache:
             if ((getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF) in _NOT_CORRUPTION:
                 raise  # disk full, I/O error, read-only...: not corruption (the caller says it cannot open the cache)
             aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
-            os.replace(self.path, aside)
+            safewrite.move(self.path, aside)
             for suffix in ("-wal", "-shm"):
                 side = self.path.with_name(self.path.name + suffix)
                 if side.exists():
-                    os.replace(side, aside.with_name(aside.name + suffix))
+                    safewrite.move(side, aside.with_name(aside.name + suffix))
             self.notices.append(f"{self.path}: not a usable SQLite cache ({exc}); moved to {aside.name}, starting empty")
             self._conn = self._open()
         # registered once there is a connection: a cache that failed to open has nothing to close at exit
@@ -156,7 +156,7 @@ class ResponseCache:
         return self._stale
 
     def _open(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False, isolation_level=None)
+        conn = safewrite.connect_sqlite(self.path, timeout=60, check_same_thread=False, isolation_level=None)
         try:
             conn.execute("PRAGMA busy_timeout=60000")
             conn.execute("PRAGMA journal_mode=WAL")
@@ -267,7 +267,7 @@ class ResponseCache:
         if self.created if remove_files is None else remove_files:
             for suffix in ("", "-wal", "-shm"):
                 with contextlib.suppress(OSError):
-                    self.path.with_name(self.path.name + suffix).unlink()
+                    safewrite.remove(self.path.with_name(self.path.name + suffix))
 
     def close(self) -> None:
         if self._closing and self._writer is None and not self._pending:

@@ -24,16 +24,16 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 import threading
 from pathlib import Path
 from typing import Any
 
-from murgat.core.jsonl import append_line, dumps, iter_lines, loads_line
+from murgat.core.jsonl import dumps, escape_line, iter_lines, loads_line
 from murgat.judges.account import JudgeIdentity
 from murgat.judges.base import Judge, RawAnswer
 from murgat.judges.cache import request_key
 from murgat.judges.types import JudgeOutput, JudgeRequest, Usage, memo_on
+from murgat.media import safewrite
 
 
 class ReplayMiss(RuntimeError):
@@ -180,10 +180,7 @@ class ReplayJudge(Judge):
         self.served += 1
         log = self.options.get("log")
         if log:  # one line per answer actually served (cache hits never reach _call)
-            with open(log, "a", encoding="utf-8") as f:
-                f.write(fingerprint(req) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
+            safewrite.append_bytes(log, (fingerprint(req) + "\n").encode())  # never through a link out
         return RawAnswer(text=out.get("text"), usage=Usage.model_validate(out.get("usage", {})),
                          raw=out.get("raw"), blocked=bool(out.get("blocked")), model=out.get("model"),
                          truncated=bool(out.get("truncated")))
@@ -203,7 +200,7 @@ class RecordingJudge(Judge):
         self.needs_evidence_text = inner.needs_evidence_text  # type: ignore[misc]
         self.tasks = inner.tasks  # type: ignore[misc]
         self.stats = inner.stats
-        self.path = Path(path)
+        self.path = Path(path)  # claimed by the command first (murgat.engine.outputs, role "cassette")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
 
@@ -223,7 +220,7 @@ class RecordingJudge(Judge):
             rec = {"key": fingerprint(req), "match": {"task": req.task, "inputs": req.inputs},
                    "provider": self.inner.provider, "model": self.inner.model, "output": output}
             with self._lock:
-                append_line(self.path, dumps(rec))
+                safewrite.append_bytes(self.path, (escape_line(dumps(rec)) + "\n").encode("utf-8"))
         return out
 
     def key(self, req: JudgeRequest) -> str:

@@ -180,16 +180,16 @@ def test_view_a_program_folder_writes_its_page(tmp_path: Path, capsys) -> None:
 
 def test_a_summary_that_cannot_be_written_exits_5_with_one_line(tmp_path: Path, example_media: Path, monkeypatch,
                                                                 capsys) -> None:
-    import builtins
+    from murgat.media import safewrite
 
-    from murgat.engine import folder as folder_mod
+    real = safewrite._open_in
 
-    def full_for_summary(file, mode="r", *a, **k):
-        if Path(file).name == "summary.json.tmp" and "w" in mode:
+    def full_for_summary(folder_fd, name, *a, **k):  # the temporary file of summary.json (a random name)
+        if name.startswith(".summary.json."):
             raise OSError(28, "No space left on device")
-        return builtins.open(file, mode, *a, **k)
+        return real(folder_fd, name, *a, **k)
 
-    monkeypatch.setattr(folder_mod, "open", full_for_summary, raising=False)
+    monkeypatch.setattr(safewrite, "_open_in", full_for_summary)
     cas = _write(tmp_path / "c.jsonl", CASSETTE)
     inp = _write(tmp_path / "in.jsonl", [{"id": "a", "media": "friday.mp4", "response": "She speaks (audio, 0:01)."}])
     assert main(["score", str(inp), "--media-root", str(example_media), "--judge", f"replay:{cas}", "--out",

@@ -322,3 +322,22 @@ def test_murgat_starts_without_importing_inspect_ai() -> None:
             "murgat.core.worldsense, murgat.core.breakdown; print('inspect_ai' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_import_never_writes_into_a_score_runs_folder_or_an_unwritable_place(tmp_path: Path, capsys) -> None:
+    """Before: ``--out`` a score run's folder put another input under its records; an ``--out`` that cannot
+    be made was a traceback."""
+    judge = _replay_judge(tmp_path, ANSWERS)
+    log = _eval(murgat_cited_qa(data=str(EXAMPLES), media_root=str(MEDIA), judge=judge), Answers(ANSWERS),
+                tmp_path / "logs")
+    run = tmp_path / "run"
+    assert main(["score", str(EXAMPLES), "--media-root", str(MEDIA), "--judge", judge, "--out", str(run),
+                 "--quiet", "--json"]) in (0, 1)
+    before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+    assert main(["import", "inspect", log.location, "--out", str(run)]) == 2
+    assert "'score' run folder" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before
+    (tmp_path / "a-file").write_text("x")
+    assert main(["import", "inspect", log.location, "--out", str(tmp_path / "a-file" / "sub")]) == 2
+    err = capsys.readouterr().err
+    assert "cannot" in err and "Traceback" not in err

@@ -101,6 +101,11 @@ def import_log(log_path: str | Path, out: str | Path) -> Imported:
         if not (folder / MARKER).exists() or path.read_text(encoding="utf-8") != new:
             raise InputError(f"{path} already holds another input: not written over (choose another --out)")
         return got
+    # the output rule (murgat.engine.outputs): never into a run folder (a score run's, whose input this
+    # would change under its records), never through a link out, an unwritable --out refused before work
+    from murgat.engine.outputs import claim_output
+
+    claim_output(folder, role="folder", kind=None, inputs=[log_path], what=f"--out {folder}")
     write_input(folder, got.items, {**got.source, "media_root": got.media_root, "n_samples": len(got.items) +
                                     len(got.skipped), "n_imported": len(got.items), "skipped": got.skipped})
     return got

@@ -21,6 +21,7 @@ from typing import Any
 import murgat.engine.options as o
 from murgat.core.steps import StepLabel
 from murgat.engine.errors import CommandError, SettingsError, stopped
+from murgat.engine.guards import claim_judge_files, replay_cassettes
 from murgat.judges import make_judge, parse_options
 from murgat.judges.base import Judge
 from murgat.judges.cache import ResponseCache
@@ -72,6 +73,7 @@ def run_judge_check(s: JudgeCheckSettings, *, echo: bool = True, sink: dict[str,
     fs = faith_settings(s) if s.stage != "entail" else None
     cfg: JudgingConfig = entail_config(s) if fs is None else o.judging_config(fs)
     path = s.cache_path()
+    claim_judge_files(s, replay_cassettes(s))  # the output rule: refused before anything is opened (exit 2)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         cache = ResponseCache(path)

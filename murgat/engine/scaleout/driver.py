@@ -23,7 +23,6 @@ import os
 import queue
 import socket
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -34,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from murgat.engine.errors import SettingsError
 from murgat.engine.scaleout.services import start_services
 from murgat.judges.base import JudgeStats
+from murgat.media import safewrite
 
 if TYPE_CHECKING:
     from murgat.engine.options import RunSettings
@@ -109,7 +109,7 @@ def _stderr_kept_aside() -> Iterator[_KeptAside]:
     kept = _KeptAside()
     sys.stderr.flush()
     saved = os.dup(2)
-    with tempfile.TemporaryFile(mode="w+b") as tmp:
+    with safewrite.anonymous_file() as tmp:
         os.dup2(tmp.fileno(), 2)
         try:
             yield kept

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from murgat.judging.probes.clip import CLIP_VERSION, ProbeClip, design_digest, espeak_version
+from murgat.media import safewrite
 from murgat.media.cache import default_cache, file_digest, make_key
 
 
@@ -21,7 +22,7 @@ def probe_clip(seed: int = 0) -> ProbeClip:
 
         data, meta = clip_bytes(seed)
         made.update(meta)
-        tmp.write_bytes(data)
+        safewrite.write_bytes(tmp, data)
 
     path = cache.get_or_create("probe-clip", key, ".avi", produce)
     meta = cache.get_json("probe-clip", key)

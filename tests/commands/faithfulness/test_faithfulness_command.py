@@ -31,7 +31,7 @@ def _labeller(tmp: Path, steps: list[dict]) -> Path:
     return cas
 
 
-def test_a_summary_that_cannot_be_written_exits_5(tmp_path: Path, example_media: Path, capsys) -> None:
+def test_a_summary_that_cannot_be_written_exits_5(tmp_path: Path, example_media: Path, capsys, monkeypatch) -> None:
     """Before: summary.json was written through its own temporary file, outside the run folder's
     atomic writer: a failed write ended in an OSError traceback instead of exit 5 and the
     "what was written is intact" line every other command prints."""
@@ -41,7 +41,16 @@ def test_a_summary_that_cannot_be_written_exits_5(tmp_path: Path, example_media:
     inp.write_text(json.dumps({"id": "c", "media": "friday.mp4",
                                "response": "A woman talks on a phone (visual, 0:01). So it is B.\nAnswer: B"}) + "\n")
     out = tmp_path / "f"
-    (out / "summary.json.tmp").mkdir(parents=True)  # the temporary file cannot be made
+    from murgat.media import safewrite
+
+    real = safewrite._open_in
+
+    def no_summary(folder_fd, name, *a, **k):  # the temporary file of summary.json cannot be made
+        if name.startswith(".summary.json."):
+            raise OSError(28, "No space left on device")
+        return real(folder_fd, name, *a, **k)
+
+    monkeypatch.setattr(safewrite, "_open_in", no_summary)
     code = main(["faithfulness", str(inp), "--media-root", str(example_media), "--judge", f"replay:{cas}",
                  "--out", str(out), "--quiet", "--json"])
     assert code == 5

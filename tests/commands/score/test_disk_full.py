@@ -12,7 +12,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import pathlib
 import shutil
 import sqlite3
 import subprocess
@@ -109,20 +108,20 @@ def test_probe_writes_real_bytes(tmp_path, monkeypatch) -> None:
 def test_config_json_that_cannot_be_written_is_the_exit_5_path(tmp_path, example_media, capsys, monkeypatch) -> None:
     """The disk fills between the probe and config.json: one line, exit 5, as when results fail."""
     args = _commands(tmp_path, example_media, tmp_path / "out")["score"]
-    import builtins
+    from murgat.media import safewrite
 
-    from murgat.engine import folder as folder_mod
+    real = safewrite._open_in
 
-    def full_for_config(file, mode="r", *a, **k):  # the run folder's own writes go through open()
-        if pathlib.Path(file).name == "config.json.tmp" and "w" in mode:
+    def full_for_config(folder_fd, name, *a, **k):  # the run folder's writes go through the write gateway
+        if name.startswith(".config.json."):
             raise OSError(errno.ENOSPC, "No space left on device")
-        return builtins.open(file, mode, *a, **k)
+        return real(folder_fd, name, *a, **k)
 
-    monkeypatch.setattr(folder_mod, "open", full_for_config, raising=False)
+    monkeypatch.setattr(safewrite, "_open_in", full_for_config)
     assert main(args) == 5
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and "config.json: No space left on device" in err[0]
-    assert "free space" in err[0] and not (tmp_path / "out" / "score" / "config.json.tmp").exists()
+    assert "free space" in err[0] and not list((tmp_path / "out" / "score").glob(".config.json.*"))
 
 
 def test_cache_that_cannot_be_written_is_not_called_corrupt(tmp_path, monkeypatch) -> None:

@@ -40,16 +40,16 @@ def test_warm_rerun_decodes_no_media(tmp_path, example_media, capsys, monkeypatc
     cas = _cassette(tmp_path)
     assert _score(inp, tmp_path / "run", f"replay:{cas}", example_media) == 0
     first = json.loads(capsys.readouterr().out)
-    import media.audio
-    import media.frames
+    import murgat.media.audio
+    import murgat.media.frames
 
     def boom(*a, **k):
         raise AssertionError("media decoded on a warm rerun")
 
-    monkeypatch.setattr(media.audio, "_decode", boom)
-    monkeypatch.setattr(media.frames.VideoFrames, "frames_at", boom)
-    media.audio.clear_memory_cache()
-    media.frames.clear_readers()
+    monkeypatch.setattr(murgat.media.audio, "_decode", boom)
+    monkeypatch.setattr(murgat.media.frames.VideoFrames, "frames_at", boom)
+    murgat.media.audio.clear_memory_cache()
+    murgat.media.frames.clear_readers()
     monkeypatch.setenv("MURGAT_CACHE_DIR", str(tmp_path / "fresh-media-cache"))
     assert _score(inp, tmp_path / "run2", f"replay:{cas}", example_media, "--cache", str(tmp_path / "run" / "cache.sqlite")) == 0
     second = json.loads(capsys.readouterr().out)
