@@ -21,6 +21,7 @@ from murgat import __version__
 from murgat.core.jsonl import ResultsWriteError
 from murgat.engine.errors import CommandError
 from murgat.engine.options import number_parser
+from murgat.media import safewrite
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -124,8 +125,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 5
     except BrokenPipeError:  # `murgat … --json | head`: the reader left; no traceback
-        from murgat.media import safewrite
-
         with contextlib.suppress(OSError):
             os.dup2(safewrite.devnull_fd(), sys.stdout.fileno())
         return 141

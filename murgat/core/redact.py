@@ -13,8 +13,10 @@ import re
 from typing import Any
 
 REDACTED = "***"
-#: names of settings whose values are credentials
-_SECRET_NAME = re.compile(r"(?:api[_-]?key|token|secret|passw(?:or)?d|authorization|credential|bearer)", re.I)
+#: names of settings whose values are credentials: a whole part of the name (split at ``_``, ``-``, ``.``), so that
+#: ``max_tokens`` or ``tokens_per_minute`` (counts) keep their values while ``token``, ``auth_token`` and ``api_key`` do not
+_SECRET_NAME = re.compile(r"(?:^|[_.-])(?:(?:api|access|private|secret)[_-]?key|apikey|token|secret|passw(?:or)?d|pwd"
+                          r"|authorization|credentials?|bearer)(?:$|[_.-])", re.I)
 #: the user-information part of a URL: ``scheme://USER:PASSWORD@`` or ``scheme://TOKEN@``
 _USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^/\s:@]*)(?::(?P<pw>[^/\s@]*))?@")
 _OPTION = re.compile(r"^(?P<name>[A-Za-z_][\w.-]*)=(?P<value>.*)$", re.S)

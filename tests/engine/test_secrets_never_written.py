@@ -47,3 +47,13 @@ def test_redaction_keeps_the_shape_of_what_it_hides() -> None:
     assert redact(cfg) == {"judge_option": ["api_key=***", "timeout=3", "url=https://u:***@h/x"], "token": "***",
                            "fps": 2, "base_url": "http://***@host/v1", "plain": "http://host/v1",
                            "key": "not a secret"}
+
+
+def test_counts_named_after_tokens_are_not_secrets() -> None:
+    """``max_tokens`` (an answer cap) and ``tpm`` are settings people compare between runs; only a name whose whole
+    part says credential is hidden (``auth_token``, ``x-api-key``, ``OPENAI_API_KEY``)."""
+    cfg = {"generate": {"max_tokens": 1024, "tokens_per_minute": 9}, "auth_token": "s", "x-api-key": "k",
+           "OPENAI_API_KEY": "k2", "judge_option": ["max_tokens=64", "access_token=zz"]}
+    assert redact(cfg) == {"generate": {"max_tokens": 1024, "tokens_per_minute": 9}, "auth_token": "***",
+                           "x-api-key": "***", "OPENAI_API_KEY": "***", "judge_option": ["max_tokens=64",
+                                                                                          "access_token=***"]}
