@@ -159,6 +159,9 @@ def _corrected_table(con: Any, title: str, block: dict[str, Any], alpha: float) 
                   _fmt(j.get("estimate")), f"{b['n_labelled']} / {b['n_unlabelled']}")
     con.print(t)
     for fig, b in block["figures"].items():
+        for note in (b.get("note"), (b.get("human_only") or {}).get("note")):
+            if note:
+                con.print(f"note: {fig}: {note}")
         dropped = b.get("dropped") or {}
         if dropped.get("labelled_without_human_figure"):
             con.print(f"note: {fig}: {_n(dropped['labelled_without_human_figure'], 'labelled response')} without a human "
