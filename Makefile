@@ -2,7 +2,7 @@
 # (set up + run the whole test suite). Both work on a fresh machine and are quick after.
 SHELL := /bin/bash
 .ONESHELL:
-.PHONY: demo test lint types bench setup
+.PHONY: demo test test-fast lint types bench setup
 
 setup:
 	@bash scripts/bootstrap.sh >/dev/null
@@ -19,6 +19,13 @@ test:
 	"$$VENV/bin/ruff" check murgat media programs prompts human_eval tests benchmarks
 	"$$VENV/bin/python" -m mypy
 	"$$VENV/bin/python" -m pytest -q -p no:cacheprovider tests
+
+# the unit tier only (tests/conftest.py assigns every test one of unit / integration / e2e): the tests that
+# start no server, subprocess, browser, Ray or model, for a quick check while working; `make test` runs all
+test-fast:
+	@set -euo pipefail
+	VENV=$$(bash scripts/bootstrap.sh | tail -n 1)
+	"$$VENV/bin/python" -m pytest -q -p no:cacheprovider -m unit tests
 
 # the code is not formatter-managed (hand-wrapped at 120-140 columns): lint is ruff's checks on every tree
 lint:
