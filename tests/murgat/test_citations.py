@@ -323,9 +323,9 @@ def test_and_chains_read_at_once_and_stay_prose() -> None:
     import time
 
     for k in (16, 18, 40, 66):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         assert parse_citations(_chain(k)) == [] and strip_citations(_chain(k)) == _chain(k)
-        assert time.perf_counter() - t0 < 5.0
+        assert time.process_time() - t0 < 5.0
 
 
 _PIECES = ["a", " ", "and", " and ", ",", ", ", "&", "/", "+", ":", "0:12", "12", "-", " - ", "!", "visual", "audio",
@@ -342,10 +342,10 @@ def test_any_group_reads_in_bounded_time(pieces: list[str]) -> None:
 
     content = "".join(pieces)[:400]
     for text in (f"He waves ({content}).", f"He waves [{content}]", f"({content}; {content})"):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         parse_citations(text)
         strip_citations.__wrapped__(text)
-        assert time.perf_counter() - t0 < 2.0
+        assert time.process_time() - t0 < 2.0
 
 
 # realistic groups: the differential test against the old grammar (tests/murgat/legacy_grammar.py)
@@ -499,9 +499,9 @@ def test_strip_citations_is_linear_on_long_space_runs() -> None:
     import time
 
     text = "He waves (visual, 0:01)" + " " * 200_000 + "and leaves."
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     assert strip_citations.__wrapped__(text) == "He waves and leaves."
-    assert time.perf_counter() - t0 < 5.0
+    assert time.process_time() - t0 < 5.0
     assert strip_citations.__wrapped__("He waves (visual, 0:01) , then  goes ( audio, 0:02 ) !") == \
         "He waves, then goes!"
 
