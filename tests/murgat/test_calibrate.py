@@ -411,7 +411,11 @@ def test_agreement_between_judges_of_the_same_responses(tmp_path: Path, example_
                  "--bootstrap", "50"]) == 0
     ag = json.loads(capsys.readouterr().out)["judge_agreement"]
     ver = ag["verifiability"]["pairwise_kappa"][0]
-    assert ver["n"] == 12 and ver["kappa"] == 1.0  # the 6 abstentions are absent, not "no"
+    assert ver["n"] == 12 and ver["agreement"] == 1.0  # the 6 abstentions are absent, not "no"
+    # every sentence verifiable by both: κ is undefined with its reason, as α is on the same verdicts
+    assert ver["kappa"] is None and "every value is" in ver["reason"]
+    assert ag["verifiability"]["krippendorff_alpha"]["alpha"] is None
+    assert ag["verifiability"]["krippendorff_alpha"]["reason"] == ver["reason"]
     sup = ag["support"]["pairwise_kappa"][0]
     assert sup["n"] == 8 and sup["agreement"] == 1.0  # the same verdicts on the facts both decided
     assert ag["support"]["krippendorff_alpha"]["n_units"] == 8
