@@ -133,7 +133,18 @@ FILE_TIERS: dict[str, str] = {
     "murgat/test_media_cli_limits.py": "integration", "murgat/test_runlock.py": "integration",
     "murgat/viewer/test_view_corrected.py": "integration", "murgat/viewer/test_viewer_files.py": "integration",
     "probes/test_media.py": "integration", "probes/test_probes_standin.py": "integration",
-    "programs/test_hostile.py": "integration",
+    "programs/test_hostile.py": "integration", "judges/test_http_client.py": "integration",
+    # no server or subprocess, but whole runs or long media decoding in process: seconds per test, so not
+    # in the quick tier (measured: each of these files' tests takes over 2 s on average on a loaded machine)
+    "media/test_clips_cache.py": "integration", "media/test_limits.py": "integration",
+    "media/test_long_audio.py": "integration", "media/test_seekframes.py": "integration",
+    "murgat/faithfulness/test_calibrate_faithfulness.py": "integration",
+    "murgat/faithfulness/test_faithfulness.py": "integration",
+    "murgat/faithfulness/test_faithfulness_answers.py": "integration",
+    "murgat/faithfulness/test_faithfulness_by.py": "integration", "murgat/judging/test_channels.py": "integration",
+    "murgat/score/test_repeats.py": "integration", "murgat/score/test_score_answers.py": "integration",
+    "murgat/score/test_score_by.py": "integration", "murgat/viewer/test_annotate_damaged.py": "integration",
+    "test_layers.py": "integration",
 }
 
 #: what a test starts, read from the fixtures it uses wherever its file is: a test that asks for
