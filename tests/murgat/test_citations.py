@@ -559,3 +559,13 @@ def test_box_keys_as_the_old_grammar_wrote_them(entry: str) -> None:
     from tests.murgat import legacy_grammar
 
     assert box_specs_key(entry) == legacy_grammar.box_specs_key(entry)
+
+
+def test_citations_command_shows_no_modality_as_a_dash_not_none(capsys: pytest.CaptureFixture[str]) -> None:
+    from murgat.cli import main
+
+    assert main(["citations", "He waves (at 0:12; visual, 0:01)."]) == 0
+    out = capsys.readouterr().out
+    assert "no modality named" in out and "None" not in out
+    (row,) = [line for line in out.splitlines() if "no modality named" in line]
+    assert "–" in row.split("│")[3]  # the modality column
