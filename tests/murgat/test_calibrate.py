@@ -528,7 +528,8 @@ def test_intervals_of_proportions_stay_in_their_range_and_say_when_cut(tmp_path:
     judge = [1.0, 0.8, 1.0, 0.9]
     run = write_run(tmp_path, "run", judge)
     labels = write_labels(tmp_path, "labels.jsonl", {"q000": 1.0, "q001": 0.85, "q002": 1.0}, None)
-    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--json", "--assume-random"]) == 0
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--json", "--assume-random",
+                 "--bootstrap", "50"]) == 0
     figures = json.loads(capsys.readouterr().out)["runs"][str(run)]["corrected"]["figures"]
     cut = 0
     for name, b in figures.items():
@@ -538,6 +539,6 @@ def test_intervals_of_proportions_stay_in_their_range_and_say_when_cut(tmp_path:
         assert b["effective_n"] is None or b["effective_n"] <= 4, (name, b["effective_n"])
         cut += "figure's range [0, 1]" in (b.get("note") or "")
     assert cut  # the normal interval did run past 1, and the output says it was cut
-    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--assume-random"]) == 0
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--assume-random", "--bootstrap", "50"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "cut to the figure's range [0, 1]" in out
