@@ -3,7 +3,7 @@
 # `make docs` builds the documentation site into site/ (offline, warnings as errors).
 SHELL := /bin/bash
 .ONESHELL:
-.PHONY: demo test docs lint types bench setup
+.PHONY: demo test test-fast docs lint types bench setup
 
 setup:
 	@bash scripts/bootstrap.sh >/dev/null
@@ -27,6 +27,13 @@ docs:
 	@set -euo pipefail
 	VENV=$$(bash scripts/bootstrap.sh | tail -n 1)
 	NO_MKDOCS_2_WARNING=1 "$$VENV/bin/mkdocs" build --strict --site-dir site
+
+# the unit tier only (tests/conftest.py assigns every test one of unit / integration / e2e): the tests that
+# start no server, subprocess, browser, Ray or model, for a quick check while working; `make test` runs all
+test-fast:
+	@set -euo pipefail
+	VENV=$$(bash scripts/bootstrap.sh | tail -n 1)
+	"$$VENV/bin/python" -m pytest -q -p no:cacheprovider -m unit tests
 
 # the code is not formatter-managed (hand-wrapped at 120-140 columns): lint is ruff's checks on every tree
 lint:

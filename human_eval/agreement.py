@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from murgat.human_eval.stats import cohen_kappa
+from murgat.human_eval.stats import chance_reason, cohen_kappa
 
 Ratings = Mapping[str, Mapping[Hashable, Any]]
 
@@ -34,8 +34,10 @@ def pairwise_cohen_kappa(ratings: Ratings) -> list[dict[str, Any]]:
     for a, b in itertools.combinations(sorted(ratings), 2):
         shared = sorted(set(ratings[a]) & set(ratings[b]), key=repr)
         xa, xb = [ratings[a][u] for u in shared], [ratings[b][u] for u in shared]
-        out.append({"a": a, "b": b, "n": len(shared), "kappa": cohen_kappa(xa, xb) if shared else None,
-                    "agreement": sum(x == y for x, y in zip(xa, xb, strict=True)) / len(shared) if shared else None})
+        kappa = cohen_kappa(xa, xb) if shared else None
+        out.append({"a": a, "b": b, "n": len(shared), "kappa": kappa,
+                    "agreement": sum(x == y for x, y in zip(xa, xb, strict=True)) / len(shared) if shared else None,
+                    **({"reason": chance_reason(xa, xb) or "no unit both rated"} if kappa is None else {})})
     return out
 
 
@@ -73,8 +75,12 @@ def alpha_across(ratings: Ratings) -> dict[str, Any]:
     """Krippendorff's α (nominal) across every judge, on every unit at least two of them rated."""
     unit_ids = sorted({u for r in ratings.values() for u in r}, key=repr)
     units = [[ratings[j].get(u) for j in sorted(ratings)] for u in unit_ids]
-    pairable = sum(1 for u in units if sum(v is not None for v in u) >= 2)
-    return {"alpha": krippendorff_alpha_nominal(units), "n_units": pairable, "n_judges": len(ratings)}
+    pairable = [u for u in units if sum(v is not None for v in u) >= 2]
+    alpha = krippendorff_alpha_nominal(units)
+    out: dict[str, Any] = {"alpha": alpha, "n_units": len(pairable), "n_judges": len(ratings)}
+    if alpha is None:
+        out["reason"] = chance_reason(*pairable) or "fewer than two pairable values"
+    return out
 
 
 def _corr(x: np.ndarray, y: np.ndarray) -> float | None:

@@ -87,6 +87,9 @@ class CorrectedEstimate:
     n_clusters_labelled: int | None = None
     n_clusters_unlabelled: int | None = None
     reason: str | None = None
+    #: what was adjusted in a figure that *is* defined (an interval cut to the figure's range, an
+    #: effective n capped at the items), so that a reader knows the normal approximation strained
+    note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -258,11 +261,40 @@ def _result(est: float, var: float, lam_used: float, var_h: float | None, alpha:
     elif var_h <= 0:
         reason = "effective n is undefined: the human-only variance is 0 (every labelled value alike)"
     effective = d.n * var_h / var if var > 0 and var_h is not None and var_h > 0 else None
+    note = None
+    if effective is not None and effective > d.n + d.m:
+        # labelling every item gives the figure itself: no estimate is worth more labels than there
+        # are items (a larger ratio comes from a variance estimated on too few labels)
+        note = (f"effective n {effective:.1f} capped at the {d.n + d.m} items: the variance ratio it comes from is "
+                "estimated on too few labels to mean more")
+        effective = float(d.n + d.m)
     return CorrectedEstimate(estimate=est, ci_low=est - q * se, ci_high=est + q * se, lam=lam_used,
                              effective_n=effective, n_labelled=d.n, n_unlabelled=d.m,
                              method=method, alpha=alpha, se=se, clustered=d.clustered,
                              n_clusters_labelled=d.g_l if d.clustered else None,
-                             n_clusters_unlabelled=d.g_u if d.clustered else None, reason=reason)
+                             n_clusters_unlabelled=d.g_u if d.clustered else None, reason=reason, note=note)
+
+
+def within(est: CorrectedEstimate, low: float, high: float) -> CorrectedEstimate:
+    """``est`` with its estimate and interval cut to ``[low, high]``, the range the figure can take.
+
+    A proportion is in [0, 1], a difference of two in [−1, 1]; the normal interval (and, on few
+    labels, the corrected estimate itself) knows nothing of that, and on three labelled items gives
+    coverage [0.775, 1.052]. An impossible bound says nothing the range does not, so it is cut, and
+    ``note`` says so: a cut interval is a sign that the normal approximation is strained.
+    """
+    def cut(v: float | None) -> float | None:
+        return None if v is None else min(max(v, low), high)
+
+    vals = (est.estimate, est.ci_low, est.ci_high)
+    got = tuple(cut(v) for v in vals)
+    if got == vals:
+        return est
+    what = [f"{name} {v:.3f}" for name, v, g in zip(("estimate", "lower bound", "upper bound"), vals, got, strict=True)
+            if v is not None and v != g]
+    note = f"cut to the figure's range [{low:g}, {high:g}]: {', '.join(what)} lay outside it"
+    return CorrectedEstimate(**{**est.to_dict(), "estimate": got[0], "ci_low": got[1], "ci_high": got[2],
+                                "note": "; ".join(n for n in (est.note, note) if n)})
 
 
 def prediction_powered_difference(y_a: Values, y_b: Values, yhat_a: Values,

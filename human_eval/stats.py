@@ -28,7 +28,12 @@ def confusion(pred: Sequence[bool], gold: Sequence[bool]) -> dict[str, int]:
 
 
 def cohen_kappa(a: Sequence[Any], b: Sequence[Any]) -> float | None:
-    """Cohen's κ for two label sequences (any hashable labels); None when undefined."""
+    """Cohen's κ for two label sequences (any hashable labels); None when undefined.
+
+    With one value only on both sides (every verdict ``yes``) the agreement expected by chance is 1
+    and κ = 0/0: undefined, as Krippendorff's α is on the same data (:func:`chance_reason` says why),
+    so that the two coefficients never tell different stories about one table.
+    """
     if len(a) != len(b) or not a:
         return None
     labels = sorted(set(a) | set(b), key=str)
@@ -36,8 +41,22 @@ def cohen_kappa(a: Sequence[Any], b: Sequence[Any]) -> float | None:
     po = sum(x == y for x, y in zip(a, b, strict=True)) / n
     pe = sum((list(a).count(lab) / n) * (list(b).count(lab) / n) for lab in labels)
     if pe == 1:
-        return 1.0 if po == 1 else None
+        return None
     return (po - pe) / (1 - pe)
+
+
+def chance_reason(*sequences: Sequence[Any]) -> str | None:
+    """Why a chance-corrected agreement (κ, α) of these values is undefined, or ``None`` when it is not
+    for that reason: every value is the same one, so chance alone agrees always and nothing is left
+    to agree beyond it."""
+    values = {v for s in sequences for v in s if v is not None}
+    if not values:
+        return "no values to compare"
+    if len(values) == 1:
+        v = next(iter(values))
+        word = {True: "yes", False: "no"}.get(v, v) if isinstance(v, bool) else v
+        return f"every value is {word!r}: chance agreement is 1, so agreement beyond chance is undefined"
+    return None
 
 
 def binary_agreement(pred: Sequence[bool], gold: Sequence[bool]) -> dict[str, Any]:
@@ -50,8 +69,15 @@ def binary_agreement(pred: Sequence[bool], gold: Sequence[bool]) -> dict[str, An
     spec = tn / (tn + fp) if tn + fp else None
     f1 = 2 * tp / (2 * tp + fp + fn) if (2 * tp + fp + fn) else None
     bal = (rec + spec) / 2 if rec is not None and spec is not None else None
-    return {"n": n, "accuracy": (tp + tn) / n if n else None, "balanced_accuracy": bal, "precision": prec,
-            "recall": rec, "f1": f1, "kappa": cohen_kappa(list(pred), list(gold)), **c}
+    kappa = cohen_kappa(list(pred), list(gold))
+    out: dict[str, Any] = {"n": n, "accuracy": (tp + tn) / n if n else None, "balanced_accuracy": bal,
+                           "precision": prec, "recall": rec, "f1": f1, "kappa": kappa, **c}
+    if kappa is None:
+        out["kappa_reason"] = chance_reason(list(pred), list(gold)) or "no paired items"
+    if bal is None:
+        out["balanced_accuracy_reason"] = ("no human 'yes' label: recall is undefined" if rec is None else
+                                           "no human 'no' label: specificity is undefined")
+    return out
 
 
 Progress = Callable[[int], None]

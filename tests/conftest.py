@@ -94,3 +94,97 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     """Keep each test session's media/judge caches out of the user's home."""
     base = tmp_path_factory.getbasetemp() / "murgat-cache"
     monkeypatch.setenv("MURGAT_CACHE_DIR", str(base))
+
+
+# ---------------------------------------------------------------- test tiers
+
+#: the tiers, cheapest first: ``unit`` starts nothing (``make test-fast`` runs it), ``integration``
+#: starts servers or subprocesses (the CLI in a child process, a stand-in HTTP judge), ``e2e`` runs
+#: Ray, a browser, ASR / OCR / sound models or a real model. ``make test`` runs all three.
+TIERS = ("unit", "integration", "e2e")
+
+#: a file's tier when most of its tests start the same thing (paths relative to ``tests/``); a file
+#: not named here is ``unit``. One table, so a file's tier is read in one place and changed in one.
+FILE_TIERS: dict[str, str] = {
+    # Ray, browsers, ASR / OCR / sounds / real models
+    "judges/test_embedded.py": "e2e", "judges/test_embedded_channels.py": "e2e", "judges/test_embedded_no_needs_evidence.py": "e2e",
+    "judges/test_hf.py": "e2e", "judges/test_real_servers.py": "e2e",
+    "media/test_asr_ocr.py": "e2e", "media/test_sounds.py": "e2e", "media/test_windowed_text.py": "e2e",
+    "engine/test_asr_preflight.py": "e2e", "engine/test_probing.py": "e2e",
+    "commands/generate/test_generate.py": "e2e", "integrations/test_inspect_ai.py": "e2e",
+    "engine/scaleout/test_ray.py": "e2e", "engine/scaleout/test_ray_commands.py": "e2e",
+    "engine/scaleout/test_services_pause.py": "e2e", "engine/scaleout/test_core_without_ray.py": "e2e",
+    "commands/score/test_performance_paths.py": "e2e", "commands/annotate/test_annotate.py": "e2e",
+    "report/test_viewer_browser.py": "e2e", "report/test_viewer_gold.py": "e2e",
+    "report/test_viewer_heard.py": "e2e", "programs/test_find.py": "e2e", "commands/judge_check/test_judge_check.py": "e2e",
+    "programs/test_program_engine.py": "e2e", "test_readme_commands.py": "e2e",
+    # servers (the stand-in judge on 127.0.0.1) and subprocesses (the CLI, a second process)
+    "judges/test_account.py": "integration", "judges/test_budget.py": "integration",
+    "judges/test_cache.py": "integration", "judges/test_gemini_recorder.py": "integration",
+    "judges/test_openai_answers.py": "integration", "media/test_probe.py": "integration",
+    "engine/test_newcomer_faults.py": "integration", "engine/test_outputs.py": "integration",
+    "commands/reflect/test_reflect.py": "integration", "commands/generate/test_long_sound.py": "integration",
+    "commands/ground/test_ground_answers.py": "integration", "commands/gold/test_importers.py": "integration",
+    "commands/ground/test_run.py": "integration", "commands/score/test_cache_compat.py": "integration",
+    "commands/score/test_disk_full.py": "integration", "commands/score/test_hardening.py": "integration",
+    "commands/score/test_judge_faults.py": "integration", "commands/score/test_long_media.py": "integration",
+    "commands/score/test_resume_and_bad_items.py": "integration", "test_cli.py": "integration",
+    "commands/export/test_export.py": "integration", "commands/media/test_media_cli.py": "integration",
+    "commands/media/test_media_cli_limits.py": "integration", "engine/test_runlock.py": "integration",
+    "commands/view/test_view_corrected.py": "integration", "report/test_viewer_files.py": "integration",
+    "judging/probes/test_media.py": "integration", "judging/probes/test_probes_standin.py": "integration",
+    "programs/test_hostile.py": "integration", "judges/test_http_client.py": "integration",
+    # no server or subprocess, but whole runs or long media decoding in process: seconds per test, so not
+    # in the quick tier (measured: each of these files' tests takes over 2 s on average on a loaded machine)
+    "media/test_clips_cache.py": "integration", "media/test_limits.py": "integration",
+    "media/test_long_audio.py": "integration", "media/test_seekframes.py": "integration",
+    "commands/calibrate/test_calibrate_faithfulness.py": "integration",
+    "commands/faithfulness/test_faithfulness.py": "integration",
+    "commands/faithfulness/test_faithfulness_answers.py": "integration",
+    "commands/faithfulness/test_faithfulness_by.py": "integration", "judging/test_channels.py": "integration",
+    "commands/score/test_repeats.py": "integration", "commands/score/test_score_answers.py": "integration",
+    "commands/score/test_score_by.py": "integration", "commands/annotate/test_annotate_damaged.py": "integration",
+    "test_layers.py": "integration",
+}
+
+#: what a test starts, read from the fixtures it uses wherever its file is: a test that asks for
+#: one of these is at least that tier
+FIXTURE_TIERS: dict[str, str] = {"browser": "e2e", "ray_instance": "e2e", "ray_runs": "e2e", "tiny_qwen": "e2e"}
+
+
+def tier_of(item: pytest.Item) -> str:
+    """The one tier of a collected test: the highest of its file's, its fixtures' and ``slow``'s
+    (real ASR/OCR/model work is ``e2e``)."""
+    rel = Path(str(item.fspath)).resolve().relative_to(ROOT / "tests").as_posix()
+    found = [FILE_TIERS.get(rel, "unit")]
+    found += [FIXTURE_TIERS[f] for f in getattr(item, "fixturenames", ()) if f in FIXTURE_TIERS]
+    if item.get_closest_marker("slow") is not None:
+        found.append("e2e")
+    return max(found, key=TIERS.index)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test with its tier; a tier written on a test by hand is refused (the tables here
+    are the one place tiers are assigned, so that ``-m unit`` means one thing)."""
+    for item in items:
+        by_hand = [t for t in TIERS if item.get_closest_marker(t) is not None]
+        if by_hand:
+            raise pytest.UsageError(f"{item.nodeid}: marked {by_hand[0]!r} by hand; tiers are assigned in "
+                                    "tests/conftest.py (FILE_TIERS, FIXTURE_TIERS)")
+        item.add_marker(getattr(pytest.mark, tier_of(item)))
+
+
+def _hypothesis_profiles() -> None:
+    """Property tests run with no deadline anywhere (a deadline is a wall-clock limit that a loaded
+    machine breaks) and, under CI, derandomized: the same examples on every run, so a red CI run is
+    the code's doing and reproduces. ``HYPOTHESIS_PROFILE`` picks one by name."""
+    try:
+        from hypothesis import settings
+    except ImportError:  # the dev extra is not installed: no property test can run anyway
+        return
+    settings.register_profile("murgat", deadline=None)
+    settings.register_profile("ci", deadline=None, derandomize=True, database=None, print_blob=True)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "murgat"))
+
+
+_hypothesis_profiles()

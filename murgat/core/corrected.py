@@ -38,7 +38,7 @@ import numpy as np
 from murgat.core.metric import FactScore, ResponseFigures, answer_state, score_response
 from murgat.core.schema import ResponseResult
 from murgat.human_eval.labels import ResponseLabel, SentenceLabel, by_id
-from murgat.human_eval.ppi import CorrectedEstimate, bootstrap_corrected, labels_needed, prediction_powered_mean
+from murgat.human_eval.ppi import CorrectedEstimate, bootstrap_corrected, labels_needed, prediction_powered_mean, within
 from murgat.human_eval.sampling import SampleCheck, check_labels
 
 METRICS = ("coverage", "precision", "recall", "murgat_s")
@@ -151,15 +151,22 @@ def _block(est: CorrectedEstimate) -> dict[str, Any]:
 
 def _brief(est: CorrectedEstimate, n_key: str = "n") -> dict[str, Any]:
     return {"estimate": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high, n_key: est.n_labelled,
-            **({"reason": est.reason} if est.reason else {})}
+            **({"reason": est.reason} if est.reason else {}), **({"note": est.note} if est.note else {})}
 
 
 Progress = Callable[[int], None]
 
 
+#: every figure here is a proportion of responses; a difference of two runs' figures is in [-1, 1]
+PROPORTION = (0.0, 1.0)
+DIFFERENCE = (-1.0, 1.0)
+
+
 def _estimate_block(y: np.ndarray, yh: np.ndarray, yu: np.ndarray, clusters: list[str] | None, *, alpha: float,
-                    ci: str, n_resamples: int, seed: int, progress: Progress | None) -> dict[str, Any]:
-    """The corrected figure with, beside it, plain PPI, the human-only and the judge-only figures."""
+                    ci: str, n_resamples: int, seed: int, progress: Progress | None,
+                    bounds: tuple[float, float] = PROPORTION) -> dict[str, Any]:
+    """The corrected figure with, beside it, plain PPI, the human-only and the judge-only figures,
+    each cut to ``bounds``, the range the figure can take (:func:`murgat.human_eval.ppi.within`)."""
     if ci not in CI_METHODS:
         raise ValueError(f"ci must be one of {CI_METHODS}, not {ci!r}")
     if ci == "bootstrap":
@@ -167,15 +174,16 @@ def _estimate_block(y: np.ndarray, yh: np.ndarray, yu: np.ndarray, clusters: lis
                                    n_resamples=n_resamples, seed=seed, progress=progress)
     else:
         main = prediction_powered_mean(y, yh, yu, alpha=alpha, clusters=clusters)
-    out = _block(main)
-    ppi = prediction_powered_mean(y, yh, yu, alpha=alpha, lam=1.0, clusters=clusters)
+    out = _block(within(main, *bounds))
+    ppi = within(prediction_powered_mean(y, yh, yu, alpha=alpha, lam=1.0, clusters=clusters), *bounds)
     out["ppi"] = {"estimate": ppi.estimate, "ci_low": ppi.ci_low, "ci_high": ppi.ci_high, "lambda": 1.0}
-    out["human_only"] = _brief(prediction_powered_mean(y, yh, yu, alpha=alpha, lam=0.0, clusters=clusters))
+    out["human_only"] = _brief(within(prediction_powered_mean(y, yh, yu, alpha=alpha, lam=0.0, clusters=clusters),
+                                      *bounds))
     # the judge's own mean over every item of the population (what murgat score reports), with the
     # interval of that mean — an interval for the judge's number, not for the human one
     every = np.concatenate([yh, yu])
     cl_all = None if clusters is None else list(clusters)
-    judge = prediction_powered_mean(every, every, [], alpha=alpha, lam=0.0, clusters=cl_all)
+    judge = within(prediction_powered_mean(every, every, [], alpha=alpha, lam=0.0, clusters=cl_all), *bounds)
     out["judge_only"] = {**_brief(judge), "estimate": float(every.mean()) if len(every) else None}
     return out
 
@@ -300,7 +308,7 @@ def corrected_difference(labels_a: Sequence[ResponseLabel], results_a: Sequence[
         yh = np.array([d for _, d, _ in lab_rows], float)
         yu = np.array([d for d, _ in unl_rows], float)
         out["figures"][fig] = _estimate_block(y, yh, yu, _clusters(lab_rows, unl_rows, clustered), alpha=alpha,
-                                              ci="normal", n_resamples=0, seed=0, progress=None)
+                                              ci="normal", n_resamples=0, seed=0, progress=None, bounds=DIFFERENCE)
     return out
 
 

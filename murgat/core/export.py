@@ -96,7 +96,7 @@ def fact_status(fact: AtomicFact, verdict: FactVerdict | None) -> str:
     if verdict is None:
         return "not_judged"
     if verdict.status == "judged":
-        return "invalid_citation" if fact.citations and not any(c.valid for c in fact.citations) else "judged"
+        return "invalid_citation" if fact.only_invalid_citations else "judged"
     reason = verdict.reason or ""
     if reason.startswith(OVER_LIMIT):
         return "over_limit"
@@ -136,7 +136,9 @@ def fact_rows(results: Iterable[ResponseResult]) -> Iterator[dict[str, Any]]:
                 yield {"id": r.id, "sentence_index": sr.sentence.index, "fact_index": f.index, "text": f.text,
                        "citations": _cites(f.citations),
                        "modalities": "+".join(sorted({c.modality for c in f.citations if c.modality})) or None,
-                       "n_invalid_citations": len(bad), "status": status, "joint": v.joint if v else None,
+                       "n_invalid_citations": len(bad), "status": status,
+                       # no judge was asked: the joint question has no answer, and "no" would be the judge's word
+                       "joint": "invalid citation" if status == "invalid_citation" else (v.joint if v else None),
                        "recall": v.recall if v else None, "precision": v.precision if v else None,
                        "reason": reason, "judge_answer": judge_answer(f, v),
                        "judge_calls": len(v.calls) if v else 0}

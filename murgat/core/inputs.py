@@ -127,6 +127,28 @@ def iter_items(path: str | Path, require_response: bool = True,
         yield item
 
 
+def _wraps_items(rec: Any) -> bool:
+    """A JSON object that is not an item but holds a list of objects (``{"items": [...]}``)."""
+    return (isinstance(rec, dict) and "response" not in rec and "id" not in rec
+            and any(isinstance(v, list) and v and all(isinstance(x, dict) for x in v) for v in rec.values()))
+
+
+def _refuse_wrong_shape(p: Path, text: str) -> None:
+    """When the whole file is one valid JSON object (pretty-printed or not) rather than JSONL or a list,
+    say so: "line 1: not valid JSON" would send the user looking for a syntax error that is not there."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return
+    if not isinstance(data, dict):
+        return
+    keys = ", ".join(repr(k) for k in list(data)[:5])
+    lists = [k for k, v in data.items() if isinstance(v, list)]
+    hint = f" (the items look like they are under {lists[0]!r}: write that list itself, or one item per line)" if lists else ""
+    raise InputError(f"{p}: valid JSON, but of the wrong shape: one JSON object with keys {keys}; murgat reads JSONL "
+                     f"(one item object per line) or a JSON list of item objects{hint}")
+
+
 def _iter_items(path: str | Path, require_response: bool) -> Iterator[Item]:
     p = Path(path)
     if not p.exists():
@@ -162,9 +184,12 @@ def _iter_items(path: str | Path, require_response: bool) -> Iterator[Item]:
         try:
             rec = loads_line(line)
         except json.JSONDecodeError as exc:
+            _refuse_wrong_shape(p, text)
             raise InputError(f"{p}: line {lineno}: not valid JSON ({exc.msg})") from exc
         except ValueError as exc:
             raise InputError(f"{p}: line {lineno}: not valid JSON ({exc})") from exc
+        if lineno == 1 and _wraps_items(rec):
+            _refuse_wrong_shape(p, text)
         item = normalise_record(rec, f"{p}: line {lineno}", require_response)
         if item.id in seen:
             raise InputError(f"{p}: line {lineno}: duplicate id {item.id!r}")

@@ -125,6 +125,12 @@ class AtomicFact(_Model):
         description="citations the decomposer attached that the sentence never cited (guard)",
     )
 
+    @property
+    def only_invalid_citations(self) -> bool:
+        """It cites, but no citation is valid: no judge was asked about it (it counts as not entailed
+        by the metric's rule), so every view shows it as ``invalid citation``, never as the judge's "no"."""
+        return bool(self.citations) and not any(c.valid for c in self.citations)
+
 
 class JudgeCall(_Model):
     """A record of one judge question and its answer, kept for inspection."""

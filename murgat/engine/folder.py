@@ -412,11 +412,24 @@ def read_summary(folder: str | Path, name: str = "summary.json") -> dict[str, An
     return doc
 
 
+def absent_folder(run: Path) -> str | None:
+    """Why ``run`` is not a run folder at all (it does not exist, or is a file), else ``None``: "has no
+    summary.json" for a path that is not there sends people looking inside a folder that is not."""
+    if not run.exists():
+        return f"{run}: the folder does not exist (a typo, or a run not made yet?)"
+    if not run.is_dir():
+        return f"{run}: is a file, not a run folder"
+    return None
+
+
 def score_summary(folder: str | Path) -> RunSummary:
     """``folder/summary.json`` as a :class:`~murgat.core.schema.RunSummary`, or :class:`RunUnreadable`
     naming the file and why (missing, cut short, not a score run's summary) — what ``summarize``,
     ``view`` and ``program --score`` read, never a traceback."""
     run = Path(folder)
+    missing = absent_folder(run)
+    if missing:
+        raise RunUnreadable(missing)
     doc = read_summary(run)
     if not doc:
         raise RunUnreadable(f"{run} has no summary.json (run murgat score first)")

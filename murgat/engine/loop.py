@@ -37,7 +37,7 @@ from typing import Any, Protocol
 from murgat.core.jsonl import ResultsWriteError
 from murgat.core.schema import Item
 from murgat.engine.folder import RunFolder, needs_retry, record_field, record_id
-from murgat.engine.outcome import ItemFailure
+from murgat.engine.outcome import ItemFailure, error_kind
 from murgat.judges.base import JudgeUnreachable
 from murgat.judges.replay import ReplayMiss
 from murgat.judging.pool import CallPool
@@ -129,6 +129,13 @@ def same_work(old: str, new: str) -> bool:
     return o_item == n_item and (not o_media or not n_media or o_media == n_media)
 
 
+def media_found(record: Any, digest: str) -> bool:
+    """Whether ``record`` is a ``missing_media`` error whose item's media file is read now (``digest``
+    has its media part: :func:`item_digest`). The record is then not the item's outcome any more, only
+    that of a wrong ``--media-root`` or a file not yet copied."""
+    return error_kind(record) == "missing_media" and bool(digest.partition(".")[2])
+
+
 def stamp(record: Any, digest: str) -> Any:
     """Put ``digest`` into ``record`` as ``input_digest`` (pydantic records that declare it, or dicts)."""
     if isinstance(record, dict):
@@ -146,6 +153,9 @@ class WorkPlan:
     n_done: int = 0
     n_edited: int = 0
     n_retried: int = 0
+    #: items whose record says their media file was missing and whose file is found now: redone
+    #: without ``--retry-errors`` (the usual fix, a corrected ``--media-root``, must not need a flag)
+    n_found: int = 0
     edited_ids: list[str] = field(default_factory=list)
 
 
@@ -161,15 +171,22 @@ def plan_work(items: Sequence[Item], folder: RunFolder, digest: Digest, retry_er
             todo.append(it)
             continue
         old = record_field(rec, "input_digest")
-        if old is not None and not same_work(old, digest(it)):
+        now = digest(it) if old is not None or error_kind(rec) == "missing_media" else None
+        if old is not None and now is not None and not same_work(old, now):
             out.n_edited += 1
             out.edited_ids.append(it.id)
+            todo.append(it)
+        elif now is not None and media_found(rec, now):
+            out.n_found += 1
             todo.append(it)
         elif retry_errors and needs_retry(rec):
             out.n_retried += 1
             todo.append(it)
         else:
             out.n_done += 1
+    if out.n_found:
+        print(f"note: {out.n_found} item(s) whose media file was missing last time are found now: running them "
+              "again", file=sys.stderr)
     if out.n_edited:  # every command says so, in these words (the edit is redone, never silently kept)
         shown = ", ".join(out.edited_ids[:5]) + (" …" if out.n_edited > 5 else "")
         print(f"note: {out.n_edited} item(s) changed since they were last run (response, question, options or "

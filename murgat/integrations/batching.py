@@ -83,6 +83,9 @@ def explain(rec: ResponseResult) -> str:
             fc = "; ".join(c.raw for c in fact.citations) or "no citation"
             if v is None:
                 lines.append(f"  f{fact.index} {fact.text} ({fc}): not judged")
+            elif fact.only_invalid_citations:
+                # never put to a judge: not the judge's "no" (it counts as not entailed, recall 0)
+                lines.append(f"  f{fact.index} {fact.text} ({fc}): invalid citation, no judge asked; recall {_f(v.recall)}")
             elif v.status == "undetermined":
                 lines.append(f"  f{fact.index} {fact.text} ({fc}): undetermined — {v.reason or v.joint}")
             else:

@@ -110,9 +110,12 @@ def repeats_line(rep: dict[str, Any]) -> str:
     return text + (f" — [yellow]{rep['note']}[/yellow]" if rep.get("note") else "")
 
 
-def _k(x: float | None) -> str:
-    """κ or α: 'undefined' when it is (one class on both sides), not a dash that reads as missing."""
-    return "undefined" if x is None else f"{x:.3f}"
+def _k(x: float | None, reason: str | None = None) -> str:
+    """κ or α: 'undefined' when it is (one class on both sides), not a dash that reads as missing, with
+    the reason when it is known."""
+    if x is None:
+        return f"undefined ({reason})" if reason else "undefined"
+    return f"{x:.3f}"
 
 
 def agreement_table(ag: dict[str, Any]) -> Table:
@@ -129,11 +132,11 @@ def agreement_table(ag: dict[str, Any]) -> Table:
         errs = {(p["a"], p["b"]): p for p in (s.get("errors") or {}).get("pairs", [])}
         for p in s.get("pairwise_kappa", []):
             e = errs.get((p["a"], p["b"]), {})
-            t.add_row(stage, f"{p['a']} · {p['b']}", str(p["n"]), _k(p["kappa"]),
+            t.add_row(stage, f"{p['a']} · {p['b']}", str(p["n"]), _k(p["kappa"], p.get("reason")),
                       _num(e.get("correlation")) + (f" (n={e['n']})" if e else ""), "")
         a = s.get("krippendorff_alpha") or {}
         e = s.get("errors") or {}
-        t.add_row(stage, "all judges", str(a.get("n_units", 0)), _k(a.get("alpha")),
+        t.add_row(stage, "all judges", str(a.get("n_units", 0)), _k(a.get("alpha"), a.get("reason")),
                   _num(e.get("mean_correlation")), _num(e.get("effective_judges")))
     ms = (ag.get("murgat_s") or {}).get("errors")
     if ms:

@@ -208,15 +208,21 @@ def item_doc(r: ResponseResult, media_ref: str | None, evidence: dict[str, list[
         verdicts = {fv.fact_index: fv for fv in sr.verdicts}
         for f in sr.facts:
             fv = verdicts.get(f.index)
+            unasked = fv is not None and fv.status == "judged" and f.only_invalid_citations
             facts.append({
                 "text": f.text,
                 "citations": [cite_doc(c, evidence.get(f"{c.modality}|{c.start}|{c.end}"), True)
                               for c in f.citations],
-                "status": fv.status if fv else None, "recall": _r(fv.recall) if fv else None,
-                "precision": _r(fv.precision) if fv else None, "joint": fv.joint if fv else None,
+                # a fact whose every citation is invalid was never put to a judge: its status says so
+                # (the page then shows the status, not recall 0 and a red "no")
+                "status": "invalid citation" if unasked else fv.status if fv else None,
+                "recall": _r(fv.recall) if fv else None,
+                "precision": _r(fv.precision) if fv else None,
+                "joint": "invalid citation" if unasked else fv.joint if fv else None,
                 "alone": {str(k): v for k, v in (fv.alone if fv else {}).items()},
                 "loo": {str(k): v for k, v in (fv.leave_one_out if fv else {}).items()},
-                "reason": fv.reason if fv else None, "calls": _call_rows(fv.calls) if fv else [],
+                "reason": ("no valid citation: " + "; ".join(c.reason or c.raw for c in f.citations) if unasked
+                           else fv.reason if fv else None), "calls": _call_rows(fv.calls) if fv else [],
                 "prompt": judge_prompt(f.text, f.citations, entail_variant) if entail_variant else None,
             })
         sents.append({

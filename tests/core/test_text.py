@@ -161,9 +161,9 @@ def test_a_long_run_of_dots_splits_at_once() -> None:
     """The abbreviation check looked back over the whole run of letters and dots at every dot."""
     import time
 
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     out = split_sentences("a." * 100_000 + " Then it ends.")
-    assert out[-1].text == "Then it ends." and time.perf_counter() - t0 < 20
+    assert out[-1].text == "Then it ends." and time.process_time() - t0 < 20
 
 
 def test_sentences_find_their_groups_with_bounded_work(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -196,10 +196,10 @@ def test_answer_reading_is_linear_in_a_long_run_of_spaces(word: str) -> None:
     import time
 
     text = word + " " * 50_000 + "x"
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     preprocess(text, 5)
     preprocess(text + "\nAnswer: B", 5)
-    assert time.perf_counter() - t0 < 10
+    assert time.process_time() - t0 < 10
 
 
 # ----- the answer ends a line, the sentence text does not keep it (#30)

@@ -445,11 +445,13 @@ def test_a_judge_that_fails_only_the_probes_costs_no_item_its_record(action: str
     """HTTP 500, a closed connection, no answer and a body that never ends, for the probes only: each
     probe is unanswered (said as such: it checked nothing, with the error; never what a wrong answer
     would mean, such as "the server may drop audio parts"), and the item is judged as without probes;
-    with ``require`` the run stops (exit 2) and leaves nothing."""
+    with ``require`` the run stops (exit 2) and leaves nothing. The server itself ends a hung probe
+    after a second (closing the connection, mid-body for ``endless``), so no client timeout is
+    involved: a short ``--timeout`` would also cut the items' answers on a loaded machine."""
     out = tmp_path / "run"
     with StandIn() as server:
-        server.honest, server.wire, server.hang_s = True, _probes_only(action), 20
-        assert _score(tmp_path, server, out, example_media, "--timeout", "2") == 0
+        server.honest, server.wire, server.hang_s = True, _probes_only(action), 1.0
+        assert _score(tmp_path, server, out, example_media) == 0
     err = capsys.readouterr().err
     [record] = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
     assert record["error"] is None and record["scores"]["murgat_s"] is not None  # judged as without probes
@@ -459,8 +461,8 @@ def test_a_judge_that_fails_only_the_probes_costs_no_item_its_record(action: str
     assert "hearing [openai:m, entail] The voice says" in err and "this probe checked nothing (openai" in err
     assert "may drop audio parts" not in err and "did not hear the word" not in err
     with StandIn() as server:
-        server.honest, server.wire, server.hang_s = True, _probes_only(action), 20
-        assert _score(tmp_path, server, tmp_path / "req", example_media, "--timeout", "2", "--probes", "require") == 2
+        server.honest, server.wire, server.hang_s = True, _probes_only(action), 1.0
+        assert _score(tmp_path, server, tmp_path / "req", example_media, "--probes", "require") == 2
         assert all(_is_probe(b) for b in server.requests)  # no item was asked
     assert not (tmp_path / "req").exists()
     capsys.readouterr()

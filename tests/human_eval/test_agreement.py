@@ -65,3 +65,16 @@ def test_error_correlation_and_effective_number_of_judges() -> None:
     assert num["pairs"][0]["correlation"] == pytest.approx(1.0)
     never_wrong = error_correlation({"a": dict(human), "b": indep["j0"]}, human)
     assert never_wrong["pairs"][0]["correlation"] is None and never_wrong["effective_judges"] is None
+
+
+def test_kappa_and_alpha_agree_on_judges_that_say_yes_to_everything() -> None:
+    """The same two judges, every verdict ``yes``: Cohen's κ was 1.000 while Krippendorff's α was
+    undefined; both are undefined, and both say why."""
+    ratings = {"a": {u: True for u in range(6)}, "b": {u: True for u in range(6)}}
+    (pair,) = pairwise_cohen_kappa(ratings)
+    across = alpha_across(ratings)
+    assert pair["kappa"] is None and across["alpha"] is None
+    assert pair["reason"] == across["reason"] and "every value is 'yes'" in pair["reason"]
+    mixed = {"a": {0: True, 1: False, 2: True}, "b": {0: True, 1: False, 2: False}}
+    (pair,) = pairwise_cohen_kappa(mixed)
+    assert pair["kappa"] is not None and alpha_across(mixed)["alpha"] is not None and "reason" not in pair

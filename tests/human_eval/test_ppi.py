@@ -256,3 +256,25 @@ def test_effective_n_is_undefined_when_the_human_only_figure_is() -> None:
     assert got.estimate is not None and got.effective_n is None and got.reason and "effective n" in got.reason
     const = prediction_powered_mean([1, 1, 1], [1, 0, 1], [1, 0, 1, 0], lam=1)  # humans agree: var_h = 0
     assert const.effective_n is None and const.reason and "human-only variance is 0" in const.reason
+
+
+def test_within_cuts_an_interval_to_the_range_and_notes_it() -> None:
+    from human_eval.ppi import prediction_powered_mean, within
+
+    est = prediction_powered_mean([1.0, 0.85, 1.0], [1.0, 0.8, 1.0], [0.9])
+    assert est.ci_high is not None and est.ci_high > 1  # the normal interval knows no range
+    got = within(est, 0.0, 1.0)
+    assert got.ci_high == 1.0 and got.ci_low == est.ci_low and got.estimate == est.estimate
+    assert got.note is not None and "upper bound" in got.note and "[0, 1]" in got.note
+    inside = prediction_powered_mean([0.4, 0.5, 0.6, 0.5], [0.4, 0.5, 0.6, 0.55], [0.5, 0.5])
+    assert within(inside, 0.0, 1.0) is inside  # nothing to cut: the same estimate, no note
+
+
+def test_effective_n_never_exceeds_the_items() -> None:
+    """A judge that matches the labels almost exactly makes the variance ratio huge on few labels; no
+    estimate is worth more human labels than there are items."""
+    from human_eval.ppi import prediction_powered_mean
+
+    est = prediction_powered_mean([1.0, 0.85, 1.0], [1.0, 0.8, 1.0], [0.9])
+    assert est.effective_n is not None and est.effective_n <= 4
+    assert est.note is not None and "effective n 5.2 capped at the 4 items" in est.note

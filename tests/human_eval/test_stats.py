@@ -59,8 +59,20 @@ def test_binary_agreement_by_hand() -> None:
 
 
 def test_kappa_edge_cases() -> None:
-    assert cohen_kappa([1, 1], [1, 1]) == 1.0
+    # one value on both sides: chance agrees always, κ = 0/0 (undefined, as Krippendorff's α is)
+    assert cohen_kappa([1, 1], [1, 1]) is None
+    assert cohen_kappa([1, 0], [1, 0]) == 1.0
     assert cohen_kappa([], []) is None
+
+
+def test_binary_agreement_says_why_kappa_and_balanced_accuracy_are_undefined() -> None:
+    """Every verdict and every label ``yes``: before, κ printed 1.000 beside balanced accuracy "–"."""
+    a = binary_agreement([True] * 5, [True] * 5)
+    assert a["accuracy"] == 1.0 and a["kappa"] is None and a["balanced_accuracy"] is None
+    assert "every value is 'yes'" in a["kappa_reason"] and "chance agreement is 1" in a["kappa_reason"]
+    assert "no human 'no' label" in a["balanced_accuracy_reason"]
+    b = binary_agreement([True, False, True], [True, False, False])
+    assert b["kappa"] is not None and "kappa_reason" not in b and "balanced_accuracy_reason" not in b
 
 
 def test_fleiss_kappa_wikipedia_style() -> None:

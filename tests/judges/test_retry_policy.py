@@ -92,7 +92,8 @@ async def test_real_clock_retry_after_3600_finishes_quickly() -> None:
     j = OpenAIJudge("m", {"base_url": "http://vllm.test/v1"}, http_client=wire.client())
     t0 = time.monotonic()
     out = await j.generate(_req(retries=1, backoff_max_s=0.2))
-    assert out.error is not None and "3600" in out.error and len(wire.requests) == 1 and time.monotonic() - t0 < 10
+    # not the hour asked for (a bound no load reaches)
+    assert out.error is not None and "3600" in out.error and len(wire.requests) == 1 and time.monotonic() - t0 < 60
 
 
 async def test_a_slow_down_pauses_the_provider_for_everyone_with_one_probe() -> None:

@@ -37,6 +37,11 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
         print(f"error: {run} holds a '{kind}' run; murgat annotate labels score runs (sentences and facts) and "
               "faithfulness runs (steps)", file=sys.stderr)
         return 2
+    from murgat.engine.folder import absent_folder
+
+    if absent_folder(run):
+        print(f"error: {absent_folder(run)}", file=sys.stderr)
+        return 2
     if not (run / "summary.json").exists():
         print(f"error: {run} has no summary.json (run murgat {kind or 'score'} first)", file=sys.stderr)
         return 2

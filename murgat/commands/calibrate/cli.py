@@ -34,6 +34,12 @@ def _k(x: Any) -> str:
     return "undefined" if x is None else _fmt(x)
 
 
+def _undefined_why(stats: dict[str, Any]) -> str:
+    """Why balanced accuracy or κ is undefined, for the table's detail column ('' when both are defined)."""
+    why = [stats[k] for k in ("balanced_accuracy_reason", "kappa_reason") if stats.get(k)]
+    return f"; {'; '.join(dict.fromkeys(why))}" if why else ""
+
+
 def _p(x: Any) -> str:
     if x is None:
         return "–"
@@ -159,6 +165,9 @@ def _corrected_table(con: Any, title: str, block: dict[str, Any], alpha: float) 
                   _fmt(j.get("estimate")), f"{b['n_labelled']} / {b['n_unlabelled']}")
     con.print(t)
     for fig, b in block["figures"].items():
+        for note in (b.get("note"), (b.get("human_only") or {}).get("note")):
+            if note:
+                con.print(f"note: {fig}: {note}")
         dropped = b.get("dropped") or {}
         if dropped.get("labelled_without_human_figure"):
             con.print(f"note: {fig}: {_n(dropped['labelled_without_human_figure'], 'labelled response')} without a human "
@@ -431,14 +440,14 @@ def _print_tables(con: Any, args: argparse.Namespace, doc: dict[str, Any]) -> No
             t.add_column(col)
         v = c["verifiability"] or {}
         t.add_row("verifiability", "balanced acc. / κ / F1", f"{_fmt(v.get('balanced_accuracy'))} / {_k(v.get('kappa'))} / "
-                  f"{_fmt(v.get('f1'))}", f"n={v.get('n', 0)}{_silences(v)}")
+                  f"{_fmt(v.get('f1'))}", f"n={v.get('n', 0)}{_silences(v)}{_undefined_why(v)}")
         d = c["decomposition"]
         t.add_row("decomposition", "fact P / R / F1", f"{_fmt(d['precision'])} / {_fmt(d['recall'])} / {_fmt(d['f1'])}",
                   f"citation acc. {_fmt(d['citation_accuracy'])}")
         for name in ("support", "necessity"):
             s = c[name] or {}
             t.add_row("attribution", f"{name}: acc. / κ / F1", f"{_fmt(s.get('accuracy'))} / {_k(s.get('kappa'))} / "
-                      f"{_fmt(s.get('f1'))}", f"n={s.get('n', 0)}{_silences(s)}")
+                      f"{_fmt(s.get('f1'))}", f"n={s.get('n', 0)}{_silences(s)}{_undefined_why(s)}")
         for m, r in c["response"].items():
             for kind in ("pearson", "spearman", "kendall"):
                 x = r[kind]

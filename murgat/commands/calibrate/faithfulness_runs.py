@@ -21,6 +21,7 @@ What the judge's counts are, so that they mean what a human's count means:
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -153,7 +154,7 @@ def corrected_upr(labels: list[ResponseLabel], results: list[FaithResult], *, al
     unlabelled. The labels must be a recorded random sample of the run (``murgat.core.corrected``).
     """
     from murgat.core.corrected import sample_check
-    from murgat.human_eval.ppi import bootstrap_corrected, prediction_powered_mean, prediction_powered_ratio
+    from murgat.human_eval.ppi import bootstrap_corrected, prediction_powered_mean, prediction_powered_ratio, within
 
     check = sample_check(labels, results)
     if not check.ok and not assume_random:
@@ -175,8 +176,10 @@ def corrected_upr(labels: list[ResponseLabel], results: list[FaithResult], *, al
                                    n_resamples=n_resamples, seed=seed)
     else:
         main = prediction_powered_ratio(*args[0], *args[1], alpha=alpha, clusters=clusters)
-    plain = prediction_powered_ratio(*args[0], *args[1], alpha=alpha, lam=1.0, clusters=clusters)
-    human = prediction_powered_ratio(*args[0], *args[1], alpha=alpha, lam=0.0, clusters=clusters)
+    # UPR is a share of perception steps, in [0, 1]; the counts per response are at least 0
+    main = within(main, 0.0, 1.0)
+    plain = within(prediction_powered_ratio(*args[0], *args[1], alpha=alpha, lam=1.0, clusters=clusters), 0.0, 1.0)
+    human = within(prediction_powered_ratio(*args[0], *args[1], alpha=alpha, lam=0.0, clusters=clusters), 0.0, 1.0)
     all_num = np.concatenate([lab[:, 2], unl[:, 0]])
     all_den = np.concatenate([lab[:, 3], unl[:, 1]])
     judge = float(all_num.sum() / all_den.sum()) if all_den.sum() > 0 else None
@@ -190,17 +193,18 @@ def corrected_upr(labels: list[ResponseLabel], results: list[FaithResult], *, al
                              "ppi": {"estimate": plain.estimate, "ci_low": plain.ci_low, "ci_high": plain.ci_high,
                                      "lambda": 1.0},
                              "human_only": {"estimate": human.estimate, "ci_low": human.ci_low,
-                                            "ci_high": human.ci_high, "n": human.n_labelled},
+                                            "ci_high": human.ci_high, "n": human.n_labelled,
+                                            **({"note": human.note} if human.note else {})},
                              "judge_only": {"estimate": judge, "n": len(all_num),
                                             "note": "the run's own UPR (Σ unfaithful / Σ perception of the judge)"}}
     for name, col_h, col_j, col_u in (("n_perception", 1, 3, 1), ("n_unfaithful", 0, 2, 0)):
         y, yh, yu = lab[:, col_h], lab[:, col_j], unl[:, col_u]
-        est = prediction_powered_mean(y, yh, yu, alpha=alpha, clusters=clusters)
-        h = prediction_powered_mean(y, yh, yu, alpha=alpha, lam=0.0, clusters=clusters)
+        est = within(prediction_powered_mean(y, yh, yu, alpha=alpha, clusters=clusters), 0.0, math.inf)
+        h = within(prediction_powered_mean(y, yh, yu, alpha=alpha, lam=0.0, clusters=clusters), 0.0, math.inf)
         every = np.concatenate([yh, yu])
         out["figures"][f"{name}_per_response"] = {
             **block(est), "human_only": {"estimate": h.estimate, "ci_low": h.ci_low, "ci_high": h.ci_high,
-                                         "n": h.n_labelled},
+                                         "n": h.n_labelled, **({"note": h.note} if h.note else {})},
             "judge_only": {"estimate": float(every.mean()) if len(every) else None, "n": len(every)}}
     return out
 

@@ -53,7 +53,8 @@ def _citation_cells(c: dict[str, Any] | None, boxed: bool) -> list[Any]:
     if c is None:
         return [""] * (6 if boxed else 5)
     boxes = [Text("\n".join(",".join(f"{b[k]:.3f}" for k in ("x1", "y1", "x2", "y2")) for b in c.get("boxes", [])))]
-    return [Text(str(c["modality"])), f"{c['start']:g}" if c["start"] is not None else "",
+    # no modality read (the reason column says why): a dash, not Python's "None"
+    return [Text(c["modality"] or "–"), f"{c['start']:g}" if c["start"] is not None else "",
             f"{c['end']:g}" if c["end"] is not None else "", *(boxes if boxed else []),
             "yes" if c["valid"] else "NO", Text(c["reason"] or "")]
 

@@ -70,9 +70,13 @@ def _corrected(args: argparse.Namespace, run: Path) -> dict[str, Any] | None:
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
-    from murgat.engine.folder import read_kind
+    from murgat.engine.folder import absent_folder, read_kind
 
     runs = [Path(r) for r in args.runs]
+    for r in runs:  # before anything is read from it
+        if absent_folder(r):
+            print(f"error: {absent_folder(r)}", file=sys.stderr)
+            return 2
     kinds = [read_kind(r) for r in runs]
     if any(k not in (None, "score") for k in kinds):
         if len(runs) > 1:

@@ -411,7 +411,11 @@ def test_agreement_between_judges_of_the_same_responses(tmp_path: Path, example_
                  "--bootstrap", "50"]) == 0
     ag = json.loads(capsys.readouterr().out)["judge_agreement"]
     ver = ag["verifiability"]["pairwise_kappa"][0]
-    assert ver["n"] == 12 and ver["kappa"] == 1.0  # the 6 abstentions are absent, not "no"
+    assert ver["n"] == 12 and ver["agreement"] == 1.0  # the 6 abstentions are absent, not "no"
+    # every sentence verifiable by both: κ is undefined with its reason, as α is on the same verdicts
+    assert ver["kappa"] is None and "every value is" in ver["reason"]
+    assert ag["verifiability"]["krippendorff_alpha"]["alpha"] is None
+    assert ag["verifiability"]["krippendorff_alpha"]["reason"] == ver["reason"]
     sup = ag["support"]["pairwise_kappa"][0]
     assert sup["n"] == 8 and sup["agreement"] == 1.0  # the same verdicts on the facts both decided
     assert ag["support"]["krippendorff_alpha"]["n_units"] == 8
@@ -515,3 +519,26 @@ def test_a_summary_threshold_that_is_not_a_threshold_is_refused(tmp_path: Path, 
     assert main(["calibrate", "--human", str(labels), "--run", str(run), "--bootstrap", "50", "--json",
                  "--attributed-threshold", "0.5"]) == 0
     capsys.readouterr()
+
+
+def test_intervals_of_proportions_stay_in_their_range_and_say_when_cut(tmp_path: Path, capsys) -> None:
+    """Three labelled responses of four, figures near 1: the normal interval runs past 1 (it gave
+    coverage [0.775, 1.052]); a proportion's interval is cut to [0, 1] with a note, and the effective
+    n is at most the four responses."""
+    judge = [1.0, 0.8, 1.0, 0.9]
+    run = write_run(tmp_path, "run", judge)
+    labels = write_labels(tmp_path, "labels.jsonl", {"q000": 1.0, "q001": 0.85, "q002": 1.0}, None)
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--json", "--assume-random",
+                 "--bootstrap", "50"]) == 0
+    figures = json.loads(capsys.readouterr().out)["runs"][str(run)]["corrected"]["figures"]
+    cut = 0
+    for name, b in figures.items():
+        for part in (b, b["ppi"], b["human_only"], b["judge_only"]):
+            for key in ("estimate", "ci_low", "ci_high"):
+                assert part[key] is None or 0.0 <= part[key] <= 1.0, (name, key, part)
+        assert b["effective_n"] is None or b["effective_n"] <= 4, (name, b["effective_n"])
+        cut += "figure's range [0, 1]" in (b.get("note") or "")
+    assert cut  # the normal interval did run past 1, and the output says it was cut
+    assert main(["calibrate", "--human", str(labels), "--run", str(run), "--assume-random", "--bootstrap", "50"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "cut to the figure's range [0, 1]" in out

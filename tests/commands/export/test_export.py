@@ -82,7 +82,8 @@ def test_a_fact_row_tells_an_invalid_citation_from_the_judges_no(run: Path, tmp_
     facts = {f["text"]: f for f in map(json.loads, (tmp_path / "f.jsonl").read_text().splitlines())}
     late = facts["A door opens."]  # its only citation (9:00) is past the end of the video: nothing was asked
     assert late["status"] == "invalid_citation" and late["judge_calls"] == 0 and late["judge_answer"] is None
-    assert late["joint"] == "no" and late["n_invalid_citations"] == 1 and "past the end" in late["reason"]
+    # the joint question was never asked: not the judge's "no"
+    assert late["joint"] == "invalid citation" and late["n_invalid_citations"] == 1 and "past the end" in late["reason"]
     laugh = facts["A man laughs."]  # the judge's real "no", with its words
     assert laugh["status"] == "judged" and laugh["judge_answer"] == "no" and laugh["judge_calls"] == 1
     phone = facts["A woman holds a phone."]
@@ -202,3 +203,25 @@ def test_export_says_which_lines_are_not_records(run: Path, tmp_path: Path) -> N
     got = main(["export", str(copy), "--out", str(tmp_path / "x.csv")])
     assert got.returncode == 0 and "warning:" in got.stderr and "1 line(s) that are not results" in got.stderr
     assert len((tmp_path / "x.csv").read_text().splitlines()) == len(ITEMS) + 1
+
+
+def test_a_fact_no_judge_was_asked_is_an_invalid_citation_in_the_viewer_and_the_inspect_explanation(run: Path) -> None:
+    """The fact whose only citation is invalid: the viewer showed a red joint "no" with 0 judge calls,
+    the inspect scorer's explanation "joint no"; both say invalid citation, and the judge's real "no"
+    stays a "no"."""
+    from murgat.viewer import item_doc
+
+    from murgat.engine.folder import RunFolder
+    from murgat.integrations.batching import explain
+
+    late = next(r for r in RunFolder(run).latest_results() if r.id == "10-late")
+    facts = {f["text"]: f for s in item_doc(late, None, {})["sentences"] for f in s["facts"]}
+    door = facts["A door opens."]
+    assert door["joint"] == "invalid citation" and door["status"] == "invalid citation" and door["calls"] == []
+    assert "past the end" in door["reason"]
+    text = explain(late)
+    (line,) = [x for x in text.splitlines() if "A door opens." in x]
+    assert "invalid citation, no judge asked" in line and "joint" not in line
+    wrong = next(r for r in RunFolder(run).latest_results() if r.id == "b-wrong")
+    laugh = {f["text"]: f for s in item_doc(wrong, None, {})["sentences"] for f in s["facts"]}["A man laughs."]
+    assert laugh["joint"] == "no" and laugh["status"] == "judged"

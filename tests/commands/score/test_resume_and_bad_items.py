@@ -175,3 +175,21 @@ def test_a_judge_that_times_out_leaves_facts_undetermined(tmp_path: Path, exampl
 
 async def _instant(s: float) -> None:
     return None
+
+
+def test_a_rerun_with_the_media_root_fixed_redoes_the_items_whose_media_was_missing(tmp_path: Path,
+                                                                                    example_media: Path, capsys) -> None:
+    """The first run looked in the wrong folder: every item is a missing_media record. Run again with the
+    right --media-root (no --retry-errors): the items whose file is found now are redone; an item whose
+    file is still missing keeps its record and is not asked again."""
+    items = [Item(id="a", media="friday.mp4", response="She talks (audio, 0:01-0:02)."),
+             Item(id="b", media="nope.mp4", response="x (visual, 0:01).")]
+    run = tmp_path / "run"
+    first, _ = _run(items, run, tmp_path)  # no media here
+    assert {r.error_kind for r in first.values()} == {"missing_media"}
+    again, summary = _run(items, run, example_media)
+    assert set(again) == {"a"} and again["a"].error is None and again["a"].scores.murgat_s == 1.0
+    assert "1 item(s) whose media file was missing last time are found now" in capsys.readouterr().err
+    assert summary.n_errors == 1 and summary.n_items == 2
+    third, _ = _run(items, run, example_media)
+    assert third == {}  # nothing changed since: nothing redone
