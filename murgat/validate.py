@@ -25,7 +25,7 @@ from murgat.boxes import BoxConvention
 from murgat.citations import apply_box_convention, check_durations
 from murgat.inputs import MAX_RESPONSE_CHARS, MediaOutsideRoot, load_items, resolve_media, response_problem
 from murgat.schema import Citation, Item, Sentence
-from murgat.text import preprocess, split_sentences
+from murgat.text import preprocess, scored_sentences, split_sentences
 
 
 class CitationProblem(BaseModel):
@@ -74,8 +74,7 @@ class ItemReport(BaseModel):
 
 def checked_sentences(item: Item, durations: dict[str, float | None] | None) -> list[Sentence]:
     """Sentences of the item's reasoning with citations checked against ``durations``."""
-    pre = preprocess(item.response, len(item.options or []) or 10, item.options)
-    sents = split_sentences(pre.reasoning)
+    sents = scored_sentences(item.response, item.options)  # the one reading score and the program check use
     if durations is None:
         return sents
     return [s.model_copy(update={"citations": check_durations(s.citations, durations)}) for s in sents]

@@ -59,7 +59,7 @@ from murgat.judging.context import ItemContext
 from murgat.judging.entail import ask_entailment
 from murgat.judging.pool import CallPool
 from murgat.schema import AtomicFact, Citation
-from murgat.text import split_sentences, strip_thinking
+from murgat.text import canonical_text, split_sentences, strip_thinking
 from programs.bounded import preview
 from programs.interpreter import Api, TimeRange
 
@@ -565,10 +565,13 @@ def _listed(problems: list[str], most: int = 8) -> str:
 
 
 def _clean_description(text: str) -> str:
+    """A description as one canonical line without the citations the model wrote (murgat attaches
+    its own). Removing a group can leave text that reads as a new one; the response check
+    (:func:`programs.runner.forged_citations`) reads the assembled response as ``score`` does and
+    refuses it then."""
     from murgat.citations import strip_citations
 
-    body = strip_thinking(text)[0].strip()
-    return " ".join(strip_citations(body).split())
+    return canonical_text(strip_citations(canonical_text(text, one_line=True)), one_line=True)
 
 
 def _plain(v: Any, depth: int = 0) -> Any:
