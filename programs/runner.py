@@ -350,6 +350,27 @@ def _count(trace: ItemTrace, ctx: ItemContext) -> None:
     trace.cache_hits = sum(1 for c in ctx.calls if c.cached)
 
 
+#: the trace fields written last: the long ones, least needed to see what happened (the step
+#: counts, status, error and operations come first, so a huge replan never costs them their place)
+_WRITTEN_LAST = ("program", "plan_attempts")
+
+
+def _by_priority(dumped: dict[str, Any]) -> dict[str, Any]:
+    """The dumped trace with its long, least needed fields last (the budget is spent in this order)."""
+    return {**{k: v for k, v in dumped.items() if k not in _WRITTEN_LAST},
+            **{k: dumped[k] for k in _WRITTEN_LAST if k in dumped}}
+
+
+def _typed_lists(dumped: Any) -> Any:
+    """``ops`` and ``plan_attempts`` without the note a cut list ends with (a list of records cannot
+    hold a string); the cut is still counted in ``trace_cut``."""
+    if isinstance(dumped, dict):
+        for key in ("ops", "plan_attempts"):
+            if isinstance(dumped.get(key), list):
+                dumped[key] = [x for x in dumped[key] if isinstance(x, dict)]
+    return dumped
+
+
 def _finish(record: dict[str, Any], trace: ItemTrace, t0: float) -> tuple[dict[str, Any], ItemTrace]:
     trace.seconds = time.monotonic() - t0
     record["program_calls"] = trace.judge_calls
@@ -357,7 +378,8 @@ def _finish(record: dict[str, Any], trace: ItemTrace, t0: float) -> tuple[dict[s
     try:
         # bounded before pydantic sees it: the serializer's own allocation failure aborts the process
         budget = Budget()
-        safe_trace = ItemTrace.model_validate(writable(trace.model_dump(mode="python"), budget))
+        safe_trace = ItemTrace.model_validate(_typed_lists(writable(_by_priority(trace.model_dump(mode="python")),
+                                                                    budget)))
         safe_trace.trace_cut = budget.cut
         safe_trace.model_dump_json()
     except Exception as exc:  # the last resort: the stop is recorded instead of the full trace
