@@ -256,3 +256,11 @@ def test_effective_n_is_undefined_when_the_human_only_figure_is() -> None:
     assert got.estimate is not None and got.effective_n is None and got.reason and "effective n" in got.reason
     const = prediction_powered_mean([1, 1, 1], [1, 0, 1], [1, 0, 1, 0], lam=1)  # humans agree: var_h = 0
     assert const.effective_n is None and const.reason and "human-only variance is 0" in const.reason
+
+
+def test_a_pilot_whose_labels_do_not_vary_plans_nothing() -> None:
+    """Before: variance 0 made two labels "enough" for a half-width of ±0.001."""
+    rng = np.random.default_rng(3)
+    plan = labels_needed(np.ones(20), rng.random(20), rng.random(200), half_width=0.001)
+    assert plan["n_needed"] is None and plan["n_needed_human_only"] is None
+    assert "variance 0" in plan["reason"] and "all 1" in plan["reason"]
