@@ -135,9 +135,14 @@ def validate_selection(path: str | Path, media_root: str | Path | None = None, a
     ids that are not in the file (said, not dropped silently). Selecting nothing is a ``ValueError``.
     A response over ``max_response_chars`` (the run commands' ``--max-response-chars``) is an
     ``input_error``, as those commands would refuse it."""
+    from murgat.datasets import dataset_path, is_dataset_spec, load_responses
     from murgat.engine.guards import select_items
 
-    items = load_items(path, max_response_chars=max_response_chars)
+    if is_dataset_spec(str(path)):  # worldsense:FILE and friends: read as score reads them
+        items = load_responses(str(path), max_response_chars=max_response_chars)
+        path = dataset_path(str(path))
+    else:
+        items = load_items(path, max_response_chars=max_response_chars)
     wanted = ",".join(ids) if ids is not None and not isinstance(ids, str) else ids
     picked = select_items(items, wanted, None)
     missing: list[str] = []
