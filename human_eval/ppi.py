@@ -452,6 +452,14 @@ def labels_needed(y: Values, yhat: Values, yhat_unlabelled: Values, *, half_widt
     pop = n0 + m0
     z = float(norm.ppf(1 - alpha / 2))
     s_y = float(ya.var(ddof=1))
+    if s_y <= 0:
+        # every pilot label equal: a variance of 0 would make two labels "enough" for any half-width,
+        # which says nothing about the population, only about a pilot too small to see its spread
+        return {"n_needed": None, "n_needed_human_only": None, "half_width": half_width, "alpha": alpha,
+                "population": pop, "pilot_n": n0,
+                "reason": f"the pilot's {n0} labels are all {float(ya[0]):g} (variance 0), so they say nothing about "
+                          "how much labels vary and no number of labels can be planned from them; label a pilot "
+                          "in which the figure takes different values"}
     s_h = float(np.concatenate([yh, yu]).var(ddof=1))
     c = float(np.cov(ya, yh, ddof=1)[0, 1])
     s_h_pilot = float(yh.var(ddof=1))  # the correlation is the pilot's own: both variances over the labelled items

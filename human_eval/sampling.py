@@ -19,11 +19,12 @@ annotation page and into every exported label line (``ResponseLabel.sample``).
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 Method = Literal["uniform", "video"]
 
@@ -32,7 +33,18 @@ class SampleDesign(BaseModel):
     """How the labelled items were drawn; enough to draw them again and compare."""
 
     method: Method = Field(description="'uniform' (items) or 'video' (whole videos)")
-    seed: int
+    seed: str = Field(description="the seed as decimal text: a JSON number above 2^53 comes back rounded from a "
+                                  "browser (JavaScript numbers are doubles), so the page and every label line keep "
+                                  "it as a string; an integer (labels written before) is read as its text")
+
+    @field_validator("seed", mode="before")
+    @classmethod
+    def _seed_text(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        if isinstance(value, str) and re.fullmatch(r"-?[0-9]{1,40}", value):
+            return str(int(value))  # one spelling per seed (its rank text is the draw)
+        raise ValueError(f"a sample's seed is a whole number (or its decimal text), not {value!r:.40}")
     n_requested: int = Field(ge=1, description="items (uniform) or videos (video) asked for")
     population_size: int = Field(ge=0, description="items the sample was drawn from")
     population_digest: str = Field(description="SHA-256 of the sorted ids of those items")
@@ -47,7 +59,7 @@ def _digest(ids: Iterable[str]) -> str:
     return hashlib.sha256("\n".join(sorted(ids)).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _rank(seed: int, key: str) -> str:
+def _rank(seed: int | str, key: str) -> str:
     return hashlib.sha256(f"{seed}|{key}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -56,7 +68,7 @@ def new_seed() -> int:
     return secrets.randbelow(2**31)
 
 
-def draw_sample(ids: Sequence[str], n: int, *, seed: int, videos: Mapping[str, str] | None = None,
+def draw_sample(ids: Sequence[str], n: int, *, seed: int | str, videos: Mapping[str, str] | None = None,
                 run: str | None = None) -> tuple[list[str], SampleDesign]:
     """The sample (ids, sorted) and its design: ``n`` items at random, or with ``videos`` (id →
     video) ``n`` videos at random and all their items. ``n`` larger than the population takes it all."""
@@ -67,7 +79,7 @@ def draw_sample(ids: Sequence[str], n: int, *, seed: int, videos: Mapping[str, s
         raise ValueError("item ids repeat: a sample is drawn from distinct items")
     if videos is None:
         chosen = sorted(sorted(pop, key=lambda i: _rank(seed, i))[:n])
-        design = SampleDesign(method="uniform", seed=seed, n_requested=n, population_size=len(pop),
+        design = SampleDesign(method="uniform", seed=str(seed), n_requested=n, population_size=len(pop),
                               population_digest=_digest(pop), sample_size=len(chosen), sample_digest=_digest(chosen),
                               run=run)
         return chosen, design
@@ -77,7 +89,7 @@ def draw_sample(ids: Sequence[str], n: int, *, seed: int, videos: Mapping[str, s
     vids = sorted({videos[i] for i in pop})
     picked = set(sorted(vids, key=lambda v: _rank(seed, f"video|{v}"))[:n])
     chosen = sorted(i for i in pop if videos[i] in picked)
-    design = SampleDesign(method="video", seed=seed, n_requested=n, population_size=len(pop),
+    design = SampleDesign(method="video", seed=str(seed), n_requested=n, population_size=len(pop),
                           population_digest=_digest(pop), n_videos=len(vids), sample_size=len(chosen),
                           sample_videos=len(picked), sample_digest=_digest(chosen), run=run)
     return chosen, design

@@ -184,6 +184,21 @@ def _check_folder(path: Path, name: str) -> Path:
     return path
 
 
+def _named_folder(model: str | os.PathLike[str] | None) -> Path | None:
+    """The folder ``model`` names, or ``None`` when it names a bundled model: a bundled name
+    (``base``, ``tiny.en`` and their aliases) is never a path, so a folder called ``base`` in the
+    working directory does not stand in for the bundled model (it blocked every run that needed
+    ASR). Anything else is a folder when it is written as a path or is one."""
+    if model is None:
+        return None
+    text = str(model)
+    if not isinstance(model, os.PathLike) and (text in BUNDLED_MODELS or text in _ALIASES):
+        return None
+    if isinstance(model, os.PathLike) or Path(text).is_dir() or os.sep in text or text.startswith((".", "~")):
+        return Path(text).expanduser()
+    return None
+
+
 def require_model(model: str | os.PathLike[str] | None) -> Path:
     """Resolve and validate an ASR model name before any work (``--asr-model``): the model's
     folder, or :class:`ToolMissing` with one message that says what this install provides.
@@ -191,8 +206,8 @@ def require_model(model: str | os.PathLike[str] | None) -> Path:
     Unlike :func:`resolve_model` it never joins the bundled model's parts; it checks that they
     are there, so a command can call it at start-up for free.
     """
-    if model is not None and (Path(model).is_dir() or os.sep in str(model) or str(model).startswith(".")):
-        path = Path(model)
+    path = _named_folder(model)
+    if path is not None:
         if not path.is_dir():
             raise ToolMissing(str(model), f"ASR model folder {path} does not exist")
         return _check_folder(path, str(model))
@@ -209,10 +224,11 @@ def require_model(model: str | os.PathLike[str] | None) -> Path:
 
 def resolve_model(model: str | os.PathLike[str] | None) -> Path:
     """A local faster-whisper model folder for ``model`` (see the module docstring)."""
-    if model is not None and Path(model).is_dir():
-        if not (Path(model) / "model.bin").exists():
+    folder = _named_folder(model)
+    if folder is not None and folder.is_dir():
+        if not (folder / "model.bin").exists():
             raise ToolMissing(str(model), "folder has no model.bin (expected a CTranslate2 Whisper model)")
-        return Path(model)
+        return folder
     name = str(model) if model is not None else "base"
     if name in ("base", "whisper-base"):
         return bundled_whisper_base()

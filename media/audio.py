@@ -119,7 +119,11 @@ def wav_bytes(samples: np.ndarray, sr: int = SAMPLE_RATE) -> bytes:
     return buf.getvalue()
 
 
-_TRACKS: Lru[tuple[str, int], AudioTrack] = Lru(8)
+#: decoded tracks, open containers, chunks and seek methods held in this process are keyed by the
+#: file's content identity (:func:`murgat.media.cache.file_digest`, memoised by stat identity), never by
+#: its path: a file replaced under the same name is another file (a long-lived process — a notebook,
+#: the inspect scorer, a Ray worker — would otherwise keep sending the old audio)
+_TRACKS: Lru[tuple[str, int, int], AudioTrack] = Lru(8)
 
 
 def _decode_cmd(path: str, stream: int, sr: int, seek: float | None = None, duration: float | None = None) -> list[str]:
@@ -170,19 +174,20 @@ def load_audio(path: str | os.PathLike[str], sr: int = SAMPLE_RATE, use_disk_cac
     info = probe(path)
     if not info.has_audio or info.audio_stream is None:
         raise NoAudioStream(str(path), "the file has no audio stream")
-    with lock_for(("audio", info.path, sr)):  # single-flight per file
-        return _load_audio(info, sr, use_disk_cache)
+    digest = file_digest(info.path)
+    with lock_for(("audio", digest, sr)):  # single-flight per file content
+        return _load_audio(info, sr, use_disk_cache, digest)
 
 
-def _load_audio(info: Any, sr: int, use_disk_cache: bool) -> AudioTrack:
-    key = (info.path, sr)
+def _load_audio(info: Any, sr: int, use_disk_cache: bool, digest: str) -> AudioTrack:
+    key = (digest, sr, int(info.audio_stream))
     known = _TRACKS.get(key)
     if known is not None:
         return known
     samples: np.ndarray | None = None
     cache = default_cache() if use_disk_cache else None
     if cache is not None:
-        ckey = make_key("audio", file_digest(info.path), sr=sr, stream=info.audio_stream)
+        ckey = make_key("audio", digest, sr=sr, stream=info.audio_stream)
         hit = cache.lookup("audio", ckey, ".npy")
         if hit is not None:
             try:
@@ -264,6 +269,7 @@ class ChunkedAudio:
         self.stream = int(info.audio_stream)
         self.cache = cache or default_cache()
         self.chunk_samples = CHUNK_S * sr
+        self.digest = file_digest(self.path)  # what the chunks in memory are keyed by (the content, not the path)
         self.chunks_decoded = 0  # this object's own count (tests and benchmarks read it)
 
     @property
@@ -298,12 +304,12 @@ class ChunkedAudio:
         return a, b, self.slice(a, b)
 
     def _key(self, k: int) -> str:
-        return make_key("audio-chunk", file_digest(self.path), sr=self.sr, stream=self.stream, chunk_s=CHUNK_S,
+        return make_key("audio-chunk", self.digest, sr=self.sr, stream=self.stream, chunk_s=CHUNK_S,
                         margin_s=SEEK_MARGIN_S, index=k, v=1)
 
     def chunk(self, k: int) -> np.ndarray:
         """Chunk ``k`` (samples ``[k*CHUNK_S*sr, (k+1)*CHUNK_S*sr)``; shorter or empty at the end)."""
-        mem_key = (self.path, self.stream, self.sr, k)
+        mem_key = (self.digest, self.stream, self.sr, k)
         hit = _CHUNKS.get(mem_key)
         if hit is not None:
             return hit
@@ -427,12 +433,12 @@ def _trimmed(av: Any, frame: Any, skip: int) -> Any:
     return new
 
 
-_OPEN: Lru[tuple[str, int], _OpenAudio] = Lru(8)
+_OPEN: Lru[tuple[str, str, int], _OpenAudio] = Lru(8)
 
 
 def _seek_decode(path: str, stream: int, sr: int, seek: float, duration: float) -> np.ndarray:
     """``_decode(path, stream, sr, seek, duration)`` by an open container (see :class:`_OpenAudio`)."""
-    key = (path, stream)
+    key = (file_digest(path), path, stream)  # an open container reads the file it opened: keyed by content
     track = _OPEN.get(key) or _OPEN.put(key, _OpenAudio(path, stream))
     return track.decode(seek, duration, sr)
 
@@ -449,7 +455,7 @@ def seek_method(info: ProbeResult, sr: int = SAMPLE_RATE, cache: MediaCache | No
     """``"seek"`` when chunks of this file may be decoded by input seeking, else ``"stream"``
     (see the module docstring). Checked once per file and kept in the media cache."""
     assert info.audio_stream is not None
-    mem = (info.path, int(info.audio_stream), sr, CHUNK_S)
+    mem = (file_digest(info.path), int(info.audio_stream), sr, CHUNK_S)
     known = _METHODS.get(mem)
     if known is not None:
         return known  # type: ignore[return-value]

@@ -44,9 +44,14 @@ def _list_keyframes(path: str, stream: int, interval: str | None = None) -> tupl
     return tuple(sorted(times))
 
 
-@functools.lru_cache(maxsize=64)
 def keyframe_times(path: str, stream: int) -> tuple[float, ...]:
-    """Presentation times of the keyframes of one video stream."""
+    """Presentation times of the keyframes of one video stream (memoised by the file's content,
+    never its path alone)."""
+    return _keyframes_of(path, stream, file_digest(path))
+
+
+@functools.lru_cache(maxsize=64)
+def _keyframes_of(path: str, stream: int, digest: str) -> tuple[float, ...]:
     return _list_keyframes(path, stream)
 
 

@@ -205,13 +205,18 @@ def encode_image(image: np.ndarray, fmt: str = "jpeg", quality: int = 90) -> byt
 #: a video stream longer than this (seconds) is read by seeking (:mod:`murgat.media.seekframes`)
 LONG_VIDEO_S = 600.0
 
-_READERS: Lru[str, VideoFrames | SeekFrames] = Lru(4)
+#: readers kept open, keyed by the file's content identity and path (a reader reads the file it
+#: opened: a file replaced under the same name needs a new one)
+_READERS: Lru[tuple[str, str], VideoFrames | SeekFrames] = Lru(4)
 
 
 def open_video(path: str | Path) -> VideoFrames | SeekFrames:
     """A shared reader for ``path`` (kept open across citations: decode once, slice many):
     decord for a short file, :class:`~murgat.media.seekframes.SeekFrames` for a long one."""
-    key = str(Path(path).resolve())
+    from murgat.media.cache import file_digest
+
+    real = str(Path(path).resolve())
+    key = (file_digest(real), real)
     found = _READERS.get(key)
     if found is not None:
         return found

@@ -161,13 +161,14 @@ class LazyScreen:
         return "\n".join(seen)
 
 
-_LAZY: dict[tuple[str, float, int, float], LazyScreen] = {}
+_LAZY: dict[tuple[str, str, float, int, float], LazyScreen] = {}
 _LAZY_LOCK = threading.Lock()
 
 
 def lazy_screen(path: str | Path, fps: float = 1.0, max_side: int = 1280, min_score: float = 0.5) -> LazyScreen:
     """One :class:`LazyScreen` per file and settings in this process (items share frames read)."""
-    key = (str(Path(path).resolve()), fps, max_side, min_score)
+    real = str(Path(path).resolve())
+    key = (file_digest(real), real, fps, max_side, min_score)  # the file's content, not its name alone
     with _LAZY_LOCK:
         if key not in _LAZY:
             if len(_LAZY) > 256:

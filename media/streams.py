@@ -31,7 +31,7 @@ import stat
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, Field
 
@@ -165,20 +165,53 @@ def _ffprobe_json(path: str, ident: tuple[int, ...]) -> dict[str, Any]:
     """ffprobe's JSON for ``path``: from the media cache when this exact file was probed before."""
     tool = _tool("ffprobe")
     cache = default_cache()
-    key = make_key("probe", "stat:" + ":".join(map(str, ident)), path=path, tool=_tool_identity(tool), v=1)
+    key = make_key("probe", "stat:" + ":".join(map(str, ident)), path=path, tool=_tool_identity(tool), v=2)
     found = cache.get_json("probe", key)
     if isinstance(found, dict):
         return found
-    cmd = [tool, "-v", "error", *SAFE_INPUT_ARGS, "-print_format", "json", "-show_streams", "-show_format",
+    cmd = [tool, "-v", "warning", *SAFE_INPUT_ARGS, "-print_format", "json", "-show_streams", "-show_format",
            "file:" + path]
     proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
     if proc.returncode != 0:  # failures are not kept: a fixed file is a new file (new stat identity)
         msg = proc.stderr.strip().split("\n")[-1].strip() if proc.stderr.strip() else "ffprobe failed"
         raise CorruptMedia(path, f"cannot be read as media ({msg})")
     data: dict[str, Any] = json.loads(proc.stdout or "{}")
+    if _ESTIMATED in proc.stderr:
+        _measure_estimated_durations(path, data)
     if time.time_ns() - ident[4] > RACY_NS:
         cache.put_json("probe", key, data)
     return data
+
+
+#: what ffmpeg says when a container's duration is only its size over the first frames' bitrate (a VBR
+#: MP3 without a Xing/VBRI header, some raw streams): 244.7 s for a 300 s file, or 134.8 s for 60 s
+_ESTIMATED = "Estimating duration from bitrate"
+
+
+def _measure_estimated_durations(path: str, data: dict[str, Any]) -> None:
+    """Replace a duration ffprobe estimated from the bitrate by the one the packets give (demuxed,
+    never decoded: the end of the last packet of each audio stream), in ``data`` in place, so a true
+    moment near the end is not "past the end" of the media. Noted as ``murgat_duration``."""
+    import av
+
+    streams = [s for s in data.get("streams", []) if s.get("codec_type") == "audio" and isinstance(s.get("index"), int)]
+    if not streams:
+        return
+    try:
+        with cast(Any, av.open(path, options={"protocol_whitelist": "file"})) as container:
+            for s in streams:
+                st = container.streams[s["index"]]
+                end = 0.0
+                for pkt in container.demux(st):
+                    if pkt.pts is not None:
+                        end = max(end, float((pkt.pts + (pkt.duration or 0)) * st.time_base))
+                container.seek(0)
+                s["duration"] = f"{end:.6f}"
+    except (av.FFmpegError, IndexError, ValueError, OSError):
+        return  # the estimate stays; the file's own problems are reported where it is decoded
+    longest = max(float(s["duration"]) for s in streams)
+    data.setdefault("format", {})["duration"] = f"{longest:.6f}"
+    data["format"]["murgat_duration"] = "measured from the packets (the container's duration was a bitrate estimate)"
 
 
 @functools.lru_cache(maxsize=512)

@@ -51,7 +51,7 @@ COUNT_MINIMUM: dict[str, int] = {"--bootstrap": 1, "--seed": 0, "--max-frames": 
 #: upper bounds where a larger value only burns time or memory (e.g. --bootstrap 10**9)
 COUNT_MAXIMUM: dict[str, int] = {"--bootstrap": 100_000}
 #: options that are shares (0–1)
-SHARE_OPTIONS = frozenset({"--attributed-threshold", "--recall-threshold"})
+SHARE_OPTIONS = frozenset({"--attributed-threshold", "--recall-threshold", "--threshold"})
 
 
 def _fill_help(parser: argparse.ArgumentParser) -> None:

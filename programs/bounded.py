@@ -122,18 +122,37 @@ TRACE_MAX_STRING = 1_000_000
 TRACE_MAX_ITEMS = 10_000
 
 
+#: the part of a trace's budget kept for its small pieces (keys, short strings, numbers): a long
+#: value may not spend it, so one 9.7 MB output or four 1.1 MB replans never cost the trace the
+#: keys after them (its ``ops``, ``error``, step counts)
+TRACE_RESERVE = 256_000
+#: a string this short is a small piece (an operation's name, a status, a short error)
+SMALL_STRING = 200
+
+
 @dataclass
 class Budget:
-    """What one :func:`writable` call may still write; ``cut`` counts what it left out."""
+    """What one :func:`writable` call may still write; ``cut`` counts what it left out.
+
+    Strings longer than :data:`SMALL_STRING` may only spend ``chars`` above ``reserve``; keys,
+    short strings and numbers may spend all of it, so the shape of a value (every key, then each
+    value, cut with a note when it is long) survives a value that would fill the budget alone."""
 
     chars: int = TRACE_MAX_CHARS
     max_string: int = TRACE_MAX_STRING
     max_items: int = TRACE_MAX_ITEMS
     cut: int = 0
+    #: ``-1``: :data:`TRACE_RESERVE`, or a sixteenth of ``chars`` when that is less
+    reserve: int = -1
+
+    def __post_init__(self) -> None:
+        if self.reserve < 0:
+            self.reserve = min(TRACE_RESERVE, self.chars // 16)
 
 
 def _text(value: str, budget: Budget) -> str:
-    keep = min(len(value), budget.max_string, max(budget.chars, 0))
+    room = budget.chars if len(value) <= SMALL_STRING else budget.chars - budget.reserve
+    keep = min(len(value), budget.max_string, max(room, 0))
     budget.chars -= keep + 1
     head = value if keep == len(value) else value[:keep]
     try:
@@ -185,5 +204,5 @@ def writable(value: Any, budget: Budget | None = None, depth: int = 0) -> Any:
     return _text(text_of(value, budget.max_string)[0], budget)
 
 
-__all__ = ["TRACE_MAX_CHARS", "TRACE_MAX_DEPTH", "TRACE_MAX_ITEMS", "TRACE_MAX_STRING", "Budget", "preview", "text_of",
-           "writable"]
+__all__ = ["SMALL_STRING", "TRACE_MAX_CHARS", "TRACE_MAX_DEPTH", "TRACE_MAX_ITEMS", "TRACE_MAX_STRING",
+           "TRACE_RESERVE", "Budget", "preview", "text_of", "writable"]

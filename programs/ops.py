@@ -50,7 +50,7 @@ from murgat.core.citations import (
     parse_time,
 )
 from murgat.core.schema import AtomicFact, Citation
-from murgat.core.text import split_sentences, strip_thinking
+from murgat.core.text import canonical_text, split_sentences, strip_thinking
 from murgat.judges.base import Judge, JudgeUnreachable
 from murgat.judges.evidence import evidence_parts
 from murgat.judges.parsing import parse_json_answer
@@ -158,19 +158,27 @@ def _seconds(v: Any) -> float | None:
     return None
 
 
-def _string_times(text: str, mod: str) -> list[Citation]:
+def _string_times(text: str, mod: str, *, reversed_only: bool = False) -> list[Citation]:
     """Times a planner wrote as text ("00:01-00:03", "0:04", "1.5s to 3s", "audio 0:01-0:03"),
     read by the citation grammar murgat reads every response with, so a description cites
     exactly the segments the planner named. Only the times are taken: the modality is
-    ``describe``'s own."""
+    ``describe``'s own. ``reversed_only``: the ranges the text names that end before they
+    start (the program's error to report, not a time to drop)."""
     t = " ".join(text.split())
     if not t or len(t) > 400 or any(ch in t for ch in "()[]") or len(re.findall(r"[A-Za-z]+", t)) > _MAX_TIME_WORDS:
         return []
     for group in (f"({t})", f"({mod} {t})"):  # labelled by the planner, or not
-        cites = [c for c in parse_citations(group) if c.valid]
+        found = parse_citations(group)
+        cites = [c for c in found if (c.valid if not reversed_only else _is_reversed(c))]
         if cites:
             return cites
     return []
+
+
+def _is_reversed(c: Citation) -> bool:
+    """An otherwise readable range whose end is before its start."""
+    return (not c.valid and c.start is not None and c.end is not None and c.end < c.start
+            and (c.reason or "").startswith("end "))
 
 
 def is_run_failure(exc: BaseException) -> bool:
@@ -419,11 +427,17 @@ class ExecutorApi(Api):
                 points += [c.start for c in named if c.point and c.start is not None]
                 if named:
                     continue
+                if _string_times(r, mod, reversed_only=True):
+                    problems.append(f"{preview(r, 60)} is a reversed range (it ends before it starts)")
+                    continue
                 if (a := _seconds(r)) is not None:  # plain seconds ("4", "4.5")
                     got = [a]
             elif isinstance(r, list | tuple) and len(r) == 2:
                 a, b = _seconds(r[0]), _seconds(r[1])
                 got = [a, b] if a is not None and b is not None else []
+                if got and got[1] < got[0]:  # a reversed range is the program's error, never "nothing found"
+                    problems.append(f"{preview(r, 60)} is a reversed range (it ends before it starts)")
+                    continue
             elif isinstance(r, int | float) and not isinstance(r, bool):
                 got = [float(r)] if math.isfinite(r) else []
             if not got:
@@ -565,10 +579,13 @@ def _listed(problems: list[str], most: int = 8) -> str:
 
 
 def _clean_description(text: str) -> str:
+    """A description as one canonical line without the citations the model wrote (murgat attaches
+    its own). Removing a group can leave text that reads as a new one; the response check
+    (:func:`murgat.programs.runner.forged_citations`) reads the assembled response as ``score`` does and
+    refuses it then."""
     from murgat.core.citations import strip_citations
 
-    body = strip_thinking(text)[0].strip()
-    return " ".join(strip_citations(body).split())
+    return canonical_text(strip_citations(canonical_text(text, one_line=True)), one_line=True)
 
 
 def _plain(v: Any, depth: int = 0) -> Any:

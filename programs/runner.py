@@ -36,8 +36,9 @@ from pydantic import BaseModel, Field
 
 from murgat import prompts
 from murgat.core.answers import AnswerReading, grade, read_answer
-from murgat.core.citations import format_group, format_time, parse_citations
-from murgat.core.schema import Item
+from murgat.core.citations import format_group, format_time
+from murgat.core.schema import Citation, Item
+from murgat.core.text import canonical_text, scored_citations
 from murgat.engine.preflight import ItemMediaError, MediaPlace, open_media
 from murgat.judges.base import Judge
 from murgat.judges.types import JudgeRequest, TextPart
@@ -144,13 +145,47 @@ class AnswerRefused(ValueError):
         super().__init__(reason)
 
 
-def forged_citations(api: ExecutorApi, conclusion: str) -> list[str]:
-    """Citation groups of ``conclusion`` that cite a segment no ``describe`` of this item cited
-    (read by the citation grammar ``murgat score`` reads the response with)."""
-    made = {c.key() for d in api.descriptions if d.text and d.status != "unverified" for c in d.citations}
-    forged = [c for c in parse_citations(conclusion) if c.key() not in made]
+def _decimals(value: float) -> int:
+    """How many decimals a time read from a citation was written with (``1.2`` → 1, ``65.0`` → 0)."""
+    text = repr(float(value))
+    if "e" in text or "." not in text:
+        return 0
+    frac = text.split(".", 1)[1].rstrip("0")
+    return min(len(frac), 6)
+
+
+def _same_time(written: float | None, made: float | None) -> bool:
+    """Whether a time as written equals an operation's time at the written precision (a found time
+    of 1.23456 s is written 0:01.235; it is that time, not a forgery)."""
+    if written is None or made is None:
+        return written is made
+    return abs(written - made) <= 0.5 * 10 ** -_decimals(written) + 1e-9
+
+
+def _made_by_an_operation(c: Citation, made: list[Citation]) -> bool:
+    """Whether citation ``c`` as ``score`` reads it is one an operation attached: valid, without a
+    box (operations attach none), same modality, start and end at the written precision."""
+    if not c.valid or c.boxes or "box" in c.raw.lower() or c.start is None:
+        return False
+    return any(m.modality == c.modality and _same_time(c.start, m.start) and _same_time(c.end, m.end) for m in made)
+
+
+def forged_citations(api: ExecutorApi, text: str, options: list[str] | None = None) -> list[str]:
+    """Citation groups of ``text`` that cite a segment no ``describe`` of this item cited, read
+    exactly as ``murgat score`` reads the response (:func:`murgat.core.text.scored_citations` on the
+    canonical text): a citation that only appears once thinking is removed, blanks collapsed or a
+    group re-read is as forged as one written plainly."""
+    made = [c for d in api.descriptions if d.text and d.status != "unverified" for c in d.citations]
+    read = scored_citations(canonical_text(text), options)
+    forged = [c for c in read if not _made_by_an_operation(c, made)]
     return list(dict.fromkeys(f"({c.raw})" if not c.valid or c.start is None else format_group([c])
                               for c in forged))
+
+
+def _refuse_forged(forged: list[str], where: str) -> AnswerRefused:
+    shown = ", ".join(forged[:5]) + (f" and {len(forged) - 5} more" if len(forged) > 5 else "")
+    return AnswerRefused("forged_citations", f"{where} cites {shown}, which no operation of this item produced; "
+                                             "the answer is not scored")
 
 
 def read_conclusion(api: ExecutorApi, returned: str, n_options: int,
@@ -164,30 +199,34 @@ def read_conclusion(api: ExecutorApi, returned: str, n_options: int,
 
 
 def assemble(api: ExecutorApi, returned: str, n_options: int,
-             reading: AnswerReading | None = None) -> tuple[str, str | None]:
-    """The cited response and the chosen option letter; :class:`AnswerRefused` when the
-    conclusion cites what no operation produced. ``returned``: the program's returned value
-    as (bounded) text; ``reading``: the conclusion's answer (:func:`read_conclusion`, read here
-    when not given)."""
+             reading: AnswerReading | None = None, options: list[str] | None = None) -> tuple[str, str | None]:
+    """The cited response (in canonical form: :func:`murgat.core.text.canonical_text`) and the chosen
+    option letter; :class:`AnswerRefused` when the conclusion, or the response as ``score`` will
+    read it, cites what no operation produced. ``returned``: the program's returned value as
+    (bounded) text; ``reading``: the conclusion's answer (:func:`read_conclusion`, read here when
+    not given)."""
     parts = [cite_sentences(d.text, d.citations) for d in api.descriptions if d.text and d.status != "unverified"]
-    conclusion = api.conclusions[-1][1] if api.conclusions else returned
-    forged = forged_citations(api, conclusion)
+    conclusion = canonical_text(api.conclusions[-1][1] if api.conclusions else returned)
+    where = "the last synthesize's answer" if api.conclusions else "the program's returned text"
+    forged = forged_citations(api, conclusion, options)
     if forged:
-        shown = ", ".join(forged[:5]) + (f" and {len(forged) - 5} more" if len(forged) > 5 else "")
-        where = "the last synthesize's answer" if api.conclusions else "the program's returned text"
-        raise AnswerRefused("forged_citations", f"{where} cites {shown}, which no operation of this item produced; "
-                                                "the answer is not scored")
+        raise _refuse_forged(forged, where)
     option = (reading if reading is not None else read_conclusion(api, returned, n_options)).letter
-    body = conclusion
     # the conclusion's own "Answer:" line is replaced by one canonical line
-    lines = [ln for ln in body.split("\n") if not ln.strip().lower().startswith(("answer:", "final answer"))]
+    lines = [ln for ln in conclusion.split("\n") if not ln.strip().lower().startswith(("answer:", "final answer"))]
     body = "\n".join(lines).strip()
     text = " ".join(p for p in parts if p)
     if body:
         text = f"{text}\n{body}" if text else body
     if option:
         text = f"{text}\nAnswer: {option}" if text else f"Answer: {option}"
-    return text.strip(), option
+    text = canonical_text(text)
+    # the whole response, as score reads it: descriptions whose cleaned text forms a citation, and
+    # parts that join into one, are caught here
+    forged = forged_citations(api, text, options)
+    if forged:
+        raise _refuse_forged(forged, "the assembled response (as murgat score reads it)")
+    return text, option
 
 
 async def run_item(item: Item, variant: str, judges: ProgramRoles, cfg: JudgingConfig, settings: OpSettings,
@@ -283,7 +322,7 @@ def _answer(api: ExecutorApi, returned_text: str, item: Item, limits: Limits, tr
     n_options = len(item.options or []) or 10
     reading = read_conclusion(api, returned_text, n_options, list(item.options or []) or None)
     try:
-        text, option = assemble(api, returned_text, n_options, reading)
+        text, option = assemble(api, returned_text, n_options, reading, list(item.options or []) or None)
         if len(text) > limits.max_response_chars:
             raise AnswerRefused("response_too_long", f"the assembled response is {len(text):,} characters, beyond "
                                                      f"the {limits.max_response_chars:,}-character limit")
@@ -311,6 +350,27 @@ def _count(trace: ItemTrace, ctx: ItemContext) -> None:
     trace.cache_hits = sum(1 for c in ctx.calls if c.cached)
 
 
+#: the trace fields written last: the long ones, least needed to see what happened (the step
+#: counts, status, error and operations come first, so a huge replan never costs them their place)
+_WRITTEN_LAST = ("program", "plan_attempts")
+
+
+def _by_priority(dumped: dict[str, Any]) -> dict[str, Any]:
+    """The dumped trace with its long, least needed fields last (the budget is spent in this order)."""
+    return {**{k: v for k, v in dumped.items() if k not in _WRITTEN_LAST},
+            **{k: dumped[k] for k in _WRITTEN_LAST if k in dumped}}
+
+
+def _typed_lists(dumped: Any) -> Any:
+    """``ops`` and ``plan_attempts`` without the note a cut list ends with (a list of records cannot
+    hold a string); the cut is still counted in ``trace_cut``."""
+    if isinstance(dumped, dict):
+        for key in ("ops", "plan_attempts"):
+            if isinstance(dumped.get(key), list):
+                dumped[key] = [x for x in dumped[key] if isinstance(x, dict)]
+    return dumped
+
+
 def _finish(record: dict[str, Any], trace: ItemTrace, t0: float) -> tuple[dict[str, Any], ItemTrace]:
     trace.seconds = time.monotonic() - t0
     record["program_calls"] = trace.judge_calls
@@ -318,7 +378,8 @@ def _finish(record: dict[str, Any], trace: ItemTrace, t0: float) -> tuple[dict[s
     try:
         # bounded before pydantic sees it: the serializer's own allocation failure aborts the process
         budget = Budget()
-        safe_trace = ItemTrace.model_validate(writable(trace.model_dump(mode="python"), budget))
+        safe_trace = ItemTrace.model_validate(_typed_lists(writable(_by_priority(trace.model_dump(mode="python")),
+                                                                    budget)))
         safe_trace.trace_cut = budget.cut
         safe_trace.model_dump_json()
     except Exception as exc:  # the last resort: the stop is recorded instead of the full trace

@@ -83,3 +83,14 @@ def test_program_exit_flushes_output_runs_exit_handlers_and_keeps_the_status(tmp
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0 and "exit handler ran" in done.stderr and marker.exists()
     assert "visual" in done.stdout
+
+
+def test_a_share_threshold_above_one_is_refused(capsys) -> None:
+    """calibrate's --threshold is a similarity share (0–1): 2 matched nothing and was accepted."""
+    try:
+        main(["calibrate", "--human", "h.jsonl", "--run", "r", "--threshold", "2"])
+    except SystemExit as exc:
+        assert exc.code == 2
+    else:
+        raise AssertionError("--threshold 2 was accepted")
+    assert "--threshold" in capsys.readouterr().err

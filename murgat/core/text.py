@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 
 from murgat.core.answers import AnswerReading, read_visible_answer, strip_thinking
 from murgat.core.citations import CitationGroup, find_time_like, scan
-from murgat.core.schema import Sentence, TimeLike
+from murgat.core.schema import Citation, Sentence, TimeLike
 
-__all__ = ["Preprocessed", "preprocess", "split_answer", "split_sentences", "strip_thinking"]
+__all__ = ["Preprocessed", "canonical_text", "preprocess", "scored_citations", "scored_sentences", "split_answer",
+           "split_sentences", "strip_thinking"]
 
 # An ``Answer:`` line: the old rule for where the answer part starts, kept so that responses
 # whose answer stands on its own line split exactly as before. Every optional part is a
@@ -128,6 +129,40 @@ def preprocess(response: str, n_options: int = 10, options: list[str] | None = N
         reading = read_visible_answer(visible, options, n_options=len(options) if options else n_options)
     reasoning, answer = split_answer(visible, reading)
     return Preprocessed(response, thinking, reasoning, answer, reading.letter, reading)
+
+
+#: a run of spaces and tabs (and other blanks that are not line breaks)
+_BLANK_RUN = re.compile(r"[^\S\n]+")
+
+
+def canonical_text(text: str, *, one_line: bool = False) -> str:
+    """The one canonical form of a text that murgat writes for ``score`` to read (a program's
+    descriptions and its assembled response): thinking removed (:func:`strip_thinking`), every run
+    of blanks one space, each line and the whole text stripped, line breaks kept (they end
+    sentences and the ``Answer:`` line); ``one_line``: every line break a space too.
+
+    It is idempotent — removing a thinking block cannot form a new tag, since what
+    :func:`strip_thinking` leaves holds no tag, and shrinking a blank run cannot form one either
+    (a tag holds no blank) — so a text in canonical form is read by ``score`` exactly as the checks
+    that ran on it read it (:func:`scored_citations`).
+    """
+    visible = strip_thinking(text)[0]
+    if one_line:
+        return " ".join(visible.split())
+    return "\n".join(_BLANK_RUN.sub(" ", ln).strip() for ln in visible.split("\n")).strip()
+
+
+def scored_sentences(response: str, options: list[str] | None = None) -> list[Sentence]:
+    """The sentences ``murgat score`` reads in ``response`` (its reasoning part, thinking removed,
+    answer split off), with their citations and time-like text: the one reading every check of a
+    response (``validate``, the program runner's forged-citation check) uses."""
+    pre = preprocess(response, len(options) if options else 10, options)
+    return split_sentences(pre.reasoning)
+
+
+def scored_citations(response: str, options: list[str] | None = None) -> list[Citation]:
+    """Every citation ``murgat score`` reads in ``response`` (:func:`scored_sentences`), in order."""
+    return [c for s in scored_sentences(response, options) for c in s.citations]
 
 
 class _PrevNonSpace:

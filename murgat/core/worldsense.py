@@ -191,10 +191,40 @@ def rows_from_qa(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def _tsv_rows(p: Path, text: str) -> list[tuple[str, dict[str, Any]]]:
+    """The rows of a WorldSense TSV, each named by the line it starts on. A cell that opens a quote
+    and closes it lines later is refused when what it swallowed reads as rows (a stray ``"`` at the
+    start of a cell, not a quoted line break), and a cell past the reader's size limit is an error
+    naming its line, never a ``_csv.Error`` traceback."""
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter="\t")
+    rows: list[tuple[str, dict[str, Any]]] = []
+    start = 2
+    try:
+        for r in reader:
+            swallowed = _swallowed_rows(r, len(reader.fieldnames or ()))
+            if swallowed:
+                raise InputError(f"{p}: line {start}: a cell opens a quote (\") that closes only at line "
+                                 f"{reader.line_num}, taking in {swallowed} line(s) that read as rows; remove the quote "
+                                 "or close it in its own cell")
+            rows.append((f"{p}: line {start}", dict(r)))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise InputError(f"{p}: line {start}: not a TSV row murgat can read ({exc}; a cell may hold at most "
+                         f"{csv.field_size_limit():,} characters)") from None
+    return rows
+
+
+def _swallowed_rows(row: dict[Any, Any], n_columns: int) -> int:
+    """How many lines inside one cell of ``row`` hold as many tabs as a row does (0: none)."""
+    if n_columns < 2:
+        return 0
+    return sum(1 for v in row.values() if isinstance(v, str) and "\n" in v
+               for line in v.split("\n")[1:] if line.count("\t") >= n_columns - 1)
+
+
 def _read_rows(p: Path, text: str) -> list[tuple[str, dict[str, Any]]]:
     if p.suffix.lower() == ".tsv":
-        reader = csv.DictReader(io.StringIO(text, newline=""), delimiter="\t")
-        return [(f"{p}: line {n}", dict(r)) for n, r in enumerate(reader, 2)]
+        return _tsv_rows(p, text)
     stripped = text.lstrip()
     if stripped.startswith(("[", "{")):
         try:

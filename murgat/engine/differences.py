@@ -80,8 +80,10 @@ class RunDiff(BaseModel):
 
     @property
     def same(self) -> bool:
-        return not self.differences and (self.verdicts is None or (not self.verdicts.changed and not self.verdicts.only_a
-                                                                   and not self.verdicts.only_b))
+        v = self.verdicts
+        # runs holding different items differ, even when every verdict both hold is the same
+        return not self.differences and (v is None or not (v.changed or v.only_a or v.only_b or v.items_only_a
+                                                             or v.items_only_b))
 
 
 def _read_json(path: Path, problems: list[str] | None = None, required: bool = False) -> dict[str, Any]:
@@ -233,8 +235,30 @@ def _latest(path: Path) -> tuple[dict[str, dict[str, Any]], int]:
     return out, bad
 
 
+def _majorities(fv: dict[str, Any]) -> dict[frozenset[int], Any]:
+    """A fact's verdicts by the citations each question showed, as the score used them (under
+    ``--repeats`` the majority of the repeats: ``joint``, ``alone``, ``leave_one_out``), where a
+    call records one repeat's answer."""
+    shown = [frozenset(int(e) for e in _list(c.get("evidence")) if isinstance(e, int))
+             for c in _list(fv.get("calls")) if isinstance(c, dict) and c.get("stage") == "entail"]
+    if not shown:
+        return {}
+    joint = max(shown, key=len)
+    out: dict[frozenset[int], Any] = {}
+    for i, v in _dict(fv.get("leave_one_out")).items():
+        if str(i).isdigit():
+            out[joint - {int(i)}] = v
+    for i, v in _dict(fv.get("alone")).items():
+        if str(i).isdigit():
+            out[frozenset({int(i)})] = v
+    if fv.get("joint") is not None:
+        out[joint] = fv.get("joint")
+    return out
+
+
 def _score_verdicts(rec: dict[str, Any]) -> dict[tuple[Any, ...], Any]:
     out: dict[tuple[Any, ...], Any] = {}
+    repeated = isinstance(_dict(rec.get("meta")).get("repeats"), dict)  # the majority is the verdict used
     for sr in _list(rec.get("sentences")):
         if not isinstance(sr, dict):
             continue
@@ -245,10 +269,15 @@ def _score_verdicts(rec: dict[str, Any]) -> dict[tuple[Any, ...], Any]:
             if not isinstance(fv, dict):
                 continue
             fact = facts.get(_hashable(fv.get("fact_index")))
+            used = _majorities(fv) if repeated else {}
             for call in _list(fv.get("calls")):
                 if isinstance(call, dict):
                     shown = tuple(_hashable(e) for e in _list(call.get("evidence")))
-                    out[(str(call.get("stage")), sentence, fact, shown)] = call.get("verdict")
+                    verdict = call.get("verdict")
+                    if call.get("stage") == "entail":
+                        asked = frozenset(e for e in shown if isinstance(e, int))
+                        verdict = used.get(asked, verdict)
+                    out[(str(call.get("stage")), sentence, fact, shown)] = verdict
     return out
 
 

@@ -81,6 +81,21 @@ async def record_of(task: ItemTask, item: Item, stops: tuple[type[BaseException]
     except Exception as exc:
         log.error("item %s failed: %s", item.id, traceback.format_exc())
         return task.error_record(item, internal_error(exc))
+    except asyncio.CancelledError as exc:
+        if _being_cancelled():
+            raise  # the run itself is stopping (Ctrl-C, a sibling's failure): not this item's doing
+        # a cancellation that reached the item from inside (a request it shared was cancelled, an
+        # operation gave up): the item's own failure, recorded — never a worker dying without a line
+        log.error("item %s was cancelled from inside: %s", item.id, traceback.format_exc())
+        return task.error_record(item, ItemFailure("internal_error", "cancelled inside the item (CancelledError)"
+                                                   + (f": {exc}" if str(exc) else "")))
+
+
+def _being_cancelled() -> bool:
+    """Whether the running task has been asked to stop (``Task.cancelling``), as opposed to a
+    ``CancelledError`` raised inside it by something it awaited."""
+    me = asyncio.current_task()
+    return me is not None and me.cancelling() > 0
 
 
 class ItemTask(Protocol):

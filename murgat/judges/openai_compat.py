@@ -549,6 +549,11 @@ class OpenAIJudge(Judge):
             return RawAnswer(text=text, usage=usage, raw=data, blocked=True, block_reason="content_filter")
         if text is None and message.get("refusal"):
             return RawAnswer(text=None, usage=usage, raw=data, blocked=True, block_reason=f"refusal: {message['refusal']}")
+        if text is None:
+            # no text and no reason (a refusal some servers send as content: null): no answer came
+            # back, so it is counted as the judge's error and --retry-errors asks again, never an abstention
+            raise JudgeError(f"openai: HTTP 200 from {url} with message.content null (no answer text, "
+                             f"finish_reason {finish!r})", retryable=True)
         model = data.get("model")
         fp = data.get("system_fingerprint")
         return RawAnswer(text=text, usage=usage, raw=data, model=model if isinstance(model, str) else None,

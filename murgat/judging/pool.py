@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 from typing import Protocol
 
 from murgat.judges.base import Materialize
@@ -40,11 +41,32 @@ def repeat_of(req: JudgeRequest, repeat: int) -> JudgeRequest:
                                inputs={**req.inputs, "repeat": repeat})
 
 
+@dataclasses.dataclass
+class _Shared:
+    """One request in flight: the task that sends it (owned by the pool, not by a waiter) and how
+    many callers are waiting for its answer."""
+
+    task: asyncio.Task[JudgeOutput]
+    waiters: int = 0
+
+
+def _retrieve(task: asyncio.Task[JudgeOutput]) -> None:
+    """Mark a finished shared task's exception as seen (its waiters, if any, re-raise it)."""
+    if not task.cancelled():
+        task.exception()
+
+
 class CallPool:
-    """Serves identical concurrent requests to the same provider once, and counts calls."""
+    """Serves identical concurrent requests to the same provider once, and counts calls.
+
+    A shared request belongs to no single caller: it runs in a task of its own, and each caller
+    waits for it through :func:`asyncio.shield`, so a caller cancelled by its own time limit (or a
+    Ctrl-C of its task) leaves the request running for the others. The request is cancelled only
+    when no caller waits for it any more (no one is left to pay for or read its answer).
+    """
 
     def __init__(self) -> None:
-        self._inflight: dict[str, asyncio.Future[JudgeOutput]] = {}
+        self._inflight: dict[str, _Shared] = {}
         self.requests = 0
         self.deduplicated = 0
 
@@ -62,22 +84,37 @@ class CallPool:
 
         key = f"{judge.name}|{judge.key(req)}"
         self.requests += 1
-        fut = self._inflight.get(key)
-        if fut is not None:
+        shared = self._inflight.get(key)
+        joined = shared is not None
+        if shared is None:
+            sent = judge.generate(req, materialize) if materialize is not None else judge.generate(req)
+            shared = _Shared(asyncio.ensure_future(sent))
+            shared.task.add_done_callback(_retrieve)
+            shared.task.add_done_callback(functools.partial(self._forgotten, key, shared))
+            self._inflight[key] = shared
+        else:
             self.deduplicated += 1
-            out = await asyncio.shield(fut)
-            return out.model_copy(update={"cached": True, "deduplicated": True})
-        fut = asyncio.get_running_loop().create_future()
-        self._inflight[key] = fut
+        out = await self._wait(key, shared)
+        return out.model_copy(update={"cached": True, "deduplicated": True}) if joined else out
+
+    async def _wait(self, key: str, shared: _Shared) -> JudgeOutput:
+        """The shared request's answer; a cancelled waiter cancels the request only when it was the last."""
+        shared.waiters += 1
         try:
-            out = await (judge.generate(req, materialize) if materialize is not None else judge.generate(req))
-        except BaseException as exc:
-            fut.set_exception(exc)
-            fut.exception()  # mark retrieved
+            return await asyncio.shield(shared.task)
+        except asyncio.CancelledError:
+            if not shared.task.done() and shared.waiters == 1:
+                shared.task.cancel()
+                self._forget(key, shared)
             raise
         finally:
-            # forget finished requests (memory stays flat on long runs); a later identical
-            # request is served by the response cache instead
-            self._inflight.pop(key, None)
-        fut.set_result(out)
-        return out
+            shared.waiters -= 1
+
+    def _forgotten(self, key: str, shared: _Shared, _task: asyncio.Task[JudgeOutput]) -> None:
+        self._forget(key, shared)
+
+    def _forget(self, key: str, shared: _Shared) -> None:
+        """Forget a finished (or abandoned) request: memory stays flat on long runs, and a later
+        identical request is served by the response cache instead."""
+        if self._inflight.get(key) is shared:
+            del self._inflight[key]

@@ -141,7 +141,7 @@ def test_a_user_field_cannot_fake_the_flag(tmp_path: Path) -> None:
 def test_one_json_object_holding_the_items_is_valid_json_of_the_wrong_shape(tmp_path: Path, indent: int | None) -> None:
     """``{"items": [...]}`` (on one line or pretty-printed) is valid JSON: "line 1: not valid JSON" sent
     people looking for a syntax error; the message says what shape murgat reads."""
-    from murgat.inputs import InputError, load_items
+    from murgat.core.inputs import InputError, load_items
 
     p = tmp_path / "data.json"
     p.write_text(json.dumps({"items": [{"id": "a", "media": "friday.mp4", "response": "Hi (audio, 0:01)."}]},

@@ -165,3 +165,44 @@ def test_a_folder_a_pipe_and_an_object_of_no_questions(tmp_path: Path) -> None:
     p.write_text(json.dumps({"test": {"rows": 3}}))  # was read as a benchmark of no question
     with pytest.raises(InputError, match=r"other.json: no question: none of the 1 video\(s\) has a 'task…' key"):
         load_worldsense(p)
+
+
+_TSV_HEAD = "index\tvideo_path\tquestion\tcandidates\tanswer\n"
+
+
+def _tsv_row(index: int, question: str = "q") -> str:
+    return f"{index}\t./videos/a.mp4\t{question}\t['A. x', 'B. y']\tA\n"
+
+
+def test_a_tsv_cell_opening_an_unbalanced_quote_is_refused_naming_its_row(tmp_path: Path) -> None:
+    """Before: the quote swallowed the next rows into one question and the file read as fewer items."""
+    p = tmp_path / "WorldSense.tsv"
+    p.write_text(_TSV_HEAD + _tsv_row(0) + _tsv_row(1, '"What is shown?') + _tsv_row(2) + _tsv_row(3) + _tsv_row(4, 'x"'))
+    with pytest.raises(InputError, match=r"line 3: a cell opens a quote .* closes only at line 6"):
+        load_worldsense(p)
+    # a quoted line break inside one cell, with nothing that reads as a row, is still read
+    p.write_text(_TSV_HEAD + _tsv_row(0) + _tsv_row(1, '"Two\nlines"') + _tsv_row(2))
+    assert [it.id for it in load_worldsense(p)] == ["0", "1", "2"]
+
+
+def test_a_tsv_cell_past_the_readers_limit_is_an_error_naming_its_line(tmp_path: Path) -> None:
+    """Before: a ``_csv.Error: field larger than field limit`` traceback."""
+    p = tmp_path / "WorldSense.tsv"
+    p.write_text(_TSV_HEAD + _tsv_row(0) + _tsv_row(1, "q" * 200_000))
+    with pytest.raises(InputError, match=r"line 3: not a TSV row murgat can read .*at most 131,072 characters"):
+        load_worldsense(p)
+
+
+def test_validate_reads_a_worldsense_spec(tmp_path: Path, capsys) -> None:
+    """Before: ``validate worldsense:FILE`` said the file does not exist."""
+    from murgat.cli import main
+
+    row = {"index": 0, "video_path": "a.mp4", "question": "q", "candidates": ["A. x", "B. y"], "answer": "B",
+           "prediction": "It is y (visual, 0:01).\nAnswer: B"}
+    p = tmp_path / "pred.json"
+    p.write_text(json.dumps([row]))
+    assert main(["validate", f"worldsense:{p}", "--json"]) == 0
+    out = capsys.readouterr()
+    assert "does not exist" not in out.err
+    doc = json.loads(out.out)
+    assert "a.mp4" in json.dumps(doc) and '"n_citations": 1' in json.dumps(doc).replace(", ", ", ")

@@ -159,3 +159,76 @@ def test_bookkeeping_fields_are_not_edits() -> None:
     b = Item(id="x", response="r", question="q", cached=True, usage={"input_tokens": 9}, input_digest="2")
     assert item_digest(a) == item_digest(b)
     assert item_digest(a) != item_digest(Item(id="x", response="r2", question="q"))
+
+
+class SharingTask:
+    """Ten items, each asking one question through a real :class:`CallPool`; items i3 and i4 ask the
+    same question (one request), and i3 gives up on it after a short time limit of its own."""
+
+    def __init__(self) -> None:
+        from murgat.judging.pool import CallPool
+
+        self.pool = CallPool()
+        self.release = asyncio.Event()
+        self.sent = 0
+
+    name = "shared-judge"
+
+    def key(self, req) -> str:  # type: ignore[no-untyped-def]
+        return str(req.inputs["q"])
+
+    async def generate(self, req, materialize=None):  # type: ignore[no-untyped-def]
+        from murgat.judges.types import JudgeOutput
+
+        self.sent += 1
+        if req.inputs["q"] == "shared":
+            await self.release.wait()
+        return JudgeOutput(text=f"answer {req.inputs['q']}")
+
+    async def run(self, item: Item) -> dict:
+        from murgat.judges.types import JudgeRequest, TextPart
+
+        q = "shared" if item.id in ("i3", "i4") else item.id
+        req = JudgeRequest(parts=[TextPart(q)], inputs={"q": q})
+        if item.id == "i3":
+            try:
+                async with asyncio.timeout(0.001):  # in the item's own task: it asked first, so it sent the request
+                    await self.pool.ask(self, req)
+            finally:
+                self.release.set()
+        out = await self.pool.ask(self, req)
+        return {"id": item.id, "out": out.text}
+
+    def error_record(self, item: Item, failure: ItemFailure) -> dict:
+        return {"id": item.id, "error": failure.line}
+
+
+def test_an_item_timing_out_in_a_shared_request_leaves_its_neighbour_its_answer(tmp_path: Path) -> None:
+    """Nine correct records and one error record, never a worker dying without a line."""
+    folder = RunFolder(tmp_path / "run", record=None)
+    task = SharingTask()
+    items = _items(["x"] * 10)
+    asyncio.run(run_items(task, items, folder, item_digest, concurrency=10))  # type: ignore[arg-type]
+    recs = {r["id"]: r for r in folder.latest_results()}
+    assert sorted(recs) == sorted(f"i{k}" for k in range(10))
+    assert "TimeoutError" in recs["i3"]["error"]
+    assert recs["i4"]["out"] == "answer shared"
+    assert all(recs[f"i{k}"]["out"] == f"answer i{k}" for k in range(10) if k not in (3, 4))
+    assert task.sent == 9  # one request for the two items sharing it
+
+
+class CancelledInside(EchoTask):
+    """An item whose work raises ``CancelledError`` from inside (something it awaited was cancelled)."""
+
+    async def run(self, item: Item) -> dict:
+        if item.response == "cancelled":
+            raise asyncio.CancelledError()
+        return await super().run(item)
+
+
+def test_a_cancellation_from_inside_an_item_is_its_error_record(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path / "run", record=None)
+    _run(CancelledInside(), _items(["a", "cancelled", "c", "d"]), folder)
+    recs = {r["id"]: r for r in folder.latest_results()}
+    assert sorted(recs) == ["i0", "i1", "i2", "i3"]
+    assert "cancelled inside the item" in recs["i1"]["error"]

@@ -259,7 +259,7 @@ def test_effective_n_is_undefined_when_the_human_only_figure_is() -> None:
 
 
 def test_within_cuts_an_interval_to_the_range_and_notes_it() -> None:
-    from human_eval.ppi import prediction_powered_mean, within
+    from murgat.human_eval.ppi import prediction_powered_mean, within
 
     est = prediction_powered_mean([1.0, 0.85, 1.0], [1.0, 0.8, 1.0], [0.9])
     assert est.ci_high is not None and est.ci_high > 1  # the normal interval knows no range
@@ -273,8 +273,16 @@ def test_within_cuts_an_interval_to_the_range_and_notes_it() -> None:
 def test_effective_n_never_exceeds_the_items() -> None:
     """A judge that matches the labels almost exactly makes the variance ratio huge on few labels; no
     estimate is worth more human labels than there are items."""
-    from human_eval.ppi import prediction_powered_mean
+    from murgat.human_eval.ppi import prediction_powered_mean
 
     est = prediction_powered_mean([1.0, 0.85, 1.0], [1.0, 0.8, 1.0], [0.9])
     assert est.effective_n is not None and est.effective_n <= 4
     assert est.note is not None and "effective n 5.2 capped at the 4 items" in est.note
+
+
+def test_a_pilot_whose_labels_do_not_vary_plans_nothing() -> None:
+    """Before: variance 0 made two labels "enough" for a half-width of ±0.001."""
+    rng = np.random.default_rng(3)
+    plan = labels_needed(np.ones(20), rng.random(20), rng.random(200), half_width=0.001)
+    assert plan["n_needed"] is None and plan["n_needed_human_only"] is None
+    assert "variance 0" in plan["reason"] and "all 1" in plan["reason"]

@@ -80,3 +80,15 @@ def test_video_design_is_checked_with_the_videos() -> None:
     assert check_labels([d] * len(ids), ids, IDS, VIDEOS).ok
     moved = {**VIDEOS, ids[0]: "video-elsewhere"}  # the run's videos changed since the draw
     assert not check_labels([d] * len(ids), ids, IDS, moved).ok
+
+
+def test_a_seed_past_two_to_the_53_is_kept_exactly_as_text() -> None:
+    """A browser reads a JSON number above 2^53 rounded: the label lines came back with another seed,
+    and the redraw refused honest labels. The seed is its decimal text end to end."""
+    seed = 2**53 + 1
+    ids, d = draw_sample(IDS, 25, seed=seed)
+    assert d.seed == str(seed) and '"seed":"9007199254740993"' in d.model_dump_json()
+    back = SampleDesign.model_validate_json(d.model_dump_json())
+    assert check_labels([back] * len(ids), ids, IDS).ok
+    assert SampleDesign(**{**d.model_dump(), "seed": seed}) == d  # an integer (older labels) reads the same
+    assert draw_sample(IDS, 25, seed=11)[0] == draw_sample(IDS, 25, seed="11")[0]

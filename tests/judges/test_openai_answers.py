@@ -55,6 +55,19 @@ async def test_http_200_with_no_choices_is_a_judge_error_not_an_abstention(clien
 
 
 @pytest.mark.parametrize("client", CLIENTS)
+async def test_http_200_with_null_content_is_a_judge_error_not_an_abstention(client: str) -> None:
+    """Before: read as an answer with no text (an abstention), n_judge_errors 0, and
+    ``--retry-errors`` resent nothing once the judge answered again."""
+    null = completion("x")
+    null["choices"][0]["message"]["content"] = None
+    wire = Wire().queue(ok(null), ok(null))
+    j = judge(wire, client)
+    out = await j.generate(ask(retries=1))
+    assert out.error is not None and "content null" in out.error and not out.blocked and out.text is None
+    assert len(wire.requests) == 2 and j.stats.errors == 1 and j.stats.blocked == 0
+
+
+@pytest.mark.parametrize("client", CLIENTS)
 async def test_content_given_as_parts_is_read(client: str) -> None:
     """Before: ``internal_error: ValidationError`` (a list where text was expected)."""
     body = completion("x")

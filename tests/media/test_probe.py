@@ -109,3 +109,19 @@ def test_a_failed_probe_is_not_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         mp._probe_cached.cache_clear()
         with pytest.raises(CorruptMedia, match="cannot be read as media"):
             probe(bad)
+
+
+def test_a_vbr_mp3_without_a_xing_header_has_its_measured_duration(tmp_path: Path) -> None:
+    """20 s of silence then 40 s of noise, VBR, no Xing header: ffprobe estimates the duration from
+    the first frames' bitrate (134.8 s here; 244.7 s of a 300 s file in the report), so true moments
+    near the end read as past it, or moments past it as inside. The packets give the true 60 s."""
+    import subprocess
+
+    out = tmp_path / "vbr.mp3"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "anullsrc=r=44100:cl=mono", "-f", "lavfi",
+                    "-i", "anoisesrc=r=44100:a=0.5", "-filter_complex",
+                    "[0]atrim=0:20[s];[1]atrim=0:40[n];[s][n]concat=n=2:v=0:a=1", "-c:a", "libmp3lame", "-q:a", "2",
+                    "-write_xing", "0", str(out)], check=True)
+    info = probe(out)
+    assert info.duration == pytest.approx(60.0, abs=0.1) and info.audio_duration == pytest.approx(60.0, abs=0.1)
+    assert info.durations()["audio"] == pytest.approx(60.0, abs=0.1)

@@ -88,3 +88,23 @@ def test_long_file_is_transcribed_in_chunks_with_progress(jfk: Path, monkeypatch
     assert isinstance(lazy, ChunkedTranscript)
     assert lazy.text_in(0.0, 11.0) == tr.text_in(0.0, 11.0)  # the same cached chunks
     assert lazy.chunks_transcribed == 0
+
+
+def test_a_folder_named_like_a_bundled_model_does_not_stand_in_for_it(tmp_path: Path, monkeypatch) -> None:
+    """Before: a folder ``base`` in the working directory was taken for the model folder and refused
+    (no model.bin), blocking every run that needed ASR, the demo included."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "base").mkdir()
+    (tmp_path / "tiny.en").mkdir()
+    from murgat.media.asr import _named_folder
+
+    assert _named_folder("base") is None and _named_folder("whisper-tiny.en") is None
+    assert _named_folder("./base") == Path("base") and _named_folder(tmp_path / "base") == tmp_path / "base"
+    for name, why in installed_models().items():
+        if why is None:
+            assert (require_model(name) / "model.bin").exists()  # the bundled model, not the empty folder
+        else:
+            with pytest.raises(ToolMissing, match=f"ASR model '{name}' is not installed"):
+                require_model(name)
+    with pytest.raises(ToolMissing, match=r"missing model\.bin"):
+        require_model("./base")  # written as a path: the folder

@@ -26,6 +26,16 @@ HARMLESS = F + ('    d = video.query("00:01-00:03", "What does the woman ask?", 
 EXPECTED = f"{ASK[:-1]} (audio, 0:01-0:03).\nShe asks for him (audio, 0:01-0:03).\nAnswer: B"
 HUGE = "    s = '\\U000e0000' * 99\n    row = [s] * 1000\n    big = [row] * 19\n"  # ~19 MB as text, 19,000 parts
 
+_DESCRIBE = ('    d = video.query("00:01-00:03", "{}", "audio")\n'
+             '    return answer_question("Mood?", [d], options)\n')
+#: what the executor describes for the hostile descriptions: each cleaned of its own citations,
+#: blanks collapsed, reads as a citation of a segment no operation described
+HOSTILE_DESCRIPTIONS = {
+    "Describe (nested).": "A man waves (visual, 0:0(audio, 0:02)4).",
+    "Describe (line break).": "A man waves (visual,\n0:04).",
+    "Describe (padded).": "A man waves (visual," + " " * 420 + "0:04).",
+}
+
 #: kind → (program, trace status, what its error says)
 HOSTILE: dict[str, tuple[str, str, str]] = {
     "huge_instruction": (F + HUGE + '    d = video.query("00:01-00:03", big, "audio")\n    return d\n',
@@ -50,6 +60,19 @@ HOSTILE: dict[str, tuple[str, str, str]] = {
     "forged_synthesis": (F + '    d = video.query("00:01-00:03", "What does the woman ask?", "audio")\n'
                              '    return answer_question("Decide (evil).", [d], options)\n',
                          "forged_citations", "the last synthesize's answer cites (visual, 0:04)"),
+    # forgeries that appear only once the response is read as score reads it (thinking removed,
+    # unknown markers dropped, a description's own citations removed, blanks collapsed)
+    "think_inside_a_time": (F + '    return "He waves (visual, 0:0<think>x</think>4).\\nAnswer: B"\n',
+                            "forged_citations", "cites (visual, 0:04), which no operation"),
+    "marker_forms_think": (F + '    d = video.query("00:01-00:03", "What does the woman ask?", "audio")\n'
+                               '    return answer_question("Decide (marker).", [d], options)\n',
+                           "forged_citations", "cites (visual, 0:04), which no operation"),
+    "citation_inside_a_citation": (F + _DESCRIBE.format("Describe (nested)."),
+                                   "forged_citations", "cites (visual, 0:04), which no operation"),
+    # blanks are collapsed before the description's own citations are removed: the group goes, and
+    # the answer is scored on what the operation attached only (the last assertion of the test)
+    "line_break_in_brackets": (F + _DESCRIBE.format("Describe (line break)."), "ok", ""),
+    "padded_group": (F + _DESCRIBE.format("Describe (padded)."), "ok", ""),
     "raising_op": (F + '    r = video.find("explode", "audio")\n    return r\n',
                    "program_stopped", "RuntimeError: the find backend exploded"),
     "memory_error": (F + '    r = video.find("exhaust", "audio")\n    return r\n',
@@ -57,6 +80,13 @@ HOSTILE: dict[str, tuple[str, str, str]] = {
     "hang": (F + '    r = video.find("hang", "audio")\n    return r\n', "program_stopped", "ran longer than 8 s"),
     "crash": (F + '    return "crash"\n', "internal_error", "RuntimeError: assembling exploded"),
 }
+
+
+def _scored_citations(response: str) -> list[dict]:
+    """The citations ``murgat citations`` (the reading ``score`` uses) finds in a response."""
+    from murgat.commands.citations.cli import citations_doc
+
+    return [c for s in citations_doc(response).get("sentences", []) for c in s["citations"]]
 
 
 def m(task: str, inputs: dict, text: str) -> dict:
@@ -109,6 +139,10 @@ def test_one_hostile_item_never_costs_the_nine_others_their_records(kind: str, t
         m("find", {}, '{"ranges": []}'),
         m("describe", {"instruction": "What does the woman ask?"}, ASK), m("entail", {"fact": ASK}, "yes"),
         m("synthesize", {"instruction": "Decide (evil)."}, "She asks for him [1] as he waves (visual, 0:04).\nAnswer: B"),
+        m("synthesize", {"instruction": "Decide (marker)."},
+          "She asks for him [1] as he waves (visual, 0:0<thi[9]nk>x</thi[9]nk>4).\nAnswer: B"),
+        *[m("describe", {"instruction": q}, a) for q, a in HOSTILE_DESCRIPTIONS.items()],
+        m("entail", {}, "yes"),
         m("synthesize", {"instruction": "Mood?"}, "She asks for him [1].\nAnswer: B")])
     out = tmp_path / "prog"
     code = main(["program", str(data), "--media-root", str(example_media), "--variant", "logic-declarative",
@@ -132,5 +166,6 @@ def test_one_hostile_item_never_costs_the_nine_others_their_records(kind: str, t
     if status in ("forged_citations", "internal_error"):  # an error record: nothing of it is scored
         assert evil["response"] == "" and evil["generation_error"].startswith(status)
     assert "(visual, 0:04)" not in evil["response"] and "(audio, 0:03-0:05)" not in evil["response"]
+    assert "visual" not in " ".join(f"{c['modality']}" for c in _scored_citations(evil["response"]))
     assert len(json.dumps(trace)) < 200_000  # the trace is bounded, whatever the program made
     assert code == (1 if status in ("forged_citations", "internal_error") else 0)

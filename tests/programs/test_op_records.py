@@ -114,6 +114,16 @@ async def test_describing_nothing_found_is_empty_but_unusable_times_are_errors(f
     assert len(partly.notes) == 1 and partly.notes[0].startswith("left out audio, 0:50-0:55")
 
 
+async def test_a_reversed_range_given_to_describe_is_an_error_not_nothing_found(friday: Path) -> None:
+    api = make_api(friday)
+    await run(api, body("a = video.query([[3, 1]], 'What?', 'audio')", "b = video.query('0:03-0:01', 'What?', 'audio')",
+                        "c = video.query(['0:01-0:03', [5, 4]], 'What?', 'audio')"))
+    pair, text, mixed = api.records
+    for rec in (pair, text, mixed):
+        assert rec.status == "error" and "reversed range" in (rec.error or ""), rec
+    assert "nothing found" not in " ".join(r.error or "" for r in api.records)
+
+
 async def test_a_cancelled_operation_is_recorded_as_cut_short(friday: Path) -> None:
     """The program's time limit fires while an operation waits: its record says so."""
     api = make_api(friday)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from murgat.cli import main
 from murgat.core.jsonl import read_records
 from murgat.programs.bounded import TRACE_MAX_CHARS, TRACE_MAX_DEPTH, TRACE_MAX_ITEMS, Budget, writable
@@ -136,7 +138,8 @@ def test_a_trace_is_bounded_whatever_it_holds() -> None:
     record, safe = _finish({"id": "x", "response": "Answer: B", "options": list(range(20_000))}, trace, 0.0)
     line = safe.model_dump_json()
     assert len(line) < 2 * TRACE_MAX_CHARS and safe.status == "ok" and safe.trace_cut > 0
-    assert safe.plan_attempts[0].raw.endswith("…[2000003 more characters not kept]")
+    # the replans are written last (the operations first): this one is cut, with a note saying how much
+    assert (safe.plan_attempts[0].raw or "").endswith(" more characters not kept]")
     assert "…[not kept" in line or "more items not kept" in line or "more characters not kept" in line
     assert record["response"] == "Answer: B" and record["options"][-1] == f"…[{20_000 - TRACE_MAX_ITEMS} more items not kept]"
 
@@ -152,3 +155,23 @@ def test_the_bounded_writer_keeps_small_values_exactly() -> None:
     assert got["l"] == [0, 1, 2, "…[7 more items not kept]"]
     assert got["t"] == "z" * 20 + "…[20 more characters not kept]" or got["t"].startswith("…[")
     assert small.cut >= 3
+
+
+@pytest.mark.parametrize("shape", ["one_huge_output", "output_of_many_pieces", "four_long_replans"])
+def test_a_trace_keeps_every_key_whatever_one_value_costs(shape: str) -> None:
+    """A value that would spend the trace's whole budget is cut with a note; the keys after it
+    (the operations, the error, the step counts) are still written."""
+    outputs = {"one_huge_output": "x" * 9_700_000, "output_of_many_pieces": ["y" * 100] * 97_000}
+    ops = [OpRecord(op="describe", output=outputs.get(shape, "short"), status="error", error="stopped here")
+           for _ in range(3)]
+    replans = [PlanAttempt(attempt=k, raw="r" * 1_100_000, error="refused") for k in range(4 if shape == "four_long_replans" else 1)]
+    trace = ItemTrace(id="x", variant="v", status="program_stopped", error="ran longer than 8 s", interpreter_steps=1234,
+                      op_calls=3, judge_calls=5, plan_attempts=replans, ops=ops)
+    _, safe = _finish({"id": "x"}, trace, 0.0)
+    assert len(safe.model_dump_json()) < 2 * TRACE_MAX_CHARS
+    assert safe.error == "ran longer than 8 s" and safe.interpreter_steps == 1234 and safe.judge_calls == 5
+    assert [(o.op, o.status, o.error) for o in safe.ops] == [("describe", "error", "stopped here")] * 3
+    assert [p.attempt for p in safe.plan_attempts] == list(range(len(replans)))
+    assert safe.trace_cut > 0
+    line = safe.model_dump_json()
+    assert "not kept" in line

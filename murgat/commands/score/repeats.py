@@ -20,7 +20,8 @@ majority's (a sentence only a minority found verifiable keeps no facts in the re
 
 **What is reported.** Each record keeps, in ``meta["repeats"]`` (:class:`RepeatRecord`), the K
 answers to each sentence's verifiability and to each fact's joint entailment, and the scores of
-each repeat. The run's summary, ``extra["repeats"]`` (:func:`repeat_summary`), gives per-fact
+each repeat; each question's recorded call is the answer of the first repeat that gave the
+majority verdict (repeat 0's on a tie). The run's summary, ``extra["repeats"]`` (:func:`repeat_summary`), gives per-fact
 agreement across repeats (the mean share of a fact's answers equal to its majority), the share of
 facts whose verdict flips, Fleiss' κ of the repeats, the same for verifiability, and the spread of
 the run-level MURGAT-S over the K repeats (:func:`murgat.human_eval.stability.spread`). When every
@@ -90,6 +91,13 @@ def used(verdicts: Sequence[Verdict]) -> Verdict:
     return verdicts[0] if m == "error" else cast(Verdict, m)
 
 
+def _majority_call(got: Sequence[tuple[Verdict, JudgeCall]], majority: Verdict) -> JudgeCall:
+    """The answer a record keeps of one question's repeats: the first repeat that gave the majority
+    verdict (so the words beside a fact's recall are the majority's, and a diff compares the verdict
+    the score used), else repeat 0's (a tie: the majority is ``unknown``, which no repeat said)."""
+    return next((call for v, call in got if v == majority), got[0][1])
+
+
 @dataclass
 class Repeats:
     """The repeats of one response's questions while it is scored (see the module docstring)."""
@@ -156,7 +164,7 @@ class Repeats:
                     verdicts[s] = self._asked([v for v, _ in got])
                     if _tied([v for v, _ in got]):
                         tied.append(s)
-                    calls.append(got[0][1])  # the record keeps repeat 0's answer; the others' verdicts are counted
+                    calls.append(_majority_call(got, verdicts[s]))
         except BaseException:
             if check is not None:
                 check.cancel()

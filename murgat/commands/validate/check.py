@@ -7,7 +7,7 @@ citations, missing media, an empty or oversize response) and warnings — time-l
 not read as a citation (``<t>3.0</t>``, ``at 1:05``; see :func:`murgat.core.citations.find_time_like`),
 each with the nearest accepted spelling. ``--strict`` fails on either. Nothing here calls a judge.
 
-``citations`` shows how one text is read (:func:`citations_doc`): its sentences, their
+``citations`` shows how one text is read (:func:`murgat.commands.citations.cli.citations_doc`): its sentences, their
 citations and time-like text, and the answer.
 """
 
@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from murgat.core.citations import check_durations
 from murgat.core.inputs import MAX_RESPONSE_CHARS, MediaOutsideRoot, load_items, resolve_media, response_problem
 from murgat.core.schema import Citation, Item, Sentence
-from murgat.core.text import preprocess, split_sentences
+from murgat.core.text import preprocess, scored_sentences
 from murgat.media.errors import MediaError
 from murgat.media.streams import probe
 
@@ -72,8 +72,7 @@ class ItemReport(BaseModel):
 
 def checked_sentences(item: Item, durations: dict[str, float | None] | None) -> list[Sentence]:
     """Sentences of the item's reasoning with citations checked against ``durations``."""
-    pre = preprocess(item.response, len(item.options or []) or 10, item.options)
-    sents = split_sentences(pre.reasoning)
+    sents = scored_sentences(item.response, item.options)  # the one reading score and the program check use
     if durations is None:
         return sents
     return [s.model_copy(update={"citations": check_durations(s.citations, durations)}) for s in sents]
@@ -134,9 +133,14 @@ def validate_selection(path: str | Path, media_root: str | Path | None = None, a
     ids that are not in the file (said, not dropped silently). Selecting nothing is a ``ValueError``.
     A response over ``max_response_chars`` (the run commands' ``--max-response-chars``) is an
     ``input_error``, as those commands would refuse it."""
+    from murgat.core.datasets import dataset_path, is_dataset_spec, load_responses
     from murgat.engine.guards import select_items
 
-    items = load_items(path, max_response_chars=max_response_chars)
+    if is_dataset_spec(str(path)):  # worldsense:FILE and friends: read as score reads them
+        items = load_responses(str(path), max_response_chars=max_response_chars)
+        path = dataset_path(str(path))
+    else:
+        items = load_items(path, max_response_chars=max_response_chars)
     wanted = ",".join(ids) if ids is not None and not isinstance(ids, str) else ids
     picked = select_items(items, wanted, None)
     missing: list[str] = []

@@ -184,7 +184,11 @@ def test_annotate_sample_records_its_design(tmp_path, example_media) -> None:
     assert d["annotate"]["sample"]["method"] == "video" and d["annotate"]["sample"]["sample_videos"] == 1
     assert len({it["video"] for it in d["items"]}) == 1  # every item of the one video drawn
     unseeded = _murgat(["annotate", str(run), "--annotator", "c", "--sample", "2"])
-    assert "seed " in unseeded.stdout and _page_data(run / "annotate-c.html")["runs"][0]["annotate"]["sample"]["seed"] >= 0
+    assert "seed " in unseeded.stdout and int(_page_data(run / "annotate-c.html")["runs"][0]["annotate"]["sample"]["seed"]) >= 0
+    # a seed past 2^53 is kept as its text: a browser reads a JSON number that large rounded
+    big = _murgat(["annotate", str(run), "--annotator", "e", "--sample", "2", "--seed", str(2**53 + 1)])
+    assert big.returncode == 0, big.stderr
+    assert _page_data(run / "annotate-e.html")["runs"][0]["annotate"]["sample"]["seed"] == str(2**53 + 1)
     for bad in (["--by", "video"], ["--seed", "1"], ["--sample", "0"]):
         r = _murgat(["annotate", str(run), "--annotator", "d", *bad])
         assert r.returncode == 2 and "error:" in r.stderr
@@ -195,14 +199,15 @@ def test_annotate_sample_exports_the_design_for_calibrate(tmp_path, example_medi
     """The sampled page in the browser: it says it is a random sample, every exported line records the
     design, and murgat calibrate accepts the labels for corrected figures without --assume-random."""
     run = _run(tmp_path, "runT", example_media, "no")
-    assert _murgat(["annotate", str(run), "--annotator", "ann", "--sample", "3", "--seed", "4"]).returncode == 0
+    seed = str(2**53 + 1)  # past what a JavaScript number holds exactly: kept as text, page to label line to calibrate
+    assert _murgat(["annotate", str(run), "--annotator", "ann", "--sample", "3", "--seed", seed]).returncode == 0
     page, errors, _ = _open(browser, run / "annotate-ann.html", run)
     page.evaluate("localStorage.clear()")
     page.reload()
     page.wait_for_selector(".item-row")
     assert page.inner_text("#n-items") == "3" and page.locator(".item-row").count() == 3
     note = page.inner_text("#sample-note")
-    assert "random sample" in note and "3 of 4 items, seed 4" in note
+    assert "random sample" in note and f"of 4 items, seed {seed}" in note
     for k in range(3):
         if k:
             page.keyboard.press("Escape")
@@ -215,7 +220,7 @@ def test_annotate_sample_exports_the_design_for_calibrate(tmp_path, example_medi
     with page.expect_download() as dl:
         page.click("#export-labels")
     lines = [json.loads(x) for x in Path(dl.value.path()).read_text().splitlines() if x.strip()]
-    assert len(lines) == 3 and all(ln["sample"]["seed"] == 4 and ln["sample"]["sample_size"] == 3 for ln in lines)
+    assert len(lines) == 3 and all(ln["sample"]["seed"] == seed and ln["sample"]["sample_size"] == 3 for ln in lines)
     assert not errors, errors
     page.close()
     labels = tmp_path / "labels.jsonl"

@@ -209,10 +209,9 @@ def test_a_fact_no_judge_was_asked_is_an_invalid_citation_in_the_viewer_and_the_
     """The fact whose only citation is invalid: the viewer showed a red joint "no" with 0 judge calls,
     the inspect scorer's explanation "joint no"; both say invalid citation, and the judge's real "no"
     stays a "no"."""
-    from murgat.viewer import item_doc
-
     from murgat.engine.folder import RunFolder
     from murgat.integrations.batching import explain
+    from murgat.report.viewer import item_doc
 
     late = next(r for r in RunFolder(run).latest_results() if r.id == "10-late")
     facts = {f["text"]: f for s in item_doc(late, None, {})["sentences"] for f in s["facts"]}

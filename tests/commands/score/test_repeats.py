@@ -246,3 +246,43 @@ def test_each_repeat_asks_what_its_own_answers_need(tmp_path: Path, example_medi
     assert fv.joint == "yes" and fv.alone == {0: "yes", 1: "yes"} and rr.scores.murgat_s == 1.0
     assert rep["murgat_s"]["per_repeat"] == [1.0, 0.0, 1.0]
     assert len(fv.calls) == 3  # the record keeps repeat 0's answer to each question asked
+
+
+#: repeat 0 says "yes" to every entailment question, repeats 1 and 2 say "no": the majority is "no"
+OUTVOTED = [{"match": {"task": "entail", "inputs": {"repeat": r}}, "output": {"text": "No, it is not shown."}}
+            for r in (1, 2)] + CASSETTE
+
+
+def test_diff_and_export_read_the_majority_the_score_used_not_repeat_zero(tmp_path: Path, example_media: Path,
+                                                                         capsys) -> None:
+    """Before: ``diff`` compared repeat 0's "yes" (1.0 against 0.0 read as "0 verdicts changed") and
+    ``export --level fact`` showed repeat 0's words beside the majority's recall."""
+    from murgat.engine.differences import run_differences
+
+    inp = _write(tmp_path / "in.jsonl", RESPONSES)
+    cas = _write(tmp_path / "outvoted.jsonl", OUTVOTED)
+    plain = _write(tmp_path / "plain.jsonl", CASSETTE)
+    for run, judge, extra in (("rep", cas, ["--repeats", "3"]), ("once", plain, [])):
+        assert main(["score", str(inp), "--judge", f"replay:{judge}", "--media-root", str(example_media), "--out",
+                     str(tmp_path / run), "--quiet", "--json", *extra]) == 0
+    capsys.readouterr()
+    rep = {r["id"]: r for r in _records(tmp_path / "rep")}
+    assert rep["a"]["scores"]["murgat_s"] == 0.0  # the majority said no
+    v = run_differences(tmp_path / "once", tmp_path / "rep").verdicts
+    assert v is not None and v.changed >= 2 and v.by_stage.get("entail", 0) >= 2
+    assert main(["export", str(tmp_path / "rep"), "--level", "fact", "--format", "jsonl", "--out",
+                 str(tmp_path / "facts.jsonl")]) == 0
+    rows = [json.loads(x) for x in (tmp_path / "facts.jsonl").read_text().splitlines() if x.strip()]
+    assert rows and all(r["joint"] == "no" and r["judge_answer"] == "No, it is not shown." for r in rows)
+
+
+def test_diff_says_runs_holding_different_items_differ(tmp_path: Path, example_media: Path, capsys) -> None:
+    inp = _write(tmp_path / "in.jsonl", RESPONSES)
+    one = _write(tmp_path / "one.jsonl", RESPONSES[:1])
+    cas = _write(tmp_path / "c.jsonl", CASSETTE)
+    for run, data in (("both", inp), ("first", one)):
+        assert main(["score", str(data), "--judge", f"replay:{cas}", "--media-root", str(example_media), "--out",
+                     str(tmp_path / run), "--quiet", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["diff", str(tmp_path / "both"), str(tmp_path / "first")]) == 1
+    assert "only in A 1" in capsys.readouterr().out
