@@ -116,8 +116,11 @@ _MODELS: dict[tuple[str, str], Any] = {}
 
 
 def models_dir() -> Path:
+    """``$MURGAT_MODEL_DIR``, else ``models`` under :func:`media.cache.murgat_cache_home` (XDG_CACHE_HOME)."""
+    from media.cache import murgat_cache_home
+
     env = os.environ.get("MURGAT_MODEL_DIR")
-    return Path(env) if env else Path.home() / ".cache" / "murgat" / "models"
+    return Path(env) if env else murgat_cache_home() / "models"
 
 
 def package_dir(name: str) -> Path | None:
