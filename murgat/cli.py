@@ -220,7 +220,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    try:  # building the parser imports every command's settings: a Ctrl-C there is a Ctrl-C, not a traceback
+        parser = build_parser()
+    except KeyboardInterrupt:
+        print("\ninterrupted while starting: nothing was done", file=sys.stderr)
+        return 130
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
