@@ -232,6 +232,9 @@ def _load_faster_whisper(path: Path, compute_type: str, threads: int) -> Any:
     key = (str(path), compute_type)
     with _MODEL_LOCK:
         if key not in _MODELS:
+            from media.stages import stage
+
+            stage(f"loading the speech recognition model ({path.name})", once=f"asr-model:{key}")
             _MODELS[key] = WhisperModel(str(path), device="cpu", compute_type=compute_type, cpu_threads=threads)
         return _MODELS[key]
 
@@ -426,7 +429,10 @@ class ChunkedTranscript:
 
 def _transcribe_uncached(path: Any, model_dir: Path, language: str | None, backend: str, beam_size: int,
                          vad_filter: bool, compute_type: str, threads: int, cache: MediaCache, key: str) -> Transcript:
+    from media.stages import stage
+
     track = load_audio(path)
+    stage(f"transcribing {Path(str(path)).name} ({track.duration:.0f} s of audio)")
     if backend == "faster-whisper":
         tr = _run_faster_whisper(track.samples, model_dir, language, beam_size, vad_filter, compute_type, threads)
     elif backend == "whisperx":

@@ -229,6 +229,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    from media.stages import enable
+
+    # stage lines (models loading, a file transcribed, the probes) unless the output is to stay quiet;
+    # off again when the command returns (main may be called in process, before the Python API)
+    if not (getattr(args, "quiet", False) or getattr(args, "json", False)):
+        enable()
     # how every command ends on a refusal or a stop, in one place: the error's one line and its exit status
     try:
         return int(args.func(args) or 0)
@@ -246,6 +252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # every record already written is durable (appended and fsync'd): say so instead of a traceback
         print("\ninterrupted: what was written is kept; run the same command again to resume", file=sys.stderr)
         return 130
+    finally:
+        enable(None)
 
 
 def run() -> NoReturn:

@@ -59,6 +59,9 @@ def probe_before_run(command: Command[Any], run: Run, work: Work) -> ProbeReport
     paths = paths_to_probe(setting, command.probe_paths(s, run, work))
     if not paths:
         return None
+    from media.stages import stage
+
+    stage(f"asking the judge probes ({len(paths)} judge path(s)) before the first item")
 
     async def ask() -> ProbeReport | None:
         try:
