@@ -233,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # stage lines (models loading, a file transcribed, the probes) unless the output is to stay quiet;
     # off again when the command returns (main may be called in process, before the Python API)
-    if not (getattr(args, "quiet", False) or getattr(args, "json", False)):
+    if not any(getattr(args, k, False) for k in ("quiet", "json", "print_json")):  # the settings call --json print_json
         enable()
     # how every command ends on a refusal or a stop, in one place: the error's one line and its exit status
     try:
