@@ -117,8 +117,11 @@ _MODELS: dict[tuple[str, str], Any] = {}
 
 
 def models_dir() -> Path:
+    """``$MURGAT_MODEL_DIR``, else ``models`` under :func:`murgat.media.cache.murgat_cache_home` (XDG_CACHE_HOME)."""
+    from murgat.media.cache import murgat_cache_home
+
     env = os.environ.get("MURGAT_MODEL_DIR")
-    return Path(env) if env else Path.home() / ".cache" / "murgat" / "models"
+    return Path(env) if env else murgat_cache_home() / "models"
 
 
 def package_dir(name: str) -> Path | None:
@@ -248,6 +251,9 @@ def _load_faster_whisper(path: Path, compute_type: str, threads: int) -> Any:
     key = (str(path), compute_type)
     with _MODEL_LOCK:
         if key not in _MODELS:
+            from murgat.media.stages import stage
+
+            stage(f"loading the speech recognition model ({path.name})", once=f"asr-model:{key}")
             _MODELS[key] = WhisperModel(str(path), device="cpu", compute_type=compute_type, cpu_threads=threads)
         return _MODELS[key]
 
@@ -442,7 +448,10 @@ class ChunkedTranscript:
 
 def _transcribe_uncached(path: Any, model_dir: Path, language: str | None, backend: str, beam_size: int,
                          vad_filter: bool, compute_type: str, threads: int, cache: MediaCache, key: str) -> Transcript:
+    from murgat.media.stages import stage
+
     track = load_audio(path)
+    stage(f"transcribing {Path(str(path)).name} ({track.duration:.0f} s of audio)")
     if backend == "faster-whisper":
         tr = _run_faster_whisper(track.samples, model_dir, language, beam_size, vad_filter, compute_type, threads)
     elif backend == "whisperx":

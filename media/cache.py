@@ -46,10 +46,19 @@ _DIGEST_LOCK = threading.Lock()
 _DIGEST_V = 1
 
 
+def murgat_cache_home() -> Path:
+    """``$XDG_CACHE_HOME/murgat``, or ``~/.cache/murgat`` when it is unset (or, as the XDG base
+    directory rules say, not an absolute path): where the environment, the models and the media
+    cache go by default, so a user who moves their caches off the home volume moves murgat's too."""
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / "murgat"
+
+
 def cache_root() -> Path:
-    """``$MURGAT_CACHE_DIR`` or ``~/.cache/murgat/cache``."""
+    """``$MURGAT_CACHE_DIR``, else ``murgat_cache_home()/cache`` (``~/.cache/murgat/cache``)."""
     env = os.environ.get("MURGAT_CACHE_DIR")
-    return Path(env) if env else Path.home() / ".cache" / "murgat" / "cache"
+    return Path(env) if env else murgat_cache_home() / "cache"
 
 
 def stat_identity(st: os.stat_result) -> tuple[int, ...]:

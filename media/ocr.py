@@ -54,6 +54,9 @@ def _engine() -> Any:
     global _ENGINE
     with _ENGINE_LOCK:
         if _ENGINE is None:
+            from murgat.media.stages import stage
+
+            stage("loading the text recognition (OCR) model", once="ocr-model")
             try:
                 from rapidocr import RapidOCR
             except ImportError as exc:

@@ -131,6 +131,10 @@ def _session() -> Any:
         if _SESSION is None:
             import onnxruntime as ort
 
+            from murgat.media.stages import stage
+
+            stage("loading the sound event model (YAMNet)", once="sound-model")
+
             opts = ort.SessionOptions()
             opts.intra_op_num_threads = 1  # one thread: the same sums in the same order on every run
             opts.inter_op_num_threads = 1

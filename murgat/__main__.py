@@ -1,5 +1,19 @@
-"""``python -m murgat`` is the same as the ``murgat`` command."""
+"""``python -m murgat`` is the same as the ``murgat`` command (whose entry point is :func:`entry`)."""
 
-from murgat.cli import run
+import sys
 
-run()
+
+def entry() -> None:
+    """The command line, with a Ctrl-C while it is still importing (a cold start can spend seconds
+    importing numpy, pydantic, the judges) ending as a Ctrl-C later does: one line and exit 130, no
+    traceback. :func:`murgat.cli.run` handles the interrupts once it is running."""
+    try:
+        from murgat.cli import run
+    except KeyboardInterrupt:
+        print("\ninterrupted while starting: nothing was done", file=sys.stderr)
+        raise SystemExit(130) from None
+    run()
+
+
+if __name__ == "__main__":
+    entry()

@@ -110,11 +110,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    try:  # building the parser imports every command's settings: a Ctrl-C there is a Ctrl-C, not a traceback
+        parser = build_parser()
+    except KeyboardInterrupt:
+        print("\ninterrupted while starting: nothing was done", file=sys.stderr)
+        return 130
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    from murgat.media.stages import enable
+
+    # stage lines (models loading, a file transcribed, the probes) unless the output is to stay quiet;
+    # off again when the command returns (main may be called in process, before the Python API)
+    if not any(getattr(args, k, False) for k in ("quiet", "json", "print_json")):  # the settings call --json print_json
+        enable()
     # how every command ends on a refusal or a stop, in one place: the error's one line and its exit status
     try:
         return int(args.func(args) or 0)
@@ -132,6 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # every record already written is durable (appended and fsync'd): say so instead of a traceback
         print("\ninterrupted: what was written is kept; run the same command again to resume", file=sys.stderr)
         return 130
+    finally:
+        enable(None)
 
 
 def run() -> NoReturn:

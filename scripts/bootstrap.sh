@@ -27,7 +27,9 @@ fi
 
 PY="${PYTHON:-python3}"
 KEY="$(cat "$ROOT/pyproject.toml" "$ROOT/scripts/bootstrap.sh" | sha256sum | cut -c1-12)"
-VENV="${MURGAT_VENV:-$HOME/.cache/murgat/venv-$KEY}"
+# the XDG cache folder when it is set to an absolute path (as media/cache.py reads it), else ~/.cache
+case "${XDG_CACHE_HOME:-}" in /*) CACHE_HOME="$XDG_CACHE_HOME" ;; *) CACHE_HOME="$HOME/.cache" ;; esac
+VENV="${MURGAT_VENV:-$CACHE_HOME/murgat/venv-$KEY}"
 if [ ! -f "$VENV/.murgat-ready" ]; then
   echo "bootstrap: creating $VENV (first run takes a few minutes)" >&2
   rm -rf "$VENV"

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from murgat import __version__
 from murgat.cli import main
 
@@ -94,3 +96,40 @@ def test_a_share_threshold_above_one_is_refused(capsys) -> None:
     else:
         raise AssertionError("--threshold 2 was accepted")
     assert "--threshold" in capsys.readouterr().err
+
+
+_HELD_IMPORT = """
+import importlib.abc, sys, time
+
+class Hold(importlib.abc.MetaPathFinder):
+    # stands for a slow import (numpy, pydantic on a cold disk): says so, then waits to be interrupted
+    def find_spec(self, name, path, target=None):
+        if name == {module!r}:
+            print("importing", flush=True)
+            while True:
+                time.sleep(0.01)
+        return None
+
+sys.meta_path.insert(0, Hold())
+sys.argv = ["murgat", "--version"]
+from murgat.__main__ import entry
+entry()
+"""
+
+
+@pytest.mark.parametrize("module", ["murgat.engine.errors", "murgat.commands.validate.check"])
+def test_ctrl_c_while_importing_is_one_line_and_exit_130(module: str) -> None:
+    """A Ctrl-C sent while the command line is still importing (the point the child says it reached,
+    not a guessed delay) ends it with exit 130 and one line, never a traceback."""
+    import signal
+
+    child = subprocess.Popen([sys.executable, "-c", _HELD_IMPORT.format(module=module)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "importing"
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=120)
+    finally:
+        child.kill()
+    assert child.returncode == 130, err
+    assert "Traceback" not in err and err.strip() == "interrupted while starting: nothing was done"

@@ -397,3 +397,11 @@ def summarize_results(
         coverage=intervals["coverage"], precision=intervals["precision"], recall=intervals["recall"],
         f1=intervals["f1"], murgat_s=intervals["murgat_s"],
     )
+
+
+def items_covered(n: int | None, n_items: int) -> str:
+    """What a run-level mean is over: ``over 3 of 5 items`` (errors and undefined items left out), or
+    ``over all 5 items`` — a figure over part of the run must not read as the whole run's."""
+    if n is None or n == n_items:
+        return f"over all {n_items} items"
+    return f"over {n} of {n_items} items"

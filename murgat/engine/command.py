@@ -184,6 +184,11 @@ def run_command(command: Command[S], s: S, *, echo: bool = True, others: Others 
     items = load_selected(lambda: command.load(s))
     outputs = command.outputs(s)
     check_outputs(s, outputs, command.kind)
+    from murgat.media.stages import stage
+
+    # the first stage line of a run, before the media checks and any model load (a cold run is not silent);
+    # after the quick refusals, which stay one line
+    stage(f"{command.kind}: {len(items)} item(s) read; checking the settings and the media")
     with held(outputs) as hold:
         folder = command.folder(s, outputs)
         if s.overwrite and not outputs.scratch:

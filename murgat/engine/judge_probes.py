@@ -62,6 +62,9 @@ def probe_before_run(probe_paths: Callable[[], Sequence[ProbePath]], run: Run) -
     paths = paths_to_probe(setting, list(probe_paths()))
     if not paths:
         return None
+    from murgat.media.stages import stage
+
+    stage(f"asking the judge probes ({len(paths)} judge path(s)) before the first item")
 
     async def ask() -> ProbeReport | None:
         try:

@@ -134,6 +134,17 @@ def run_labels(runs: Sequence[Path]) -> list[str]:
     return [str(r) for r in runs]
 
 
+def title_names(runs: Sequence[Path]) -> list[str]:
+    """The runs as a page title names them: :func:`run_labels`, each with at least its parent folder, so
+    that the pages of one sweep (``effort-low/run``, ``effort-high/run``, each viewed alone) are not
+    all titled "run" in a row of browser tabs."""
+    out = []
+    for label, run in zip(run_labels(runs), runs, strict=True):
+        parts = Path(os.path.abspath(run)).parts
+        out.append(label if "/" in label or len(parts) < 3 else "/".join(parts[-2:]))
+    return out
+
+
 def read_config(run: Path) -> dict[str, Any]:
     """``RUN/config.json`` as a JSON object (``{}`` when there is none); a damaged one is
     :class:`~murgat.engine.runs.RunUnreadable`, named, instead of a traceback."""
@@ -248,7 +259,7 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
     # every later run against the first: the page's list shows all runs per item, these give the paired CIs
     comparison = {"pairs": [comparison_doc(all_results[0], all_results[k], (docs[0]["name"], docs[k]["name"]))
                             for k in range(1, len(docs))]} if len(docs) > 1 else None
-    title = "murgat — " + (" vs ".join(d["name"] for d in docs))
+    title = "murgat — " + " vs ".join(title_names(runs))
     for why in dict.fromkeys(refused):
         print(f"warning: {why}", file=sys.stderr)
     if corrected is not None:

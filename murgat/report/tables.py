@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from murgat.core.comparison import fmt
-from murgat.core.metric import METRICS
+from murgat.core.metric import METRICS, items_covered
 from murgat.core.schema import ResponseResult, RunSummary
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ def summary_table(summary: RunSummary, title: str) -> Table:
     t.add_column("n")
     for m in METRICS:
         iv = getattr(summary, m)
-        t.add_row(m, fmt(iv), str(iv.n))
+        t.add_row(f"{m} ({items_covered(iv.n, summary.n_items)})" if m == "murgat_s" else m, fmt(iv), str(iv.n))
     if summary.accuracy:
         t.add_row("accuracy (an answer not read counts as not correct)", fmt(summary.accuracy), str(summary.accuracy.n))
     if summary.attributed_accuracy:

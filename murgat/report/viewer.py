@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from murgat.core.metric import items_covered
 from murgat.core.schema import ResponseResult, RunSummary
 
 if TYPE_CHECKING:
@@ -267,7 +268,8 @@ def run_doc(name: str, summary: RunSummary, results: Iterable[ResponseResult], *
         # answers that could not be read (counted as not correct above) and time-like texts not read as citations
         "accuracy_answered": _iv(summary.accuracy_answered), "n_answer_unknown": summary.n_answer_unknown,
         "n_time_like": summary.n_time_like,
-        "headline": [figure("MURGAT-S", _dump(summary.murgat_s)), figure("accuracy", _dump(summary.accuracy)),
+        "headline": [figure(f"MURGAT-S ({items_covered(summary.murgat_s.n, summary.n_items)})", _dump(summary.murgat_s)),
+                     figure("accuracy", _dump(summary.accuracy)),
                      figure(f"attributed accuracy (correct and MURGAT-S ≥ {summary.attributed_threshold:g})",
                             _dump(summary.attributed_accuracy))]
         + ([figure(f"accuracy over the answers read ({summary.n_answer_unknown} not read, counted as not correct "

@@ -248,3 +248,25 @@ def test_accuracy_figures_are_one_rule_for_every_command() -> None:
     assert record_answer_state({"generation_error": "missing_media: x", "correct": True}) is None
     assert record_answer_state({"gold": "B", "options": ["a", "b"], "predicted_option": None}) == "unknown"
     assert record_answer_state({"gold": "B", "options": ["a", "b"], "predicted_option": "A", "correct": False}) == "wrong"
+
+
+def test_the_headline_murgat_s_says_how_many_items_it_covers(tmp_path) -> None:
+    """Two items of five are errors: the mean is over three, and the console table and the page's
+    headline say "over 3 of 5 items" (before, nothing said it was not the whole run)."""
+    from rich.console import Console
+
+    from murgat.core.metric import items_covered, summarize_results
+    from murgat.core.schema import ResponseResult, Scores
+    from murgat.report.tables import summary_table
+    from murgat.report.viewer import run_doc
+
+    recs = [ResponseResult(id=f"q{k}", scores=Scores(coverage=1, precision=1, recall=1, f1=1, murgat_s=1)) for k in range(3)]
+    recs += [ResponseResult(id=f"e{k}", error="missing_media: 'x.mp4' not found", error_kind="missing_media") for k in range(2)]
+    summary = summarize_results(recs)
+    assert summary.murgat_s.n == 3 and summary.n_items == 5
+    assert items_covered(3, 5) == "over 3 of 5 items" and items_covered(5, 5) == "over all 5 items"
+    con = Console(width=200, record=True)
+    con.print(summary_table(summary, "run"))
+    assert "murgat_s (over 3 of 5 items)" in con.export_text()
+    doc = run_doc("run", summary, recs, report_dir=tmp_path, media_root=None, copy_media=False)
+    assert doc["headline"][0]["label"] == "MURGAT-S (over 3 of 5 items)"

@@ -79,3 +79,39 @@ def test_concurrent_callers_hash_once(fresh: Path, friday: Path, monkeypatch: py
         t.join()
     assert len(set(out)) == 1 and len(out) == 8
     assert len(reads) == 1
+
+
+def test_caches_follow_xdg_cache_home_unless_murgat_says_otherwise(tmp_path, monkeypatch) -> None:
+    """XDG_CACHE_HOME was ignored: the models and the media cache went to ~/.cache/murgat regardless."""
+    from murgat.media.asr import models_dir
+    from murgat.media.cache import cache_root
+
+    monkeypatch.delenv("MURGAT_CACHE_DIR", raising=False)
+    monkeypatch.delenv("MURGAT_MODEL_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_root() == tmp_path / "xdg" / "murgat" / "cache"
+    assert models_dir() == tmp_path / "xdg" / "murgat" / "models"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/path")  # not absolute: ignored, as the XDG rules say
+    assert cache_root() == Path.home() / ".cache" / "murgat" / "cache"
+    monkeypatch.setenv("MURGAT_CACHE_DIR", str(tmp_path / "mine"))
+    monkeypatch.setenv("MURGAT_MODEL_DIR", str(tmp_path / "models"))
+    assert cache_root() == tmp_path / "mine" and models_dir() == tmp_path / "models"
+
+
+def test_bootstrap_puts_the_environment_under_xdg_cache_home(tmp_path) -> None:
+    """The environment's default place, read from the script as bash runs it (up to the VENV line)."""
+    import subprocess
+
+    script = (Path(__file__).resolve().parents[2] / "scripts" / "bootstrap.sh").read_text()
+    lines = script.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith('case "${XDG_CACHE_HOME'))
+    snippet = "\n".join(lines[start:start + 2]) + '\necho "$VENV"'
+    env = {"HOME": str(tmp_path / "home"), "KEY": "k", "PATH": "/usr/bin:/bin"}
+    got = subprocess.run(["bash", "-c", snippet], env={**env, "XDG_CACHE_HOME": str(tmp_path / "xdg")},
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert got == f"{tmp_path}/xdg/murgat/venv-k"
+    got = subprocess.run(["bash", "-c", snippet], env=env, capture_output=True, text=True, check=True).stdout.strip()
+    assert got == f"{tmp_path}/home/.cache/murgat/venv-k"
+    mine = subprocess.run(["bash", "-c", snippet], env={**env, "MURGAT_VENV": "/opt/v"}, capture_output=True,
+                          text=True, check=True).stdout.strip()
+    assert mine == "/opt/v"

@@ -50,3 +50,14 @@ def test_the_estimate_is_a_table_unless_json(tmp_path: Path, example_media: Path
     assert "dry run" in out and "price unknown" in out and "openai:my-local-model" in out
     with pytest.raises(json.JSONDecodeError):
         json.loads(out)
+
+
+def test_a_run_says_its_first_stage_before_checking_media_or_loading_anything(tmp_path: Path, example_media: Path,
+                                                                                capsys) -> None:
+    """A cold run showed nothing for most of a minute: its first stderr line is now the stage line that
+    the items were read (before the media checks, the probes and any model); none under --json."""
+    assert main(_dry(tmp_path, example_media, 3, "--judge", "openai:my-local-model", json_out=False)) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err and err[0] == "score: 3 item(s) read; checking the settings and the media", err
+    assert main(_dry(tmp_path, example_media, 3, "--judge", "openai:my-local-model")) == 0
+    assert "item(s) read" not in capsys.readouterr().err
