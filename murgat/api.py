@@ -38,7 +38,7 @@ from murgat.commands.reflect.command import ReflectCommand
 from murgat.commands.score.command import ScoreCommand
 from murgat.engine.command import Command, run_command
 from murgat.engine.errors import CommandError
-from murgat.engine.options import Settings, add_settings
+from murgat.engine.options import Settings, add_command
 from murgat.engine.run_state import Outcome
 from murgat.engine.runs import RunResult, load_run
 from murgat.programs.command import ProgramCommand
@@ -101,9 +101,7 @@ def execute(settings: Settings, *, echo: bool = True, sink: dict[str, Any] | Non
 def add_run_command(sub: argparse._SubParsersAction, settings: type[Settings], help: str) -> None:
     """``murgat COMMAND``: the parser made from the command's settings model; running it is
     :func:`execute` of the parsed settings (the command line does nothing of its own)."""
-    p = sub.add_parser(settings.command, help=help)
-    add_settings(p, settings)
-    p.set_defaults(func=lambda args: execute(settings.from_args(args)))
+    add_command(sub, settings, execute, help=help)
 
 
 def _outside_running_loop(call: Any) -> Any:
