@@ -9,15 +9,13 @@ from pydantic import Field
 
 import murgat.engine.options as o
 
-_FILE = {"positional": True}
-
 
 class MediaProbeSettings(o.Settings, o.Json):
     """``murgat media probe FILE [--json]``: streams, durations and which streams murgat uses."""
 
     command: ClassVar[str] = "media probe"
 
-    file: str = Field(description="a media file (video or audio)", json_schema_extra=_FILE)
+    file: str = Field(description="a media file (video or audio)", json_schema_extra={"positional": True})
 
 
 class MediaTranscribeSettings(o.Settings, o.Json):
@@ -25,7 +23,7 @@ class MediaTranscribeSettings(o.Settings, o.Json):
 
     command: ClassVar[str] = "media transcribe"
 
-    file: str = Field(description="a media file (video or audio)", json_schema_extra=_FILE)
+    file: str = Field(description="a media file (video or audio)", json_schema_extra={"positional": True})
     asr_model: str | None = Field(None, description="model folder, or a bundled name: base (default), tiny.en (the "
                                                     "same option as score's --asr-model)",
                                   json_schema_extra={"also": ["--model"]})
@@ -39,7 +37,7 @@ class MediaOcrSettings(o.Settings, o.Json):
 
     command: ClassVar[str] = "media ocr"
 
-    file: str = Field(description="a media file (video or audio)", json_schema_extra=_FILE)
+    file: str = Field(description="a media file (video or audio)", json_schema_extra={"positional": True})
     fps: float = Field(1.0, description="frames per second read for on-screen text")
 
 
@@ -48,8 +46,8 @@ class MediaEvidenceSettings(o.Settings):
 
     command: ClassVar[str] = "media evidence"
 
-    file: str = Field(description="a media file (video or audio)", json_schema_extra=_FILE)
-    citations: str = Field(description='e.g. "(audio, 0:01-0:02; visual, 0:03)"', json_schema_extra=_FILE)
+    file: str = Field(description="a media file (video or audio)", json_schema_extra={"positional": True})
+    citations: str = Field(description='e.g. "(audio, 0:01-0:02; visual, 0:03)"', json_schema_extra={"positional": True})
     out: str = Field(description="folder for frames, WAVs, clips and manifest.json")
     pad: float = Field(0.0, description="pad_s: widen each segment")
     fps: float = Field(1.0, description="frames per second sampled inside visual segments")

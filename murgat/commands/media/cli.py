@@ -25,7 +25,7 @@ def _probe(args: MediaProbeSettings) -> int:
         info = probe(args.file)
     except MediaError as exc:
         return _fail(exc)
-    if args.json:
+    if args.print_json:
         print(info.model_dump_json())
         return 0
     from rich.console import Console
@@ -52,7 +52,7 @@ def _transcribe(args: MediaTranscribeSettings) -> int:
         tr = transcribe(args.file, args.asr_model, language=args.language, backend=args.backend)
     except MediaError as exc:
         return _fail(exc)
-    if args.json:
+    if args.print_json:
         print(json.dumps({"model": tr.model, "language": tr.language,
                           "words": [w.model_dump() for w in tr.words],
                           "segments": [s.model_dump() for s in tr.segments]}, ensure_ascii=False))
@@ -91,7 +91,7 @@ def _ocr(args: MediaOcrSettings) -> int:
         st = screen_text(args.file, fps=args.fps)
     except MediaError as exc:
         return _fail(exc)
-    if args.json:
+    if args.print_json:
         print(st.model_dump_json())
     else:
         for ln in st.lines:

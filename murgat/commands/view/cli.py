@@ -52,7 +52,7 @@ def _view_other_kind(run: Path, kind: str, args: ViewSettings) -> int:
     return 2
 
 
-def _corrected(args: ViewSettings, run: Path) -> dict[str, Any] | None:
+def _corrected(args: ViewSettings, run: Path, human: str) -> dict[str, Any] | None:
     """``--human LABELS``: the first run's figures corrected with the labels (``murgat.core.corrected``), for
     its run panel; None after an error is printed."""
     from murgat.core.corrected import corrected_figures
@@ -60,7 +60,7 @@ def _corrected(args: ViewSettings, run: Path) -> dict[str, Any] | None:
     from murgat.human_eval.labels import LabelError, load_labels
 
     try:
-        labels = load_labels(args.human)
+        labels = load_labels(human)
     except LabelError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return None
@@ -96,7 +96,7 @@ def _cmd_view(args: ViewSettings) -> int:
     out = Path(args.out) if args.out else runs[0] / ("report.html" if len(runs) == 1 else "compare.html")
     corrected = None
     if args.human:
-        corrected = _corrected(args, runs[0])
+        corrected = _corrected(args, runs[0], args.human)
         if corrected is None:
             return 2
     try:
