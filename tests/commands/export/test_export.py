@@ -202,3 +202,13 @@ def test_export_says_which_lines_are_not_records(run: Path, tmp_path: Path) -> N
     got = main(["export", str(copy), "--out", str(tmp_path / "x.csv")])
     assert got.returncode == 0 and "warning:" in got.stderr and "1 line(s) that are not results" in got.stderr
     assert len((tmp_path / "x.csv").read_text().splitlines()) == len(ITEMS) + 1
+
+
+def test_the_command_lines_choices_are_the_formats_and_levels_export_writes() -> None:
+    from typing import get_args
+
+    from murgat.core.export import FORMATS, LEVELS
+    from murgat.settings.export import ExportSettings
+
+    fields = ExportSettings.model_fields
+    assert get_args(fields["format"].annotation) == FORMATS and get_args(fields["level"].annotation) == LEVELS
