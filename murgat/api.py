@@ -6,7 +6,8 @@ line is made from its fields and parsed into it, then handed to :func:`execute`.
 below build the same settings from keyword arguments named as the fields (``media_root=`` for
 ``--media-root``, ``judge_option=[...]`` for ``-J``, ``print_json`` for ``--json``), so both
 ways take the same values, defaults and checks (a wrong name or value raises pydantic's
-``ValidationError``, a ``ValueError``). They run the command in this process without printing
+``ValidationError``, a ``ValueError``; the keywords are typed, :mod:`murgat.settings.keywords`, so a type
+checker refuses a misspelt one before anything runs). They run the command in this process without printing
 tables or a progress bar (warnings still reach stderr) and return a :class:`RunResult`: the exit
 status, the summary, the settings and the records, read back from the run folder.
 
@@ -26,10 +27,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 
 from murgat.commands.faithfulness.command import FaithfulnessCommand
 from murgat.commands.generate.command import GenerateCommand, SweepCommand
@@ -38,19 +40,29 @@ from murgat.commands.reflect.command import ReflectCommand
 from murgat.commands.score.command import ScoreCommand
 from murgat.engine.command import Command, run_command
 from murgat.engine.errors import CommandError
-from murgat.engine.options import Settings, add_settings
+from murgat.engine.options import Settings, add_command
 from murgat.engine.run_state import Outcome
 from murgat.engine.runs import RunResult, load_run
 from murgat.programs.command import ProgramCommand
 from murgat.settings.faithfulness import FaithfulnessSettings
 from murgat.settings.generate import GenerateSettings
+from murgat.settings.keywords import (
+    FaithfulnessOptions,
+    GenerateOptions,
+    ProgramOptions,
+    ReflectOptions,
+    ScoreOptions,
+    StrPath,
+    SweepOptions,
+)
 from murgat.settings.program import ProgramSettings
 from murgat.settings.reflect import ReflectSettings
 from murgat.settings.score import ScoreSettings
 from murgat.settings.sweep import SweepSettings
 
-__all__ = ["RunError", "RunResult", "execute", "faithfulness", "generate", "load_run", "program", "reflect", "score",
-           "sweep"]
+__all__ = ["FaithfulnessOptions", "GenerateOptions", "ProgramOptions", "ReflectOptions", "RunError", "RunResult",
+           "ScoreOptions", "SweepOptions", "execute", "faithfulness", "generate", "load_run", "program", "reflect",
+           "score", "sweep"]
 
 #: a run command that did not run to its end (exit status 2, 3 or 5): ``exit_code`` and the reason, exactly as the
 #: command line prints them (every refusal and stop is raised as this class where it is found)
@@ -101,9 +113,7 @@ def execute(settings: Settings, *, echo: bool = True, sink: dict[str, Any] | Non
 def add_run_command(sub: argparse._SubParsersAction, settings: type[Settings], help: str) -> None:
     """``murgat COMMAND``: the parser made from the command's settings model; running it is
     :func:`execute` of the parsed settings (the command line does nothing of its own)."""
-    p = sub.add_parser(settings.command, help=help)
-    add_settings(p, settings)
-    p.set_defaults(func=lambda args: execute(settings.from_args(args)))
+    add_command(sub, settings, execute, help=help)
 
 
 def _outside_running_loop(call: Any) -> Any:
@@ -122,16 +132,16 @@ def _outside_running_loop(call: Any) -> Any:
         return pool.submit(call).result()
 
 
-def _settings(cls: type[S], given: Any, values: dict[str, Any]) -> S:
+def _settings(cls: type[S], given: S | Mapping[str, Any] | None, values: dict[str, Any]) -> S:
     """The settings of one call: ``given`` (a settings object or a dict of its fields) or the keyword
     ``values``, never both; no progress bar unless ``quiet=False`` is asked for."""
     if given is not None:
         if any(v is not None for v in values.values()):
             raise TypeError(f"pass either settings= or keyword options to murgat.{cls.command}, not both")
-        given = given if isinstance(given, cls) else cls.model_validate(given)
-        if "quiet" not in given.model_fields_set:  # no progress bar unless asked for, as with keywords
-            given = given.model_copy(update={"quiet": True})
-        return given
+        chosen = given if isinstance(given, cls) else cls.model_validate(given)
+        if "quiet" not in chosen.model_fields_set:  # no progress bar unless asked for, as with keywords
+            chosen = chosen.model_copy(update={"quiet": True})
+        return chosen
     # paths may be Path objects; a None positional is left out so pydantic names it as missing
     clean = {k: (os.fspath(v) if isinstance(v, os.PathLike) else v) for k, v in values.items()
              if not (v is None and k in ("input", "data"))}
@@ -152,34 +162,57 @@ def _run(s: Settings) -> RunResult:
     return res
 
 
-def score(input: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
-    """``murgat score``: MURGAT-S of the responses in ``input`` (options: :class:`~murgat.settings.score.ScoreSettings`)."""
+def score(input: StrPath | None = None, *, settings: ScoreSettings | Mapping[str, Any] | None = None,
+          **options: Unpack[ScoreOptions]) -> RunResult:
+    """``murgat score``: MURGAT-S of the responses in ``input``.
+
+    Settings: :class:`~murgat.settings.score.ScoreSettings` — ``settings=`` one (or a dict of its fields), or
+    its fields as keyword arguments (:class:`~murgat.settings.keywords.ScoreOptions`), not both."""
     return _run(_settings(ScoreSettings, settings, {"input": input, **options}))
 
 
-def faithfulness(input: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
-    """``murgat faithfulness``: step labels and UPR (options: :class:`~murgat.settings.faithfulness.FaithfulnessSettings`)."""
+def faithfulness(input: StrPath | None = None, *, settings: FaithfulnessSettings | Mapping[str, Any] | None = None,
+                 **options: Unpack[FaithfulnessOptions]) -> RunResult:
+    """``murgat faithfulness``: step labels and UPR of the reasoning chains in ``input``.
+
+    Settings: :class:`~murgat.settings.faithfulness.FaithfulnessSettings` — ``settings=`` one (or a dict of its
+    fields), or its fields as keyword arguments (:class:`~murgat.settings.keywords.FaithfulnessOptions`)."""
     return _run(_settings(FaithfulnessSettings, settings, {"input": input, **options}))
 
 
-def reflect(data: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
-    """``murgat reflect``: self-reflection (options: :class:`~murgat.settings.faithfulness.ReflectSettings`)."""
+def reflect(data: StrPath | None = None, *, settings: ReflectSettings | Mapping[str, Any] | None = None,
+            **options: Unpack[ReflectOptions]) -> RunResult:
+    """``murgat reflect``: self-reflection over the questions in ``data``.
+
+    Settings: :class:`~murgat.settings.reflect.ReflectSettings` — ``settings=`` one (or a dict of its fields),
+    or its fields as keyword arguments (:class:`~murgat.settings.keywords.ReflectOptions`)."""
     return _run(_settings(ReflectSettings, settings, {"data": data, **options}))
 
 
-def program(data: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
-    """``murgat program``: plan-then-execute answers (options: :class:`~murgat.settings.program.ProgramSettings`)."""
+def program(data: StrPath | None = None, *, settings: ProgramSettings | Mapping[str, Any] | None = None,
+            **options: Unpack[ProgramOptions]) -> RunResult:
+    """``murgat program``: plan-then-execute answers to the questions in ``data``.
+
+    Settings: :class:`~murgat.settings.program.ProgramSettings` — ``settings=`` one (or a dict of its fields),
+    or its fields as keyword arguments (:class:`~murgat.settings.keywords.ProgramOptions`)."""
     return _run(_settings(ProgramSettings, settings, {"data": data, **options}))
 
 
-def generate(data: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
-    """``murgat generate``: answers from a model; ``out`` is a run folder (or a ``.jsonl`` file)
-    (options: :class:`~murgat.settings.generate.GenerateSettings`)."""
+def generate(data: StrPath | None = None, *, settings: GenerateSettings | Mapping[str, Any] | None = None,
+             **options: Unpack[GenerateOptions]) -> RunResult:
+    """``murgat generate``: answers from a model to the questions in ``data``; ``out`` is a run folder
+    (or a ``.jsonl`` file).
+
+    Settings: :class:`~murgat.settings.generate.GenerateSettings` — ``settings=`` one (or a dict of its
+    fields), or its fields as keyword arguments (:class:`~murgat.settings.keywords.GenerateOptions`)."""
     return _run(_settings(GenerateSettings, settings, {"data": data, **options}))
 
 
-def sweep(data: str | Path | None = None, *, settings: Any = None, **options: Any) -> RunResult:
-    """``murgat sweep``: generate and score at several reasoning efforts
-    (options: :class:`~murgat.settings.generate.SweepSettings`); the summary is ``sweep.json``
-    (what :func:`load_run` reads for a sweep folder)."""
+def sweep(data: StrPath | None = None, *, settings: SweepSettings | Mapping[str, Any] | None = None,
+          **options: Unpack[SweepOptions]) -> RunResult:
+    """``murgat sweep``: generate and score at several reasoning efforts; the summary is ``sweep.json``
+    (what :func:`load_run` reads for a sweep folder).
+
+    Settings: :class:`~murgat.settings.sweep.SweepSettings` — ``settings=`` one (or a dict of its fields), or
+    its fields as keyword arguments (:class:`~murgat.settings.keywords.SweepOptions`)."""
     return _run(_settings(SweepSettings, settings, {"data": data, **options}))

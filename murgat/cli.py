@@ -1,7 +1,8 @@
 """The ``murgat`` command line.
 
-Subcommands register themselves through small ``add_*`` functions so each feature's
-arguments live next to its code; this module only wires them together. Output meant for
+Each command registers itself (its ``cli.py``'s ``register``); every command's parser is made the one
+way, from its settings model (:func:`murgat.engine.options.add_command`: flags, help, defaults,
+choices and bounds are the model's fields), so this module only wires them together. Output meant for
 programs goes to stdout as one JSON document (``--json``); tables and progress go to
 stderr/stdout via rich for people.
 """
@@ -20,62 +21,9 @@ from typing import NoReturn
 from murgat import __version__
 from murgat.core.jsonl import ResultsWriteError
 from murgat.engine.errors import CommandError
-from murgat.engine.options import number_parser
 from murgat.media import safewrite
 
 Handler = Callable[[argparse.Namespace], int]
-
-
-#: help for options of the commands without a settings model (those of score, faithfulness, reflect,
-#: program, generate and sweep live in their fields), written once; an option keeps its own help when it has one
-COMMON_HELP: dict[str, str] = {
-    "--json": "print one JSON document instead of tables",
-    "--seed": "seed of the bootstrap resampling",
-    "--bootstrap": "bootstrap resamples for confidence intervals",
-    "--fps": "frames per second sampled inside visual segments",
-    "--max-frames": "most frames sent for one visual segment (or the whole video)",
-    "--cluster-by-video": "bootstrap resamples whole videos (several questions per video)",
-    "--similarity": "fact matching by word overlap (lexical) or MiniLM embeddings",
-    "--language": "spoken language code for ASR",
-    "--backend": "ASR backend: faster-whisper, or whisperx (optional extra)",
-    "file": "a media file (video or audio)",
-    "runs": "run folders (the first is the reference)",
-}
-
-
-#: counts of the commands without a settings model (the others are checked by their fields): the
-#: smallest value that makes sense; argparse exits 2 below it
-COUNT_MINIMUM: dict[str, int] = {"--bootstrap": 1, "--seed": 0, "--max-frames": 1}
-
-
-#: upper bounds where a larger value only burns time or memory (e.g. --bootstrap 10**9)
-COUNT_MAXIMUM: dict[str, int] = {"--bootstrap": 100_000}
-#: options that are shares (0–1)
-SHARE_OPTIONS = frozenset({"--attributed-threshold", "--recall-threshold", "--threshold"})
-
-
-def _fill_help(parser: argparse.ArgumentParser) -> None:
-    for a in parser._actions:
-        if isinstance(a, argparse._SubParsersAction):
-            for sp in a.choices.values():
-                _fill_help(sp)
-            continue
-        flag = a.option_strings[-1] if a.option_strings else ""
-        if flag in COUNT_MINIMUM and a.type is int:
-            a.type = number_parser(flag.lstrip("-").replace("-", "_"), int, low=COUNT_MINIMUM[flag],
-                                   high=COUNT_MAXIMUM.get(flag))
-        elif flag and a.type is float:
-            share = flag in SHARE_OPTIONS
-            a.type = number_parser("number", float, low=0 if share else None, high=1 if share else None)
-        if a.help is None and not isinstance(a, argparse._HelpAction):
-            key = a.option_strings[0] if a.option_strings else a.dest
-            a.help = COMMON_HELP.get(key)
-        # a --no-… flag (store_false) defaults to True: "(default: True)" would read as "off by default"
-        shown = not (a.default is None or a.default is False or a.default is argparse.SUPPRESS or a.default == []
-                     or isinstance(a, argparse._StoreFalseAction))
-        if a.help and shown and "%(default)" not in a.help \
-                and "default" not in a.help and a.option_strings:
-            a.help += " (default: %(default)s)"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -105,7 +53,6 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         module.register(sub)
-    _fill_help(parser)
     return parser
 
 

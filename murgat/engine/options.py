@@ -7,7 +7,8 @@ choices and bounds from the field), and :meth:`Settings.from_args` turns parsed 
 into the typed settings the command runs on, so the command line and the Python API
 (``murgat.score(...)`` = ``ScoreSettings(...)``) accept exactly the same values, checked by the
 same rules. A field's ``json_schema_extra`` may say how it is spelled on the command line:
-``flag`` (``--json`` for ``print_json``), ``short`` (``-J``), ``metavar``, ``positional``.
+``flag`` (``--json`` for ``print_json``), ``short`` (``-J``), ``also`` (further spellings), ``metavar``,
+``positional`` (a ``list`` positional takes one or more values).
 A ``bool`` defaulting to True is a ``--no-…`` flag; a ``list[str]`` is a repeatable option.
 
 Groups shared by commands:
@@ -19,10 +20,10 @@ Groups shared by commands:
 - :class:`Effort` — one reasoning effort (``sweep`` takes a list instead);
 - :class:`Folder`, :class:`Pace`, :class:`Undetermined` — the run folder (``--out``, ``--cache``,
   ``--overwrite``, ``--retry-errors``; ``--item-concurrency``; ``--max-undetermined``);
-- :class:`Output` — ``--json`` and ``--quiet``;
+- :class:`Output` — ``--json`` (:class:`Json`, alone in the commands without a progress bar) and ``--quiet``;
 - :class:`Stats` — the bootstrap;
-- :class:`GroupBy` — ``--by FIELD``, figures per group of an item field (``score``; and, through
-  :func:`add_options`, ``summarize``, ``ground`` and ``view``, whose parsers have no settings model);
+- :class:`GroupBy` — ``--by FIELD``, figures per group of an item field (``score``, ``summarize``,
+  ``ground``, ``view``);
 - :class:`ResponseCap` — ``--max-response-chars``, the one text-size cap of what a command reads;
 - :class:`Probes` — ``--probes auto|on|off|require`` and ``--probe-seed`` (the judge probes, asked
   before the first item; in no fingerprint);
@@ -54,7 +55,7 @@ import math
 import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Protocol, Self, Union, get_args, get_origin
+from typing import Any, ClassVar, Literal, Protocol, Self, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.fields import FieldInfo
@@ -88,6 +89,9 @@ class Settings(BaseModel):
     def from_args(cls, args: argparse.Namespace) -> Self:
         """The typed settings from parsed arguments (the parser was made by :func:`add_settings`)."""
         return build(cls, args)
+
+
+S = TypeVar("S", bound=Settings)
 
 
 class Requests(BaseModel):
@@ -251,13 +255,20 @@ class Undetermined(BaseModel):
                                                                          "is undetermined (default: only when all are)")
 
 
-class Output(BaseModel):
-    """What a run prints."""
+class Json(BaseModel):
+    """``--json``: one JSON document on stdout instead of tables (every command that prints a table)."""
 
     title: ClassVar[str] = "output"
 
     print_json: bool = Field(False, description="print one JSON document instead of tables",
                              json_schema_extra={"flag": "--json"})
+
+
+class Output(Json):
+    """What a run prints: its document or tables, and its progress bar."""
+
+    title: ClassVar[str] = "output"
+
     quiet: bool = Field(False, description="no progress bar")
 
 
@@ -474,24 +485,38 @@ def number_parser(name: str, kind: type[int] | type[float], *, low: float | None
     return parse
 
 
+def _help(info: FieldInfo, default: Any, shown: bool) -> str:
+    """A field's help: its description (``%`` kept literal), and its default where one is worth
+    saying — not None, False or an empty list, not the True of a ``--no-…`` flag (it would read as
+    "off by default"), nor where the description already speaks of the default."""
+    text = (info.description or "").replace("%", "%%")
+    if text and shown and not (default is None or default is False or default == []) and "default" not in text:
+        text += " (default: %(default)s)"
+    return text
+
+
 def _add_field(target: Any, name: str, info: FieldInfo, default: Any, required: bool) -> None:
+    """One field as one argument: a positional (``json_schema_extra`` ``positional``; a list takes
+    one or more), a ``--flag``/``--no-flag`` for a bool, a repeatable option for a list, else an
+    option with the field's choices (a ``Literal``) or its checked type and bounds."""
     extra = _extra(info)
-    help_text = info.description or ""
     kind = _scalar(info.annotation)
     if extra.get("positional"):
-        target.add_argument(name, help=help_text, **({"metavar": extra["metavar"]} if "metavar" in extra else {}))
+        target.add_argument(name, help=_help(info, default, False),
+                            **({"nargs": "+"} if get_origin(kind) is list else {}),
+                            **({"metavar": extra["metavar"]} if "metavar" in extra else {}))
         return
-    flags = [*([extra["short"]] if "short" in extra else []), flag_of(name, info)]
+    flags = [*([extra["short"]] if "short" in extra else []), flag_of(name, info), *extra.get("also", [])]
     if kind is bool:
         target.add_argument(*flags, dest=name, action="store_false" if default else "store_true", default=bool(default),
-                            help=help_text)
+                            help=_help(info, default, False))
         return
     if get_origin(kind) is list:
-        target.add_argument(*flags, dest=name, action="append", default=[], help=help_text,
-                            metavar=extra.get("metavar"))
+        target.add_argument(*flags, dest=name, action="append", default=[], help=_help(info, default, False),
+                            metavar=extra.get("metavar"), required=required)
         return
     choices = list(get_args(kind)) if get_origin(kind) is Literal else None
-    target.add_argument(*flags, dest=name, default=default, help=help_text, required=required,
+    target.add_argument(*flags, dest=name, default=default, help=_help(info, default, True), required=required,
                         **({"metavar": extra["metavar"]} if "metavar" in extra else {}),
                         **({"choices": choices} if choices else {"type": _parser_for(name, info)}))
 
@@ -531,15 +556,18 @@ def add_settings(parser: argparse.ArgumentParser, model: type[Settings]) -> None
         parser.add_argument("--executor", action=_OldExecutorSpelling, help=argparse.SUPPRESS)
 
 
-def add_options(parser: argparse.ArgumentParser, *groups: type[BaseModel]) -> None:
-    """Declare shared groups (:class:`GroupBy`) on the parser of a command without a settings model
-    (``summarize``, ``ground``, ``view``): the same flag, help and default as where a settings model has it."""
-    for group in groups:
-        title = getattr(group, "title", "")
-        target: Any = parser.add_argument_group(title) if title else parser
-        for name, info in group.model_fields.items():
-            default = None if info.is_required() else info.get_default(call_default_factory=True)
-            _add_field(target, name, info, default, info.is_required())
+def add_command(sub: argparse._SubParsersAction, model: type[S], run: Callable[[S], int],
+                **parser: Any) -> argparse.ArgumentParser:
+    """``murgat … NAME``: the one way a command's parser is made. ``NAME`` is the last word of the
+    model's ``command`` (``"media probe"`` → ``probe`` under ``media``); every field of ``model`` is
+    declared (:func:`add_settings`), and running the command is ``run`` of the validated settings
+    (the handler never sees argparse's namespace). ``parser``: ``help``, ``description`` of the
+    subcommand. The model is kept in the parser's defaults (``settings_model``) so that a test can
+    check every command's parser against its model."""
+    p: argparse.ArgumentParser = sub.add_parser(model.command.split()[-1], **parser)
+    add_settings(p, model)
+    p.set_defaults(func=lambda args: run(model.from_args(args)), settings_model=model)
+    return p
 
 
 def build(model: type[BaseModel], args: argparse.Namespace) -> Any:

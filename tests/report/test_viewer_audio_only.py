@@ -14,7 +14,6 @@ from murgat.engine.folder import RunFolder
 from murgat.engine.preflight import MediaPlace
 from murgat.judges.scripted import ScriptedJudge
 from murgat.settings.score_resolved import JudgeSpec, ScoreConfig
-
 from tests.report.test_viewer_browser import _open, browser  # noqa: F401
 
 

@@ -26,8 +26,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from murgat.engine.options import add_command
+from murgat.settings.annotate import AnnotateSettings
 
-def _cmd_annotate(args: argparse.Namespace) -> int:
+
+def _cmd_annotate(args: AnnotateSettings) -> int:
     from murgat.engine.folder import read_kind
     from murgat.report.pages import build_report
 
@@ -96,7 +99,7 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _draw(args: argparse.Namespace, run: Path, results: list[Any]) -> dict[str, Any] | None:
+def _draw(args: AnnotateSettings, run: Path, results: list[Any]) -> dict[str, Any] | None:
     """``{}`` without ``--sample``; else ``{"ids", "design"}``; None (after the error) when it cannot be drawn."""
     if args.sample is None:
         return {}
@@ -114,16 +117,5 @@ def _draw(args: argparse.Namespace, run: Path, results: list[Any]) -> dict[str, 
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("annotate", help="write a page for labelling a score run by hand (for murgat calibrate --human)")
-    p.add_argument("run", help="a murgat score run folder")
-    p.add_argument("--annotator", required=True, help="the name written into every exported label line")
-    p.add_argument("--out", default=None, help="HTML file to write (default: RUN/annotate-NAME.html)")
-    p.add_argument("--media-root", default=None, help="where the media are (default: the one the run was scored with)")
-    p.add_argument("--copy-media", action="store_true", help="copy the media next to the page so the folder is portable")
-    p.add_argument("--sample", type=int, default=None, metavar="N",
-                   help="label a random sample: N items (or with --by video N videos), the design recorded in the "
-                        "page and in every exported label line, as murgat calibrate needs for corrected figures")
-    p.add_argument("--by", choices=["video"], default=None, help="draw whole videos (every item of each)")
-    p.add_argument("--seed", type=int, default=None,
-                   help="the sample's seed (default: drawn at random and printed; give it to label the same sample)")
-    p.set_defaults(func=_cmd_annotate)
+    add_command(sub, AnnotateSettings, _cmd_annotate,
+                help="write a page for labelling a score run by hand (for murgat calibrate --human)")

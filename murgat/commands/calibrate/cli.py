@@ -11,7 +11,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from murgat.engine.options import add_command
 from murgat.report.tables import agreement_table
+from murgat.settings.calibrate import CalibrateSettings
 
 if TYPE_CHECKING:
     from murgat.engine.outputs import Claim
@@ -68,10 +70,10 @@ def _silences(s: dict[str, Any]) -> str:
 class _Bar:
     """The bootstrap's progress on stderr (off with --json or --quiet, as every command's bar)."""
 
-    def __init__(self, args: argparse.Namespace):
+    def __init__(self, args: CalibrateSettings):
         from murgat.engine.progress import item_progress
 
-        self.bar = item_progress(None, disable=bool(args.json or args.quiet))
+        self.bar = item_progress(None, disable=bool(args.print_json or args.quiet))
 
     def __enter__(self) -> _Bar:
         self.bar.__enter__()
@@ -93,7 +95,7 @@ class _Bar:
             self.bar.update(t.id, completed=t.total)
 
 
-def _labels_per_run(args: argparse.Namespace, runs: list[str]) -> dict[str, Any] | None:
+def _labels_per_run(args: CalibrateSettings, runs: list[str]) -> dict[str, Any] | None:
     """One label file for every run (the same responses judged by several judges), or one per run
     in ``--run`` order (each run's own responses: model A vs model B). None after an error."""
     from murgat.human_eval.labels import LabelError
@@ -115,7 +117,7 @@ def _labels_per_run(args: argparse.Namespace, runs: list[str]) -> dict[str, Any]
     return {run: loaded[specs[0] if len(specs) == 1 else specs[k]] for k, run in enumerate(runs)}
 
 
-def _threshold(args: argparse.Namespace, run: str) -> float:
+def _threshold(args: CalibrateSettings, run: str) -> float:
     """The SAA threshold of ``run``'s figures: ``--attributed-threshold``, else the one its
     ``summary.json`` was made with (0.5 when it has none yet). A summary that cannot be read or holds
     something else than a number in [0, 1] (NaN made every SAA 0, ``true`` read as 1) is a
@@ -197,7 +199,7 @@ def _plan_table(con: Any, run: str, plan: dict[str, Any]) -> None:
     con.print(t)
 
 
-def _faithfulness(args: argparse.Namespace, labels_for: dict[str, Any], out: Claim | None) -> int:
+def _faithfulness(args: CalibrateSettings, labels_for: dict[str, Any], out: Claim | None) -> int:
     from murgat.commands.calibrate.faithfulness_runs import calibrate_faithfulness, corrected_upr, plan_upr
     from murgat.core.steps import FaithResult
     from murgat.engine.folder import RunFolder
@@ -221,7 +223,7 @@ def _faithfulness(args: argparse.Namespace, labels_for: dict[str, Any], out: Cla
                                                       assume_random=args.assume_random, n_resamples=args.bootstrap,
                                                       seed=args.seed)
     _write_doc(out, doc)
-    if args.json:
+    if args.print_json:
         print(json.dumps(doc, indent=2, default=str))
         return 0
     from rich.table import Table
@@ -256,7 +258,7 @@ def _faithfulness(args: argparse.Namespace, labels_for: dict[str, Any], out: Cla
     return 0
 
 
-def _score_runs(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]] | None:
+def _score_runs(args: CalibrateSettings) -> tuple[dict[str, Any], dict[str, Any]] | None:
     from murgat.engine.folder import RunFolder
 
     runs = [os.path.normpath(r) for r in args.run or []]  # "runs/a/" and "runs/a" are one run
@@ -273,7 +275,7 @@ def _score_runs(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any
     return results, labels_for
 
 
-def _bad_args(args: argparse.Namespace) -> str | None:
+def _bad_args(args: CalibrateSettings) -> str | None:
     if not 0 < args.alpha < 1:
         return f"--alpha must be between 0 and 1 (got {args.alpha})"
     if not args.half_width > 0:
@@ -292,7 +294,7 @@ def _plot_names(runs: Iterable[str]) -> dict[str, str]:
     return {run: f"scatter_{k}_{Path(run).name}.png" for k, run in enumerate(runs)}
 
 
-def _out_folder(args: argparse.Namespace) -> Claim | None:
+def _out_folder(args: CalibrateSettings) -> Claim | None:
     """``--out``, claimed before any work by the one output rule: a plain folder, never a run
     folder or an input (the labels, the runs); every file it will get (``calibration.json`` and the
     attribution task's plots) is checked now, so a refused one costs no calibration."""
@@ -311,7 +313,7 @@ def _write_doc(out: Claim | None, doc: dict[str, Any]) -> None:
         out.file("calibration.json").write_text(json.dumps(doc, indent=2, default=str))
 
 
-def _calibrate_each(args: argparse.Namespace, results_by_run: dict[str, Any], labels_for: dict[str, Any],
+def _calibrate_each(args: CalibrateSettings, results_by_run: dict[str, Any], labels_for: dict[str, Any],
                     sim: Callable[[str, str], float]) -> dict[str, Any]:
     """Each run's calibration against its labels, with its corrected figures."""
     from murgat.commands.calibrate.score_runs import METRICS, calibrate_run
@@ -337,7 +339,7 @@ def _calibrate_each(args: argparse.Namespace, results_by_run: dict[str, Any], la
     return cals
 
 
-def _between_runs(args: argparse.Namespace, doc: dict[str, Any], results_by_run: dict[str, Any],
+def _between_runs(args: CalibrateSettings, doc: dict[str, Any], results_by_run: dict[str, Any],
                   labels_for: dict[str, Any], sim: Callable[[str, str], float]) -> None:
     """Two runs or more: the judge ranking, and either how alike the judges are (one label file,
     the same responses) or model B − model A, corrected (each run its own responses and labels)."""
@@ -359,7 +361,7 @@ def _between_runs(args: argparse.Namespace, doc: dict[str, Any], results_by_run:
         for run in runs[1:]]
 
 
-def _cmd(args: argparse.Namespace) -> int:
+def _cmd(args: CalibrateSettings) -> int:
     from murgat.commands.calibrate.score_runs import inter_annotator, plot_run, rules_baseline
     from murgat.core.console import console
     from murgat.core.corrected import plan_labels
@@ -393,7 +395,7 @@ def _cmd(args: argparse.Namespace) -> int:
                                         cluster_by_video=args.cluster_by_video,
                                         attributed_threshold=_threshold(args, run))
                        for run, rs in results_by_run.items()}
-        if args.json:
+        if args.print_json:
             print(json.dumps(doc, indent=2, default=str))
         else:
             for run, plan in doc["plan"].items():
@@ -412,7 +414,7 @@ def _cmd(args: argparse.Namespace) -> int:
             out.file(name).write(functools.partial(plot_run, run, doc["runs"][run]))
             doc["plots"][run] = str(out.path / name)
         _write_doc(out, doc)
-    if args.json:
+    if args.print_json:
         print(json.dumps(doc, indent=2, default=str))
         return 0
     _print_tables(con, args, doc)
@@ -421,7 +423,7 @@ def _cmd(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_tables(con: Any, args: argparse.Namespace, doc: dict[str, Any]) -> None:
+def _print_tables(con: Any, args: CalibrateSettings, doc: dict[str, Any]) -> None:
     from rich.table import Table
 
     human = doc["labels"] if isinstance(doc["labels"], str) else ", ".join(doc["labels"])
@@ -490,38 +492,5 @@ def _print_tables(con: Any, args: argparse.Namespace, doc: dict[str, Any]) -> No
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("calibrate", help="agreement of judge runs with human labels, and judge figures corrected with them")
-    p.add_argument("--human", required=True, action="append",
-                   help="label JSONL (murgat schema) or faithscore:PATH; once for every run (the same responses, "
-                        "several judges), or once per --run in the same order (each run's own responses, e.g. "
-                        "model A vs model B: their difference is corrected too)")
-    p.add_argument("--run", action="append", default=[],
-                   help="a murgat score run folder (or, with --task faithfulness, a murgat faithfulness folder); repeatable")
-    p.add_argument("--task", choices=["attribution", "faithfulness"], default="attribution",
-                   help="attribution: MURGAT-S stages; faithfulness: step counts (ICC) and step labels")
-    p.add_argument("--out", default=None, help="folder for calibration.json and PNG plots")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--bootstrap", type=int, default=10_000, help="bootstrap resamples (correlations; --ci bootstrap)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--similarity", choices=["lexical", "embedding"], default="lexical")
-    p.add_argument("--threshold", type=float, default=0.5, help="minimum similarity for two facts to match")
-    p.add_argument("--rules-baseline", action="store_true", help="also score murgat's rule-based verifier on the labels")
-    p.add_argument("--faithscore-polarity", choices=["data", "readme"], default="data",
-                   help="how to read FaithScore's 0/1 labels (see human_eval.labels.load_faithscore)")
-    g = p.add_argument_group("corrected figures (prediction-powered inference, PPI++)")
-    g.add_argument("--alpha", type=float, default=0.05, help="1 − confidence of the corrected intervals (0.05: 95%%)")
-    g.add_argument("--cluster-by-video", action="store_true",
-                   help="whole videos are the sampling unit (always so for a sample drawn with --by video)")
-    g.add_argument("--ci", choices=["normal", "bootstrap"], default="normal",
-                   help="normal-approximation intervals, or a bootstrap of the whole estimator (--bootstrap resamples)")
-    g.add_argument("--assume-random", action="store_true",
-                   help="compute corrected figures from labels that record no random sampling design (murgat annotate "
-                        "--sample) and say so in the output")
-    g.add_argument("--plan", action="store_true",
-                   help="with --human PILOT: how many labelled responses give a CI of ±--half-width, from the pilot's "
-                        "variances (nothing else is computed)")
-    g.add_argument("--half-width", type=float, default=0.05, help="the CI half-width --plan aims at")
-    g.add_argument("--attributed-threshold", type=float, default=None,
-                   help="MURGAT-S threshold of attributed accuracy (default: the run's, from summary.json)")
-    p.set_defaults(func=_cmd)
+    add_command(sub, CalibrateSettings, _cmd,
+                help="agreement of judge runs with human labels, and judge figures corrected with them")

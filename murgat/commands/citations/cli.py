@@ -13,6 +13,8 @@ from murgat.core.citations import apply_box_convention
 from murgat.core.inputs import response_problem
 from murgat.core.text import preprocess, split_sentences
 from murgat.engine.errors import SettingsError
+from murgat.engine.options import add_command
+from murgat.settings.citations import CitationsSettings
 
 
 def citations_doc(text: str, boxes: BoxConvention | None = None) -> dict[str, Any]:
@@ -76,16 +78,16 @@ def _citations_table(doc: dict[str, Any]) -> Any:
     return table
 
 
-def _cmd_citations(args: argparse.Namespace) -> int:
-    text = sys.stdin.read() if args.text == "-" else args.text
+def _cmd_citations(s: CitationsSettings) -> int:
+    text = sys.stdin.read() if s.text == "-" else s.text
     try:
-        frame = parse_frame_size(args.box_frame_size) if args.box_frame_size else None
+        frame = parse_frame_size(s.box_frame_size) if s.box_frame_size else None
     except BoxError as exc:
         raise SettingsError(f"--box-frame-size: {exc.reason}") from None
-    doc = citations_doc(text, BoxConvention(units=args.box_units, order=args.box_order, frame_size=frame))
+    doc = citations_doc(text, BoxConvention(units=s.box_units, order=s.box_order, frame_size=frame))
     if "error" in doc:
         raise SettingsError(doc["error"])
-    if args.json:
+    if s.print_json:
         print(json.dumps(doc, ensure_ascii=False))
         return 0
     from rich.text import Text
@@ -94,19 +96,12 @@ def _cmd_citations(args: argparse.Namespace) -> int:
 
     con = console()
     con.print(_citations_table(doc))
-    for s in doc["sentences"]:  # time-like text that is not a citation: said, never dropped
-        for t in s["time_like"]:
-            con.print(Text(f"warning: sentence {s['index']}: '{t['text']}' is not a citation ({t['reason']})"
+    for sent in doc["sentences"]:  # time-like text that is not a citation: said, never dropped
+        for t in sent["time_like"]:
+            con.print(Text(f"warning: sentence {sent['index']}: '{t['text']}' is not a citation ({t['reason']})"
                            + (f"; nearest accepted spelling: {t['nearest']}" if t["nearest"] else "")))
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("citations", help="show the sentences of TEXT and their parsed citations")
-    p.add_argument("text", help="response text, or - for stdin")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
-    p.add_argument("--box-units", choices=["norm", "1000", "px"], default="norm",
-                   help="what a bare 'box' means: 0-1 fractions, 0-1000, or pixels (as score's option)")
-    p.add_argument("--box-order", choices=["xyxy", "yxyx"], default="xyxy", help="number order of boxes")
-    p.add_argument("--box-frame-size", default=None, metavar="WxH", help="frame that pixel boxes refer to")
-    p.set_defaults(func=_cmd_citations)
+    add_command(sub, CitationsSettings, _cmd_citations, help="show the sentences of TEXT and their parsed citations")

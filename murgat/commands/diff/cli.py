@@ -9,15 +9,17 @@ import sys
 from pathlib import Path
 
 from murgat.engine.differences import print_diff, run_differences
+from murgat.engine.options import add_command
+from murgat.settings.diff import DiffSettings
 
 
-def _cmd_diff(args: argparse.Namespace) -> int:
+def _cmd_diff(args: DiffSettings) -> int:
     for path in (args.run_a, args.run_b):
         if not (Path(path) / "config.json").exists():
             print(f"error: {path} is not a run folder (no config.json)", file=sys.stderr)
             return 2
     diff = run_differences(args.run_a, args.run_b)
-    if args.json:
+    if args.print_json:
         print(diff.model_dump_json(indent=2))
     else:
         print_diff(diff)
@@ -25,8 +27,5 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("diff", help="what differs between two runs: settings, prompts, judges, probes, versions, verdicts")
-    p.add_argument("run_a", help="a run folder")
-    p.add_argument("run_b", help="another run folder")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=_cmd_diff)
+    add_command(sub, DiffSettings, _cmd_diff,
+                help="what differs between two runs: settings, prompts, judges, probes, versions, verdicts")

@@ -6,8 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from murgat.engine.options import add_command
+from murgat.settings.export import ExportSettings
 
-def _cmd_export(args: argparse.Namespace) -> int:
+
+def _cmd_export(args: ExportSettings) -> int:
     from murgat.core.export import ExportError, export_results
     from murgat.engine.folder import RunFolder, read_kind
     from murgat.engine.outputs import claim_output
@@ -38,14 +41,5 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from murgat.core.export import FORMATS, LEVELS
-
-    p = sub.add_parser("export", help="write a score run's results as a flat table: one row per item, sentence or fact")
-    p.add_argument("run", help="a murgat score run folder")
-    p.add_argument("--format", choices=FORMATS, default="csv",
-                   help="csv and jsonl need nothing extra; parquet needs pandas and pyarrow")
-    p.add_argument("--level", choices=LEVELS, default="item",
-                   help="one row per item (scores, answer), per sentence (verifiability, citations) or per fact "
-                        "(verdict, recall, precision); every level carries the item id")
-    p.add_argument("--out", default=None, help="file to write (default: RUN/export_LEVEL.FORMAT)")
-    p.set_defaults(func=_cmd_export)
+    add_command(sub, ExportSettings, _cmd_export,
+                help="write a score run's results as a flat table: one row per item, sentence or fact")

@@ -5,19 +5,22 @@ from __future__ import annotations
 import argparse
 import sys
 
+from murgat.engine.options import add_command
+from murgat.settings.gold import GoldCitevqaSettings, GoldItemsSettings, GoldNextgqaSettings, GoldRextimeSettings
 
-def _cmd_import(args: argparse.Namespace) -> int:
+
+def _cmd_import(args: GoldNextgqaSettings | GoldItemsSettings) -> int:
     from murgat.commands.gold.importers import import_citevqa, import_nextgqa, import_rextime, iter_summary, write_gold
     from murgat.core.gold import GoldFormatError
     from murgat.engine.outputs import claim_output
 
-    inputs = [args.gsub, args.qa, args.map] if args.dataset == "nextgqa" else [args.items]
+    inputs = [args.gsub, args.qa, args.map] if isinstance(args, GoldNextgqaSettings) else [args.items]
     # refused before any work: an input, a cassette or a run's records, a device link replaced
     claim = claim_output(args.out, role="file", replaces=("gold",), inputs=inputs, what=f"--out {args.out}")
     try:
-        if args.dataset == "nextgqa":
+        if isinstance(args, GoldNextgqaSettings):
             items = import_nextgqa(args.gsub, args.qa, args.map)
-        elif args.dataset == "citevqa":
+        elif isinstance(args, GoldCitevqaSettings):
             items = import_citevqa(args.items)
         else:
             items = import_rextime(args.items)
@@ -36,15 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     gsub = p.add_subparsers(dest="gold_command", metavar="ACTION", required=True)
     imp = gsub.add_parser("import", help="convert official annotation files to murgat's gold JSONL")
     ds = imp.add_subparsers(dest="dataset", metavar="DATASET", required=True)
-    q = ds.add_parser("nextgqa", help="NExT-GQA: gsub_*.json spans + the QA csv")
-    q.add_argument("--gsub", required=True, help="gsub_{val,test}.json (time spans in seconds)")
-    q.add_argument("--qa", required=True, help="{val,test}.csv (questions, options a0-a4, answer text)")
-    q.add_argument("--map", default=None, help="map_vid_vidorID.json: video id -> VidOR path (optional)")
-    q.add_argument("--out", required=True, help="gold JSONL to write")
-    q.set_defaults(func=_cmd_import)
-    for name, helptext in (("citevqa", "CiteVQA: answers with inline <bbox page=.. x1=..> tags (0-1000)"),
-                           ("rextime", "ReXTime: relevant_windows and ans")):
-        q = ds.add_parser(name, help=helptext)
-        q.add_argument("--items", required=True, help="the dataset's JSON list or JSONL of items")
-        q.add_argument("--out", required=True, help="gold JSONL to write")
-        q.set_defaults(func=_cmd_import)
+    add_command(ds, GoldNextgqaSettings, _cmd_import, help="NExT-GQA: gsub_*.json spans + the QA csv")
+    add_command(ds, GoldCitevqaSettings, _cmd_import,
+                help="CiteVQA: answers with inline <bbox page=.. x1=..> tags (0-1000)")
+    add_command(ds, GoldRextimeSettings, _cmd_import, help="ReXTime: relevant_windows and ans")

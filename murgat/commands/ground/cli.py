@@ -7,8 +7,8 @@ import json
 import sys
 from typing import Any
 
-from murgat.core.inputs import MAX_RESPONSE_CHARS
-from murgat.engine.options import GroupBy, add_options, number_parser
+from murgat.engine.options import add_command
+from murgat.settings.ground import GroundCommandSettings
 
 
 def _fmt(iv: Any, scale: float) -> str:
@@ -59,7 +59,7 @@ def _group_table(bd: dict[str, Any]) -> Any:
     return table
 
 
-def _cmd_ground(args: argparse.Namespace) -> int:
+def _cmd_ground(args: GroundCommandSettings) -> int:
     from murgat.commands.ground.run import GroundSettings, ground
     from murgat.core.breakdown import UnknownField
     from murgat.core.gold import GoldFormatError
@@ -80,7 +80,7 @@ def _cmd_ground(args: argparse.Namespace) -> int:
     doc = result.summary.model_dump()
     failed = (f"FAILED: {doc['n_errors']} of {doc['n_responses']} response(s) ended in an error (e.g. no gold for "
               "the id); see the error field of the records") if doc["n_errors"] else None
-    if args.json:
+    if args.print_json:
         print(json.dumps(doc if result.breakdown is None else result.document(), ensure_ascii=False))
         if failed:
             print(failed, file=sys.stderr)
@@ -119,25 +119,6 @@ def _cmd_ground(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("ground", help="grounding figures of cited responses against gold evidence (no media, no judge)")
-    p.add_argument("responses", help="response file (murgat JSONL or the authors' JSON list)")
-    p.add_argument("--gold", required=True, help="gold JSONL (murgat gold import …)")
-    p.add_argument("--out", default=None, help="run folder for config.json, results.jsonl, summary.json")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--citevqa-compat", action="store_true",
-                   help="evidence precision as CiteVQA's released scorer: gold items matched / citations")
-    p.add_argument("--attributed-threshold", type=float, default=0.5,
-                   help="MURGAT-S that makes a right answer count as attributed in SAA_cite")
-    p.add_argument("--recall-threshold", type=float, default=0.6, help="evidence recall needed for SAA")
-    p.add_argument("--score-run", default=None,
-                   help="a murgat score run folder of the same responses: MURGAT-S for SAA_cite, facts for per-fact overlap")
-    p.add_argument("--end-tolerance", type=float, default=1.0,
-                   help="citations may end this many seconds past the gold duration and stay valid")
-    p.add_argument("--max-response-chars", type=number_parser("max_response_chars", int, low=1),
-                   default=MAX_RESPONSE_CHARS,
-                   help="a longer response or chain gets a response_too_long error record instead of being read")
-    p.add_argument("--cluster-by-video", action="store_true")
-    p.add_argument("--bootstrap", type=int, default=2000)
-    p.add_argument("--seed", type=int, default=0)
-    add_options(p, GroupBy)  # the grounding figures per group of an item field
-    p.set_defaults(func=_cmd_ground)
+    # --by: the grounding figures per group of an item field
+    add_command(sub, GroundCommandSettings, _cmd_ground,
+                help="grounding figures of cited responses against gold evidence (no media, no judge)")

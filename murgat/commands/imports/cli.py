@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import argparse
 
+from murgat.engine.options import add_command
+from murgat.settings.imports import ImportInspectSettings
 
-def _cmd_import_inspect(args: argparse.Namespace) -> int:
+
+def _cmd_import_inspect(args: ImportInspectSettings) -> int:
     from murgat.commands.imports.inspect_log import run_import
 
     return run_import(args.log, args.out)
@@ -18,10 +21,8 @@ def _cmd_import_inspect(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("import", help="turn another harness's evaluation log into a murgat input (inspect_ai logs)")
     src = p.add_subparsers(dest="source", metavar="SOURCE", required=True)
-    q = src.add_parser("inspect", help="an inspect_ai log's answered samples → DIR/responses.jsonl (then murgat score DIR)",
-                       description="Each answered sample whose metadata names its media (every sample of the "
-                                   "murgat_cited_qa task) becomes one murgat item; samples left out are listed with "
-                                   "the reason. Needs inspect_ai: pip install 'murgat[inspect]'.")
-    q.add_argument("log", help="an inspect_ai log file (.eval or .json)")
-    q.add_argument("--out", required=True, help="folder for responses.jsonl and inspect.json (where it came from)")
-    q.set_defaults(func=_cmd_import_inspect)
+    add_command(src, ImportInspectSettings, _cmd_import_inspect,
+                help="an inspect_ai log's answered samples → DIR/responses.jsonl (then murgat score DIR)",
+                description="Each answered sample whose metadata names its media (every sample of the "
+                            "murgat_cited_qa task) becomes one murgat item; samples left out are listed with "
+                            "the reason. Needs inspect_ai: pip install 'murgat[inspect]'.")

@@ -8,13 +8,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from murgat.engine.options import add_command
+from murgat.settings.media import MediaEvidenceSettings, MediaOcrSettings, MediaProbeSettings, MediaTranscribeSettings
+
 
 def _fail(exc: Exception) -> int:
     print(f"error: {exc}", file=sys.stderr)
     return 2
 
 
-def _probe(args: argparse.Namespace) -> int:
+def _probe(args: MediaProbeSettings) -> int:
     from murgat.media.errors import MediaError
     from murgat.media.streams import probe
 
@@ -22,7 +25,7 @@ def _probe(args: argparse.Namespace) -> int:
         info = probe(args.file)
     except MediaError as exc:
         return _fail(exc)
-    if args.json:
+    if args.print_json:
         print(info.model_dump_json())
         return 0
     from rich.console import Console
@@ -41,15 +44,15 @@ def _probe(args: argparse.Namespace) -> int:
     return 0
 
 
-def _transcribe(args: argparse.Namespace) -> int:
+def _transcribe(args: MediaTranscribeSettings) -> int:
     from murgat.media.asr import transcribe
     from murgat.media.errors import MediaError
 
     try:
-        tr = transcribe(args.file, args.model, language=args.language, backend=args.backend)
+        tr = transcribe(args.file, args.asr_model, language=args.language, backend=args.backend)
     except MediaError as exc:
         return _fail(exc)
-    if args.json:
+    if args.print_json:
         print(json.dumps({"model": tr.model, "language": tr.language,
                           "words": [w.model_dump() for w in tr.words],
                           "segments": [s.model_dump() for s in tr.segments]}, ensure_ascii=False))
@@ -80,7 +83,7 @@ def words_table(tr: Any) -> str:
     return "\n".join(lines)
 
 
-def _ocr(args: argparse.Namespace) -> int:
+def _ocr(args: MediaOcrSettings) -> int:
     from murgat.media.errors import MediaError
     from murgat.media.ocr import screen_text
 
@@ -88,7 +91,7 @@ def _ocr(args: argparse.Namespace) -> int:
         st = screen_text(args.file, fps=args.fps)
     except MediaError as exc:
         return _fail(exc)
-    if args.json:
+    if args.print_json:
         print(st.model_dump_json())
     else:
         for ln in st.lines:
@@ -96,7 +99,7 @@ def _ocr(args: argparse.Namespace) -> int:
     return 0
 
 
-def _evidence(args: argparse.Namespace) -> int:
+def _evidence(args: MediaEvidenceSettings) -> int:
     from murgat.core.citations import check_durations, parse_citations
     from murgat.judges.evidence import fit_request, limits_for
     from murgat.media.audio import wav_bytes
@@ -167,40 +170,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     media = sub.add_parser("media", help="media tools: probe, transcribe, ocr, evidence")
     msub = media.add_subparsers(dest="media_command", metavar="ACTION", required=True)
 
-    p = msub.add_parser("probe", help="streams, durations and which streams murgat uses")
-    p.add_argument("file")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=_probe)
-
-    p = msub.add_parser("transcribe", help="ASR with word timestamps (local model only)")
-    p.add_argument("file")
-    p.add_argument("--asr-model", "--model", dest="model", default=None,
-                   help="model folder, or a bundled name: base (default), tiny.en (the same option as score's --asr-model)")
-    p.add_argument("--language", default="en")
-    p.add_argument("--backend", default="faster-whisper", choices=["faster-whisper", "whisperx"])
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=_transcribe)
-
-    p = msub.add_parser("ocr", help="on-screen text of sampled frames")
-    p.add_argument("file")
-    p.add_argument("--fps", type=float, default=1.0)
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=_ocr)
-
-    p = msub.add_parser("evidence", help="write exactly what a judge would be sent for CITATIONS")
-    p.add_argument("file")
-    p.add_argument("citations", help='e.g. "(audio, 0:01-0:02; visual, 0:03)"')
-    p.add_argument("--out", required=True, help="folder for frames, WAVs, clips and manifest.json")
-    p.add_argument("--pad", type=float, default=0.0, help="pad_s: widen each segment")
-    p.add_argument("--fps", type=float, default=1.0)
-    p.add_argument("--max-frames", type=int, default=8)
-    p.add_argument("--clips", action="store_true", help="picture-only clip files instead of frames")
-    p.add_argument("--max-audio-s", type=float, default=None,
-                   help="most seconds of audio sent for one request (default 300); a longer span is sampled")
-    p.add_argument("--audio-excerpt-s", type=float, default=None, help="length of each excerpt of a sampled span "
-                                                                        "(default 30)")
-    p.add_argument("--over-limit", choices=["sample", "refuse"], default=None,
-                   help="a segment over a limit is sampled (default) or refused with the reason")
-    p.add_argument("--provider", default=None, help="apply this judge provider's request limits too (gemini, openai, "
-                                                    "hf, …), as a run with --judge PROVIDER:… does")
-    p.set_defaults(func=_evidence)
+    add_command(msub, MediaProbeSettings, _probe, help="streams, durations and which streams murgat uses")
+    add_command(msub, MediaTranscribeSettings, _transcribe, help="ASR with word timestamps (local model only)")
+    add_command(msub, MediaOcrSettings, _ocr, help="on-screen text of sampled frames")
+    add_command(msub, MediaEvidenceSettings, _evidence, help="write exactly what a judge would be sent for CITATIONS")

@@ -26,10 +26,11 @@ from murgat.core.schema import ResponseResult, RunSummary
 from murgat.engine.differences import print_diff, run_differences
 from murgat.engine.errors import SettingsError
 from murgat.engine.folder import RunFolder, read_kind, read_summary, score_summary
-from murgat.engine.options import GroupBy, add_options
+from murgat.engine.options import add_command
 from murgat.human_eval.labels import LabelError, ResponseLabel, load_labels
 from murgat.report.groups import differences_table, print_breakdown
 from murgat.report.tables import agreement_table, comparison_table, summary_table
+from murgat.settings.summarize import SummarizeSettings
 
 
 def _other_kind(runs: list[str]) -> int:
@@ -60,7 +61,7 @@ def _score_runs(paths: list[str]) -> list[tuple[str, list[ResponseResult], RunSu
     return runs
 
 
-def _labels(args: argparse.Namespace) -> list[ResponseLabel] | None:
+def _labels(args: SummarizeSettings) -> list[ResponseLabel] | None:
     """``--human LABELS``: the people's labels the judges' errors are measured against (needs two runs)."""
     if not args.human:
         return None
@@ -127,7 +128,7 @@ def _show_breakdowns(con: Any, doc: dict[str, Any]) -> None:
                 con.print(f"{short_label(g['label'])}: {g['note']}", soft_wrap=True)
 
 
-def _cmd_summarize(args: argparse.Namespace) -> int:
+def _cmd_summarize(args: SummarizeSettings) -> int:
     if args.runs and is_ground_run(args.runs[0]):
         if args.by:
             raise SettingsError("summarize --by groups score runs; a ground run's figures by group: murgat ground … --by")
@@ -147,7 +148,7 @@ def _cmd_summarize(args: argparse.Namespace) -> int:
     if args.by:  # only when asked: the document without --by is the one it always was
         doc["breakdown"] = _breakdowns(runs, args.by, args.bootstrap, args.seed)
     diffs = _run_differences(args.runs)
-    if args.json:
+    if args.print_json:
         if diffs:
             doc["run_differences"] = [d.model_dump(mode="json") for d in diffs]
         print(json.dumps(doc, indent=2, default=str))
@@ -184,12 +185,5 @@ def _print_run_differences(diffs: list[Any], con: Any) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("summarize", help="compare runs side by side with paired bootstrap CIs")
-    p.add_argument("runs", nargs="+")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--bootstrap", type=int, default=2000)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--human", metavar="LABELS", help="human labels (murgat annotate's export): with two or more runs, "
-                                                     "how alike the judges' errors against people are")
-    add_options(p, GroupBy)  # per-run group tables; with two or more runs, paired group differences
-    p.set_defaults(func=_cmd_summarize)
+    # --by: per-run group tables; with two or more runs, paired group differences
+    add_command(sub, SummarizeSettings, _cmd_summarize, help="compare runs side by side with paired bootstrap CIs")

@@ -8,7 +8,6 @@ so two systems are compared on the same questions.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from murgat.core.grounding import GroundRecord, GroundSummary
 from murgat.core.jsonl import loads_line
+from murgat.settings.summarize import SummarizeSettings
 
 #: per-response figures compared, with the scale they are reported at (percent for the papers' figures)
 PAIRED: tuple[tuple[str, float], ...] = (
@@ -81,7 +81,7 @@ def compare_ground(runs: list[tuple[str, list[GroundRecord]]], n_resamples: int 
     return out
 
 
-def summarize_ground_runs(args: argparse.Namespace) -> int:
+def summarize_ground_runs(args: SummarizeSettings) -> int:
     """The ``summarize`` command when its runs are ground runs."""
     runs = []
     summaries = {}
@@ -93,7 +93,7 @@ def summarize_ground_runs(args: argparse.Namespace) -> int:
         summaries[str(path)] = summary.model_dump()
         runs.append((str(path), records))
     doc: dict[str, Any] = {"kind": "ground", "runs": summaries, "differences": compare_ground(runs, args.bootstrap, args.seed)}
-    if args.json:
+    if args.print_json:
         print(json.dumps(doc, indent=2))
         return 0
     from rich.table import Table

@@ -8,12 +8,13 @@ import json
 import sys
 
 from murgat.commands.validate.check import exit_status, report_lines, validate_selection
-from murgat.core.inputs import MAX_RESPONSE_CHARS, InputError
+from murgat.core.inputs import InputError
 from murgat.engine.errors import SettingsError
-from murgat.engine.options import number_parser
+from murgat.engine.options import add_command
+from murgat.settings.validate import ValidateSettings
 
 
-def _cmd_validate(args: argparse.Namespace) -> int:
+def _cmd_validate(args: ValidateSettings) -> int:
     try:
         reports, missing = validate_selection(args.input, args.media_root, args.allow_media_outside_root, args.ids,
                                               args.max_response_chars)
@@ -23,7 +24,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         print(f"warning: --ids not in {args.input}: {', '.join(missing[:20])}", file=sys.stderr)
     n_bad = sum(1 for r in reports if not r.ok)
     n_warn = sum(1 for r in reports if r.time_like)
-    if args.json:
+    if args.print_json:
         print(json.dumps({"n_items": len(reports), "n_with_problems": n_bad, "n_with_warnings": n_warn,
                           "missing_ids": missing,
                           "items": [r.model_dump() | {"ok": r.ok} for r in reports]}, ensure_ascii=False))
@@ -46,15 +47,5 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("validate", help="check a response file's citations against its media (no judge)")
-    p.add_argument("input", help="JSONL (murgat) or JSON list (authors' format)")
-    p.add_argument("--media-root", default=None, help="folder in which media names/ids are resolved")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--strict", action="store_true", help="exit 1 when any item has a problem or a warning")
-    p.add_argument("--ids", default=None, help="comma-separated ids to check (default: every item)")
-    p.add_argument("--allow-media-outside-root", action="store_true",
-                   help="read media wherever the input names it (default: only inside --media-root)")
-    p.add_argument("--max-response-chars", type=number_parser("max_response_chars", int, low=1),
-                   default=MAX_RESPONSE_CHARS, help="a longer response is an input error, as the run commands refuse "
-                                                    "it")
-    p.set_defaults(func=_cmd_validate)
+    add_command(sub, ValidateSettings, _cmd_validate,
+                help="check a response file's citations against its media (no judge)")

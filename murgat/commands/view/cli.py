@@ -7,11 +7,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from murgat.engine.options import GroupBy, add_options
+from murgat.engine.options import add_command
 from murgat.report.pages import build_report, run_media_root
+from murgat.settings.view import ViewSettings
 
 
-def _view_other_kind(run: Path, kind: str, args: argparse.Namespace) -> int:
+def _view_other_kind(run: Path, kind: str, args: ViewSettings) -> int:
     """``murgat view`` on a folder that is not a score run: its own page, or where to find one."""
     from murgat.engine.folder import RunFolder
     from murgat.engine.outputs import claim_output
@@ -20,7 +21,7 @@ def _view_other_kind(run: Path, kind: str, args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else run / "report.html"
     if kind in ("faithfulness", "reflect", "program"):
         claim_output(out, role="file", what=f"the report {out}")  # refused before any work; written by the page
-        args.media_root = run_media_root(run, args.media_root)
+        args = args.model_copy(update={"media_root": run_media_root(run, args.media_root)})
     if kind == "faithfulness":
         from murgat.core.steps import FaithResult
         from murgat.report.steps import faithfulness_report
@@ -51,7 +52,7 @@ def _view_other_kind(run: Path, kind: str, args: argparse.Namespace) -> int:
     return 2
 
 
-def _corrected(args: argparse.Namespace, run: Path) -> dict[str, Any] | None:
+def _corrected(args: ViewSettings, run: Path, human: str) -> dict[str, Any] | None:
     """``--human LABELS``: the first run's figures corrected with the labels (``murgat.core.corrected``), for
     its run panel; None after an error is printed."""
     from murgat.core.corrected import corrected_figures
@@ -59,7 +60,7 @@ def _corrected(args: argparse.Namespace, run: Path) -> dict[str, Any] | None:
     from murgat.human_eval.labels import LabelError, load_labels
 
     try:
-        labels = load_labels(args.human)
+        labels = load_labels(human)
     except LabelError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return None
@@ -69,7 +70,7 @@ def _corrected(args: argparse.Namespace, run: Path) -> dict[str, Any] | None:
                              attributed_threshold=rd.summary().attributed_threshold)
 
 
-def _cmd_view(args: argparse.Namespace) -> int:
+def _cmd_view(args: ViewSettings) -> int:
     from murgat.engine.folder import absent_folder, read_kind
 
     runs = [Path(r) for r in args.runs]
@@ -99,7 +100,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else runs[0] / ("report.html" if len(runs) == 1 else "compare.html")
     corrected = None
     if args.human:
-        corrected = _corrected(args, runs[0])
+        corrected = _corrected(args, runs[0], args.human)
         if corrected is None:
             return 2
     try:
@@ -122,21 +123,6 @@ def _wrote(path: Path) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("view", help="write the offline viewer (report.html) for a run, or compare 2..N runs item by item")
-    p.add_argument("runs", nargs="+", help="one murgat run folder, or 2..N score runs to compare item by item")
-    p.add_argument("--out", default=None, help="HTML file to write (default: RUN/report.html, or FIRST_RUN/compare.html for several)")
-    p.add_argument("--media-root", default=None, help="where the media are (default: the one the run was scored with)")
-    p.add_argument("--copy-media", action="store_true", help="copy the media next to the report so the folder is portable")
-    p.add_argument("--save-evidence", action="store_true",
-                   help="save each cited segment's frame (JPEG) or sound (WAV) under RUN/evidence/ and show it")
-    p.add_argument("--allow-media-outside-root", action="store_true",
-                   help="copy media and evidence wherever the run names them (default: only inside --media-root, "
-                        "as scoring)")
-    p.add_argument("--human", default=None, metavar="LABELS",
-                   help="human labels of a random sample of the (first) run: its panel shows the judge's figures "
-                        "corrected with them (as murgat calibrate --human LABELS --run RUN)")
-    p.add_argument("--assume-random", action="store_true",
-                   help="with --human: treat labels that record no sampling design as a random sample (said on the page)")
-    p.add_argument("--cluster-by-video", action="store_true", help="with --human: videos are the sampling unit")
-    add_options(p, GroupBy)  # the run panel's figures per group (score runs)
-    p.set_defaults(func=_cmd_view)
+    # --by: the run panel's figures per group (score runs)
+    add_command(sub, ViewSettings, _cmd_view,
+                help="write the offline viewer (report.html) for a run, or compare 2..N runs item by item")

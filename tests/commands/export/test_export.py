@@ -224,3 +224,13 @@ def test_a_fact_no_judge_was_asked_is_an_invalid_citation_in_the_viewer_and_the_
     wrong = next(r for r in RunFolder(run).latest_results() if r.id == "b-wrong")
     laugh = {f["text"]: f for s in item_doc(wrong, None, {})["sentences"] for f in s["facts"]}["A man laughs."]
     assert laugh["joint"] == "no" and laugh["status"] == "judged"
+
+
+def test_the_command_lines_choices_are_the_formats_and_levels_export_writes() -> None:
+    from typing import get_args
+
+    from murgat.core.export import FORMATS, LEVELS
+    from murgat.settings.export import ExportSettings
+
+    fields = ExportSettings.model_fields
+    assert get_args(fields["format"].annotation) == FORMATS and get_args(fields["level"].annotation) == LEVELS

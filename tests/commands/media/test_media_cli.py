@@ -44,3 +44,16 @@ def test_evidence_goes_to_a_plain_folder_only(tmp_path: Path, example_media: Pat
     got = _evidence(example_media / "friday.mp4", run)
     assert got.returncode == 2 and "is a murgat 'score' run folder" in got.stderr
     assert sorted(p.name for p in run.iterdir()) == ["config.json"]
+
+
+def test_probe_prints_a_table_without_json_and_one_document_with_it(example_media: Path, capsys) -> None:
+    """``--json`` is the settings' ``print_json``: without it people get the table (a check of a name
+    the settings do not have, such as pydantic's ``json`` method, would be always true)."""
+    from murgat.cli import main
+
+    media = str(example_media / "friday.mp4")
+    assert main(["media", "probe", media]) == 0
+    table = capsys.readouterr().out
+    assert "has_audio=True" in table and not table.lstrip().startswith("{")
+    assert main(["media", "probe", media, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["has_audio"] is True

@@ -1,0 +1,30 @@
+"""``AnnotateSettings``: every setting of ``murgat annotate`` (a page for labelling a score or faithfulness run
+by hand, optionally a random sample of it)."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+import murgat.engine.options as o
+
+
+class AnnotateSettings(o.Settings):
+    """``murgat annotate RUN --annotator NAME [--sample N [--by video] [--seed S]] [options]``."""
+
+    command: ClassVar[str] = "annotate"
+
+    run: str = Field(description="a murgat score run folder", json_schema_extra={"positional": True})
+    annotator: str = Field(description="the name written into every exported label line")
+    out: str | None = Field(None, description="HTML file to write (default: RUN/annotate-NAME.html)")
+    media_root: str | None = Field(None, description="where the media are (default: the one the run was scored with)")
+    copy_media: bool = Field(False, description="copy the media next to the page so the folder is portable")
+    # no bound here: a --sample under 1 is the command's own error line (exit 2), said with the value given
+    sample: int | None = Field(None, description="label a random sample: N items (or with --by video N videos), the "
+                                                 "design recorded in the page and in every exported label line, as "
+                                                 "murgat calibrate needs for corrected figures",
+                               json_schema_extra={"metavar": "N"})
+    by: Literal["video"] | None = Field(None, description="draw whole videos (every item of each)")
+    seed: int | None = Field(None, ge=0, description="the sample's seed (default: drawn at random and printed; give it "
+                                                     "to label the same sample)")

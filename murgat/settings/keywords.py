@@ -1,0 +1,347 @@
+"""The keyword arguments of the Python API (``murgat.score(...)`` and friends), typed: one ``TypedDict`` per
+run command, its keys and value types those of the command's settings model, so that a type checker refuses a
+misspelt option or a wrong value before anything runs (pydantic would refuse it too, but only at run time).
+
+Written out rather than derived because a type checker reads only what is written; ``tests/test_api_types.py``
+holds each one equal to its model, field by field. Where the API takes more than the model's own type (the
+model's validator or :func:`murgat.api` converts it), the difference is declared here: :data:`PATHS` take
+``os.PathLike`` objects too, and :data:`WIDER` lists the other extra types accepted.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Literal, TypeAlias, TypedDict
+
+#: a path given as text or as a ``pathlib.Path`` (the API turns it into text)
+StrPath: TypeAlias = str | os.PathLike[str]
+
+#: fields that name a file or folder: the API accepts ``os.PathLike`` objects for them
+PATHS = frozenset({"asr_model", "base", "baseline", "cache", "from_", "gold", "media_root", "out", "record"})
+
+#: other values the API accepts beyond the model's annotation (a list for a comma-separated field; None for a
+#: cap, meaning its default), by field name: what each settings model's validators turn into the field's type
+WIDER: dict[str, tuple[object, ...]] = {
+    "ids": (list[str], tuple[str, ...]), "efforts": (list[str], tuple[str, ...]),
+    "max_citations_per_fact": (type(None),), "max_evidence_s": (type(None),)}
+
+
+
+class ScoreOptions(TypedDict, total=False):
+    """``murgat.score(...)``'s keyword arguments: the fields of
+    :class:`~murgat.settings.score.ScoreSettings` (its positional ``input`` aside)."""
+
+    item_concurrency: int | None
+    judge: str
+    judge_verify: str | None
+    judge_decompose: str | None
+    judge_entail: str | None
+    judge_decontextualize: str | None
+    decontextualize: bool
+    verify_variant: Literal["simple", "cot", "json"]
+    decompose_variant: Literal["sentence", "response", "single-pass"]
+    entail_variant: Literal["simple", "json"]
+    precision_mode: Literal["alce", "strict", "individual"]
+    empty_policy: Literal["zero", "exclude"]
+    pad: float
+    max_frames: int
+    visual_as: Literal["frames", "clip"]
+    audio_point_pad: float
+    end_tolerance: float
+    box_units: Literal["norm", "1000", "px"]
+    box_order: Literal["xyxy", "yxyx"]
+    box_frame_size: str | None
+    ocr_fps: float
+    sound_events: bool
+    cluster_by_video: bool
+    attributed_threshold: float
+    gold: StrPath | None
+    dry_run: bool
+    record: StrPath | None
+    max_citations_per_fact: int | None
+    max_evidence_s: float | None
+    repeats: int
+    decompose_context: int
+    decompose_context_chars: int
+    copy_media: bool
+    save_evidence: bool
+    judge_option: list[str]
+    fps: float
+    evidence_text: bool
+    asr_model: StrPath | None
+    media_root: StrPath | None
+    allow_media_outside_root: bool
+    out: StrPath
+    cache: StrPath | None
+    overwrite: bool
+    retry_errors: bool
+    max_undetermined: float | None
+    quiet: bool
+    print_json: bool
+    temperature: float
+    max_tokens: int
+    timeout: float
+    retries: int
+    backoff_max: float
+    max_retry_time: float
+    concurrency: int
+    rpm: float | None
+    tpm: float | None
+    effort: str | None
+    limit: int | None
+    ids: str | list[str] | tuple[str, ...] | None
+    max_response_chars: int
+    bootstrap: int
+    seed: int
+    by: list[str]
+    probes: Literal["auto", "on", "off", "require"]
+    probe_seed: int
+    run_on: Literal["local", "ray"]
+    ray_address: str | None
+    ray_cpus: int | None
+    ray_group_size: int
+    ray_task_cpus: float | None
+    ray_task_retries: int
+
+
+class FaithfulnessOptions(TypedDict, total=False):
+    """``murgat.faithfulness(...)``'s keyword arguments: the fields of
+    :class:`~murgat.settings.faithfulness.FaithfulnessSettings` (its positional ``input`` aside)."""
+
+    judge: str
+    segmentation: Literal["sentences", "judge"]
+    variant: Literal["vanilla", "grounding", "grounding+rationale"]
+    granularity: Literal["chain", "step"]
+    max_frames: int
+    judge_option: list[str]
+    fps: float
+    evidence_text: bool
+    media_root: StrPath | None
+    allow_media_outside_root: bool
+    out: StrPath
+    cache: StrPath | None
+    overwrite: bool
+    retry_errors: bool
+    item_concurrency: int | None
+    quiet: bool
+    print_json: bool
+    max_tokens: int
+    timeout: float
+    temperature: float
+    retries: int
+    backoff_max: float
+    max_retry_time: float
+    concurrency: int
+    rpm: float | None
+    tpm: float | None
+    effort: str | None
+    limit: int | None
+    ids: str | list[str] | tuple[str, ...] | None
+    max_response_chars: int
+    bootstrap: int
+    seed: int
+    by: list[str]
+    probes: Literal["auto", "on", "off", "require"]
+    probe_seed: int
+    run_on: Literal["local", "ray"]
+    ray_address: str | None
+    ray_cpus: int | None
+    ray_group_size: int
+    ray_task_cpus: float | None
+    ray_task_retries: int
+    max_undetermined: float | None
+
+
+class ReflectOptions(TypedDict, total=False):
+    """``murgat.reflect(...)``'s keyword arguments: the fields of
+    :class:`~murgat.settings.reflect.ReflectSettings` (its positional ``data`` aside)."""
+
+    model: str
+    detector: str
+    detector_option: list[str]
+    detector_prompt: Literal["detect", "label"]
+    judge: str | None
+    k: int
+    max_regenerations: int
+    max_steps: int
+    from_: StrPath | None
+    mode: Literal["base", "cite"]
+    variant: Literal["vanilla", "grounding", "grounding+rationale"]
+    granularity: Literal["chain", "step"]
+    max_frames: int
+    judge_option: list[str]
+    fps: float
+    evidence_text: bool
+    media_root: StrPath | None
+    allow_media_outside_root: bool
+    out: StrPath
+    cache: StrPath | None
+    overwrite: bool
+    retry_errors: bool
+    item_concurrency: int | None
+    quiet: bool
+    print_json: bool
+    max_tokens: int
+    timeout: float
+    temperature: float
+    retries: int
+    backoff_max: float
+    max_retry_time: float
+    concurrency: int
+    rpm: float | None
+    tpm: float | None
+    effort: str | None
+    limit: int | None
+    ids: str | list[str] | tuple[str, ...] | None
+    max_response_chars: int
+    bootstrap: int
+    seed: int
+    by: list[str]
+    probes: Literal["auto", "on", "off", "require"]
+    probe_seed: int
+    run_on: Literal["local", "ray"]
+    ray_address: str | None
+    ray_cpus: int | None
+    ray_group_size: int
+    ray_task_cpus: float | None
+    ray_task_retries: int
+    model_option: list[str]
+
+
+class ProgramOptions(TypedDict, total=False):
+    """``murgat.program(...)``'s keyword arguments: the fields of
+    :class:`~murgat.settings.program.ProgramSettings` (its positional ``data`` aside)."""
+
+    item_concurrency: int | None
+    variant: str
+    planner: str
+    executor: str | None
+    judge: str | None
+    planner_option: list[str]
+    executor_option: list[str]
+    find: Literal["model", "transcript", "ocr"]
+    no_check: bool
+    check_retries: int
+    replan: int
+    max_ops: int
+    program_timeout: float
+    max_frames: int
+    score: bool
+    baseline: StrPath | None
+    judge_option: list[str]
+    fps: float
+    evidence_text: bool
+    asr_model: StrPath | None
+    media_root: StrPath | None
+    allow_media_outside_root: bool
+    out: StrPath
+    cache: StrPath | None
+    overwrite: bool
+    retry_errors: bool
+    quiet: bool
+    print_json: bool
+    max_tokens: int
+    timeout: float
+    temperature: float
+    retries: int
+    backoff_max: float
+    max_retry_time: float
+    concurrency: int
+    rpm: float | None
+    tpm: float | None
+    effort: str | None
+    limit: int | None
+    ids: str | list[str] | tuple[str, ...] | None
+    max_response_chars: int
+    probes: Literal["auto", "on", "off", "require"]
+    probe_seed: int
+    run_on: Literal["local", "ray"]
+    ray_address: str | None
+    ray_cpus: int | None
+    ray_group_size: int
+    ray_task_cpus: float | None
+    ray_task_retries: int
+
+
+class GenerateOptions(TypedDict, total=False):
+    """``murgat.generate(...)``'s keyword arguments: the fields of
+    :class:`~murgat.settings.generate.GenerateSettings` (its positional ``data`` aside)."""
+
+    model: str
+    mode: Literal["base", "cite", "posthoc"]
+    base: StrPath | None
+    max_frames: int
+    model_option: list[str]
+    fps: float
+    media_root: StrPath | None
+    allow_media_outside_root: bool
+    out: StrPath
+    cache: StrPath | None
+    overwrite: bool
+    retry_errors: bool
+    item_concurrency: int | None
+    quiet: bool
+    print_json: bool
+    max_tokens: int
+    timeout: float
+    temperature: float
+    retries: int
+    backoff_max: float
+    max_retry_time: float
+    concurrency: int
+    rpm: float | None
+    tpm: float | None
+    limit: int | None
+    ids: str | list[str] | tuple[str, ...] | None
+    max_response_chars: int
+    run_on: Literal["local", "ray"]
+    ray_address: str | None
+    ray_cpus: int | None
+    ray_group_size: int
+    ray_task_cpus: float | None
+    ray_task_retries: int
+    effort: str | None
+
+
+class SweepOptions(TypedDict, total=False):
+    """``murgat.sweep(...)``'s keyword arguments: the fields of
+    :class:`~murgat.settings.sweep.SweepSettings` (its positional ``data`` aside)."""
+
+    efforts: str | list[str] | tuple[str, ...]
+    judge: str
+    model: str
+    mode: Literal["base", "cite", "posthoc"]
+    base: StrPath | None
+    max_frames: int
+    model_option: list[str]
+    fps: float
+    media_root: StrPath | None
+    allow_media_outside_root: bool
+    out: StrPath
+    cache: StrPath | None
+    overwrite: bool
+    retry_errors: bool
+    item_concurrency: int | None
+    quiet: bool
+    print_json: bool
+    max_tokens: int
+    timeout: float
+    temperature: float
+    retries: int
+    backoff_max: float
+    max_retry_time: float
+    concurrency: int
+    rpm: float | None
+    tpm: float | None
+    limit: int | None
+    ids: str | list[str] | tuple[str, ...] | None
+    max_response_chars: int
+    run_on: Literal["local", "ray"]
+    ray_address: str | None
+    ray_cpus: int | None
+    ray_group_size: int
+    ray_task_cpus: float | None
+    ray_task_retries: int
+    judge_option: list[str]
+    probes: Literal["auto", "on", "off", "require"]
+    probe_seed: int
