@@ -55,7 +55,7 @@ from murgat.engine.guards import Held, Outputs, check_outputs, held
 from murgat.engine.loop import Digest, ItemTask, WorkPlan, plan_work, run_items
 from murgat.engine.options import RunSettings
 from murgat.engine.preflight import MediaPlace, check_media_root
-from murgat.engine.probing import probe_before_run, probe_lines, recorded_probes, with_judge_account
+from murgat.engine.probing import identity_lines, probe_before_run, probe_lines, recorded_probes, with_judge_account
 from murgat.engine.progress import item_progress, stats_text
 from murgat.engine.roles import JudgeFactory, JudgeMaker
 from murgat.inputs import InputError
@@ -466,6 +466,9 @@ def _finish(command: Command[Any], run: Run, work: Work, hold: Held) -> Outcome:
         command.show(s, run, work, summary)
     for line in probe_lines(run.probes):  # a failed probe is said again, after the figures it may have spoiled
         print(line, file=sys.stderr)
+    if command.judge_account and not run.outputs.scratch:
+        for line in identity_lines(run):  # printed, not only kept in summary.json
+            print(line, file=sys.stderr)
     for line in command.notes(s, run, work, summary):
         print(line, file=sys.stderr)
     failed = command.failure(s, run, work, summary)
