@@ -281,8 +281,9 @@ def run_command(command: Command[S], s: S, *, echo: bool = True, others: Others 
     """Run ``command`` with its settings ``s`` (see the module docstring); the :class:`Outcome`, or a
     :class:`~murgat.engine.errors.CommandError` for a run refused or stopped."""
     command.refuse(s)
-    if s.run_on == "ray":
+    if s.run_on == "ray":  # Ray and the cluster before anything that costs (the probes ask the judge)
         driver.require_ray()
+        driver.check_address(s.ray_address)
     check_media_root(s.media_root)
     items = load_selected(lambda: command.load(s))
     outputs = command.outputs(s)
