@@ -53,7 +53,13 @@ from murgat.core.schema import Item
 from murgat.engine.errors import CommandError, SettingsError, stopped
 from murgat.engine.folder import RunFolder, needs_retry, record_field
 from murgat.engine.guards import Held, Outputs, check_outputs, held
-from murgat.engine.judge_probes import probe_before_run, probe_lines, recorded_probes, with_judge_account
+from murgat.engine.judge_probes import (
+    identity_lines,
+    probe_before_run,
+    probe_lines,
+    recorded_probes,
+    with_judge_account,
+)
 from murgat.engine.loop import Digest, ItemTask, plan_work, run_items
 from murgat.engine.options import RunSettings
 from murgat.engine.preflight import MediaPlace, check_media_root
@@ -178,8 +184,9 @@ def run_command(command: Command[S], s: S, *, echo: bool = True, others: Others 
     """Run ``command`` with its settings ``s`` (see the module docstring); the :class:`Outcome`, or a
     :class:`~murgat.engine.errors.CommandError` for a run refused or stopped."""
     command.refuse(s)
-    if s.run_on == "ray":
+    if s.run_on == "ray":  # Ray and the cluster before anything that costs (the probes ask the judge)
         driver.require_ray()
+        driver.check_address(s.ray_address)
     check_media_root(s.media_root)
     items = load_selected(lambda: command.load(s))
     outputs = command.outputs(s)
@@ -368,6 +375,9 @@ def _finish(command: Command[Any], run: Run, work: Work, hold: Held) -> Outcome:
         command.show(s, run, work, summary)
     for line in probe_lines(run.probes):  # a failed probe is said again, after the figures it may have spoiled
         print(line, file=sys.stderr)
+    if command.judge_account and not run.outputs.scratch:
+        for line in identity_lines(run):  # printed, not only kept in summary.json
+            print(line, file=sys.stderr)
     for line in command.notes(s, run, work, summary):
         print(line, file=sys.stderr)
     failed = command.failure(s, run, work, summary)

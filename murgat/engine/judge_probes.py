@@ -119,6 +119,23 @@ def with_judge_account(summary: Any, run: Run) -> Any:
     return summary
 
 
+def identity_lines(run: Run) -> list[str]:
+    """The judges' identity warnings (a floating alias, a name answered by another model, a model or
+    serving configuration that changed mid-run) as a run prints them after its summary: they were in
+    ``summary.json`` only. Those the probes already printed (same words) are not repeated."""
+    said = set(run.probes.identity_warnings()) if run.probes is not None else set()
+    made = [getattr(j, "inner", j) for j in run.judges.made]
+    out: list[str] = []
+    for j in made:
+        if not callable(getattr(j, "identity", None)):
+            continue
+        for w in j.identity().warnings:
+            line = f"warning: {w}"
+            if w not in said and line not in out:
+                out.append(line)
+    return out
+
+
 def probe_lines(report: ProbeReport | None) -> list[str]:
     """What a run prints about its probes after its summary: the loud warning again when one failed,
     else one line saying they passed."""

@@ -50,12 +50,6 @@ class _Shared:
     waiters: int = 0
 
 
-def _retrieve(task: asyncio.Task[JudgeOutput]) -> None:
-    """Mark a finished shared task's exception as seen (its waiters, if any, re-raise it)."""
-    if not task.cancelled():
-        task.exception()
-
-
 class CallPool:
     """Serves identical concurrent requests to the same provider once, and counts calls.
 
@@ -89,8 +83,7 @@ class CallPool:
         if shared is None:
             sent = judge.generate(req, materialize) if materialize is not None else judge.generate(req)
             shared = _Shared(asyncio.ensure_future(sent))
-            shared.task.add_done_callback(_retrieve)
-            shared.task.add_done_callback(functools.partial(self._forgotten, key, shared))
+            shared.task.add_done_callback(functools.partial(self._finished, key, shared))
             self._inflight[key] = shared
         else:
             self.deduplicated += 1
@@ -110,8 +103,11 @@ class CallPool:
         finally:
             shared.waiters -= 1
 
-    def _forgotten(self, key: str, shared: _Shared, _task: asyncio.Task[JudgeOutput]) -> None:
+    def _finished(self, key: str, shared: _Shared, task: asyncio.Task[JudgeOutput]) -> None:
+        """A shared request ended: forget it, and mark its exception seen (its waiters re-raise it)."""
         self._forget(key, shared)
+        if not task.cancelled():
+            task.exception()
 
     def _forget(self, key: str, shared: _Shared) -> None:
         """Forget a finished (or abandoned) request: memory stays flat on long runs, and a later

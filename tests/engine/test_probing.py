@@ -513,3 +513,18 @@ def test_a_run_killed_during_its_probes_resumes(tmp_path: Path, example_media: P
     [record] = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
     assert record["error"] is None and record["scores"]["murgat_s"] is not None
     assert _summary(out)["extra"]["probes"]["judges"][0]["passed"] == 12
+
+
+def test_judge_identity_warnings_are_printed_not_only_kept(tmp_path: Path, example_media: Path, capsys) -> None:
+    """Before: a floating alias (or a model that changed mid-run) was said in summary.json only."""
+    out = tmp_path / "run"
+    with StandIn() as server:
+        server.honest = True
+        code = main(["score", str(_input(tmp_path)), "--media-root", str(example_media), "--judge", "openai:m-latest",
+                     "-J", f"base_url={server.base_url}", "--retries", "0", "--out", str(out), "--quiet", "--json",
+                     "--probes", "off"])
+    assert code == 0
+    err = capsys.readouterr().err
+    kept = [w for i in _summary(out)["extra"]["judge_identity"] for w in i["warnings"]]
+    assert kept and any("floating alias" in w for w in kept)
+    assert all(f"warning: {w}" in err for w in kept) and err.count("is a floating alias") == 1

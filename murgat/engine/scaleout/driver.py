@@ -52,6 +52,12 @@ def require_ray() -> None:
         raise RayUnavailable("--run-on ray needs Ray: pip install 'murgat[ray]'") from exc
 
 
+def check_address(address: str | None) -> None:
+    """Refuse a ``--ray-address`` ``host:port`` that takes no connection, before any work: a run
+    checks its settings and the cluster before it spends requests (its judge probes)."""
+    _reachable(address, f"--ray-address {address}" if address else "a local Ray instance")
+
+
 def init_ray(address: str | None, num_cpus: int | None = None) -> bool:
     """Connect to ``address`` (``auto``, ``host:port`` or ``ray://host:port``) or start a local
     instance; returns whether this process started it (and must shut it down).

@@ -77,3 +77,23 @@ def test_an_address_with_nothing_behind_it_is_one_line_and_quick(tmp_path: Path,
     err = out.stderr.strip().splitlines()
     assert out.returncode == 2 and len(err) == 1, out.stderr[-3000:]
     assert "127.0.0.1:1" in err[0] and "refused" in err[0].lower()
+
+
+def test_an_unreachable_cluster_is_refused_before_the_judge_probes_ask_anything(tmp_path: Path, example_media: Path,
+                                                                                 capsys) -> None:
+    """Before: the probes sent their 12 requests (and a page of warnings) before the run said the
+    cluster was not there."""
+    from murgat.cli import main
+
+    from ...standin import StandIn
+
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(json.dumps({"id": "a", "media": "friday.mp4", "response": "Hi (audio, 0:01)."}) + "\n")
+    with StandIn() as server:
+        server.honest = True
+        code = main(["score", str(inp), "--media-root", str(example_media), "--judge", "openai:m", "-J",
+                     f"base_url={server.base_url}", "--out", str(tmp_path / "run"), "--run-on", "ray",
+                     "--ray-address", "127.0.0.1:1", "--probes", "on", "--quiet"])
+        sent = len(server.requests)
+    err = capsys.readouterr().err
+    assert code == 2 and sent == 0 and "cannot start or join --ray-address 127.0.0.1:1" in err
