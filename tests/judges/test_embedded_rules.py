@@ -1,0 +1,105 @@
+"""The offline judge's rule table: each rule on evidence written here (transcripts, on-screen
+text and sound-tagger scores as the pipeline would hand them over), so no decoding can move it.
+
+The figures on the labelled claims of real media are the benchmark's (``bench_embedded_judge.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from murgat.judges.claimcheck import split_evidence
+from murgat.judges.claims import analyze
+from murgat.judges.embedded import EmbeddedJudge, sound_parts
+from murgat.judges.embedded_rules import RULES, channel_of, rules_markdown
+from murgat.judges.types import EvidenceTextPart, JudgeRequest, TextPart
+
+JUDGE = EmbeddedJudge("rules")
+MUSIC_ONLY = {"Music": 0.98, "Piano": 0.7, "Silence": 0.0}
+
+
+def words(text: str, p: float = 0.95, **low: float) -> list[dict[str, Any]]:
+    """Word records for ``text``, each heard at probability ``p`` (``low``: word → its own probability)."""
+    return [{"word": w, "start": float(k), "end": k + 0.5, "probability": low.get(w.strip(",.!?").lower(), p)}
+            for k, w in enumerate(text.split())]
+
+
+def ask(fact: str, heard: str | None = None, screen: str | None = None, label: str = "audio 0:00-0:10",
+        scores: dict[str, float] | None = None, loudness_db: float | None = -20.0, **low: float) -> tuple[str, str]:
+    parts: list[Any] = [TextPart(fact)]
+    cited = [label]
+    if heard is not None:
+        parts.append(EvidenceTextPart(label=label, modality="audio", source="transcript", text=heard,
+                                      words=words(heard, **low)))
+    if screen is not None:
+        parts.append(EvidenceTextPart(label="visual 0:05", modality="visual", source="screen_text", text=screen))
+        cited.append("visual 0:05")
+    if scores is not None:
+        parts.append(EvidenceTextPart(label=label, modality="audio", source="sound_events", text="…", scores=scores,
+                                      loudness_db=loudness_db))
+    out = JUDGE.entail(JudgeRequest(parts=parts, task="entail", inputs={"fact": fact, "evidence": cited}))
+    text, _ = split_evidence(out)
+    head, reason = text.split("\n", 1)
+    return head.removeprefix("Label: "), reason.removeprefix("Reason: ")
+
+
+def test_every_sound_named_together_must_be_heard() -> None:
+    """Two sounds claimed together: the loudest class never carries the other (a false yes under v4)."""
+    assert ask("A dog barks while music plays.", scores=MUSIC_ONLY)[0] == "no"
+    assert ask("Music and speech are heard together.", scores=MUSIC_ONLY)[0] == "no"
+    label, reason = ask("A dog barks while music plays.", scores={**MUSIC_ONLY, "Dog": 0.9, "Bark": 0.8})
+    assert label == "yes" and "dog" in reason and "music" in reason
+    assert ask("A dog barks while music plays.", scores={**MUSIC_ONLY, "Dog": 0.3})[0] == "unknown"
+    assert ask("Music is heard and no one talks.", scores={**MUSIC_ONLY, "Speech": 0.01})[0] == "yes"
+
+
+def test_sound_parts_split_at_joining_words() -> None:
+    parts = sound_parts(analyze("A dog barks while music plays."))
+    assert [(w, absent) for w, _, absent in parts] == [("dog", False), ("music", False)]
+    assert len(sound_parts(analyze("A piano melody is heard."))) == 1  # one sound, described by two words
+
+
+def test_sound_words_outside_the_table_reach_the_tagger() -> None:
+    label, reason = ask("A cat meows.", scores=MUSIC_ONLY)
+    assert label == "no" and "Meow" in reason
+    assert ask("A whistle blows.", scores={**MUSIC_ONLY, "Whistle": 0.9})[0] == "yes"
+
+
+def test_words_on_screen_never_credit_words_spoken() -> None:
+    """A sign that shows the words is no evidence they were said (a false yes under v4)."""
+    label, reason = ask("Someone says the exit is closed.", heard="", screen="THE EXIT IS CLOSED")
+    assert label == "unknown" and "spoken" in reason
+    assert ask("Someone says the exit is closed.", heard="Welcome aboard, everyone.", screen="THE EXIT IS CLOSED")[0] \
+        != "yes"
+
+
+def test_words_spoken_never_credit_words_shown() -> None:
+    label, reason = ask("The sign reads the exit is closed.", heard="the exit is closed", screen="")
+    assert label == "unknown" and "shown" in reason
+    assert ask("The sign reads the exit is closed.", heard="the exit is closed")[0] == "unknown"
+
+
+def test_channel_of_a_claim() -> None:
+    assert channel_of(analyze("The sign reads crown jewels.")) == "shown"
+    assert channel_of(analyze("A title card says my fellow Americans.")) == "shown"
+    assert channel_of(analyze("The screen shows the words Goddard Space Flight Center.")) == "shown"
+    assert channel_of(analyze("Someone says crown jewels.")) == "spoken"
+    assert channel_of(analyze("The jewels are in the crown.")) == "any"
+
+
+def test_the_rule_table_renders_every_rule() -> None:
+    table = rules_markdown()
+    lines = table.strip().splitlines()
+    assert len(lines) == len(RULES) + 2
+    for i, row in enumerate(RULES, 1):
+        assert lines[i + 1].startswith(f"| {i} | `{row.name}` |")
+        assert row.fn.__doc__ and "Example:" in row.fn.__doc__, row.name
+    assert len({r.name for r in RULES}) == len(RULES)
+
+
+def test_every_rule_is_small() -> None:
+    """The rule code stays readable: no rule function over 40 lines."""
+    import inspect
+
+    for row in RULES:
+        assert len(inspect.getsource(row.fn).splitlines()) <= 40, row.name
