@@ -105,6 +105,8 @@ continue continues continued exclaim exclaims exclaimed announce announces annou
 hears heard listen audible talk talks talking speak speaks spoke spoken speaking someone somebody person people man
 men woman women boy girl guy lady gentleman character figure individual host presenter reporter announcer commentator
 caller operator audience viewer listener clip video audio recording footage scene soundtrack background seen show
+broadcast broadcasts message messages announcement announcements transmission transmissions tape program programme
+podcast interview voiceover commentary
 shows shown showing appear appears appeared visible displays displayed display word words line lines phrase quote
 quotes quoted sentence something things thing another whether""".split())
 #: verbs followed by what is said ("says the jewels were stolen")
@@ -127,7 +129,11 @@ yelled whisper whispers whispered sing sings sang singing chat chats chatting ch
 SPEECH_VERBS = CONTENT_VERBS | MANNER_VERBS
 #: words of a subject that name no particular voice: "the speaker", "a voice", "someone", "we hear"
 GENERIC_SPEAKERS = frozenset("""someone somebody voice voices speaker speakers narrator narration we you audio recording
-clip video film soundtrack footage track radio counting countdown count hear hears heard listen can""".split())
+clip video film soundtrack footage track radio counting countdown count hear hears heard listen can broadcast
+broadcasts message messages announcement announcements transmission transmissions tape program programme podcast
+interview voiceover commentary""".split())
+#: "is told", "are asked", "were urged": a passive speech verb; who stands before it is spoken to, not speaking
+_PASSIVE_AUX = frozenset("is are was were be been being get gets got".split())
 #: who a speech may be addressed to without naming anyone in particular
 GENERIC_AUDIENCE = frozenset("""listeners listener audience people everyone everybody viewers viewer public crowd""".split())
 #: verbs that say the words were a question
@@ -178,6 +184,8 @@ class OrderCheck:
     marker: str = ""
     #: "right after", "immediately before", "followed directly by": nothing is said between the sides
     adjacent: bool = False
+    #: ``which == "nth"``: the position claimed ("the third number" → 3)
+    nth: int = 0
 
 
 @dataclass
@@ -308,6 +316,9 @@ ORDINAL_WORDS = {w: f"{n}th" for n, w in (
     (40, "fortieth"), (50, "fiftieth"), (60, "sixtieth"), (70, "seventieth"), (80, "eightieth"), (90, "ninetieth"),
     (100, "hundredth"), (1000, "thousandth"))}
 _FIRST_THREE = {"1st": "first", "2nd": "second", "3rd": "third"}
+#: ordinal words and the position each names ("third" → 3), for "the third number the voice says"
+ORDINALS = {"first": 1, "second": 2, "third": 3, **{w: int(v[:-2]) for w, v in ORDINAL_WORDS.items() if int(v[:-2]) <= 20}}
+_ORDINAL_ALT = "|".join(sorted(set(ORDINALS) - {"first"}, key=len, reverse=True))
 _MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
 _TENS = frozenset({"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"})
 
@@ -444,8 +455,8 @@ def analyze(fact: str) -> Claim:
         text = text[m.end():]
     text, scene_text, excluded_text = _canonical(text)
     # "the first/last number …" before the time phrases take "first"/"last" away
-    position = re.search(r"\b(first|last|final|smallest|largest|lowest|highest|biggest)\s+(number|word|name|thing)s?\b",
-                         text, re.IGNORECASE)
+    position = re.search(r"\b(first|last|final|smallest|largest|lowest|highest|biggest|" + _ORDINAL_ALT +
+                         r")\s+(number|word|name|thing)s?\b", text, re.IGNORECASE)
     quoted = re.findall(r"[\"“”]([^\"“”]+)[\"“”]", text)
     outside = re.sub(r"[\"“”][^\"“”]+[\"“”]", " ", text)
     # time phrases go everywhere before the speech verb; after it (in what is said: "says the
@@ -495,10 +506,11 @@ def analyze(fact: str) -> Claim:
     skip, order, count = _order_and_count(raw, lower, content_cue)
     if order is None and count is None and position and (
             content_cue is not None or re.search(r"\b(?:heard|said|spoken)\b", outside, re.IGNORECASE)):
+        pos_word = position.group(1).lower()
         which = {"first": "first", "smallest": "min", "lowest": "min", "largest": "max", "highest": "max",
-                 "biggest": "max"}.get(position.group(1).lower(), "last")
+                 "biggest": "max", **dict.fromkeys(set(ORDINALS) - {"first"}, "nth")}.get(pos_word, "last")
         order = OrderCheck(which=which, among="number" if position.group(2).lower() == "number" else "word",
-                           marker=position.group(1).lower())
+                           marker=pos_word, nth=ORDINALS.get(pos_word, 0))
         speech = True
     terms: list[Term] = []
     tokens: list[str] = []  # the claim's words in order, negations as "not" (what alignment compares)
@@ -566,8 +578,9 @@ def analyze(fact: str) -> Claim:
     presence = not quoted and content_cue is None and manner_cue is not None and about is None
     speech = speech or about is not None or count is not None
     if order is not None and order.which and order.target is None:
+        # "the first thing … says is X Y": its first word is X; "the last …": its last word (rules v5)
         said_terms = [t for t in terms if t.role == "said"]
-        order.target = said_terms[-1].norm if said_terms else None
+        order.target = (said_terms[-1] if order.which == "last" else said_terms[0]).norm if said_terms else None
     said_text = " ".join(raw[i] for i in range(len(raw)) if content_cue is not None and i > content_cue
                          and i not in addressee and lower[i] not in ORDER_WORDS)
     for q in quoted:
@@ -602,11 +615,7 @@ def _read_parts(claim: Claim, raw: list[str], lower: list[str], cue: int | None,
     skip = ORDER_WORDS | NEGATIONS | {"appear", "appears", "seem", "seems", "one", "single", "only", "smallest",
                                       "largest", "lowest", "highest", "biggest", "number", "numbers", "word", "words",
                                       "name", "thing"}
-    persons = {"he", "she", "they", "him", "her", "them", "himself", "herself", "themselves"}
-    who = [raw[i] for i in range(cue) if (lower[i] not in STOP or lower[i] in persons) and lower[i] not in GENERIC_SPEAKERS
-           and lower[i] not in skip and not (positional and lower[i] in ("first", "last", "final"))]
-    if [w for w in who if w.lower() not in TURN_NOUNS and w.lower() != "question"]:
-        claim.speaker = " ".join(w for w in who if w.lower() not in TURN_NOUNS)
+    _read_speaker(claim, raw, lower, cue, skip, positional)
     person_pronouns = {"them", "him", "her", "us", "me"}
     to = [raw[i] for i in sorted(addressee) if lower[i] not in STOP or lower[i] in person_pronouns]
     if to and not all(w.lower() in GENERIC_AUDIENCE for w in to):
@@ -629,6 +638,32 @@ def _read_parts(claim: Claim, raw: list[str], lower: list[str], cue: int | None,
             before = lower[max(cue + 1, i - 3):i]
             hedged = "among" in before or ("one" in before and "of" in before)
             claim.superlatives.append((normalize_word(raw[i]), hedged))
+
+
+def _read_speaker(claim: Claim, raw: list[str], lower: list[str], cue: int, skip: frozenset[str] | set[str],
+                  positional: bool) -> None:
+    """Who speaks: the words before the speech verb, less generic speakers ("the narrator", "the
+    recording", "a broadcast"), tone words ("irritably", "a cheerful voice": the verifier's business)
+    and ordinals of a position ("the third number"). Before a passive verb ("listeners are told to
+    …") they are who is spoken to: a generic audience is no one in particular, anyone else is the
+    addressee (rules v5).
+
+    Example: "Listeners are told to ask …" → no speaker, no addressee."""
+    from murgat.rules import _TONE
+
+    persons = {"he", "she", "they", "him", "her", "them", "himself", "herself", "themselves"}
+    who = [raw[i] for i in range(cue) if (lower[i] not in STOP or lower[i] in persons) and lower[i] not in GENERIC_SPEAKERS
+           and lower[i] not in skip and not (positional and (lower[i] in ("first", "last", "final")
+                                                             or lower[i] in ORDINALS))
+           and not _TONE.fullmatch(lower[i])]
+    who = [w for w in who if w.lower() not in TURN_NOUNS and w.lower() != "question"]
+    if not who:
+        return
+    if cue > 0 and lower[cue - 1] in _PASSIVE_AUX:
+        if not all(w.lower() in GENERIC_AUDIENCE for w in who) and claim.addressee is None:
+            claim.addressee = " ".join(who)
+        return
+    claim.speaker = " ".join(who)
 
 
 def _num(w: str) -> str | None:

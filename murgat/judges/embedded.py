@@ -554,13 +554,15 @@ class EmbeddedJudge(Judge):
             seq = [toks[i] for i in idx]
             if not seq or o.target is None or o.target not in seq:
                 return None
+            if o.which == "nth" and len(seq) < o.nth:
+                return None  # fewer words heard than the position claimed: the term accounting decides
             if o.which in ("min", "max"):
                 k = (min if o.which == "min" else max)(range(len(seq)), key=lambda j: float(seq[j]))
             else:
-                k = 0 if o.which == "first" else len(seq) - 1
+                k = {"first": 0, "nth": o.nth - 1}.get(o.which, len(seq) - 1)
             pick = seq[k]
             what = "number" if o.among == "number" else "word"
-            name = {"min": "smallest", "max": "largest"}.get(o.which, o.which)
+            name = {"min": "smallest", "max": "largest", "nth": o.marker}.get(o.which, o.which)
             if pick == o.target:
                 return f"Label: yes\nReason: the {name} {what} heard in {labels} is {pick!r}."
             bad = hd.unsure(sure, [idx[k]])

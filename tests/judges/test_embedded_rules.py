@@ -103,3 +103,44 @@ def test_every_rule_is_small() -> None:
 
     for row in RULES:
         assert len(inspect.getsource(row.fn).splitlines()) <= 40, row.name
+
+
+COUNTDOWN = "Nine. Eight. Seven. Six. Five. Four."
+
+
+def test_an_ordinal_position_is_read_from_the_word_order() -> None:
+    assert ask("The third number the voice says is seven.", heard=COUNTDOWN)[0] == "yes"
+    label, reason = ask("The fourth number the voice says is five.", heard=COUNTDOWN)
+    assert label == "no" and "'6'" in reason
+    assert analyze("The third number the voice says is seven.").speaker is None  # "third" names no one
+
+
+def test_the_first_thing_said_is_checked_on_its_first_word() -> None:
+    heard = "This is the optical and science segment of the Webb."
+    assert ask("The first thing the narrator says is this is the optical segment.", heard=heard)[0] == "yes"
+    assert ask("The first thing the narrator says is the Webb segment.", heard=heard)[0] == "no"
+
+
+def test_passive_voice_makes_no_speaker_of_the_addressees() -> None:
+    c = analyze("Listeners are told to ask what they can do for their country.")
+    assert c.speaker is None and c.addressee is None and [t.text for t in c.terms] == ["ask", "country"]
+    assert analyze("Visitors are told to keep out.").addressee == "Visitors"
+    heard = "ask what you can do for your country."
+    assert ask("Listeners are told to ask what they can do for their country.", heard=heard)[0] == "yes"
+
+
+def test_source_nouns_and_tone_words_are_not_speakers() -> None:
+    for fact in ("The broadcast mentions Goddard.", "The recording says Goddard.", "A cheerful voice says Goddard.",
+                 "The speaker irritably says Goddard."):
+        c = analyze(fact)
+        assert c.speaker is None and [t.text for t in c.terms] == ["Goddard"], fact
+    assert ask("The broadcast mentions Goddard.", heard="at NASA's Goddard Space Flight Center")[0] == "yes"
+
+
+def test_tone_words_are_not_verifiable() -> None:
+    from murgat.rules import rule_verifiable
+
+    for s in ("The speaker irritably says he is in a bad humor.", "A cheerful voice calls out Hildy.",
+              "The narrator sounds annoyed."):
+        assert rule_verifiable(s)[0] is False, s
+    assert rule_verifiable("Someone says he is happy.")[0] is True  # a report of the words, not a tone
