@@ -132,6 +132,13 @@ GENERIC_SPEAKERS = frozenset("""someone somebody voice voices speaker speakers n
 clip video film soundtrack footage track radio counting countdown count hear hears heard listen can broadcast
 broadcasts message messages announcement announcements transmission transmissions tape program programme podcast
 interview voiceover commentary""".split())
+#: nouns that name a display: the speaker of on-screen text ("the sign reads X", "a title card says X"),
+#: never a term that must itself be read or heard (rules v5)
+DISPLAY_WORDS = frozenset("""sign signs screen screens caption captions subtitle subtitles title titles card cards
+banner banners text texts label labels placard placards poster posters board boards headline headlines chyron
+lettering writing""".split())
+_SHOWS_WORDS = re.compile(r"\b(?:shows|displays|bears|carries)\s+(?:the\s+)?(?:words?|text|lettering|message)\b",
+                          re.IGNORECASE)
 #: "is told", "are asked", "were urged": a passive speech verb; who stands before it is spoken to, not speaking
 _PASSIVE_AUX = frozenset("is are was were be been being get gets got".split())
 #: who a speech may be addressed to without naming anyone in particular
@@ -453,6 +460,7 @@ def analyze(fact: str) -> Claim:
             break
         removed.append(m.group(0).strip())
         text = text[m.end():]
+    text = _SHOWS_WORDS.sub("reads", text)  # "the screen shows the words X" is "the screen reads X"
     text, scene_text, excluded_text = _canonical(text)
     # "the first/last number …" before the time phrases take "first"/"last" away
     position = re.search(r"\b(first|last|final|smallest|largest|lowest|highest|biggest|" + _ORDINAL_ALT +
@@ -492,7 +500,8 @@ def analyze(fact: str) -> Claim:
     # the speaker before a speech verb is who speaks, not what is said ("Kennedy says …",
     # "one of the voices says …"); only when it reads as a speaker, so "The telescope in the
     # cleanroom is named Webb" keeps its subject
-    speaker_words = FRAMING | PERSONS | {"he", "she", "they", "i", "we", "it", "nobody", "no", "one", "none"}
+    speaker_words = FRAMING | PERSONS | DISPLAY_WORDS | {"he", "she", "they", "i", "we", "it", "nobody", "no", "one",
+                                                        "none"}
     drop_subject = content_cue is not None and any(
         w in speaker_words or (raw[i][:1].isupper() and w not in STOP) for i, w in enumerate(lower[:content_cue]))
     addressee: set[int] = set()
@@ -655,7 +664,7 @@ def _read_speaker(claim: Claim, raw: list[str], lower: list[str], cue: int, skip
     who = [raw[i] for i in range(cue) if (lower[i] not in STOP or lower[i] in persons) and lower[i] not in GENERIC_SPEAKERS
            and lower[i] not in skip and not (positional and (lower[i] in ("first", "last", "final")
                                                              or lower[i] in ORDINALS))
-           and not _TONE.fullmatch(lower[i])]
+           and not _TONE.fullmatch(lower[i]) and lower[i] not in DISPLAY_WORDS]
     who = [w for w in who if w.lower() not in TURN_NOUNS and w.lower() != "question"]
     if not who:
         return

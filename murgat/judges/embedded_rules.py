@@ -25,18 +25,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from murgat.judges.claims import Claim, Term, antonym_heard, match_meaning, tokenize
+from murgat.judges.claims import DISPLAY_WORDS, Claim, Term, antonym_heard, match_meaning, tokenize
 from murgat.judges.heard import Heard, shown
 from murgat.judges.types import EvidenceTextPart
 
 if TYPE_CHECKING:
     from murgat.judges.embedded import EmbeddedJudge
 
-#: nouns that name a display: a claim whose subject is one ("the sign reads X", "a title card
-#: says X", "the screen shows the words X") is about words shown, never words spoken
-DISPLAY_WORDS = frozenset("""sign signs screen screens caption captions subtitle subtitles title titles card cards
-banner banners text texts label labels placard placards poster posters board boards headline headlines chyron
-lettering writing""".split())
 #: verbs that present words as written ("reads", "displays", "is written")
 SHOW_VERBS = frozenset("read reads reading shows show showing displays display displaying written printed".split())
 _SPEAK_VERBS = frozenset("""say says said saying ask asks asked asking tell tells told mention mentions mentioned speak

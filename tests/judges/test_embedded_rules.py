@@ -144,3 +144,14 @@ def test_tone_words_are_not_verifiable() -> None:
               "The narrator sounds annoyed."):
         assert rule_verifiable(s)[0] is False, s
     assert rule_verifiable("Someone says he is happy.")[0] is True  # a report of the words, not a tone
+
+
+def test_a_display_is_the_speaker_of_on_screen_text() -> None:
+    """"The sign reads X" is decided from the text read, the display word itself need not be read."""
+    for fact in ("The sign reads EXIT ONLY.", "A title card says Chapter One.",
+                 "The screen shows the words Chapter One."):
+        c = analyze(fact)
+        assert c.speaker is None and all(t.norm not in ("sign", "title", "card", "screen") for t in c.terms), fact
+    assert ask("The sign reads EXIT ONLY.", screen="EXIT ONLY")[0] == "yes"
+    assert ask("The sign reads EXIT ONLY.", screen="ENTRANCE ONLY")[0] == "no"
+    assert ask("The screen shows the words Chapter One.", screen="CHAPTER ONE")[0] == "yes"
