@@ -261,6 +261,7 @@ _FRONT_ORDER = re.compile(rf"^(?:(?P<adj>{_ADJ})\s+)?(?P<rel>after|before)\s+(?P
 _FRONT_SCENE = re.compile(r"^(?:while|whilst|when|as)\s+(?P<scene>[^,]+),\s*(?P<rest>.+)$", re.IGNORECASE)
 _TAIL_SCENE = re.compile(r"\s+(?:while|whilst|when|as)\s+(?P<scene>(?:a|an|the|some|two|three|his|her|their)\s+.+?)[.!]?$",
                          re.IGNORECASE)
+_TAIL_WHILE = re.compile(r"\s+(?:while|whilst)\s+(?P<scene>[A-Za-z].+?)[.!]?$", re.IGNORECASE)
 _BE = frozenset("is are was were stands stand sits sit walks walk appears appear lies lie shown seen visible".split())
 
 
@@ -289,7 +290,12 @@ def _canonical(text: str) -> tuple[str, str, str]:
     if m and (not m.group(0).lower().startswith("as") or _clause_like(m.group("scene"))):
         scene, t = m.group("scene"), m.group("rest")
     else:
-        m = _TAIL_SCENE.search(t)
+        m = _TAIL_SCENE.search(t) or _TAIL_WHILE.search(t)
+        if m and m.re is _TAIL_WHILE and not (_clause_like(m.group("scene")) and not m.group("scene").split()[0].lower(
+                ).endswith("ing") and re.search(
+                r"\b(?:" + "|".join(sorted(CONTENT_VERBS, key=len, reverse=True)) + r")\b", t[:m.start()],
+                re.IGNORECASE)):
+            m = None  # without an article, only a clause after a report of speech ("says X while operators sit …")
         if m and (not m.group(0).strip().lower().startswith("as") or _clause_like(m.group("scene"))):
             scene, t = m.group("scene"), t[:m.start()]
     speechy = re.search(r"\b(?:" + "|".join(sorted(CONTENT_VERBS, key=len, reverse=True)) + r")\b", t, re.IGNORECASE)

@@ -76,7 +76,7 @@ from murgat.judges.claims import (
     normalize_word,
     tokenize,
 )
-from murgat.judges.heard import ASR_SURE, Heard, shown
+from murgat.judges.heard import ASR_SURE, Heard, Token, shown
 from murgat.judges.types import EvidenceTextPart, JudgeRequest, Usage
 from murgat.rules import rule_decompose, rule_verifiable
 
@@ -166,6 +166,13 @@ def _locate(side: list[str], toks: list[str]) -> tuple[int, int] | None:
 #: heard) it is "no"; chosen on the dev half of the v3 labelled claims (``-J meaning_yes=``)
 MEANING_YES = 0.8
 MEANING_NO = 0.25
+#: MiniLM similarity of two single words at or above which a replacement is near the claim's word in
+#: meaning ("film" for "movie": 0.84), so no "no" (rules v5; ``-J near_meaning=``). Chosen on word pairs
+#: written for issue #46: true synonyms 0.26–0.94, same-kind swaps 0.14–0.73 (sofa/couch, 0.86, is a synonym)
+NEAR_MEANING = 0.8
+#: the ASR probability under which the word heard in a plain word's place may be noise, so its
+#: substitution is no "no" (rules v5; ``-J asr_sure_word=``); names, numbers and quotes use ``asr_sure``
+ASR_SURE_WORD = 0.25
 
 
 @lru_cache(maxsize=4096)
@@ -338,7 +345,7 @@ class EmbeddedJudge(Judge):
     #: every option that changes an answer enters the cache key, and so does the rules' version:
     #: answers cached by an older judge are not served to this one
     answer_options = ("embeddings", "sound_yes", "sound_no", "silence_db", "sound_db", "meaning_yes", "meaning_no",
-                      "asr_sure", "rules_version")
+                      "asr_sure", "asr_sure_word", "near_meaning", "rules_version")
     needs_evidence_text = True
     tasks = frozenset({"verify", "decompose", "decontextualize", "entail"})
     #: 4.1: a number said in several words meets its digits ("twenty-one" = "21", "two thousand" =
@@ -662,23 +669,53 @@ class EmbeddedJudge(Judge):
                 out.append((t, swapped, place))
         return out
 
-    def _sure_subs(self, subs: list[tuple[Term, list[str], list[int] | None]],
-                   hd: Heard) -> tuple[list[tuple[Term, list[str]]], list[tuple[Term, list]]]:
-        """Substitutions split into those heard surely enough for a "no" and those that may be a
-        mishearing: a name, a number or a quoted word where the window holds a word heard with an
-        ASR probability under ``asr_sure``."""
+    def _sure_subs(self, subs: list[tuple[Term, list[str], list[int] | None]], hd: Heard
+                   ) -> tuple[list[tuple[Term, list[str]]], list[tuple[Term, list[Token]]], list[tuple[Term, str, float]]]:
+        """Substitutions split into those heard surely enough for a "no", those that may be a
+        mishearing (a deciding word heard with an ASR probability under ``asr_sure``:
+        :meth:`_deciding`), and those whose replacement is near the plain word in meaning — a
+        possible paraphrase, no "no" either (rules v5)."""
         sure: list[tuple[Term, list[str]]] = []
-        unsure: list[tuple[Term, list]] = []
-        for t, ws, _place in subs:
-            if t.kind in ("name", "number") or t.in_quote:
-                # the window, not only the aligned place: a misheard name may stand elsewhere ("111 Houston"
-                # for "Apollo 11, Houston" aligns the claim's "11" with other words)
-                bad = hd.unsure(self.sure)
-                if bad:
-                    unsure.append((t, bad))
-                    continue
-            sure.append((t, ws))
-        return sure, unsure
+        unsure: list[tuple[Term, list[Token]]] = []
+        akin: list[tuple[Term, str, float]] = []
+        for t, ws, place in subs:
+            bad = self._deciding(t, place, hd)
+            near = self._akin(t, ws)
+            if bad:
+                unsure.append((t, bad))
+            elif near is not None:
+                akin.append((t, *near))
+            else:
+                sure.append((t, ws))
+        return sure, unsure, akin
+
+    def _deciding(self, t: Term, place: list[int] | None, hd: Heard) -> list[Token]:
+        """The unsure words that decide a substitution of ``t``: those at its aligned place (and,
+        for a name, a number or a quote, the two words either side and every heard name or number:
+        a misheard name may stand off its place, "111 Houston" for "Apollo 11, Houston"); one
+        unsure word elsewhere in the window does not (rules v5)."""
+        if t.kind not in ("name", "number") and not t.in_quote:
+            # a plain word needs its replacement only not near-random (``asr_sure_word``): Whisper base
+            # hears old film sound at 0.3–0.4 and still right ("Crown" 0.31), while spelling and
+            # sound already catch the mishearings of the word itself ("Universities" for "universe")
+            word_sure = float(self.options.get("asr_sure_word", ASR_SURE_WORD))
+            return hd.unsure(word_sure, place) if place else []
+        near = set() if place is None else {j for i in place for j in range(i - 2, i + 3)}
+        kin = {i for i, k in enumerate(hd.tokens) if k.norm.isdigit() or k.word.strip(" ,.!?\"'")[:1].isupper()}
+        idx = sorted((near | kin) & set(range(len(hd.tokens))))
+        return hd.unsure(self.sure, idx)
+
+    def _akin(self, t: Term, ws: list[str]) -> tuple[str, float] | None:
+        """A heard replacement near ``t`` in meaning (MiniLM similarity ≥ ``near_meaning``) and its
+        similarity: a plain word only — names and numbers are never paraphrased."""
+        if t.kind != "word" or t.in_quote or self.options.get("embeddings", "auto") == "off":
+            return None
+        floor = float(self.options.get("near_meaning", NEAR_MEANING))
+        for w in ws:
+            sim = similarity(t.norm, w) if w not in STOP else None
+            if sim is not None and sim >= floor:
+                return w, sim
+        return None
 
     def _nothing_heard(self, tags: list[EvidenceTextPart], labels: str) -> str:
         """No word is transcribed in a window a fact says something is said in: "no" only when the

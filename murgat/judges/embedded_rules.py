@@ -95,6 +95,7 @@ class Accounting:
     flipped: list[tuple[Term, str]]
     subs: list[tuple[Term, list[str]]]
     unsure: list[tuple[Term, list[Any]]]
+    akin: list[tuple[Term, str, float]]
     detail: str
 
     @property
@@ -127,13 +128,13 @@ class Accounting:
                 (found if how == "exact" else near).append((t, hit if how in ("exact", "near") else f"{hit} ({how})"))
         texts = (case.heard if spoken else []) + (case.seen if shown_ else [])
         cand = case.judge._substitutions(c, [t for t in missing if t.role == "said" or t.kind == "number"], toks, texts)
-        subs, unsure = case.judge._sure_subs(cand, hd)
+        subs, unsure, akin = case.judge._sure_subs(cand, hd)
         detail = f"{len(found) + len(near)}/{len(c.terms)} content terms heard/read"
         if near:
             detail += " (as " + ", ".join(f"{t.text}≈{h}" for t, h in near) + ")"
         if any(t.role == "addressee" for t in missing):
             detail += "; who is spoken to need not be heard"
-        return cls(toks, found, near, missing, flipped, subs, unsure, detail)
+        return cls(toks, found, near, missing, flipped, subs, unsure, akin, detail)
 
     def evidence_negated(self, case: Case) -> bool:
         """Whether the evidence negates the stretch where the claim's terms are heard/read."""
@@ -266,6 +267,20 @@ def rule_unsure_substitution(case: Case) -> str | None:
                     "of the fact's word, so it is not ruled out.")
 
 
+def rule_near_substitution(case: Case) -> str | None:
+    """A plain word replaced by one near it in meaning (MiniLM similarity ≥ ``near_meaning``) may be
+    a paraphrase: ``unknown``, never ``no`` (and never ``yes`` on that similarity alone).
+
+    Example: "The speaker says the film begins" where "the movie starts" is heard → ``unknown``."""
+    a = case.acct
+    if not a.akin:
+        return None
+    what = "; ".join(f"the fact says {t.text!r} where {case.labels} has {w!r} (similarity {sim:.2f})"
+                     for t, w, sim in a.akin)
+    return _unknown(f"{what}: near in meaning, so it may say the same in other words, which this judge cannot "
+                    "decide word by word.")
+
+
 def polarity_no(case: Case) -> str | None:
     """``no`` when the claim's polarity (its negation, or a word heard as its opposite) differs from
     the evidence's; ``None`` when they agree."""
@@ -375,6 +390,8 @@ RULES: tuple[RuleRow, ...] = (
             "where the claim's is", rule_substitution),
     RuleRow("unsure_substitution", "the ASR probabilities of the words heard there", "unknown when that word may "
             "be a mishearing", rule_unsure_substitution),
+    RuleRow("near_substitution", "MiniLM similarity of the claim's word and the one heard in its place",
+            "unknown when they are near in meaning (a possible paraphrase)", rule_near_substitution),
     RuleRow("order", "the ASR word order", "order, adjacency, first/last (yes/no)", rule_order),
     RuleRow("all_heard", "every term against the claim's channel, negations near them", "yes (or no on a polarity "
             "clash)", rule_all_heard),

@@ -155,3 +155,26 @@ def test_a_display_is_the_speaker_of_on_screen_text() -> None:
     assert ask("The sign reads EXIT ONLY.", screen="EXIT ONLY")[0] == "yes"
     assert ask("The sign reads EXIT ONLY.", screen="ENTRANCE ONLY")[0] == "no"
     assert ask("The screen shows the words Chapter One.", screen="CHAPTER ONE")[0] == "yes"
+
+
+def test_a_word_near_in_meaning_is_no_substitution() -> None:
+    """"film" where "movie" is heard may be a paraphrase: never "no" (v4 answered "no")."""
+    heard = "somebody must have stolen the movie reels"
+    label, reason = ask("The speaker says somebody must have stolen the film reels.", heard=heard)
+    assert label == "unknown" and "'movie'" in reason and "similarity" in reason
+    assert ask("The speaker says somebody must have stolen the castle reels.", heard=heard)[0] == "no"
+
+
+def test_a_plain_word_is_replaced_only_by_a_word_heard_above_chance() -> None:
+    heard = "somebody must have stolen the movie reels"
+    fact = "The speaker says somebody must have stolen the castle reels."
+    assert ask(fact, heard=heard, movie=0.1)[0] == "unknown"
+    assert ask(fact, heard=heard, movie=0.3)[0] == "no"
+
+
+def test_an_unsure_word_matters_only_where_it_decides() -> None:
+    """A name swapped for a surely heard one is "no" even when another word of the window is unsure."""
+    heard = "um, at the Goddard Space Flight Center in Greenbelt, Maryland."
+    label, reason = ask("The narrator says the center is in Greenbelt, Virginia.", heard=heard, um=0.1)
+    assert label == "no" and "maryland" in reason.lower()
+    assert ask("The narrator says the center is in Greenbelt, Virginia.", heard=heard, maryland=0.3)[0] == "unknown"
