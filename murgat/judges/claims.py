@@ -336,6 +336,24 @@ _MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
 _TENS = frozenset({"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"})
 
 
+def _year_value(words: list[str]) -> int | None:
+    """A year said in two parts ("nineteen ninety nine" → 1999, "nineteen sixty" → 1960, "nineteen oh
+    five" → 1905): a teen above ten, then tens in words ("oh" and a unit). Two teens stay a list (a
+    countdown says "nineteen eighteen"), as do "nine fifteen" and "twenty …" ("twenty twenty" is not
+    read as 2020)."""
+    low = [w.lower() for w in words]
+    if len(low) not in (2, 3) or low[0] not in NUMBER_WORDS or not 11 <= int(NUMBER_WORDS[low[0]]) <= 19:
+        return None
+    rest = low[1:]
+    if rest[0] == "oh" and len(rest) == 2 and rest[1] in NUMBER_WORDS and 1 <= int(NUMBER_WORDS[rest[1]]) <= 9:
+        return int(NUMBER_WORDS[low[0]]) * 100 + int(NUMBER_WORDS[rest[1]])
+    if len(rest) == 1 and (rest[0] in _TENS or rest[0] == "ten"):
+        return int(NUMBER_WORDS[low[0]]) * 100 + int(NUMBER_WORDS[rest[0]])
+    if len(rest) == 2 and rest[0] in _TENS and rest[1] in NUMBER_WORDS and 1 <= int(NUMBER_WORDS[rest[1]]) <= 9:
+        return int(NUMBER_WORDS[low[0]]) * 100 + int(NUMBER_WORDS[rest[0]]) + int(NUMBER_WORDS[rest[1]])
+    return None
+
+
 def number_value(words: list[str]) -> int | None:
     """The value of a number written in words ("twenty one", "two thousand five hundred", "one hundred
     and five", "a hundred", "3 million"), or ``None`` when the words are not one number: fewer than
@@ -343,6 +361,9 @@ def number_value(words: list[str]) -> int | None:
 
     A number of several words is said as digits by ASR as often as in words ("platform 21",
     "twenty-one"): the two spellings must meet, or a right claim is answered "no"."""
+    year = _year_value(words)
+    if year is not None:
+        return year
     kinds: list[str] = []
     total = current = 0
     last_mult = 0
@@ -390,7 +411,7 @@ def number_value(words: list[str]) -> int | None:
 #: most words one number is written in ("seven hundred and seventy seven thousand seven hundred and seventy seven": 12)
 _MAX_NUMBER_WORDS = 12
 _NUM_TOKEN = rf"(?:a|\d+|{_NUM_ALT})"
-_NUMBER_RUN = re.compile(rf"\b{_NUM_TOKEN}(?:(?:[ \t]+|-)(?:and[ \t]+)?(?:{_NUM_ALT}))+\b", re.IGNORECASE)
+_NUMBER_RUN = re.compile(rf"\b{_NUM_TOKEN}(?:(?:[ \t]+|-)(?:and[ \t]+|oh[ \t]+)?(?:{_NUM_ALT}))+\b", re.IGNORECASE)
 
 
 def numbers_as_digits(text: str) -> str:
@@ -398,6 +419,12 @@ def numbers_as_digits(text: str) -> str:
     thousand" → "2000") and thousands separators dropped ("2,000" → "2000"); words separated by
     anything but a space or a hyphen ("four, three, two") are not one number and stay as they are."""
     text = re.sub(r"\b\d{1,3}(?:,\d{3})+\b", lambda m: m.group(0).replace(",", ""), text)
+    # dozens are twelves ("a dozen" → 12, "half a dozen" → 6, "two dozen" → 24)
+    text = re.sub(r"\bhalf\s+a\s+dozen\b", "6", text, flags=re.IGNORECASE)
+    text = re.sub(r"\b(a|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+dozen\b",
+                  lambda m: str(12 * (1 if m.group(1).lower() == "a" else int(NUMBER_WORDS.get(m.group(1).lower(),
+                                                                                                m.group(1))))),
+                  text, flags=re.IGNORECASE)
 
     def one(m: re.Match[str]) -> str:
         # words and the separators between them; the longest number from each word on (greedy), so

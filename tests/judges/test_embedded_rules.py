@@ -178,3 +178,16 @@ def test_an_unsure_word_matters_only_where_it_decides() -> None:
     label, reason = ask("The narrator says the center is in Greenbelt, Virginia.", heard=heard, um=0.1)
     assert label == "no" and "maryland" in reason.lower()
     assert ask("The narrator says the center is in Greenbelt, Virginia.", heard=heard, maryland=0.3)[0] == "unknown"
+
+
+def test_numbers_in_words_years_and_dozens() -> None:
+    from murgat.judges.claims import numbers_as_digits
+
+    assert numbers_as_digits("built in two thousand and five") == "built in 2005"
+    assert numbers_as_digits("in nineteen ninety nine, nineteen oh five") == "in 1999, 1905"
+    assert numbers_as_digits("a dozen eggs, half a dozen, two dozen") == "12 eggs, 6, 24"
+    assert numbers_as_digits("nineteen eighteen") == "nineteen eighteen"  # a countdown, not 1918
+    assert ask("The speaker says it opened in two thousand and five.", heard="It opened in 2005.")[0] == "yes"
+    assert ask("The speaker says it opened in nineteen ninety nine.", heard="It opened in 1999.")[0] == "yes"
+    assert ask("The speaker says it opened in nineteen ninety nine.", heard="It opened in 1989.")[0] == "no"
+    assert ask("The voice says a dozen numbers.", heard=COUNTDOWN)[0] == "no"
