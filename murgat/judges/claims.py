@@ -296,6 +296,9 @@ def _canonical(text: str) -> tuple[str, str, str]:
                 r"\b(?:" + "|".join(sorted(CONTENT_VERBS, key=len, reverse=True)) + r")\b", t[:m.start()],
                 re.IGNORECASE)):
             m = None  # without an article, only a clause after a report of speech ("says X while operators sit …")
+        if m and re.search(r"\b(?:" + "|".join(sorted(ASK_VERBS | {"know", "knows", "tells", "tell", "explains"},
+                                                      key=len, reverse=True)) + r")\s*$", t[:m.start()], re.IGNORECASE):
+            m = None  # "asks when the train leaves": the question, not a picture (rules v5)
         if m and (not m.group(0).strip().lower().startswith("as") or _clause_like(m.group("scene"))):
             scene, t = m.group("scene"), t[:m.start()]
     speechy = re.search(r"\b(?:" + "|".join(sorted(CONTENT_VERBS, key=len, reverse=True)) + r")\b", t, re.IGNORECASE)
@@ -315,7 +318,8 @@ def _canonical(text: str) -> tuple[str, str, str]:
             if m and not re.search(r"\b(?:after|before)\b", m.group("y"), re.IGNORECASE):
                 t = f"The voice says {m.group('x')} {(m.group('adj') or '').lower()} after {m.group('y')}."
     # "the word X", "the name X", "the phrase X": the meta noun is not said
-    t = re.sub(r"\bthe\s+(?:word|words|name|names|phrase|term)\s+(?!of\b|heard\b|said\b|is\b|that\b|the\b)", "", t,
+    t = re.sub(r"\bthe\s+(?:word|words|name|names|phrase|term|line|sentence|quote|expression)\s+"
+               r"(?!of\b|heard\b|said\b|is\b|that\b|the\b)", "", t,
                flags=re.IGNORECASE)
     return re.sub(r"\s+", " ", t).strip(), scene.strip(), excluded.strip()
 
@@ -593,6 +597,8 @@ def analyze(fact: str) -> Claim:
             continue
         if drop_subject and content_cue is not None and i < content_cue:
             continue
+        if said and lw in ("say", "says", "said", "saying"):
+            continue  # a second report of the same speech ("says 'ask not' and then says …") is no term
         if i in skip or (content_cue is not None and said and lw in ORDER_WORDS) or (
                 lw == "one" and i + 1 < len(lower) and lower[i + 1] == "of"):
             continue
@@ -625,12 +631,18 @@ def analyze(fact: str) -> Claim:
         order.target = (said_terms[-1] if order.which == "last" else said_terms[0]).norm if said_terms else None
     said_text = " ".join(raw[i] for i in range(len(raw)) if content_cue is not None and i > content_cue
                          and i not in addressee and lower[i] not in ORDER_WORDS)
+    # a quote named beside other words said ('says "ask not" and then says what you can do …') is a
+    # phrase referred to: its negation is its own, not the claim's (rules v5)
+    outside_said = [t for t in terms if t.role == "said"]
+    negated_before = negated
     for q in quoted:
         said_text = f"{said_text} {q}".strip()
         for w in tokenize(q):
             lw = w.lower()
             n = push(w)
             if n is None:
+                if outside_said:
+                    negated = negated_before
                 continue
             if lw in STOP and not n.isdigit() and not all(x.lower() in STOP for x in tokenize(q)):
                 continue  # function words inside a quote are not required (ASR drops "is" in "he's")

@@ -183,6 +183,15 @@ def similarity(a: str, b: str) -> float | None:
     return cosine(a, b)
 
 
+@lru_cache(maxsize=4096)
+def word_similarity(a: str, b: str) -> float | None:
+    """Cosine similarity of two single words by the bundled MiniLM model (``None`` without it): the
+    near-meaning check of a substitution, apart from the sentence similarity of the meaning rule."""
+    from human_eval.embeddings import cosine
+
+    return cosine(a, b)
+
+
 def _names_in(texts: list[str]) -> set[str]:
     """Capitalised words that are not the first of a sentence (ASR and OCR keep names' capitals)."""
     out: set[str] = set()
@@ -712,7 +721,7 @@ class EmbeddedJudge(Judge):
             return None
         floor = float(self.options.get("near_meaning", NEAR_MEANING))
         for w in ws:
-            sim = similarity(t.norm, w) if w not in STOP else None
+            sim = word_similarity(t.norm, w) if w not in STOP else None
             if sim is not None and sim >= floor:
                 return w, sim
         return None

@@ -19,13 +19,14 @@ computed once per claim on first use.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from murgat.judges.claims import DISPLAY_WORDS, Claim, Term, antonym_heard, match_meaning, tokenize
+from murgat.judges.claims import DISPLAY_WORDS, STOP, Claim, Term, antonym_heard, match_meaning, tokenize
 from murgat.judges.heard import Heard, shown
 from murgat.judges.types import EvidenceTextPart
 
@@ -137,9 +138,56 @@ class Accounting:
         return cls(toks, found, near, missing, flipped, subs, unsure, akin, detail)
 
     def evidence_negated(self, case: Case) -> bool:
-        """Whether the evidence negates the stretch where the claim's terms are heard/read."""
-        hits = [h.split(" ")[0] for _, h in self.found + self.near] + [h for _, h in self.flipped]
-        return case.judge._negated_near(case.claim, self.toks, hits)
+        """Whether the evidence negates the stretch where the claim's words are heard/read: the span
+        the claim's words align to (negations left out of the alignment, so "ask what your country
+        can do" meets "ask not what your country can do"), and the three words before it ("do not
+        ask …"). A "not" of another clause in the window is no negation of this one (rules v5: "ask
+        what you can do for your country" is not negated by the "ask not" before it). Without an
+        alignment holding a content word, the v4 window around the terms heard decides."""
+        span = aligned_span(case.claim.tokens, self.toks)
+        if span is None:
+            hits = [h.split(" ")[0] for _, h in self.found + self.near] + [h for _, h in self.flipped]
+            return case.judge._negated_near(case.claim, self.toks, hits)
+        lo, hi = span
+        quoted = quoted_negations(case.claim, self.toks)
+        return any(w == "not" and i not in quoted for i, w in enumerate(self.toks) if max(0, lo - 3) <= i <= hi)
+
+
+def aligned_span(claim_toks: list[str], toks: list[str]) -> tuple[int, int] | None:
+    """``(first, last)`` indices in ``toks`` of the claim's words as aligned (difflib, negations
+    left out of both sides), counting only runs that hold a content word; ``None`` when none does.
+
+    Example: "ask what you can do for your country" in "ask not what your country can do for you,
+    ask what you can do for your country" → the second clause."""
+    ctoks = [w for w in claim_toks if w != "not"]
+    hidx = [i for i, w in enumerate(toks) if w != "not"]
+    htoks = [toks[i] for i in hidx]
+    blocks = [b for b in difflib.SequenceMatcher(None, ctoks, htoks, autojunk=False).get_matching_blocks()
+              if b.size and any(w not in STOP for w in htoks[b.b:b.b + b.size])]
+    if not blocks:
+        return None
+    return hidx[blocks[0].b], hidx[blocks[-1].b + blocks[-1].size - 1]
+
+
+def quoted_negations(claim: Claim, toks: list[str]) -> set[int]:
+    """Indices of the negations in ``toks`` that belong to a heard occurrence of a phrase the claim
+    quotes ('after "ask not", …'): the claim names them, so they negate nothing it says.
+
+    Example: 'After "ask not", the speaker says what your country can do' → the "not" of "ask not"."""
+    from murgat.judges.claims import NEGATIONS, normalize_word
+
+    out: set[int] = set()
+    if claim.negated:
+        return out  # the quote is what is said, its negation the claim's own
+    for q in claim.quoted:
+        phrase = ["not" if w.lower() in NEGATIONS else normalize_word(w) for w in tokenize(q)]
+        if "not" not in phrase:
+            continue
+        n = len(phrase)
+        for i in range(len(toks) - n + 1):
+            if toks[i:i + n] == phrase:
+                out |= {i + k for k, w in enumerate(phrase) if w == "not"}
+    return out
 
 
 Rule = Callable[[Case], "str | None"]

@@ -191,3 +191,28 @@ def test_numbers_in_words_years_and_dozens() -> None:
     assert ask("The speaker says it opened in nineteen ninety nine.", heard="It opened in 1999.")[0] == "yes"
     assert ask("The speaker says it opened in nineteen ninety nine.", heard="It opened in 1989.")[0] == "no"
     assert ask("The voice says a dozen numbers.", heard=COUNTDOWN)[0] == "no"
+
+
+JFK = "And so, my fellow Americans, ask not what your country can do for you, ask what you can do for your country."
+
+
+def test_a_negation_belongs_to_the_clause_it_stands_in() -> None:
+    """The "not" of "ask not …" negates that clause only (v4 answered the true second clause "no" and
+    credited its false denial)."""
+    assert ask("The speaker says ask what you can do for your country.", heard=JFK)[0] == "yes"
+    assert ask("The speaker says do not ask what you can do for your country.", heard=JFK)[0] == "no"
+    assert ask("The speaker says ask what your country can do for you.", heard=JFK)[0] == "no"
+    assert ask("The speaker says ask not what your country can do for you.", heard=JFK)[0] == "yes"
+
+
+def test_the_negation_of_a_named_quote_is_not_the_claims() -> None:
+    assert ask('After "ask not", the speaker says what your country can do for you.', heard=JFK)[0] == "yes"
+    assert ask('The speaker says ask what you can do for your country after saying "ask not".', heard=JFK)[0] == "yes"
+    assert ask('The speaker says the line "ask not what your country can do for you".', heard=JFK)[0] == "yes"
+    assert ask('The speaker says "ask what your country can do for you".', heard=JFK)[0] == "no"
+
+
+def test_asks_when_or_where_is_the_question_not_a_picture() -> None:
+    c = analyze("Someone asks when the train leaves.")
+    assert [t.text for t in c.terms] == ["train", "leaves"] and not c.scene and c.asks
+    assert ask("Someone asks when the train leaves.", heard="When does the train leave?")[0] == "yes"
