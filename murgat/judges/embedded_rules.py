@@ -478,3 +478,7 @@ def rules_markdown(rows: tuple[RuleRow, ...] = RULES) -> str:
         cells = [str(i), f"`{r.name}`", r.reads, r.decides, _example(r.fn.__doc__)]
         out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":  # python -m murgat.judges.embedded_rules: the table the documentation is generated from
+    print(rules_markdown(), end="")
