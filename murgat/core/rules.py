@@ -69,6 +69,16 @@ _EVALUATIVE = re.compile(
     r"(?:deeply|very|so|truly)\s+moving|moving\s+and|and\s+moving)\b",
     re.IGNORECASE,
 )
+#: tone words: how a voice sounds or a person feels ("irritably", "a cheerful voice", "sounds annoyed")
+#: is the writer's reading of the delivery, which neither the words heard nor the picture settle
+_TONE = re.compile(
+    r"\b(?:irritat(?:ed|edly)|irritabl[ey]|annoyed(?:ly)?|angr(?:y|ily)|cheerful(?:ly)?|cheer(?:y|ily)|happ(?:y|ily)|"
+    r"sad(?:ly)?|excited(?:ly)?|nervous(?:ly)?|anxious(?:ly)?|frustrated(?:ly)?|furious(?:ly)?|gleeful(?:ly)?|"
+    r"grump(?:y|ily)|sarcastic(?:ally)?|impatient(?:ly)?|exasperated(?:ly)?|joyful(?:ly)?|playful(?:ly)?|"
+    r"stern(?:ly)?|upbeat|enthusiastic(?:ally)?|bored|worried(?:ly)?|irate(?:ly)?|testy|testily|brusque(?:ly)?|"
+    r"curt(?:ly)?|snappish(?:ly)?|gruff(?:ly)?|sheepish(?:ly)?|smug(?:ly)?|wistful(?:ly)?|tense(?:ly)?)\b",
+    re.IGNORECASE,
+)
 _HEDGE_START = re.compile(r"^\s*(?:probably|likely|possibly|perhaps|maybe|apparently|presumably|seemingly|supposedly)\b",
                           re.IGNORECASE)
 
@@ -96,7 +106,7 @@ def rule_verifiable(sentence: str) -> tuple[bool, str]:
         head = text[:lead + report.end()]
         # a trailing participle clause (", showcasing …") is the writer's again
         tail_clauses = re.split(r"[,;]\s*", text[lead + report.end():])[1:]
-        if not (_HEDGE.search(head) or _INTERPRETIVE.search(head) or _EVALUATIVE.search(head)
+        if not (_HEDGE.search(head) or _INTERPRETIVE.search(head) or _EVALUATIVE.search(head) or _TONE.search(head)
                 or any(_INTERPRETIVE_START.search(c) or _HEDGE_START.search(c) for c in tail_clauses)):
             return True, "rule: a plain report of what someone says or does (what is reported is judged by entailment)"
     words = re.findall(r"[A-Za-z0-9']+", text)
@@ -121,6 +131,8 @@ def rule_verifiable(sentence: str) -> tuple[bool, str]:
         return False, "rule: interpretation, evaluation or generalisation rather than description"
     if _EVALUATIVE.search(text):
         return False, "rule: the writer's evaluation (an evaluative word about what is shown or said)"
+    if _TONE.search(text):
+        return False, "rule: the writer's reading of a tone or mood (a tone word about how it is said or felt)"
     return True, "rule: a plain statement about the media"
 
 

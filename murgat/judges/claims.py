@@ -105,6 +105,8 @@ continue continues continued exclaim exclaims exclaimed announce announces annou
 hears heard listen audible talk talks talking speak speaks spoke spoken speaking someone somebody person people man
 men woman women boy girl guy lady gentleman character figure individual host presenter reporter announcer commentator
 caller operator audience viewer listener clip video audio recording footage scene soundtrack background seen show
+broadcast broadcasts message messages announcement announcements transmission transmissions tape program programme
+podcast interview voiceover commentary
 shows shown showing appear appears appeared visible displays displayed display word words line lines phrase quote
 quotes quoted sentence something things thing another whether""".split())
 #: verbs followed by what is said ("says the jewels were stolen")
@@ -127,7 +129,18 @@ yelled whisper whispers whispered sing sings sang singing chat chats chatting ch
 SPEECH_VERBS = CONTENT_VERBS | MANNER_VERBS
 #: words of a subject that name no particular voice: "the speaker", "a voice", "someone", "we hear"
 GENERIC_SPEAKERS = frozenset("""someone somebody voice voices speaker speakers narrator narration we you audio recording
-clip video film soundtrack footage track radio counting countdown count hear hears heard listen can""".split())
+clip video film soundtrack footage track radio counting countdown count hear hears heard listen can broadcast
+broadcasts message messages announcement announcements transmission transmissions tape program programme podcast
+interview voiceover commentary""".split())
+#: nouns that name a display: the speaker of on-screen text ("the sign reads X", "a title card says X"),
+#: never a term that must itself be read or heard (rules v5)
+DISPLAY_WORDS = frozenset("""sign signs screen screens caption captions subtitle subtitles title titles card cards
+banner banners text texts label labels placard placards poster posters board boards headline headlines chyron
+lettering writing""".split())
+_SHOWS_WORDS = re.compile(r"\b(?:shows|displays|bears|carries)\s+(?:the\s+)?(?:words?|text|lettering|message)\b",
+                          re.IGNORECASE)
+#: "is told", "are asked", "were urged": a passive speech verb; who stands before it is spoken to, not speaking
+_PASSIVE_AUX = frozenset("is are was were be been being get gets got".split())
 #: who a speech may be addressed to without naming anyone in particular
 GENERIC_AUDIENCE = frozenset("""listeners listener audience people everyone everybody viewers viewer public crowd""".split())
 #: verbs that say the words were a question
@@ -178,6 +191,8 @@ class OrderCheck:
     marker: str = ""
     #: "right after", "immediately before", "followed directly by": nothing is said between the sides
     adjacent: bool = False
+    #: ``which == "nth"``: the position claimed ("the third number" → 3)
+    nth: int = 0
 
 
 @dataclass
@@ -246,6 +261,7 @@ _FRONT_ORDER = re.compile(rf"^(?:(?P<adj>{_ADJ})\s+)?(?P<rel>after|before)\s+(?P
 _FRONT_SCENE = re.compile(r"^(?:while|whilst|when|as)\s+(?P<scene>[^,]+),\s*(?P<rest>.+)$", re.IGNORECASE)
 _TAIL_SCENE = re.compile(r"\s+(?:while|whilst|when|as)\s+(?P<scene>(?:a|an|the|some|two|three|his|her|their)\s+.+?)[.!]?$",
                          re.IGNORECASE)
+_TAIL_WHILE = re.compile(r"\s+(?:while|whilst)\s+(?P<scene>[A-Za-z].+?)[.!]?$", re.IGNORECASE)
 _BE = frozenset("is are was were stands stand sits sit walks walk appears appear lies lie shown seen visible".split())
 
 
@@ -274,7 +290,15 @@ def _canonical(text: str) -> tuple[str, str, str]:
     if m and (not m.group(0).lower().startswith("as") or _clause_like(m.group("scene"))):
         scene, t = m.group("scene"), m.group("rest")
     else:
-        m = _TAIL_SCENE.search(t)
+        m = _TAIL_SCENE.search(t) or _TAIL_WHILE.search(t)
+        if m and m.re is _TAIL_WHILE and not (_clause_like(m.group("scene")) and not m.group("scene").split()[0].lower(
+                ).endswith("ing") and re.search(
+                r"\b(?:" + "|".join(sorted(CONTENT_VERBS, key=len, reverse=True)) + r")\b", t[:m.start()],
+                re.IGNORECASE)):
+            m = None  # without an article, only a clause after a report of speech ("says X while operators sit …")
+        if m and re.search(r"\b(?:" + "|".join(sorted(ASK_VERBS | {"know", "knows", "tells", "tell", "explains"},
+                                                      key=len, reverse=True)) + r")\s*$", t[:m.start()], re.IGNORECASE):
+            m = None  # "asks when the train leaves": the question, not a picture (rules v5)
         if m and (not m.group(0).strip().lower().startswith("as") or _clause_like(m.group("scene"))):
             scene, t = m.group("scene"), t[:m.start()]
     speechy = re.search(r"\b(?:" + "|".join(sorted(CONTENT_VERBS, key=len, reverse=True)) + r")\b", t, re.IGNORECASE)
@@ -294,7 +318,8 @@ def _canonical(text: str) -> tuple[str, str, str]:
             if m and not re.search(r"\b(?:after|before)\b", m.group("y"), re.IGNORECASE):
                 t = f"The voice says {m.group('x')} {(m.group('adj') or '').lower()} after {m.group('y')}."
     # "the word X", "the name X", "the phrase X": the meta noun is not said
-    t = re.sub(r"\bthe\s+(?:word|words|name|names|phrase|term)\s+(?!of\b|heard\b|said\b|is\b|that\b|the\b)", "", t,
+    t = re.sub(r"\bthe\s+(?:word|words|name|names|phrase|term|line|sentence|quote|expression)\s+"
+               r"(?!of\b|heard\b|said\b|is\b|that\b|the\b)", "", t,
                flags=re.IGNORECASE)
     return re.sub(r"\s+", " ", t).strip(), scene.strip(), excluded.strip()
 
@@ -308,8 +333,29 @@ ORDINAL_WORDS = {w: f"{n}th" for n, w in (
     (40, "fortieth"), (50, "fiftieth"), (60, "sixtieth"), (70, "seventieth"), (80, "eightieth"), (90, "ninetieth"),
     (100, "hundredth"), (1000, "thousandth"))}
 _FIRST_THREE = {"1st": "first", "2nd": "second", "3rd": "third"}
+#: ordinal words and the position each names ("third" → 3), for "the third number the voice says"
+ORDINALS = {"first": 1, "second": 2, "third": 3, **{w: int(v[:-2]) for w, v in ORDINAL_WORDS.items() if int(v[:-2]) <= 20}}
+_ORDINAL_ALT = "|".join(sorted(set(ORDINALS) - {"first"}, key=len, reverse=True))
 _MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
 _TENS = frozenset({"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"})
+
+
+def _year_value(words: list[str]) -> int | None:
+    """A year said in two parts ("nineteen ninety nine" → 1999, "nineteen sixty" → 1960, "nineteen oh
+    five" → 1905): a teen above ten, then tens in words ("oh" and a unit). Two teens stay a list (a
+    countdown says "nineteen eighteen"), as do "nine fifteen" and "twenty …" ("twenty twenty" is not
+    read as 2020)."""
+    low = [w.lower() for w in words]
+    if len(low) not in (2, 3) or low[0] not in NUMBER_WORDS or not 11 <= int(NUMBER_WORDS[low[0]]) <= 19:
+        return None
+    rest = low[1:]
+    if rest[0] == "oh" and len(rest) == 2 and rest[1] in NUMBER_WORDS and 1 <= int(NUMBER_WORDS[rest[1]]) <= 9:
+        return int(NUMBER_WORDS[low[0]]) * 100 + int(NUMBER_WORDS[rest[1]])
+    if len(rest) == 1 and (rest[0] in _TENS or rest[0] == "ten"):
+        return int(NUMBER_WORDS[low[0]]) * 100 + int(NUMBER_WORDS[rest[0]])
+    if len(rest) == 2 and rest[0] in _TENS and rest[1] in NUMBER_WORDS and 1 <= int(NUMBER_WORDS[rest[1]]) <= 9:
+        return int(NUMBER_WORDS[low[0]]) * 100 + int(NUMBER_WORDS[rest[0]]) + int(NUMBER_WORDS[rest[1]])
+    return None
 
 
 def number_value(words: list[str]) -> int | None:
@@ -319,6 +365,9 @@ def number_value(words: list[str]) -> int | None:
 
     A number of several words is said as digits by ASR as often as in words ("platform 21",
     "twenty-one"): the two spellings must meet, or a right claim is answered "no"."""
+    year = _year_value(words)
+    if year is not None:
+        return year
     kinds: list[str] = []
     total = current = 0
     last_mult = 0
@@ -366,7 +415,7 @@ def number_value(words: list[str]) -> int | None:
 #: most words one number is written in ("seven hundred and seventy seven thousand seven hundred and seventy seven": 12)
 _MAX_NUMBER_WORDS = 12
 _NUM_TOKEN = rf"(?:a|\d+|{_NUM_ALT})"
-_NUMBER_RUN = re.compile(rf"\b{_NUM_TOKEN}(?:(?:[ \t]+|-)(?:and[ \t]+)?(?:{_NUM_ALT}))+\b", re.IGNORECASE)
+_NUMBER_RUN = re.compile(rf"\b{_NUM_TOKEN}(?:(?:[ \t]+|-)(?:and[ \t]+|oh[ \t]+)?(?:{_NUM_ALT}))+\b", re.IGNORECASE)
 
 
 def numbers_as_digits(text: str) -> str:
@@ -374,6 +423,12 @@ def numbers_as_digits(text: str) -> str:
     thousand" → "2000") and thousands separators dropped ("2,000" → "2000"); words separated by
     anything but a space or a hyphen ("four, three, two") are not one number and stay as they are."""
     text = re.sub(r"\b\d{1,3}(?:,\d{3})+\b", lambda m: m.group(0).replace(",", ""), text)
+    # dozens are twelves ("a dozen" → 12, "half a dozen" → 6, "two dozen" → 24)
+    text = re.sub(r"\bhalf\s+a\s+dozen\b", "6", text, flags=re.IGNORECASE)
+    text = re.sub(r"\b(a|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+dozen\b",
+                  lambda m: str(12 * (1 if m.group(1).lower() == "a" else int(NUMBER_WORDS.get(m.group(1).lower(),
+                                                                                                m.group(1))))),
+                  text, flags=re.IGNORECASE)
 
     def one(m: re.Match[str]) -> str:
         # words and the separators between them; the longest number from each word on (greedy), so
@@ -442,10 +497,11 @@ def analyze(fact: str) -> Claim:
             break
         removed.append(m.group(0).strip())
         text = text[m.end():]
+    text = _SHOWS_WORDS.sub("reads", text)  # "the screen shows the words X" is "the screen reads X"
     text, scene_text, excluded_text = _canonical(text)
     # "the first/last number …" before the time phrases take "first"/"last" away
-    position = re.search(r"\b(first|last|final|smallest|largest|lowest|highest|biggest)\s+(number|word|name|thing)s?\b",
-                         text, re.IGNORECASE)
+    position = re.search(r"\b(first|last|final|smallest|largest|lowest|highest|biggest|" + _ORDINAL_ALT +
+                         r")\s+(number|word|name|thing)s?\b", text, re.IGNORECASE)
     quoted = re.findall(r"[\"“”]([^\"“”]+)[\"“”]", text)
     outside = re.sub(r"[\"“”][^\"“”]+[\"“”]", " ", text)
     # time phrases go everywhere before the speech verb; after it (in what is said: "says the
@@ -481,7 +537,8 @@ def analyze(fact: str) -> Claim:
     # the speaker before a speech verb is who speaks, not what is said ("Kennedy says …",
     # "one of the voices says …"); only when it reads as a speaker, so "The telescope in the
     # cleanroom is named Webb" keeps its subject
-    speaker_words = FRAMING | PERSONS | {"he", "she", "they", "i", "we", "it", "nobody", "no", "one", "none"}
+    speaker_words = FRAMING | PERSONS | DISPLAY_WORDS | {"he", "she", "they", "i", "we", "it", "nobody", "no", "one",
+                                                        "none"}
     drop_subject = content_cue is not None and any(
         w in speaker_words or (raw[i][:1].isupper() and w not in STOP) for i, w in enumerate(lower[:content_cue]))
     addressee: set[int] = set()
@@ -495,10 +552,11 @@ def analyze(fact: str) -> Claim:
     skip, order, count = _order_and_count(raw, lower, content_cue)
     if order is None and count is None and position and (
             content_cue is not None or re.search(r"\b(?:heard|said|spoken)\b", outside, re.IGNORECASE)):
+        pos_word = position.group(1).lower()
         which = {"first": "first", "smallest": "min", "lowest": "min", "largest": "max", "highest": "max",
-                 "biggest": "max"}.get(position.group(1).lower(), "last")
+                 "biggest": "max", **dict.fromkeys(set(ORDINALS) - {"first"}, "nth")}.get(pos_word, "last")
         order = OrderCheck(which=which, among="number" if position.group(2).lower() == "number" else "word",
-                           marker=position.group(1).lower())
+                           marker=pos_word, nth=ORDINALS.get(pos_word, 0))
         speech = True
     terms: list[Term] = []
     tokens: list[str] = []  # the claim's words in order, negations as "not" (what alignment compares)
@@ -539,6 +597,8 @@ def analyze(fact: str) -> Claim:
             continue
         if drop_subject and content_cue is not None and i < content_cue:
             continue
+        if said and lw in ("say", "says", "said", "saying"):
+            continue  # a second report of the same speech ("says 'ask not' and then says …") is no term
         if i in skip or (content_cue is not None and said and lw in ORDER_WORDS) or (
                 lw == "one" and i + 1 < len(lower) and lower[i + 1] == "of"):
             continue
@@ -566,16 +626,23 @@ def analyze(fact: str) -> Claim:
     presence = not quoted and content_cue is None and manner_cue is not None and about is None
     speech = speech or about is not None or count is not None
     if order is not None and order.which and order.target is None:
+        # "the first thing … says is X Y": its first word is X; "the last …": its last word (rules v5)
         said_terms = [t for t in terms if t.role == "said"]
-        order.target = said_terms[-1].norm if said_terms else None
+        order.target = (said_terms[-1] if order.which == "last" else said_terms[0]).norm if said_terms else None
     said_text = " ".join(raw[i] for i in range(len(raw)) if content_cue is not None and i > content_cue
                          and i not in addressee and lower[i] not in ORDER_WORDS)
+    # a quote named beside other words said ('says "ask not" and then says what you can do …') is a
+    # phrase referred to: its negation is its own, not the claim's (rules v5)
+    outside_said = [t for t in terms if t.role == "said"]
+    negated_before = negated
     for q in quoted:
         said_text = f"{said_text} {q}".strip()
         for w in tokenize(q):
             lw = w.lower()
             n = push(w)
             if n is None:
+                if outside_said:
+                    negated = negated_before
                 continue
             if lw in STOP and not n.isdigit() and not all(x.lower() in STOP for x in tokenize(q)):
                 continue  # function words inside a quote are not required (ASR drops "is" in "he's")
@@ -602,11 +669,7 @@ def _read_parts(claim: Claim, raw: list[str], lower: list[str], cue: int | None,
     skip = ORDER_WORDS | NEGATIONS | {"appear", "appears", "seem", "seems", "one", "single", "only", "smallest",
                                       "largest", "lowest", "highest", "biggest", "number", "numbers", "word", "words",
                                       "name", "thing"}
-    persons = {"he", "she", "they", "him", "her", "them", "himself", "herself", "themselves"}
-    who = [raw[i] for i in range(cue) if (lower[i] not in STOP or lower[i] in persons) and lower[i] not in GENERIC_SPEAKERS
-           and lower[i] not in skip and not (positional and lower[i] in ("first", "last", "final"))]
-    if [w for w in who if w.lower() not in TURN_NOUNS and w.lower() != "question"]:
-        claim.speaker = " ".join(w for w in who if w.lower() not in TURN_NOUNS)
+    _read_speaker(claim, raw, lower, cue, skip, positional)
     person_pronouns = {"them", "him", "her", "us", "me"}
     to = [raw[i] for i in sorted(addressee) if lower[i] not in STOP or lower[i] in person_pronouns]
     if to and not all(w.lower() in GENERIC_AUDIENCE for w in to):
@@ -629,6 +692,32 @@ def _read_parts(claim: Claim, raw: list[str], lower: list[str], cue: int | None,
             before = lower[max(cue + 1, i - 3):i]
             hedged = "among" in before or ("one" in before and "of" in before)
             claim.superlatives.append((normalize_word(raw[i]), hedged))
+
+
+def _read_speaker(claim: Claim, raw: list[str], lower: list[str], cue: int, skip: frozenset[str] | set[str],
+                  positional: bool) -> None:
+    """Who speaks: the words before the speech verb, less generic speakers ("the narrator", "the
+    recording", "a broadcast"), tone words ("irritably", "a cheerful voice": the verifier's business)
+    and ordinals of a position ("the third number"). Before a passive verb ("listeners are told to
+    …") they are who is spoken to: a generic audience is no one in particular, anyone else is the
+    addressee (rules v5).
+
+    Example: "Listeners are told to ask …" → no speaker, no addressee."""
+    from murgat.rules import _TONE
+
+    persons = {"he", "she", "they", "him", "her", "them", "himself", "herself", "themselves"}
+    who = [raw[i] for i in range(cue) if (lower[i] not in STOP or lower[i] in persons) and lower[i] not in GENERIC_SPEAKERS
+           and lower[i] not in skip and not (positional and (lower[i] in ("first", "last", "final")
+                                                             or lower[i] in ORDINALS))
+           and not _TONE.fullmatch(lower[i]) and lower[i] not in DISPLAY_WORDS]
+    who = [w for w in who if w.lower() not in TURN_NOUNS and w.lower() != "question"]
+    if not who:
+        return
+    if cue > 0 and lower[cue - 1] in _PASSIVE_AUX:
+        if not all(w.lower() in GENERIC_AUDIENCE for w in who) and claim.addressee is None:
+            claim.addressee = " ".join(who)
+        return
+    claim.speaker = " ".join(who)
 
 
 def _num(w: str) -> str | None:

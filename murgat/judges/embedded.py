@@ -71,14 +71,13 @@ from murgat.judges.claims import (
     Claim,
     Term,
     analyze,
-    antonym_heard,
     is_superlative,
     lemma,
     match_meaning,
     normalize_word,
     tokenize,
 )
-from murgat.judges.heard import ASR_SURE, Heard, shown
+from murgat.judges.heard import ASR_SURE, Heard, Token, shown
 from murgat.judges.types import EvidenceTextPart, JudgeRequest, Usage
 
 #: claim words that name a sound, and the AudioSet classes that hear it
@@ -114,7 +113,9 @@ SPEECH_CLASSES = ("Speech", "Conversation", "Narration, monologue", "Male speech
 _SILENCE = frozenset({"silence", "silent", "quiet", "soundless", "mute", "muted", "hush"})
 _SOUND_VERBS = frozenset("""play plays playing heard hear hears sound sounds audible ring rings ringing fire fires fired
 roar roars rumble rumbles honk honks honking bark barks chirp chirps hum hums buzz buzzes beep beeps whistle whistles
-crash crashes bang bangs boom booms wail wails howl howls blare blares clang clangs""".split())
+crash crashes bang bangs boom booms wail wails howl howls blare blares clang clangs blow blows blowing chime chimes
+chiming meow meows meowing tick ticks ticking creak creaks creaking squeak squeaks squeaking hiss hisses hissing
+crackle crackles crackling purr purrs growl growls tweet tweets sizzle sizzles splash splashes drip drips""".split())
 
 
 def _vocab(texts: list[str]) -> tuple[list[str], set[str]]:
@@ -165,12 +166,28 @@ def _locate(side: list[str], toks: list[str]) -> tuple[int, int] | None:
 #: heard) it is "no"; chosen on the dev half of the v3 labelled claims (``-J meaning_yes=``)
 MEANING_YES = 0.8
 MEANING_NO = 0.25
+#: MiniLM similarity of two single words at or above which a replacement is near the claim's word in
+#: meaning ("film" for "movie": 0.84), so no "no" (rules v5; ``-J near_meaning=``). Chosen on word pairs
+#: written for issue #46: true synonyms 0.26–0.94, same-kind swaps 0.14–0.73 (sofa/couch, 0.86, is a synonym)
+NEAR_MEANING = 0.8
+#: the ASR probability under which the word heard in a plain word's place may be noise, so its
+#: substitution is no "no" (rules v5; ``-J asr_sure_word=``); names, numbers and quotes use ``asr_sure``
+ASR_SURE_WORD = 0.25
 
 
 @lru_cache(maxsize=4096)
 def similarity(a: str, b: str) -> float | None:
     """Cosine similarity of two texts by the MiniLM model murgat ships (``None`` without it)."""
     from murgat.human_eval.embeddings import cosine
+
+    return cosine(a, b)
+
+
+@lru_cache(maxsize=4096)
+def word_similarity(a: str, b: str) -> float | None:
+    """Cosine similarity of two single words by the bundled MiniLM model (``None`` without it): the
+    near-meaning check of a substitution, apart from the sentence similarity of the meaning rule."""
+    from human_eval.embeddings import cosine
 
     return cosine(a, b)
 
@@ -201,6 +218,36 @@ def _class_vectors() -> tuple[list[str], object] | None:
     return names, model.encode(names, normalize_embeddings=True)
 
 
+@lru_cache(maxsize=1)
+def _class_words() -> dict[str, tuple[str, ...]]:
+    """Each word of an AudioSet class name (normalised: "meow", "whistle", "chime") and the
+    classes whose name holds it as a word; empty without the tagger's class list. Sound words
+    outside :data:`SOUND_CLASSES` reach the tagger through this (rules v5)."""
+    try:
+        from media.sounds import class_names
+
+        names = class_names()
+    except Exception:
+        return {}
+    out: dict[str, list[str]] = {}
+    for name in names:
+        for w in re.findall(r"[a-z]+", name.lower()):
+            if len(w) > 2 and w not in STOP:
+                out.setdefault(normalize_word(w), []).append(name)
+    return {w: tuple(v) for w, v in out.items()}
+
+
+def class_words_of(words: set[str]) -> list[str]:
+    """AudioSet classes named word for word by any of ``words`` (see :func:`_class_words`)."""
+    table = _class_words()
+    found: list[str] = []
+    for w in sorted(words):
+        for c in table.get(normalize_word(w), ()):
+            if c not in found:
+                found.append(c)
+    return found
+
+
 def sound_classes(claim: Claim, embeddings: bool = True) -> tuple[list[str], str]:
     """AudioSet classes a sound claim is about, and how they were found."""
     found: list[str] = []
@@ -210,6 +257,9 @@ def sound_classes(claim: Claim, embeddings: bool = True) -> tuple[list[str], str
                 found.append(c)
     if found:
         return found, "word table"
+    named = class_words_of({t.text.lower() for t in claim.terms} | {t.norm for t in claim.terms})
+    if named and set(w.lower() for w in tokenize(claim.cleaned)) & _SOUND_VERBS:
+        return named[:5], "class names"
     if not embeddings:
         return [], "none"
     vecs = _class_vectors()
@@ -255,7 +305,46 @@ def is_sound_claim(claim: Claim, audio_cited: bool = True) -> bool:
     lower = {w.lower() for w in tokenize(claim.cleaned)}
     if words & INHERENT_SOUNDS:
         return True
+    if audio_cited and not claim.speech and lower & _SOUND_VERBS and class_words_of(words):
+        return True  # "a whistle blows", "a cat meows": a sound verb and an AudioSet class named word for word
     return bool(words & set(SOUND_CLASSES)) and (bool(lower & _SOUND_VERBS) or audio_cited)
+
+
+_TOGETHER = re.compile(r"\b(?:and|while|whilst|as|with|but|over|beneath|under|alongside|together\s+with)\b",
+                       re.IGNORECASE)
+
+
+def sound_parts(claim: Claim) -> list[tuple[str, tuple[str, ...], bool]]:
+    """The sounds a claim names, one per clause joined by "and", "while", "with", …: ``(word,
+    AudioSet classes, claimed absent)``. Within a clause the words describe one sound ("a piano
+    melody"), so their classes are pooled; a clause with a talking verb and no sound word is
+    speech ("someone speaks"), and a negation in a clause claims that sound absent ("no one
+    talks"). Two or more parts are decided each on its own (rules v5).
+
+    Example: "A dog barks while music plays" → ``[("dog", ("Dog", "Bark"), False), ("music",
+    ("Music",), False)]``."""
+    from murgat.judges.claims import MANNER_VERBS
+
+    text = " ".join([claim.cleaned, *(["while", *(t.text for t in claim.scene)] if claim.scene else [])])
+    parts: list[tuple[str, tuple[str, ...], bool]] = []
+    for clause in _TOGETHER.split(text):
+        words = [w.lower() for w in tokenize(clause)]
+        classes: list[str] = []
+        first = ""
+        for w in words:
+            for c in SOUND_CLASSES.get(normalize_word(w), SOUND_CLASSES.get(w, ())):
+                first = first or w
+                if c not in classes:
+                    classes.append(c)
+        if not classes and set(words) & _SOUND_VERBS:
+            named = class_words_of(set(words) - {"heard", "hear", "hears", "sound", "sounds", "play", "plays",
+                                                 "playing"})
+            first, classes = (next(w for w in words if class_words_of({w})), named[:5]) if named else ("", [])
+        if not classes and set(words) & MANNER_VERBS:
+            first, classes = "speech", list(SPEECH_CLASSES)
+        if classes and all(tuple(classes) != p[1] for p in parts):
+            parts.append((first, tuple(classes), bool(set(words) & NEGATIONS)))
+    return parts
 
 
 class EmbeddedJudge(Judge):
@@ -265,13 +354,15 @@ class EmbeddedJudge(Judge):
     #: every option that changes an answer enters the cache key, and so does the rules' version:
     #: answers cached by an older judge are not served to this one
     answer_options = ("embeddings", "sound_yes", "sound_no", "silence_db", "sound_db", "meaning_yes", "meaning_no",
-                      "asr_sure", "rules_version")
+                      "asr_sure", "asr_sure_word", "near_meaning", "rules_version")
     needs_evidence_text = True
     tasks = frozenset({"verify", "decompose", "decontextualize", "entail"})
     #: 4.1: a number said in several words meets its digits ("twenty-one" = "21", "two thousand" =
     #: "2,000", "ninth" = "9th"), where v4 answered "no"; a sound the tagger does not hear is no "no"
-    #: when every term of the fact is said in the window (the fact may restate what is said)
-    RULES_VERSION = "4.1"
+    #: when every term of the fact is said in the window (the fact may restate what is said).
+    #: 5: the verdict is the fold of :data:`murgat.judges.embedded_rules.RULES`; each sound named
+    #: together is decided on its own; words shown and words spoken never stand in for each other
+    RULES_VERSION = "5"
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -344,7 +435,9 @@ class EmbeddedJudge(Judge):
             if not hedged and ("among" in before or ("1" in before and "of" in before)):
                 return (f"Label: no\nReason: the fact says {sup!r} of one thing, but {labels} has "
                         f"{' '.join(hd.tokens[j].word for j in range(max(0, i - 3), i + 1))!r}: one of several.")
-        scene = [t.text for t in claim.scene if match_meaning(t.norm, vocab, set(hd.norms) | set(read))[0] is None]
+        # a sound in the split-off clause ("… while an engine roars") was decided by the sound rule
+        scene = [t.text for t in claim.scene if match_meaning(t.norm, vocab, set(hd.norms) | set(read))[0] is None
+                 and not (is_sound_claim(claim) and (t.norm in SOUND_CLASSES or t.text.lower() in _SOUND_VERBS))]
         if scene:
             open_.append(f"the picture ({', '.join(scene)}): this judge hears words and reads on-screen text, and "
                          "cannot see")
@@ -404,111 +497,18 @@ class EmbeddedJudge(Judge):
         return moved
 
     def _verdict(self, claim: Claim, req: JudgeRequest, evid: list[EvidenceTextPart], hd: Heard) -> str:
-        labels = ", ".join(str(x) for x in req.inputs.get("evidence", [])) or "the evidence"
+        """The fold of :data:`murgat.judges.embedded_rules.RULES` over this request."""
+        from murgat.judges.embedded_rules import Case, decide
+
+        cited = [str(x) for x in req.inputs.get("evidence", [])]
         audio = [p for p in evid if p.modality == "audio"]
-        visual = [p for p in evid if p.modality == "visual"]
-        has_audio = bool(audio) or any(str(x).startswith("audio") for x in req.inputs.get("evidence", []))
-        has_visual = bool(visual) or any(str(x).startswith("visual") for x in req.inputs.get("evidence", []))
-        if is_sound_claim(claim, has_audio):
-            return self._sound(claim, [p for p in audio if p.source == "sound_events"], has_audio,
-                               [p.text for p in audio if p.source == "transcript"], labels)
-        heard = [p.text for p in audio if p.source == "transcript" and p.text.strip()]
-        seen = [p.text for p in evid if p.source == "screen_text" and p.text.strip()]
-        if claim.count is not None and heard:
-            out = self._count(claim, hd.norms, labels)
-            if out is not None:
-                return out
-        if not claim.terms:
-            return "Label: unknown\nReason: the fact has no content words to check (only attribution, time or labels)."
-        if not heard and not seen:
-            if claim.speech and has_audio:
-                return self._nothing_heard([p for p in audio if p.source == "sound_events"], labels)
-            if has_audio and not has_visual:
-                return (f"Label: unknown\nReason: no words are heard in {labels}; this judge hears words and sound "
-                        "classes only, and the fact names neither.")
-            return (f"Label: unknown\nReason: nothing in {labels} can be read or heard as words, and this judge "
-                    "cannot see the picture.")
-        toks = hd.norms + _vocab(seen)[0]
-        vocab = _vocab_of(hd.norms) | _vocab(seen)[1]
-        found: list[tuple[Term, str]] = []
-        near: list[tuple[Term, str]] = []
-        missing: list[tuple[Term, None]] = []
-        flipped: list[tuple[Term, str]] = []
-        for t in claim.terms:
-            hit, how = match_meaning(t.norm, vocab, set(toks))
-            opposite = antonym_heard(t.norm, set(toks)) if hit is None else None
-            if opposite is not None:
-                flipped.append((t, opposite))
-            elif hit is None:
-                missing.append((t, None))
-            else:
-                (found if how == "exact" else near).append((t, hit if how in ("exact", "near") else f"{hit} ({how})"))
-        if claim.says_not:
-            return self._absence(claim, found + near, labels)
-        # an addressee ("his listeners") need not be heard; a number there is still checked
-        found_subs = self._substitutions(claim, [t for t, _ in missing if t.role == "said" or t.kind == "number"], toks,
-                                         heard + seen)
-        required = [(t, h) for t, h in missing if t.role == "said"]
-        detail = f"{len(found) + len(near)}/{len(claim.terms)} content terms heard/read"
-        if near:
-            detail += " (as " + ", ".join(f"{t.text}≈{h}" for t, h in near) + ")"
-        if any(t.role == "addressee" for t, _ in missing):
-            detail += "; who is spoken to need not be heard"
-        subs, unsure = self._sure_subs(found_subs, hd)
-        if subs and claim.negated and "not" not in toks:
-            # "is not in Texas" where "in Maryland" is heard: the other word agrees with the denial
-            what = "; ".join(f"{t.text!r} where {labels} has {', '.join(repr(x) for x in ws)}" for t, ws in subs)
-            return (f"Label: unknown\nReason: the fact denies {what}; that agrees with the evidence but is not "
-                    "what it says.")
-        if subs:
-            what = "; ".join(f"the fact says {t.text!r} where {labels} has {', '.join(repr(x) for x in ws)}"
-                             for t, ws in subs)
-            return f"Label: no\nReason: {what}."
-        if unsure:
-            what = "; ".join(f"the fact says {t.text!r} where {labels} has {shown(bad)}" for t, bad in unsure)
-            return (f"Label: unknown\nReason: {what}: heard with an ASR probability under {self.sure:.2f}, which may be "
-                    f"a mishearing of the fact's word, so it is not ruled out.")
-        ev_neg = self._negated_near(claim, toks, [h.split(" ")[0] for _, h in found + near] +
-                                    [h for _, h in flipped])
-        # a word heard as its opposite ("good humor" for "bad humor") turns the claim's polarity
-        claim_neg = claim.negated != (len(flipped) % 2 == 1)
-        opposite = "; ".join(f"{t.text!r} is the opposite of the heard {h!r}" for t, h in flipped)
-
-        def polarity_no() -> str | None:
-            if ev_neg == claim_neg:
-                return None
-            if flipped:
-                return f"Label: no\nReason: {opposite} ({labels}){', and the negation does not undo it' if claim.negated else ''}."
-            side = "the fact is negated and the evidence is not" if claim_neg else \
-                "the evidence negates what the fact affirms"
-            return f"Label: no\nReason: {detail}, but {side} ({labels})."
-
-        if claim.order is not None and heard:
-            out = self._order(claim, hd, labels, self.sure)
-            if out is not None:
-                return polarity_no() or out
-        if not required:
-            extra = f"; {opposite}, and the fact's negation says the same" if flipped else ""
-            return polarity_no() or f"Label: yes\nReason: {detail}: every term of what the fact says is heard or read in {labels}{extra}."
-        gone = ", ".join(t.text for t, _ in required) + (" is" if len(required) == 1 else " are")
-        if claim.quoted and has_audio:
-            bad = hd.unsure(self.sure)
-            if bad:
-                return (f"Label: unknown\nReason: the fact quotes words, and {gone} not heard in {labels} ({detail}); "
-                        f"but some words there are heard with an ASR probability under {self.sure:.2f} ({shown(bad)}), "
-                        "so the quote may have been misheard.")
-            sure = "" if hd.least_sure() is None else f"; every word there is heard with probability ≥ {self.sure:.2f}"
-            return f"Label: no\nReason: the fact quotes words, and {gone} not heard in {labels} ({detail}{sure})."
-        if claim.speech and has_audio and heard:
-            return self._meaning(claim, heard, labels, gone, detail, bool(found or near), polarity_no)
-        if has_audio and (claim.speech or not has_visual):
-            return (f"Label: unknown\nReason: {gone} not heard in {labels} ({detail}); the fact may describe "
-                    "something the words do not say, which this judge cannot hear.")
-        if has_visual and not seen:
-            return (f"Label: unknown\nReason: {gone} not heard, and nothing is read on screen in {labels}; "
-                    "this judge cannot see the picture.")
-        return (f"Label: unknown\nReason: {gone} not heard or read in {labels} ({detail}); it may be visual, which this "
-                "judge cannot see.")
+        case = Case(judge=self, claim=claim, hd=hd, labels=", ".join(cited) or "the evidence",
+                    has_audio=bool(audio) or any(x.startswith("audio") for x in cited),
+                    has_visual=any(p.modality == "visual" for p in evid) or any(x.startswith("visual") for x in cited),
+                    tags=[p for p in audio if p.source == "sound_events"],
+                    heard=[p.text for p in audio if p.source == "transcript" and p.text.strip()],
+                    seen=[p.text for p in evid if p.source == "screen_text" and p.text.strip()])
+        return decide(case)
 
     def _meaning(self, claim: Claim, heard: list[str], labels: str, gone: str, detail: str, some: bool,
                  polarity_no: Callable[[], str | None]) -> str:
@@ -570,13 +570,15 @@ class EmbeddedJudge(Judge):
             seq = [toks[i] for i in idx]
             if not seq or o.target is None or o.target not in seq:
                 return None
+            if o.which == "nth" and len(seq) < o.nth:
+                return None  # fewer words heard than the position claimed: the term accounting decides
             if o.which in ("min", "max"):
                 k = (min if o.which == "min" else max)(range(len(seq)), key=lambda j: float(seq[j]))
             else:
-                k = 0 if o.which == "first" else len(seq) - 1
+                k = {"first": 0, "nth": o.nth - 1}.get(o.which, len(seq) - 1)
             pick = seq[k]
             what = "number" if o.among == "number" else "word"
-            name = {"min": "smallest", "max": "largest"}.get(o.which, o.which)
+            name = {"min": "smallest", "max": "largest", "nth": o.marker}.get(o.which, o.which)
             if pick == o.target:
                 return f"Label: yes\nReason: the {name} {what} heard in {labels} is {pick!r}."
             bad = hd.unsure(sure, [idx[k]])
@@ -676,23 +678,53 @@ class EmbeddedJudge(Judge):
                 out.append((t, swapped, place))
         return out
 
-    def _sure_subs(self, subs: list[tuple[Term, list[str], list[int] | None]],
-                   hd: Heard) -> tuple[list[tuple[Term, list[str]]], list[tuple[Term, list]]]:
-        """Substitutions split into those heard surely enough for a "no" and those that may be a
-        mishearing: a name, a number or a quoted word where the window holds a word heard with an
-        ASR probability under ``asr_sure``."""
+    def _sure_subs(self, subs: list[tuple[Term, list[str], list[int] | None]], hd: Heard
+                   ) -> tuple[list[tuple[Term, list[str]]], list[tuple[Term, list[Token]]], list[tuple[Term, str, float]]]:
+        """Substitutions split into those heard surely enough for a "no", those that may be a
+        mishearing (a deciding word heard with an ASR probability under ``asr_sure``:
+        :meth:`_deciding`), and those whose replacement is near the plain word in meaning — a
+        possible paraphrase, no "no" either (rules v5)."""
         sure: list[tuple[Term, list[str]]] = []
-        unsure: list[tuple[Term, list]] = []
-        for t, ws, _place in subs:
-            if t.kind in ("name", "number") or t.in_quote:
-                # the window, not only the aligned place: a misheard name may stand elsewhere ("111 Houston"
-                # for "Apollo 11, Houston" aligns the claim's "11" with other words)
-                bad = hd.unsure(self.sure)
-                if bad:
-                    unsure.append((t, bad))
-                    continue
-            sure.append((t, ws))
-        return sure, unsure
+        unsure: list[tuple[Term, list[Token]]] = []
+        akin: list[tuple[Term, str, float]] = []
+        for t, ws, place in subs:
+            bad = self._deciding(t, place, hd)
+            near = self._akin(t, ws)
+            if bad:
+                unsure.append((t, bad))
+            elif near is not None:
+                akin.append((t, *near))
+            else:
+                sure.append((t, ws))
+        return sure, unsure, akin
+
+    def _deciding(self, t: Term, place: list[int] | None, hd: Heard) -> list[Token]:
+        """The unsure words that decide a substitution of ``t``: those at its aligned place (and,
+        for a name, a number or a quote, the two words either side and every heard name or number:
+        a misheard name may stand off its place, "111 Houston" for "Apollo 11, Houston"); one
+        unsure word elsewhere in the window does not (rules v5)."""
+        if t.kind not in ("name", "number") and not t.in_quote:
+            # a plain word needs its replacement only not near-random (``asr_sure_word``): Whisper base
+            # hears old film sound at 0.3–0.4 and still right ("Crown" 0.31), while spelling and
+            # sound already catch the mishearings of the word itself ("Universities" for "universe")
+            word_sure = float(self.options.get("asr_sure_word", ASR_SURE_WORD))
+            return hd.unsure(word_sure, place) if place else []
+        near = set() if place is None else {j for i in place for j in range(i - 2, i + 3)}
+        kin = {i for i, k in enumerate(hd.tokens) if k.norm.isdigit() or k.word.strip(" ,.!?\"'")[:1].isupper()}
+        idx = sorted((near | kin) & set(range(len(hd.tokens))))
+        return hd.unsure(self.sure, idx)
+
+    def _akin(self, t: Term, ws: list[str]) -> tuple[str, float] | None:
+        """A heard replacement near ``t`` in meaning (MiniLM similarity ≥ ``near_meaning``) and its
+        similarity: a plain word only — names and numbers are never paraphrased."""
+        if t.kind != "word" or t.in_quote or self.options.get("embeddings", "auto") == "off":
+            return None
+        floor = float(self.options.get("near_meaning", NEAR_MEANING))
+        for w in ws:
+            sim = word_similarity(t.norm, w) if w not in STOP else None
+            if sim is not None and sim >= floor:
+                return w, sim
+        return None
 
     def _nothing_heard(self, tags: list[EvidenceTextPart], labels: str) -> str:
         """No word is transcribed in a window a fact says something is said in: "no" only when the
@@ -718,6 +750,8 @@ class EmbeddedJudge(Judge):
         return "not" in toks[lo:hi]
 
     def _sound(self, claim: Claim, tags: list[EvidenceTextPart], has_audio: bool, heard: list[str], labels: str) -> str:
+        """A sound claim from the tagger's class probabilities and the loudness: silence, several
+        sounds claimed together (each decided on its own), or one sound."""
         if not has_audio:
             return f"Label: unknown\nReason: the fact is about a sound, and {labels} cites no audio to hear it in."
         if not tags:
@@ -728,30 +762,73 @@ class EmbeddedJudge(Judge):
         for p in tags:
             for k, v in (p.scores or {}).items():
                 scores[k] = max(scores.get(k, 0.0), v)
-        about_silence, claims_silence = silence_claim(claim)
-        if about_silence:
-            silent = scores.get("Silence", 0.0)
-            quiet_db, loud_db = float(self.options.get("silence_db", -50)), float(self.options.get("sound_db", -35))
-            if loud is not None and (loud <= quiet_db or silent >= 0.5):
-                verdict, why = "yes", f"the loudest moment is {loud:.0f} dBFS (Silence {silent:.2f})"
-            elif loud is not None and loud >= loud_db and silent < 0.1:
-                verdict, why = "no", f"the audio reaches {loud:.0f} dBFS (Silence {silent:.2f})"
+        if silence_claim(claim)[0]:
+            return self._silence(claim, scores, loud, labels)
+        parts = sound_parts(claim)
+        if len(parts) >= 2:
+            return self._sounds_together(parts, scores, labels)
+        return self._one_sound(claim, scores, heard, labels)
+
+    def _silence(self, claim: Claim, scores: dict[str, float], loud: float | None, labels: str) -> str:
+        """Silence from loudness (≤ ``silence_db`` yes, ≥ ``sound_db`` no) and the Silence class."""
+        claims_silence = silence_claim(claim)[1]
+        silent = scores.get("Silence", 0.0)
+        quiet_db, loud_db = float(self.options.get("silence_db", -50)), float(self.options.get("sound_db", -35))
+        if loud is not None and (loud <= quiet_db or silent >= 0.5):
+            verdict, why = "yes", f"the loudest moment is {loud:.0f} dBFS (Silence {silent:.2f})"
+        elif loud is not None and loud >= loud_db and silent < 0.1:
+            verdict, why = "no", f"the audio reaches {loud:.0f} dBFS (Silence {silent:.2f})"
+        else:
+            level = "loudness unknown" if loud is None else f"loudest {loud:.0f} dBFS"
+            return (f"Label: unknown\nReason: between silence and sound in {labels} ({level}, Silence {silent:.2f}; "
+                    f"silent at ≤ {quiet_db:.0f} dBFS, sound at ≥ {loud_db:.0f} dBFS).")
+        if not claims_silence:
+            verdict = "no" if verdict == "yes" else "yes"
+        return f"Label: {verdict}\nReason: {why} in {labels}."
+
+    def _floor(self, scores: dict[str, float]) -> float:
+        """The probability a class not listed is below: 0.01, or the lowest listed when the list is full."""
+        ranked = sorted(scores.values(), reverse=True)
+        return max(0.01, ranked[19]) if len(ranked) >= 20 else 0.01
+
+    def _sounds_together(self, parts: list[tuple[str, tuple[str, ...], bool]], scores: dict[str, float],
+                         labels: str) -> str:
+        """Several sounds claimed at once ("a dog barks while music plays", "music and no talking"):
+        each is decided on its own and all must hold for a ``yes``; one ruled out is a ``no``. The
+        loudest class never stands in for another (rules v5)."""
+        y, n = float(self.options.get("sound_yes", 0.6)), float(self.options.get("sound_no", 0.05))
+        floor = self._floor(scores)
+        held, failed, open_ = [], [], []
+        for word, classes, absent in parts:
+            listed = any(c in scores for c in classes)
+            p = max((scores.get(c, 0.0) for c in classes), default=0.0)
+            bound = p if listed else floor
+            level = f"{p:.2f}" if listed else f"below {floor:.2f}"
+            what = f"{'no ' if absent else ''}{word} ({classes[0]} at {level})"
+            present, gone = p >= y, bound <= n
+            if (present and not absent) or (gone and absent):
+                held.append(what)
+            elif (gone and not absent) or (present and absent):
+                failed.append(what)
             else:
-                level = "loudness unknown" if loud is None else f"loudest {loud:.0f} dBFS"
-                return (f"Label: unknown\nReason: between silence and sound in {labels} ({level}, Silence {silent:.2f}; "
-                        f"silent at ≤ {quiet_db:.0f} dBFS, sound at ≥ {loud_db:.0f} dBFS).")
-            if not claims_silence:
-                verdict = "no" if verdict == "yes" else "yes"
-            return f"Label: {verdict}\nReason: {why} in {labels}."
+                open_.append(what)
+        if failed:
+            return (f"Label: no\nReason: the fact names {len(parts)} sounds together, and the sound tagger rules out "
+                    f"{', '.join(failed)} in {labels}.")
+        if open_:
+            return (f"Label: unknown\nReason: the fact names {len(parts)} sounds together; {', '.join(open_)} is between "
+                    f"the thresholds for absent (≤ {n:.2f}) and present (≥ {y:.2f}) in {labels}.")
+        return f"Label: yes\nReason: sound tagger: every sound the fact names holds in {labels}: {', '.join(held)}."
+
+    def _one_sound(self, claim: Claim, scores: dict[str, float], heard: list[str], labels: str) -> str:
+        """One sound (or speech) claimed present or absent, from the highest of its classes."""
         if claim.speech_presence:
             classes, how = list(SPEECH_CLASSES), "speech"
         else:
             classes, how = sound_classes(claim, self.options.get("embeddings", "auto") != "off")
         if not classes:
             return f"Label: unknown\nReason: the fact is about a sound that matches no AudioSet class ({labels})."
-        # a class not listed is below the listing floor: 0.01, or the lowest listed when the list is full
-        ranked = sorted(scores.values(), reverse=True)
-        floor = max(0.01, ranked[19]) if len(ranked) >= 20 else 0.01
+        floor = self._floor(scores)
         p_hit = max((scores.get(c, 0.0) for c in classes), default=0.0)
         bound = p_hit if any(c in scores for c in classes) else floor
         y, n = float(self.options.get("sound_yes", 0.6)), float(self.options.get("sound_no", 0.05))

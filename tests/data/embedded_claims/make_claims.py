@@ -504,6 +504,135 @@ V4_PLAIN: list[tuple[str, str, list[tuple[str, bool, str]]]] = [
 ]
 
 
+# v5 (issue #46): claims about the classes of error the v4 rules were found to make — written and
+# committed before the v5 rules, from the same independent sources (captions, the known JFK text,
+# the countdown bursts, the Whisper-large Apollo transcript, the MANIFEST's audio and frame
+# notes). Each claim carries its ``why``: the reason its label holds. Kinds: sound_pair (two
+# sounds claimed together; every one must be present), channel (words shown vs words spoken:
+# no media here has on-screen text, so a claim that a sign/caption/screen shows the spoken words
+# is false), paraphrase5 (synonyms outside the v4 table, numbers in words, ordinals, "a dozen",
+# "the first thing … says"), quoted_neg (a "not" inside a quoted phrase), speaker5 (passive
+# voice, source nouns, "he/she says" on a one-voice file: JFK is one man speaking),
+# sound_word (sound words outside the v4 table: on digital silence they are all false), tone
+# (a tone word: ``verifiable`` false; the content label still holds). Pairs alternate dev /
+# holdout within a kind, as for v3 and v4.
+SIL = "MANIFEST: flower.webm's audio track is digital silence (-91 dB)"
+CH = "MANIFEST: chaplin.mp4 has a music soundtrack only, no speech"
+NOTEXT = "MANIFEST frame notes and the contact sheets: no sign, caption or on-screen text in the picture"
+V5: list[tuple[str, str, list[tuple[str, bool, str, str]]]] = [
+    ("sound_pair", "chaplin.mp4", [
+        ("Music plays (audio, 0:00-0:03).", True, CH, "the soundtrack is music throughout"),
+        ("Music plays while someone speaks (audio, 0:00-0:03).", False, CH,
+         "music is present but nobody speaks: both sounds must be heard")]),
+    ("sound_pair", "chaplin.mp4", [
+        ("A piano melody is heard (audio, 0:03-0:06).", True, CH, "the score is a piano melody"),
+        ("A dog barks while music plays (audio, 0:03-0:06).", False, CH,
+         "music only: no dog is in the soundtrack")]),
+    ("sound_pair", "chaplin.mp4", [
+        ("Music is heard and no one talks (audio, 0:05-0:08).", True, CH, "music, no speech"),
+        ("Music and speech are heard together (audio, 0:05-0:08).", False, CH, "no speech in the file")]),
+    ("sound_pair", "countdown.mp3", [
+        ("A voice speaks (audio, 0:00-0:05).", True, CD, "the countdown is spoken"),
+        ("A voice speaks while an engine roars (audio, 0:00-0:05).", False, CD,
+         "a voice counting; nothing in the source notes an engine, and an MDN countdown sample is a plain voice")]),
+    ("channel", "friday.mp4", [
+        ("Someone says somebody must have stolen the crown jewels (audio, 0:04-0:06).", True, f"{FV} 5",
+         "the caption gives these words as spoken"),
+        ("The sign reads crown jewels (audio, 0:04-0:06; visual, 0:05).", False, f"{FV} 5; {NOTEXT}",
+         "the words are spoken; no sign or text is shown")]),
+    ("channel", "nasa_13013.mp4", [
+        ("The narrator says Goddard Space Flight Center (audio, 0:08-0:12).", True, f"{NC} 3",
+         "the caption of the narration"),
+        ("The screen shows the words Goddard Space Flight Center (audio, 0:08-0:12; visual, 0:10).", False,
+         f"{NC} 3; {NOTEXT}", "the name is narrated, not written on screen")]),
+    ("channel", "jfk.flac", [
+        ("The speaker says my fellow Americans (audio, 0:00-0:03).", True, JK, "the known text"),
+        ("A title card reads my fellow Americans (audio, 0:00-0:03).", False, JK,
+         "an audio file has no picture: nothing can be read, only heard")]),
+    ("channel", "friday.mp4", [
+        ("The voice asks how are you (audio, 0:01-0:02).", True, f"{FV} 2", "'How are you?' is spoken"),
+        ("The caption on screen reads how are you (audio, 0:01-0:02; visual, 0:01).", False, f"{FV} 2; {NOTEXT}",
+         "the question is spoken; the frames carry no caption text")]),
+    ("paraphrase5", "friday.mp4", [
+        ("The speaker says somebody must have swiped the crown jewels (audio, 0:04-0:06).", True, f"{FV} 5",
+         "'swiped' means stolen"),
+        ("The speaker says somebody must have polished the crown jewels (audio, 0:04-0:06).", False, f"{FV} 5",
+         "'polished' is not 'stolen'")]),
+    ("paraphrase5", "friday.mp4", [
+        ("The speaker says he is in a foul temper (audio, 0:03-0:05).", True, f"{FV} 4",
+         "'a foul temper' is 'a bad humor'"),
+        ("The speaker says he is in a cheerful temper (audio, 0:03-0:05).", False, f"{FV} 4",
+         "'cheerful' is the opposite of 'bad'")]),
+    ("paraphrase5", "nasa_13013.mp4", [
+        ("The narrator says the telescope is in one of the biggest clean rooms in the world (audio, 0:04-0:08).", True,
+         f"{NC} 2", "'biggest' for 'largest', 'clean rooms' for 'cleanrooms'"),
+        ("The narrator says the telescope is in one of the dirtiest rooms in the world (audio, 0:04-0:08).", False,
+         f"{NC} 2", "'dirtiest' is not said; the room is a cleanroom")]),
+    ("paraphrase5", "countdown.mp3", [
+        ("The first thing the voice says is nine (audio, 0:00-0:05).", True, CD, "the count starts at nine"),
+        ("The first thing the voice says is seven (audio, 0:00-0:05).", False, CD,
+         "nine and eight come before seven")]),
+    ("paraphrase5", "countdown.mp3", [
+        ("The third number the voice says is seven (audio, 0:00-0:07).", True, CD, "nine, eight, seven"),
+        ("The fourth number the voice says is five (audio, 0:00-0:08).", False, CD, "nine, eight, seven, six")]),
+    ("paraphrase5", "countdown.mp3", [
+        ("The voice says ten numbers (audio, 0:00-0:19).", True, CD, "nine down to zero is ten numbers"),
+        ("The voice says a dozen numbers (audio, 0:00-0:19).", False, CD, "ten numbers, not twelve")]),
+    ("paraphrase5", "apollo11.mp3", [
+        ("A voice calls Apollo eleven (audio, 0:00-0:03).", True, f"{AP} 1: 'Apollo 11, Houston'",
+         "'eleven' in words is the 11 said"),
+        ("A voice calls Apollo twelve (audio, 0:00-0:03).", False, f"{AP} 1: 'Apollo 11, Houston'",
+         "the call sign is Apollo 11")]),
+    ("quoted_neg", "jfk.flac", [
+        ("The speaker says \"ask not\" before what your country can do for you (audio, 0:03-0:07).", True, JK,
+         "'ask not what your country can do for you'"),
+        ("The speaker says \"ask not\" before what your city can do for you (audio, 0:03-0:07).", False, JK,
+         "'country', not 'city'")]),
+    ("quoted_neg", "jfk.flac", [
+        ("After the words \"ask not\", the speaker says what your country can do for you (audio, 0:03-0:07).", True,
+         JK, "the clause follows 'ask not'"),
+        ("After the words \"ask not\", the speaker says what your family can do for you (audio, 0:03-0:07).", False,
+         JK, "'country', not 'family'")]),
+    ("speaker5", "jfk.flac", [
+        ("Listeners are told to ask what they can do for their country (audio, 0:08-0:10).", True, JK,
+         "'ask what you can do for your country', an imperative to the listeners"),
+        ("Listeners are told to ask what their city can do for them (audio, 0:08-0:10).", False, JK,
+         "'your country', and what they can do for it, not it for them")]),
+    ("speaker5", "jfk.flac", [
+        ("The recording says ask not what your country can do for you (audio, 0:03-0:07).", True, JK,
+         "the recording is the source, not a speaker"),
+        ("The recording says ask what your country can do for you (audio, 0:03-0:07).", False, JK,
+         "the 'not' is dropped")]),
+    ("speaker5", "nasa_13013.mp4", [
+        ("The broadcast mentions Goddard (audio, 0:08-0:12).", True, f"{NC} 3", "'NASA's Goddard Space Flight Center'"),
+        ("The broadcast mentions Hubble (audio, 0:08-0:12).", False, f"{NC} 3", "Webb and Goddard; no Hubble")]),
+    ("speaker5", "jfk.flac", [
+        ("He says ask not what your country can do for you (audio, 0:03-0:07).", True, JK,
+         "one man speaks throughout (Kennedy)"),
+        ("She says ask not what your country can do for you (audio, 0:03-0:07).", False, JK,
+         "the one voice is a man's")]),
+    ("speaker5", "jfk.flac", [
+        ("He says my fellow Americans (audio, 0:00-0:03).", True, JK, "one man speaks throughout"),
+        ("He says my fellow Canadians (audio, 0:00-0:03).", False, JK, "'Americans'")]),
+    ("sound_word", "flower.webm", [
+        ("The audio is silent (audio, 0:00-0:03).", True, SIL, "digital silence"),
+        ("A whistle blows (audio, 0:00-0:03).", False, SIL, "digital silence: no whistle")]),
+    ("sound_word", "flower.webm", [
+        ("Nothing can be heard (audio, 0:01-0:04).", True, SIL, "digital silence"),
+        ("Bells chime (audio, 0:01-0:04).", False, SIL, "digital silence: no bells")]),
+    ("sound_word", "flower.webm", [
+        ("There is no sound at all (audio, 0:02-0:05).", True, SIL, "digital silence"),
+        ("A cat meows (audio, 0:02-0:05).", False, SIL, "digital silence: no cat")]),
+    ("tone", "friday.mp4", [
+        ("The speaker irritably says he is in a bad humor (audio, 0:03-0:05).", True, f"{FV} 4",
+         "the words are said; 'irritably' is a tone nobody can check from words"),
+        ("The speaker irritably says he is in a good humor (audio, 0:03-0:05).", False, f"{FV} 4", "'bad', not 'good'")]),
+    ("tone", "friday.mp4", [
+        ("A cheerful voice calls out Hildy (audio, 0:00-0:01).", True, f"{FV} 1", "'Hildy!'; 'cheerful' is a tone"),
+        ("A cheerful voice calls out Walter (audio, 0:00-0:01).", False, f"{FV} 1", "'Hildy', not 'Walter'")]),
+]
+
+
 def main() -> None:
     rows: list[dict] = []
 
@@ -570,6 +699,13 @@ def main() -> None:
             add(kind, media, claim, label, src)
             rows[-1]["v4"] = split
             rows[-1]["verifiable"] = kind != "hedge" or plain
+    seen5: dict[str, int] = {}
+    for kind, media, group5 in V5:
+        k = seen5[kind] = seen5.get(kind, -1) + 1
+        split = "dev" if k % 2 == 0 else "holdout"
+        for claim, label, src, why in group5:
+            add(kind, media, claim, label, src)
+            rows[-1].update({"v5": split, "why": why, "verifiable": kind != "tone"})
     with open(HERE / "claims.jsonl", "w", encoding="utf-8") as f:
         for r in rows:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
