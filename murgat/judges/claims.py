@@ -703,7 +703,7 @@ def _read_speaker(claim: Claim, raw: list[str], lower: list[str], cue: int, skip
     addressee (rules v5).
 
     Example: "Listeners are told to ask …" → no speaker, no addressee."""
-    from murgat.rules import _TONE
+    from murgat.core.rules import _TONE
 
     persons = {"he", "she", "they", "him", "her", "them", "himself", "herself", "themselves"}
     who = [raw[i] for i in range(cue) if (lower[i] not in STOP or lower[i] in persons) and lower[i] not in GENERIC_SPEAKERS

@@ -187,7 +187,7 @@ def similarity(a: str, b: str) -> float | None:
 def word_similarity(a: str, b: str) -> float | None:
     """Cosine similarity of two single words by the bundled MiniLM model (``None`` without it): the
     near-meaning check of a substitution, apart from the sentence similarity of the meaning rule."""
-    from human_eval.embeddings import cosine
+    from murgat.human_eval.embeddings import cosine
 
     return cosine(a, b)
 
@@ -224,7 +224,7 @@ def _class_words() -> dict[str, tuple[str, ...]]:
     classes whose name holds it as a word; empty without the tagger's class list. Sound words
     outside :data:`SOUND_CLASSES` reach the tagger through this (rules v5)."""
     try:
-        from media.sounds import class_names
+        from murgat.media.sounds import class_names
 
         names = class_names()
     except Exception:

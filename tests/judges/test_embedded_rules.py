@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from murgat.judges.claimcheck import split_evidence
 from murgat.judges.claims import analyze
 from murgat.judges.embedded import EmbeddedJudge, sound_parts
+from murgat.judges.embedded_check import split_evidence
 from murgat.judges.embedded_rules import RULES, channel_of, rules_markdown
 from murgat.judges.types import EvidenceTextPart, JudgeRequest, TextPart
 
@@ -138,7 +138,7 @@ def test_source_nouns_and_tone_words_are_not_speakers() -> None:
 
 
 def test_tone_words_are_not_verifiable() -> None:
-    from murgat.rules import rule_verifiable
+    from murgat.core.rules import rule_verifiable
 
     for s in ("The speaker irritably says he is in a bad humor.", "A cheerful voice calls out Hildy.",
               "The narrator sounds annoyed."):
