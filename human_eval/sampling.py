@@ -23,7 +23,7 @@ import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 Method = Literal["uniform", "video"]
 
@@ -32,7 +32,8 @@ class SampleDesign(BaseModel):
     """How the labelled items were drawn; enough to draw them again and compare."""
 
     method: Method = Field(description="'uniform' (items) or 'video' (whole videos)")
-    seed: int
+    seed: str = Field(description="the seed as text: only its characters enter the rank, so no reader (a browser's "
+                      "JSON numbers are doubles) can round it; a number in an older file is read as its digits")
     n_requested: int = Field(ge=1, description="items (uniform) or videos (video) asked for")
     population_size: int = Field(ge=0, description="items the sample was drawn from")
     population_digest: str = Field(description="SHA-256 of the sorted ids of those items")
@@ -42,24 +43,40 @@ class SampleDesign(BaseModel):
     sample_digest: str = Field(description="SHA-256 of the sorted ids of the items drawn")
     run: str | None = Field(default=None, description="the run folder the sample was drawn from (for people)")
 
+    @field_validator("seed", mode="before")
+    @classmethod
+    def _seed_text(cls, v: object) -> object:
+        # older label files wrote the seed as a JSON integer: the same digits, the same rank
+        return str(v) if isinstance(v, int) and not isinstance(v, bool) else v
+
 
 def _digest(ids: Iterable[str]) -> str:
     return hashlib.sha256("\n".join(sorted(ids)).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _rank(seed: int, key: str) -> str:
+def check_seed(seed: str) -> str:
+    """``seed`` if it can name a sample (1–100 characters, none of them space or ``|``, the rank's
+    separator), else ``ValueError`` saying why."""
+    if not 1 <= len(seed) <= 100 or any(ch.isspace() or ch == "|" for ch in seed):
+        raise ValueError(f"a sample seed is 1 to 100 characters without spaces or '|' (got {seed!r})")
+    return seed
+
+
+def _rank(seed: str, key: str) -> str:
     return hashlib.sha256(f"{seed}|{key}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def new_seed() -> int:
+def new_seed() -> str:
     """A seed for a sample nobody chose (recorded in the design, so the draw can be redone)."""
-    return secrets.randbelow(2**31)
+    return str(secrets.randbelow(2**31))
 
 
-def draw_sample(ids: Sequence[str], n: int, *, seed: int, videos: Mapping[str, str] | None = None,
+def draw_sample(ids: Sequence[str], n: int, *, seed: str | int, videos: Mapping[str, str] | None = None,
                 run: str | None = None) -> tuple[list[str], SampleDesign]:
     """The sample (ids, sorted) and its design: ``n`` items at random, or with ``videos`` (id →
-    video) ``n`` videos at random and all their items. ``n`` larger than the population takes it all."""
+    video) ``n`` videos at random and all their items. ``n`` larger than the population takes it all.
+    An integer seed is its decimal digits (the same draw as before seeds were text)."""
+    seed = check_seed(str(seed))
     if n < 1:
         raise ValueError(f"a sample needs n ≥ 1 (got {n})")
     pop = sorted(set(ids))

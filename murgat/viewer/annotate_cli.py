@@ -95,7 +95,7 @@ def _draw(args: argparse.Namespace, run: Path, results: list[Any]) -> dict[str, 
     """``{}`` without ``--sample``; else ``{"ids", "design"}``; None (after the error) when it cannot be drawn."""
     if args.sample is None:
         return {}
-    from human_eval.sampling import draw_sample, new_seed
+    from human_eval.sampling import check_seed, draw_sample, new_seed
     from murgat.corrected import population
 
     ids, videos = population(results)
@@ -103,6 +103,11 @@ def _draw(args: argparse.Namespace, run: Path, results: list[Any]) -> dict[str, 
         print(f"error: {run} has no item without an error to sample from", file=sys.stderr)
         return None
     seed = new_seed() if args.seed is None else args.seed
+    try:
+        check_seed(seed)
+    except ValueError as exc:
+        print(f"error: --seed: {exc}", file=sys.stderr)
+        return None
     drawn, design = draw_sample(ids, args.sample, seed=seed, videos=videos if args.by == "video" else None,
                                 run=str(run))
     return {"ids": drawn, "design": design.model_dump()}
@@ -119,6 +124,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="label a random sample: N items (or with --by video N videos), the design recorded in the "
                         "page and in every exported label line, as murgat calibrate needs for corrected figures")
     p.add_argument("--by", choices=["video"], default=None, help="draw whole videos (every item of each)")
-    p.add_argument("--seed", type=int, default=None,
-                   help="the sample's seed (default: drawn at random and printed; give it to label the same sample)")
+    p.add_argument("--seed", default=None,
+                   help="the sample's seed, kept as text (default: drawn at random and printed; give it to label the "
+                        "same sample)")
     p.set_defaults(func=_cmd_annotate)
