@@ -10,6 +10,7 @@ caught by the "no" probes; an honest one passes all.
 from __future__ import annotations
 
 import asyncio
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from murgat.judges.cache import ResponseCache
 from murgat.probes.paths import EntailPath, FaithPath
 from murgat.probes.runner import gate_exit, probes_before_run, require_message, run_probes
 
-from ..standin import StandIn
+from ..standin import StandIn, prompt_of
 
 ALL = {"hearing", "hearing_other", "seeing", "seeing_other", "time_seeing", "time_seeing_elsewhere", "time_hearing",
        "time_hearing_elsewhere", "modality_visual", "modality_audio", "order", "order_reversed"}
@@ -212,3 +213,74 @@ def test_step_labelling_is_probed_through_the_labeller(granularity: str) -> None
         assert skipped == {"time_seeing", "time_seeing_elsewhere", "time_hearing", "time_hearing_elsewhere",
                            "modality_visual", "modality_audio"}
     assert "hearing" in _failed(dropped)
+
+
+def _chain_rows(prompt: str) -> list[tuple[int, str]]:
+    import re
+
+    m = re.search(r"Steps:\n(.*?)\n\n", prompt, re.S)
+    if not m:
+        return []
+    return [(int(k), text) for k, _, text in (line.partition(". ") for line in m.group(1).split("\n"))]
+
+
+def _blind(rule: Any) -> Any:
+    """A chain labeller that never looks at the media: each step's faithfulness is ``rule(position, text)``."""
+    import json
+
+    def script(prompt: str, body: dict[str, Any]) -> str:
+        if not _chain_rows(prompt):
+            return "yes"
+        return json.dumps({"steps": [{"index": k, "type": "perception", "modality": "visual", "faithful": rule(k, text),
+                                      "reason": "blind"} for k, text in _chain_rows(prompt)]})
+
+    return script
+
+
+BLIND_RULES = {
+    "by position (yes, no, yes, …)": lambda k, text: k % 2 == 0,
+    "by position (no, yes, no, …)": lambda k, text: k % 2 == 1,
+    "by length (short is yes)": lambda k, text: len(text) < 45,
+    "by length (long is yes)": lambda k, text: len(text) >= 45,
+    "always yes": lambda k, text: True,
+    "always no": lambda k, text: False,
+}
+
+
+@pytest.mark.parametrize("rule", sorted(BLIND_RULES))
+def test_a_chain_labeller_that_answers_without_looking_fails_the_chain_probes(rule: str) -> None:
+    """The chain probes are several chains whose expected answers are in orders drawn from the probe
+    seed: a labeller that answers by position, by length or always the same fails some probe, at any seed."""
+    from murgat.faithfulness.label import Labeller
+    from murgat.faithfulness.records import StepLabel
+    from murgat.judging.pool import CallPool
+    from murgat.probes.probeset import N_CHAINS
+
+    cfg = entail_config(JudgeCheckSettings(judge="openai:probe-model"))
+    for seed in (0, 1, 7):
+        with StandIn() as server:
+            server.script = _blind(BLIND_RULES[rule])
+            path = FaithPath(Labeller(judge=_judge(server), pool=CallPool(), granularity="chain"), cfg, StepLabel)
+            report = asyncio.run(run_probes([path], seed=seed))
+        chains = [r for r in server.requests if _chain_rows(prompt_of(r))]
+        assert len(chains) == N_CHAINS >= 2, len(server.requests)  # one request per chain
+        assert not report.ok and _failed(report), (rule, seed, report.headline())
+
+
+def test_chain_orders_are_seeded_balanced_and_not_alternating() -> None:
+    from murgat.probes.clip import probe_clip
+    from murgat.probes.probeset import chain_orders, probe_set
+
+    probes = [p for p in probe_set(probe_clip(0)) if p.whole_media]
+    seen = set()
+    for seed in range(20):
+        orders = chain_orders(probes, seed)
+        assert orders == chain_orders(probes, seed) and len(orders) >= 2
+        for o in orders:
+            assert sorted(o) == list(range(len(probes)))  # every probe in every chain: as many yes as no
+            pat = [probes[i].expected for i in o]
+            assert any(a == b for a, b in itertools.pairwise(pat))  # not yes, no, yes, no
+        a, b = ([probes[i].expected for i in o] for o in orders[:2])
+        assert sum(x != y for x, y in zip(a, b, strict=True)) >= 2
+        seen.add(tuple(map(tuple, orders)))
+    assert len(seen) > 10  # the orders depend on the seed
