@@ -46,6 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="csv and jsonl need nothing extra; parquet needs pandas and pyarrow")
     p.add_argument("--level", choices=LEVELS, default="item",
                    help="one row per item (scores, answer), per sentence (verifiability, citations) or per fact "
-                        "(verdict, recall, precision); every level carries the item id")
+                        "(verdict, recall, precision), every one carrying the item id; or modality: the facts' "
+                        "precision, recall and F1 per modality of their citations (audio, visual, both, none, all)")
     p.add_argument("--out", default=None, help="file to write (default: RUN/export_LEVEL.FORMAT)")
     p.set_defaults(func=_cmd_export)

@@ -198,7 +198,8 @@ class ScoreCommand(Command[ScoreSettings]):
             return estimate(run.judges.made, len(run.items))
         results: list[ResponseResult] = run.folder.latest_results(slim=True, want=set(run.order), order=run.order)
         work.state["results"] = results  # summaries need no per-sentence detail
-        summary = summary_of(results, work.state["cfg"], self._extra(s, run, work))
+        summary = summary_of(results, work.state["cfg"], self._extra(s, run, work),
+                             full=run.folder.iter_latest(set(run.order)))
         if s.by:
             summary.extra["breakdown"] = breakdown_of(results, work.state["cfg"], s.by, self._fields(run)).as_dict()
         return summary
