@@ -41,6 +41,7 @@ from murgat.judging.entail import ask_entailment
 from murgat.judging.pool import CallPool
 from murgat.probes.clip import ProbeClip
 from murgat.probes.probeset import Probe, chain_orders
+from murgat.probes.tokens import Recorder, TokenAccount, carries_only, from_reported, from_twin, twin_of
 from murgat.schema import AtomicFact, Citation
 
 
@@ -71,6 +72,25 @@ class ProbePath(Protocol):
     async def ask_all(self, probes: list[Probe], clip: ProbeClip) -> list[Answer]: ...
 
 
+#: what an answer cut off by the deadline says (``judge check`` names these probes)
+UNFINISHED = "not finished before the probes' deadline"
+
+
+async def bounded(coros: list[Any], deadline_s: float | None) -> list[Any]:
+    """Run ``coros`` concurrently; with ``deadline_s``, those unfinished by then are cancelled and
+    become unanswered :class:`Answer` s saying so (the check ends in bounded time)."""
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    if not tasks:
+        return []
+    done, pending = await asyncio.wait(tasks, timeout=deadline_s)
+    for t in pending:
+        t.cancel()
+    if pending:
+        await asyncio.gather(*pending, return_exceptions=True)
+    return [t.result() if t in done else Answer(verdict="error", error=f"{UNFINISHED} ({deadline_s:g} s)")
+            for t in tasks]
+
+
 def _citations(probe: Probe, durations: dict[str, float | None], tolerance: float) -> list[Citation]:
     cites = check_durations(parse_citations(probe.citation), durations, tolerance)
     if len(cites) != 1 or not cites[0].valid:
@@ -94,11 +114,15 @@ class EntailPath:
     stage = "entail"
 
     def __init__(self, judge: Judge, cfg: JudgingConfig, pool: CallPool | None = None, *,
-                 variant: Literal["simple", "json"] = "simple") -> None:
+                 variant: Literal["simple", "json"] = "simple", deadline_s: float | None = None) -> None:
         self.judge = judge
         self.cfg = cfg
         self.pool = pool if pool is not None else CallPool()
         self.variant = variant
+        #: seconds all of this path's probes may take (``judge check --deadline``); None: no bound
+        self.deadline_s = deadline_s
+        #: what the server's token counts said, once :meth:`ask_all` ran
+        self.tokens: list[TokenAccount] = []
 
     def applies(self, probe: Probe) -> bool:
         return True
@@ -111,18 +135,48 @@ class EntailPath:
         cfg = self.cfg
         # a run whose entail judge reads text has evidence text on (score forces it): so have its probes
         ctxs = await _contexts(cfg, clip, len(probes), bool(cfg.evidence.text))
+        recorders = [Recorder(self.judge) for _ in probes]
 
-        async def one(p: Probe, ctx: ItemContext) -> Answer:
+        async def one(p: Probe, ctx: ItemContext, rec: Recorder) -> Answer:
             fact = AtomicFact(index=0, sentence_index=0, text=p.claim,
                               citations=_citations(p, ctx.durations, cfg.end_tolerance_s))
             try:
-                verdict, call = await ask_entailment(self.pool, self.judge, fact, frozenset({0}), ctx,
+                verdict, call = await ask_entailment(self.pool, rec, fact, frozenset({0}), ctx,  # type: ignore[arg-type]
                                                      variant=self.variant)
             except ReplayMiss as exc:  # a cassette recorded without probes: this probe is unanswered, not the run
                 return Answer(verdict="error", error=f"replay: {exc}")
             return Answer(verdict=str(verdict), raw=call.raw, error=call.error, outputs=list(ctx.calls))
 
-        return list(await asyncio.gather(*(one(p, c) for p, c in zip(probes, ctxs, strict=True))))
+        t0 = asyncio.get_running_loop().time()
+        answers = list(await bounded([one(p, c, r) for p, c, r in zip(probes, ctxs, recorders, strict=True)],
+                                     self.deadline_s))
+        left = None if self.deadline_s is None else max(0.1, self.deadline_s - (asyncio.get_running_loop().time() - t0))
+        self.tokens = await self._account(probes, answers, recorders, left)
+        return answers
+
+    async def _account(self, probes: list[Probe], answers: list[Answer], recorders: list[Recorder],
+                       deadline_s: float | None) -> list[TokenAccount]:
+        """The token account (:mod:`murgat.probes.tokens`) of each modality, from the first probe whose
+        request carried it alone: the provider's own count, else a twin request without the media."""
+        out: list[TokenAccount] = []
+        for modality in ("audio", "image"):
+            pick = next(((p, a, r) for p, a, r in zip(probes, answers, recorders, strict=True)
+                         if a.outputs and carries_only(a.outputs[-1], modality) and r.built is not None), None)
+            if pick is None:
+                continue
+            p, a, r = pick
+            last = a.outputs[-1]
+            acc = from_reported(p.name, modality, last)
+            if acc is None:
+                assert r.built is not None
+                try:
+                    twin = await bounded([self.pool.ask(self.judge, twin_of(r.built))], deadline_s)
+                    got: JudgeOutput | None = twin[0] if isinstance(twin[0], JudgeOutput) else None
+                except ReplayMiss:
+                    got = None
+                acc = from_twin(p.name, modality, last, got)
+            out.append(acc)
+        return out
 
 
 class FaithPath:

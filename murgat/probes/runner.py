@@ -34,9 +34,10 @@ from typing import IO
 from media.errors import MediaError
 from murgat.judges.base import JudgeUnreachable
 from murgat.probes.clip import ProbeClip, probe_clip
-from murgat.probes.paths import Answer, ProbePath
+from murgat.probes.paths import UNFINISHED, Answer, ProbePath
 from murgat.probes.probeset import PROBES_VERSION, Probe, probe_set
 from murgat.probes.results import UNANSWERED, JudgeProbes, ProbeReport, ProbeResult, Setting, outcome_of
+from murgat.probes.tokens import dropped
 
 
 async def run_probes(paths: Sequence[ProbePath], *, seed: int = 0, setting: str = "check") -> ProbeReport:
@@ -111,6 +112,10 @@ def _tally(path: ProbePath, results: list[ProbeResult]) -> JudgeProbes:
         t.cost_usd += r.cost_usd
     ident = getattr(path.judge, "identity", None)
     t.identity = ident() if callable(ident) else None
+    t.tokens = list(getattr(path, "tokens", []))  # the token account (murgat.probes.tokens), where the path keeps one
+    t.dropped = dropped(t.tokens)
+    t.calls += sum(a.twin_calls for a in t.tokens)
+    t.unfinished = [r.probe for r in results if r.error and r.error.startswith(UNFINISHED)]
     return t
 
 

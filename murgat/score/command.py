@@ -299,8 +299,8 @@ class ScoreCommand(Command[ScoreSettings]):
                      "(a lower bound, or none at all); -J price_in=USD -J price_out=USD (per million tokens) prices "
                      "them"] if unknown else []
             if s.probes != "off":
-                lines.append(f"note: not in this estimate: the judge probes (--probes {s.probes}) ask up to 12 "
-                             "requests of the entail judge before the first item (answered from the cache once asked; "
+                lines.append(f"note: not in this estimate: the judge probes (--probes {s.probes}) ask up to 14 "
+                             "requests of the entail judge (12 probes, 2 token-account twins) before the first item (answered from the cache once asked; "
                              "auto skips the embedded and replay judges; --probes off sends none)")
             return lines
         hint = missing_hint(work.state["results"], work.state["place"])

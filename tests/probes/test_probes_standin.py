@@ -55,7 +55,13 @@ def test_an_honest_judge_passes_every_probe_and_the_account_matches_the_wire() -
         server.honest = True
         report, judge = _probe(server)
     assert report.ok and {r.probe for r in report.results if r.outcome == "pass"} == ALL
-    assert len(server.requests) == 12 and report.judges[0].calls == 12
+    # the 12 probes and the token account's two twins (hearing and seeing without their media, text only)
+    assert len(server.requests) == 14 and report.judges[0].calls == 14
+    twins = [b for b in server.requests if all(p["type"] == "text" for p in b["messages"][-1]["content"])]
+    assert len(twins) == 2 and all(b["max_tokens"] == 1 for b in twins)
+    acc = {a.modality: a for a in report.judges[0].tokens}
+    assert acc["audio"].counted is True and acc["image"].counted is True and not report.judges[0].dropped
+    assert acc["audio"].with_media - acc["audio"].without_media == 25  # the stand-in's count of one audio part
     by = {r.probe: r for r in report.results}
     assert by["hearing"].sent.audio_parts == 1 and by["hearing"].sent.audio_s == pytest.approx(2.0)
     assert by["hearing"].sent.images == 0
@@ -63,13 +69,16 @@ def test_an_honest_judge_passes_every_probe_and_the_account_matches_the_wire() -
     assert by["order"].sent.images == 8
     assert by["order"].sent.frame_labels == [f"(frame at {t}.00 s)" for t in range(8)]
     # the lean client's body size is the body the server read, byte for byte
-    assert sorted(r.sent.request_bytes for r in report.results) == sorted(server.body_sizes)
+    from collections import Counter
+
+    sizes = Counter(r.sent.request_bytes for r in report.results)
+    assert not sizes - Counter(server.body_sizes) and len(server.body_sizes) == 14  # the probes' bodies, and two twins
     assert all(r.sent.bytes_exact for r in report.results)
     totals = judge.sent_totals
-    assert totals.requests == 12 and totals.audio_parts == 5 and totals.audio_s == pytest.approx(10.0)
+    assert totals.requests == 14 and totals.audio_parts == 5 and totals.audio_s == pytest.approx(10.0)
     assert totals.images == 1 * 4 + 3 + 8 * 2 and totals.image_sizes == {"320x180": 23}
     ident = report.judges[0].identity
-    assert ident.reported == {"probe-model": 12} and ident.system_fingerprints == {"fp_standin": 12}
+    assert ident.reported == {"probe-model": 14} and ident.system_fingerprints == {"fp_standin": 14}
     assert not ident.warnings
 
 
@@ -88,6 +97,29 @@ def test_each_fault_of_a_server_is_caught_by_its_probes(fault: str) -> None:
         report, _ = _probe(server)
     assert not report.ok
     assert _failed(report) == FAULTS[fault]
+    assert gate_exit(report.model_copy(update={"setting": "require"})) == 2
+    # the server's own prompt-token counts name what it dropped, whatever the model answered
+    said = " ".join(report.judges[0].dropped)
+    assert ("deaf (audio parts not counted)" in said) is (fault in DEAF)
+    assert ("blind (images not counted)" in said) is (fault in BLIND)
+    assert ("MEDIA DROPPED BY THE SERVER" in report.headline()) is (fault in DEAF | BLIND)
+
+
+DEAF, BLIND = {"drop_audio", "text_only"}, {"drop_images", "text_only"}
+
+
+@pytest.mark.parametrize(("fault", "word"), [("drop_audio", "deaf"), ("drop_images", "blind")])
+def test_a_server_that_drops_media_is_named_by_its_token_counts_whatever_the_model_answers(fault: str,
+                                                                                            word: str) -> None:
+    """A model that answers nothing readable (a tiny random checkpoint) leaves every probe unanswered,
+    so no answer can tell deaf from blind; the server's prompt-token counts can, and the gate refuses."""
+    with StandIn() as server:
+        server.fault, server.script = fault, lambda prompt, body: "\u2581\u2581 lorem"
+        report, _ = _probe(server)
+    j = report.judges[0]
+    assert j.errors == 12 and j.passed == 0  # every probe unanswered
+    assert len(j.dropped) == 1 and j.dropped[0].startswith(word), j.dropped
+    assert f"MEDIA DROPPED BY THE SERVER: openai:probe-model (entail): {word}" in report.headline()
     assert gate_exit(report.model_copy(update={"setting": "require"})) == 2
 
 
@@ -121,10 +153,13 @@ def test_a_rerun_asks_the_judge_nothing(tmp_path: Path) -> None:
         cache = ResponseCache(tmp_path / "cache.sqlite")
         again, judge = _probe(server, cache)
         cache.close()
-    assert len(server.requests) == 12  # all from the first run
+    assert len(server.requests) == 14  # all from the first run (the 12 probes and the two twins)
     assert again.judges[0].calls == 0 and again.judges[0].cache_hits == 12
     assert [r.outcome for r in again.results] == [r.outcome for r in first.results]
-    assert judge.identity().from_cache == {"probe-model": 12}
+    assert judge.identity().from_cache == {"probe-model": 14}
+    # the cached answers keep their token counts: the account is decided again, without a request
+    assert [(a.modality, a.counted, a.twin_calls) for a in again.judges[0].tokens] == [("audio", True, 0),
+                                                                                       ("image", True, 0)]
 
 
 def test_probes_off_send_nothing_and_on_warns_loudly(capsys: pytest.CaptureFixture[str]) -> None:
