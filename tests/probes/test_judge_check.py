@@ -121,3 +121,27 @@ def test_judge_check_builds_the_configuration_score_would() -> None:
     assert faith.evidence.max_frames == 16  # faithfulness' own defaults for its requests
     assert (faith.generate.max_tokens, faith.generate.timeout_s) == (2048, 300.0)
     assert (default.generate.max_tokens, default.generate.timeout_s) == (1024, 120.0)
+
+
+def test_a_server_that_never_answers_some_probes_ends_at_the_deadline_and_names_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One attempt per probe and one deadline for the whole check: requests with audio hang on the
+    server (it never answers them), the check still ends, and says which probes it could not finish."""
+
+    def hang_audio(prompt: str, body: dict) -> str | None:
+        return "hang" if "input_audio" in json.dumps(body) else None
+
+    with StandIn() as server:
+        server.honest, server.wire, server.hang_s = True, hang_audio, 120
+        code, doc, _ = _check(capsys, "--judge", "openai:probe-model", "-J", f"base_url={server.base_url}",
+                              "--cache", str(tmp_path / "c.sqlite"), "--deadline", "4", "--timeout", "100")
+        audio_requests = sum(1 for b in server.requests if "input_audio" in json.dumps(b))
+        server.kill()
+    j = doc["judges"][0]
+    assert code == 1 and sorted(j["unfinished"]) == sorted(
+        ["hearing", "hearing_other", "time_hearing", "time_hearing_elsewhere", "modality_audio"])
+    assert audio_requests == 5  # one attempt each, no retry
+    by = {r["probe"]: r for r in doc["results"]}
+    assert by["seeing"]["outcome"] == "pass" and by["hearing"]["outcome"] == "error"
+    assert "deadline" in by["hearing"]["error"]
+    assert [a["modality"] for a in j["tokens"]] == ["image"] and not j["dropped"]  # no audio answer to account
