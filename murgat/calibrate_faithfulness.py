@@ -174,9 +174,9 @@ def corrected_upr(labels: list[ResponseLabel], results: list[FaithResult], *, al
         main = bootstrap_corrected(prediction_powered_ratio, *args, alpha=alpha, clusters=clusters,
                                    n_resamples=n_resamples, seed=seed)
     else:
-        main = prediction_powered_ratio(*args[0], *args[1], alpha=alpha, clusters=clusters)
-    plain = prediction_powered_ratio(*args[0], *args[1], alpha=alpha, lam=1.0, clusters=clusters)
-    human = prediction_powered_ratio(*args[0], *args[1], alpha=alpha, lam=0.0, clusters=clusters)
+        main = prediction_powered_ratio(*args[0], *args[1], alpha=alpha, clusters=clusters, quantile="t")
+    plain = prediction_powered_ratio(*args[0], *args[1], alpha=alpha, lam=1.0, clusters=clusters, quantile="t")
+    human = prediction_powered_ratio(*args[0], *args[1], alpha=alpha, lam=0.0, clusters=clusters, quantile="t")
     all_num = np.concatenate([lab[:, 2], unl[:, 0]])
     all_den = np.concatenate([lab[:, 3], unl[:, 1]])
     judge = float(all_num.sum() / all_den.sum()) if all_den.sum() > 0 else None
@@ -195,8 +195,8 @@ def corrected_upr(labels: list[ResponseLabel], results: list[FaithResult], *, al
                                             "note": "the run's own UPR (Σ unfaithful / Σ perception of the judge)"}}
     for name, col_h, col_j, col_u in (("n_perception", 1, 3, 1), ("n_unfaithful", 0, 2, 0)):
         y, yh, yu = lab[:, col_h], lab[:, col_j], unl[:, col_u]
-        est = prediction_powered_mean(y, yh, yu, alpha=alpha, clusters=clusters)
-        h = prediction_powered_mean(y, yh, yu, alpha=alpha, lam=0.0, clusters=clusters)
+        est = prediction_powered_mean(y, yh, yu, alpha=alpha, clusters=clusters, quantile="t")
+        h = prediction_powered_mean(y, yh, yu, alpha=alpha, lam=0.0, clusters=clusters, quantile="t")
         every = np.concatenate([yh, yu])
         out["figures"][f"{name}_per_response"] = {
             **block(est), "human_only": {"estimate": h.estimate, "ci_low": h.ci_low, "ci_high": h.ci_high,
