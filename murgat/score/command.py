@@ -300,7 +300,8 @@ class ScoreCommand(Command[ScoreSettings]):
                      "them"] if unknown else []
             if s.probes != "off":
                 lines.append(f"note: not in this estimate: the judge probes (--probes {s.probes}) ask up to 14 "
-                             "requests of the entail judge (12 probes, 2 token-account twins) before the first item (answered from the cache once asked; "
+                             "requests of the entail judge (12 probes, 2 token-account twins) before the first item "
+                             "(answered from the cache once asked; "
                              "auto skips the embedded and replay judges; --probes off sends none)")
             return lines
         hint = missing_hint(work.state["results"], work.state["place"])
