@@ -28,14 +28,23 @@ supports the fact on its own). Several annotators label the same id on separate 
 ``sample``: the design that drew the item (``murgat.human_eval.sampling.SampleDesign``; the page of
 ``murgat annotate --sample N`` writes it into every line it exports).
 
+``response_sha256`` (a line), ``text_sha256`` (a sentence, a fact, a step): the digests of the
+text that was labelled (:func:`response_digest`, :func:`text_digest`), written by the page of
+``murgat annotate``. They bind a label to *text*, not only to an id: labels made on another run
+whose items carry the same ids (another model's responses) are set aside by ``murgat calibrate``
+(:func:`bind_labels`) instead of being compared with text nobody labelled. Files without them
+(older pages, other tools) are read, with a warning that they could not be checked.
+
 Importers: this schema (:func:`load_labels`), and FaithScore's ``annotation.jsonl``
 (:func:`load_faithscore`), whose polarity needs care — see that function.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -49,6 +58,7 @@ class FactLabel(BaseModel):
     citations: list[str] = Field(default_factory=list, description="citation entries as written, e.g. 'visual, 0:12'")
     supported: bool | None = None
     necessary: list[bool | None] | None = None
+    text_sha256: str | None = Field(default=None, description="digest of the fact text shown when it was labelled")
 
     @model_validator(mode="after")
     def _lengths(self) -> FactLabel:
@@ -62,6 +72,7 @@ class SentenceLabel(BaseModel):
     text: str | None = None
     verifiable: bool | None = None
     facts: list[FactLabel] = Field(default_factory=list)
+    text_sha256: str | None = Field(default=None, description="digest of the run's sentence text when it was labelled")
 
 
 class StepHumanLabel(BaseModel):
@@ -71,6 +82,7 @@ class StepHumanLabel(BaseModel):
     text: str | None = None
     type: Literal["perception", "reasoning"] | None = None
     faithful: bool | None = Field(default=None, description="perception steps only")
+    text_sha256: str | None = Field(default=None, description="digest of the run's step text when it was labelled")
 
 
 class ResponseLabel(BaseModel):
@@ -83,6 +95,9 @@ class ResponseLabel(BaseModel):
     n_unfaithful: int | None = Field(default=None, ge=0, description="unfaithful perception steps")
     system: str | None = Field(default=None, description="the model that wrote the response, for system rankings")
     source: str | None = None
+    response_sha256: str | None = Field(
+        default=None, description="digest of the labelled response (its sentences or steps, response_digest): "
+        "murgat calibrate sets the line aside when the run's response with this id is another text")
     sample: SampleDesign | None = Field(
         default=None, description="how the labelled items were drawn (murgat annotate --sample); "
         "murgat calibrate computes corrected estimates only from a recorded random sample")
@@ -193,3 +208,76 @@ def load_faithscore(path: str | Path, polarity: Polarity = "data") -> list[Respo
         out.append(ResponseLabel(id=f"faithscore-{lineno:04d}", annotator="faithscore", sentences=sentences,
                                  source=f"COCO_val2014_{rec.get('id')}.jpg"))
     return out
+
+
+def text_digest(text: str) -> str:
+    """SHA-256 of one labelled text (a sentence, a fact, a step), as the page records it."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def response_digest(texts: Sequence[str]) -> str:
+    """SHA-256 of a response as its units (sentences, or steps) in order: JSON, so that no split of
+    the same characters into other units gives the same digest."""
+    return text_digest(json.dumps(list(texts), ensure_ascii=False))
+
+
+class Binding(BaseModel):
+    """What :func:`bind_labels` found: which labels were checked against the run's text, which were set aside."""
+
+    n_lines: int = 0
+    n_checked: int = Field(default=0, description="label lines whose response digest matched the run's response")
+    n_unchecked: int = Field(default=0, description="label lines with no digest (older files): read, not checked")
+    set_aside: list[str] = Field(default_factory=list, description="one sentence per label (or unit) set aside")
+
+
+def _bind_units(lab: ResponseLabel, units: Mapping[int, str], where: str, aside: list[str]) -> ResponseLabel:
+    """``lab`` without the sentences or steps whose digest is not the run's unit at that index, and
+    without facts whose text is not the text their digest was made of (an edited line)."""
+    sentences = []
+    for s in lab.sentences:
+        if s.text_sha256 is not None and (s.index not in units or text_digest(units[s.index]) != s.text_sha256):
+            aside.append(f"{where}: sentence {s.index} was labelled on another text than the run's; set aside")
+            continue
+        facts = [f for f in s.facts if f.text_sha256 is None or text_digest(f.text) == f.text_sha256]
+        if len(facts) != len(s.facts):
+            aside.append(f"{where}: {len(s.facts) - len(facts)} fact labels of sentence {s.index} carry a text "
+                         "other than the one labelled (edited); set aside")
+        sentences.append(s.model_copy(update={"facts": facts}))
+    steps = []
+    for st in lab.steps:
+        if st.text_sha256 is not None and (st.index not in units or text_digest(units[st.index]) != st.text_sha256):
+            aside.append(f"{where}: step {st.index} was labelled on another text than the run's; set aside")
+            continue
+        steps.append(st)
+    return lab.model_copy(update={"sentences": sentences, "steps": steps})
+
+
+def bind_labels(labels: Sequence[ResponseLabel], units_of: Mapping[str, Mapping[int, str]]
+                ) -> tuple[list[ResponseLabel], Binding]:
+    """The labels that are labels of this run's text, and what was set aside and why.
+
+    ``units_of``: id → {index: text} of the run's sentences (score runs) or steps (faithfulness).
+    A line whose ``response_sha256`` is not the digest of the run's response with its id was made on
+    other text (another run whose items have the same ids): the whole line is set aside. A line
+    without digests is kept and counted unchecked; a line whose id the run lacks is left to the
+    caller (it matches nothing). Nothing is refused silently: every set-aside label has its sentence.
+    """
+    kept: list[ResponseLabel] = []
+    b = Binding(n_lines=len(labels))
+    for lab in labels:
+        units = units_of.get(lab.id)
+        if units is None:
+            kept.append(lab)
+            continue
+        if lab.response_sha256 is None:
+            b.n_unchecked += 1
+            kept.append(lab)
+            continue
+        where = f"id {lab.id!r} ({lab.annotator})"
+        if response_digest([units[k] for k in sorted(units)]) != lab.response_sha256:
+            b.set_aside.append(f"{where}: labelled on another response text than this run's (another run with the "
+                               "same ids?); the line is set aside")
+            continue
+        b.n_checked += 1
+        kept.append(_bind_units(lab, units, where, b.set_aside))
+    return kept, b

@@ -19,7 +19,6 @@ annotation page and into every exported label line (``ResponseLabel.sample``).
 from __future__ import annotations
 
 import hashlib
-import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
@@ -33,18 +32,18 @@ class SampleDesign(BaseModel):
     """How the labelled items were drawn; enough to draw them again and compare."""
 
     method: Method = Field(description="'uniform' (items) or 'video' (whole videos)")
-    seed: str = Field(description="the seed as decimal text: a JSON number above 2^53 comes back rounded from a "
-                                  "browser (JavaScript numbers are doubles), so the page and every label line keep "
-                                  "it as a string; an integer (labels written before) is read as its text")
+    seed: str = Field(description="the seed as text: only its characters enter the rank, so no reader (a browser's "
+                      "JSON numbers are doubles) can round it; a number in an older file is read as its digits")
 
     @field_validator("seed", mode="before")
     @classmethod
     def _seed_text(cls, value: Any) -> Any:
         if isinstance(value, int) and not isinstance(value, bool):
             return str(value)
-        if isinstance(value, str) and re.fullmatch(r"-?[0-9]{1,40}", value):
-            return str(int(value))  # one spelling per seed (its rank text is the draw)
-        raise ValueError(f"a sample's seed is a whole number (or its decimal text), not {value!r:.40}")
+        if isinstance(value, str):
+            return check_seed(value)
+        raise ValueError(f"a sample's seed is text (or a whole number), not {value!r:.40}")
+
     n_requested: int = Field(ge=1, description="items (uniform) or videos (video) asked for")
     population_size: int = Field(ge=0, description="items the sample was drawn from")
     population_digest: str = Field(description="SHA-256 of the sorted ids of those items")
@@ -59,19 +58,29 @@ def _digest(ids: Iterable[str]) -> str:
     return hashlib.sha256("\n".join(sorted(ids)).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _rank(seed: int | str, key: str) -> str:
+def check_seed(seed: str) -> str:
+    """``seed`` if it can name a sample (1–100 characters, none of them space or ``|``, the rank's
+    separator), else ``ValueError`` saying why."""
+    if not 1 <= len(seed) <= 100 or any(ch.isspace() or ch == "|" for ch in seed):
+        raise ValueError(f"a sample seed is 1 to 100 characters without spaces or '|' (got {seed!r})")
+    return seed
+
+
+def _rank(seed: str, key: str) -> str:
     return hashlib.sha256(f"{seed}|{key}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def new_seed() -> int:
+def new_seed() -> str:
     """A seed for a sample nobody chose (recorded in the design, so the draw can be redone)."""
-    return secrets.randbelow(2**31)
+    return str(secrets.randbelow(2**31))
 
 
 def draw_sample(ids: Sequence[str], n: int, *, seed: int | str, videos: Mapping[str, str] | None = None,
                 run: str | None = None) -> tuple[list[str], SampleDesign]:
     """The sample (ids, sorted) and its design: ``n`` items at random, or with ``videos`` (id →
-    video) ``n`` videos at random and all their items. ``n`` larger than the population takes it all."""
+    video) ``n`` videos at random and all their items. ``n`` larger than the population takes it all.
+    An integer seed is its decimal digits (the same draw as before seeds were text)."""
+    seed = check_seed(str(seed))
     if n < 1:
         raise ValueError(f"a sample needs n ≥ 1 (got {n})")
     pop = sorted(set(ids))

@@ -21,8 +21,10 @@ entailment and step-labelling questions about murgat's probe clip from those alo
 plays a serving stack that loses media before the model sees them: ``drop_audio`` (audio parts
 removed), ``drop_images`` (image parts removed), ``shuffle_frames`` (the images of a request put
 in reverse order, their text labels left in place), ``text_only`` (every media part removed).
-With ``audio_tokens = True`` the usage reports ``prompt_tokens_details.audio_tokens`` as a server
-that counts audio does (0 when no audio reached the model).
+The usage's ``prompt_tokens`` counts what reached the model (:func:`prompt_tokens`: a dropped part
+adds nothing, as ``transformers serve`` counts). With ``audio_tokens = True`` the usage also reports
+``prompt_tokens_details.audio_tokens`` as a server that counts audio does (0 when no audio reached
+the model).
 
 ``wire``, when set, decides per request (from its prompt text and body) how the server misbehaves
 on the wire: ``None`` answers as above; ``"500"`` answers HTTP 500; ``"close"`` closes the connection
@@ -133,7 +135,8 @@ class StandIn:
                         "id": "chatcmpl-x", "object": "chat.completion", "created": 1, "model": body.get("model", "m"),
                         "choices": [{"index": 0, "message": {"role": "assistant", "content": outer.text},
                                      "finish_reason": "stop"}],
-                        "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}})
+                        "usage": {"prompt_tokens": prompt_tokens(body), "completion_tokens": 1,
+                                  "total_tokens": prompt_tokens(body) + 1}})
                     return
                 text = "yes"
                 body = apply_fault(body, outer.fault)
@@ -141,7 +144,8 @@ class StandIn:
                                   (m["content"] if isinstance(m["content"], list) else [{"text": m["content"]}]))
                 if "atomic facts" in prompt:
                     text = json.dumps({"facts": ["The woman speaks on the phone."]})
-                usage: dict[str, Any] = {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}
+                tokens = prompt_tokens(body)  # what reached the "model", after the fault
+                usage: dict[str, Any] = {"prompt_tokens": tokens, "completion_tokens": 1, "total_tokens": tokens + 1}
                 if outer.honest:
                     senses = Senses.of(body)
                     outer.seen.append({"numbers": senses.numbers, "words": sorted(senses.words),
@@ -226,6 +230,25 @@ class StandIn:
     def __exit__(self, *exc: Any) -> None:
         if not self.dead:
             self.kill()
+
+
+def prompt_tokens(body: dict[str, Any]) -> int:
+    """A server's prompt-token count of a request as its model received it: a token per 4 characters
+    of text, 64 per image (a clip's frames included), 25 per audio part; a dropped part counts nothing."""
+    n = 0
+    for m in body.get("messages", []):
+        content = m.get("content")
+        for p in content if isinstance(content, list) else [{"type": "text", "text": content or ""}]:
+            kind = p.get("type")
+            if kind == "text":
+                n += max(1, len(p.get("text", "")) // 4)
+            elif kind == "image_url":
+                n += 64
+            elif kind == "video_url":
+                n += 64 * len(_clip_frames(p["video_url"]["url"]))
+            elif kind == "input_audio":
+                n += 25
+    return n
 
 
 def prompt_of(body: dict[str, Any]) -> str:

@@ -129,7 +129,7 @@ def test_help_of_a_model_made_parser_keeps_percent_signs_and_defaults(capsys) ->
     ["calibrate", "--human", "h", "--attributed-threshold", "2"], ["calibrate", "--human", "h", "--task", "steps"],
     ["media", "evidence", "f", "(visual, 0:01)", "--out", "o", "--max-frames", "0"],
     ["media", "evidence", "f", "(visual, 0:01)", "--out", "o", "--pad", "nan"], ["media", "ocr", "f", "--fps", "x"],
-    ["annotate", "r", "--annotator", "a", "--seed", "-1"], ["validate", "i", "--max-response-chars", "0"],
+    ["annotate", "r", "--annotator", "a", "--sample", "2", "--seed", "a b"], ["validate", "i", "--max-response-chars", "0"],
     ["export", "r", "--format", "xlsx"], ["view", "r", "--by"], ["gold", "import", "rextime", "--items", "i"],
 ])
 def test_a_bad_value_of_any_command_is_argparses_exit_2(argv: list[str], capsys) -> None:

@@ -173,11 +173,11 @@ def _estimate_block(y: np.ndarray, yh: np.ndarray, yu: np.ndarray, clusters: lis
         main = bootstrap_corrected(prediction_powered_mean, [y, yh], [yu], alpha=alpha, clusters=clusters,
                                    n_resamples=n_resamples, seed=seed, progress=progress)
     else:
-        main = prediction_powered_mean(y, yh, yu, alpha=alpha, clusters=clusters)
+        main = prediction_powered_mean(y, yh, yu, alpha=alpha, clusters=clusters, quantile="t")
     out = _block(within(main, *bounds))
-    ppi = within(prediction_powered_mean(y, yh, yu, alpha=alpha, lam=1.0, clusters=clusters), *bounds)
+    ppi = within(prediction_powered_mean(y, yh, yu, alpha=alpha, lam=1.0, clusters=clusters, quantile="t"), *bounds)
     out["ppi"] = {"estimate": ppi.estimate, "ci_low": ppi.ci_low, "ci_high": ppi.ci_high, "lambda": 1.0}
-    out["human_only"] = _brief(within(prediction_powered_mean(y, yh, yu, alpha=alpha, lam=0.0, clusters=clusters),
+    out["human_only"] = _brief(within(prediction_powered_mean(y, yh, yu, alpha=alpha, lam=0.0, clusters=clusters, quantile="t"),
                                       *bounds))
     # the judge's own mean over every item of the population (what murgat score reports), with the
     # interval of that mean — an interval for the judge's number, not for the human one

@@ -21,9 +21,9 @@ from typing import IO, Any, Literal, Protocol
 
 from murgat.core.schema import AtomicFact, Citation, FactVerdict, ResponseResult
 
-Level = Literal["item", "sentence", "fact"]
+Level = Literal["item", "sentence", "fact", "modality"]
 Format = Literal["csv", "parquet", "jsonl"]
-LEVELS: tuple[str, ...] = ("item", "sentence", "fact")
+LEVELS: tuple[str, ...] = ("item", "sentence", "fact", "modality")
 FORMATS: tuple[str, ...] = ("csv", "parquet", "jsonl")
 
 ITEM_COLUMNS = ("id", "case", "error", "coverage", "precision", "recall", "f1", "murgat_s", "answer", "gold", "correct",
@@ -32,6 +32,7 @@ ITEM_COLUMNS = ("id", "case", "error", "coverage", "precision", "recall", "f1", 
                 "question")
 SENTENCE_COLUMNS = ("id", "sentence_index", "text", "verifiable", "verify_verdict", "citations", "n_citations",
                     "n_invalid_citations", "invalid_reasons", "time_like", "n_facts")
+MODALITY_COLUMNS = ("modality", "n_facts", "n_undetermined", "precision", "recall", "f1")
 FACT_COLUMNS = ("id", "sentence_index", "fact_index", "text", "citations", "modalities", "n_invalid_citations",
                 "status", "joint", "recall", "precision", "reason", "judge_answer", "judge_calls")
 
@@ -144,8 +145,18 @@ def fact_rows(results: Iterable[ResponseResult]) -> Iterator[dict[str, Any]]:
                        "judge_calls": len(v.calls) if v else 0}
 
 
+def modality_rows(results: Iterable[ResponseResult]) -> Iterator[dict[str, Any]]:
+    """One row per modality of the facts' citations and one for all facts (``summary.json``'s
+    ``by_modality``, :func:`murgat.core.metric.modality_figures`): a run-level table, not joined on ids."""
+    from murgat.core.metric import MODALITY_GROUPS, modality_figures
+
+    figs = modality_figures(results)
+    for g in (*MODALITY_GROUPS, "all"):
+        yield {"modality": g, **figs[g]}
+
+
 ROWS = {"item": (item_rows, ITEM_COLUMNS), "sentence": (sentence_rows, SENTENCE_COLUMNS),
-        "fact": (fact_rows, FACT_COLUMNS)}
+        "fact": (fact_rows, FACT_COLUMNS), "modality": (modality_rows, MODALITY_COLUMNS)}
 
 
 #: first characters that make a spreadsheet read a cell as a formula (OWASP "CSV injection": = + - @,

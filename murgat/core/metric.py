@@ -22,7 +22,7 @@ kept out of the means — an abstention is not a "no".
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -405,3 +405,54 @@ def items_covered(n: int | None, n_items: int) -> str:
     if n is None or n == n_items:
         return f"over all {n_items} items"
     return f"over {n} of {n_items} items"
+
+
+#: the groups of :func:`modality_figures`: a fact's valid citations all audio, all visual, of both,
+#: or none valid (such a fact is judged 0/0 and kept, so that the groups add up to every fact)
+MODALITY_GROUPS: tuple[str, ...] = ("audio", "visual", "both", "none")
+
+
+def fact_modality(citations: Sequence[Any]) -> str:
+    """The :data:`MODALITY_GROUPS` group of a fact with these citations (only valid ones count)."""
+    mods = {c.modality for c in citations if c.valid}
+    if not mods:
+        return "none"
+    return "both" if len(mods) > 1 else next(iter(mods))
+
+
+def _group_figures(n: int, n_undetermined: int, sum_p: float, sum_r: float) -> dict[str, Any]:
+    p = sum_p / n if n else None
+    r = sum_r / n if n else None
+    return {"n_facts": n, "n_undetermined": n_undetermined, "precision": p, "recall": r,
+            "f1": None if p is None or r is None else f1_score(p, r)}
+
+
+def modality_figures(results: Iterable[ResponseResult]) -> dict[str, Any]:
+    """Precision, recall and F1 of the judged facts per modality of their citations (``summary.json``'s
+    ``by_modality``; the terminal table, the viewer and ``export --level modality`` show it).
+
+    These are means over *facts* (every judged fact weighs the same), not the headline's means over
+    responses: a run's audio facts and visual facts come from the same responses, so only fact-level
+    means split without overlap. ``all`` is the same mean over every judged fact, and each group's
+    figure times its ``n_facts`` sums to ``all``'s (the groups partition the facts); undefined
+    (``None``) over a group with no judged fact, never 0. Undetermined facts are counted apart."""
+    acc = {g: [0, 0, 0.0, 0.0] for g in MODALITY_GROUPS}
+    for r in results:
+        if r.error is not None:
+            continue
+        for sr in r.sentences:
+            verdicts = {v.fact_index: v for v in sr.verdicts}
+            for f in sr.facts:
+                v = verdicts.get(f.index)
+                if v is None:
+                    continue
+                a = acc[fact_modality(f.citations)]
+                if v.status != "judged" or v.precision is None or v.recall is None:
+                    a[1] += 1
+                    continue
+                a[0] += 1
+                a[2] += v.precision
+                a[3] += v.recall
+    out: dict[str, Any] = {g: _group_figures(int(a[0]), int(a[1]), a[2], a[3]) for g, a in acc.items()}
+    out["all"] = _group_figures(*(sum(a[k] for a in acc.values()) for k in range(4)))  # type: ignore[arg-type]
+    return out

@@ -57,7 +57,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol, Self, TypeVar, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 
 from murgat.core.inputs import MAX_RESPONSE_CHARS
@@ -566,7 +566,16 @@ def add_command(sub: argparse._SubParsersAction, model: type[S], run: Callable[[
     check every command's parser against its model."""
     p: argparse.ArgumentParser = sub.add_parser(model.command.split()[-1], **parser)
     add_settings(p, model)
-    p.set_defaults(func=lambda args: run(model.from_args(args)), settings_model=model)
+
+    def handler(args: argparse.Namespace) -> int:
+        try:
+            settings = model.from_args(args)
+        except ValidationError as exc:  # a field's own check (beyond its type and bounds): a usage error, exit 2
+            p.error("; ".join(f"argument --{'-'.join(str(x) for x in e['loc'])}: {e['msg'].removeprefix('Value error, ')}"
+                              .replace("_", "-") for e in exc.errors()))
+        return run(settings)
+
+    p.set_defaults(func=handler, settings_model=model)
     return p
 
 

@@ -44,6 +44,7 @@ matches "universe", but "Texas" never matches "you".
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -895,3 +896,20 @@ def antonym_heard(term: str, words: set[str]) -> str | None:
         return None
     opposite = {b if a == g else a for a, b in ANTONYM_GROUPS if g in (a, b)}
     return next((v for v in sorted(words) if _group(v) in opposite), None)
+
+
+def vocab(texts: list[str]) -> tuple[list[str], set[str]]:
+    """Normalised tokens in order, and the set of them plus adjacent pairs joined
+    ("clean rooms" also gives "cleanroom")."""
+    toks: list[str] = []
+    for t in texts:
+        toks += ["not" if w.lower() in NEGATIONS else normalize_word(w) for w in tokenize(t)]
+    vocab = set(toks)
+    # two digits are never one number ("1 0" is not "10"): only words are joined
+    vocab |= {normalize_word(a + b) for a, b in itertools.pairwise(toks) if not (a.isdigit() or b.isdigit())}
+    return toks, vocab
+
+
+def vocab_of(toks: list[str]) -> set[str]:
+    """The set of ``toks`` plus adjacent word pairs joined (see :func:`vocab`)."""
+    return set(toks) | {normalize_word(a + b) for a, b in itertools.pairwise(toks) if not (a.isdigit() or b.isdigit())}

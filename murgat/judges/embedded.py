@@ -76,6 +76,8 @@ from murgat.judges.claims import (
     match_meaning,
     normalize_word,
     tokenize,
+    vocab,
+    vocab_of,
 )
 from murgat.judges.heard import ASR_SURE, Heard, Token, shown
 from murgat.judges.types import EvidenceTextPart, JudgeRequest, Usage
@@ -116,23 +118,6 @@ roar roars rumble rumbles honk honks honking bark barks chirp chirps hum hums bu
 crash crashes bang bangs boom booms wail wails howl howls blare blares clang clangs blow blows blowing chime chimes
 chiming meow meows meowing tick ticks ticking creak creaks creaking squeak squeaks squeaking hiss hisses hissing
 crackle crackles crackling purr purrs growl growls tweet tweets sizzle sizzles splash splashes drip drips""".split())
-
-
-def _vocab(texts: list[str]) -> tuple[list[str], set[str]]:
-    """Normalised tokens in order, and the set of them plus adjacent pairs joined
-    ("clean rooms" also gives "cleanroom")."""
-    toks: list[str] = []
-    for t in texts:
-        toks += ["not" if w.lower() in NEGATIONS else normalize_word(w) for w in tokenize(t)]
-    vocab = set(toks)
-    # two digits are never one number ("1 0" is not "10"): only words are joined
-    vocab |= {normalize_word(a + b) for a, b in itertools.pairwise(toks) if not (a.isdigit() or b.isdigit())}
-    return toks, vocab
-
-
-def _vocab_of(toks: list[str]) -> set[str]:
-    """The set of ``toks`` plus adjacent word pairs joined (see :func:`_vocab`)."""
-    return set(toks) | {normalize_word(a + b) for a, b in itertools.pairwise(toks) if not (a.isdigit() or b.isdigit())}
 
 
 def _contiguous(side: list[str], toks: list[str]) -> bool:
@@ -394,6 +379,11 @@ class EmbeddedJudge(Judge):
             text = self._every_part(claim, heard, labels, text)
         return f"{text}\nEvidence: {json.dumps(heard.record(), ensure_ascii=False)}"
 
+    @staticmethod
+    def is_sound_claim(claim: Claim, audio_cited: bool = True) -> bool:
+        """:func:`is_sound_claim`, as the rule table asks it of the judge."""
+        return is_sound_claim(claim, audio_cited)
+
     @property
     def sure(self) -> float:
         return float(self.options.get("asr_sure", ASR_SURE))
@@ -403,8 +393,8 @@ class EmbeddedJudge(Judge):
         see the module docstring); else "unknown" naming what is not, or "no" when checking a part
         contradicts the claim ("the largest" where "one of the largest" is heard)."""
         checked = text.split("Reason:", 1)[-1].strip()
-        read = [t for _, txt in hd.read for t in _vocab([txt])[0]]
-        vocab = _vocab_of(hd.norms) | set(read)
+        read = [t for _, txt in hd.read for t in vocab([txt])[0]]
+        words = vocab_of(hd.norms) | set(read)
         open_: list[str] = []
         if claim.says_not:
             return text  # nothing said it, so neither did the one the fact names, to anyone
@@ -424,7 +414,7 @@ class EmbeddedJudge(Judge):
             open_.append("that it is stated, not asked (the words heard do not end as a statement)")
         elif claim.speech and not claim.asks and not claim.quoted and at is not None and hd.asked(at):
             open_.append("that it is said as a statement (the words are heard as a question)")
-        open_ += [f"the quantifier {q!r} (not heard)" for q in claim.quantifiers if q not in vocab]
+        open_ += [f"the quantifier {q!r} (not heard)" for q in claim.quantifiers if q not in words]
         for sup, hedged in claim.superlatives:
             idx = [i for i, w in enumerate(hd.norms) if is_superlative(w) and match_meaning(sup, {w}, {w})[0] is not None]
             if not idx:
@@ -436,7 +426,7 @@ class EmbeddedJudge(Judge):
                 return (f"Label: no\nReason: the fact says {sup!r} of one thing, but {labels} has "
                         f"{' '.join(hd.tokens[j].word for j in range(max(0, i - 3), i + 1))!r}: one of several.")
         # a sound in the split-off clause ("… while an engine roars") was decided by the sound rule
-        scene = [t.text for t in claim.scene if match_meaning(t.norm, vocab, set(hd.norms) | set(read))[0] is None
+        scene = [t.text for t in claim.scene if match_meaning(t.norm, words, set(hd.norms) | set(read))[0] is None
                  and not (is_sound_claim(claim) and (t.norm in SOUND_CLASSES or t.text.lower() in _SOUND_VERBS))]
         if scene:
             open_.append(f"the picture ({', '.join(scene)}): this judge hears words and reads on-screen text, and "
@@ -455,7 +445,7 @@ class EmbeddedJudge(Judge):
     @staticmethod
     def _first_hit(claim: Claim, hd: Heard) -> int | None:
         """Token index of the first said term heard (where the sentence type is read)."""
-        vocab, singles = _vocab_of(hd.norms), set(hd.norms)
+        vocab, singles = vocab_of(hd.norms), set(hd.norms)
         for t in claim.terms:
             if t.role != "said":
                 continue
@@ -469,7 +459,7 @@ class EmbeddedJudge(Judge):
         """Said terms heard, but not in the place the claim gives them among its other words (by an
         alignment of the claim's words to the heard ones, persons' pronouns counted as one): "what
         their country can do for them" heard as "what you can do for your country"."""
-        heard_vocab, singles = _vocab_of(hd.norms), set(hd.norms)
+        heard_vocab, singles = vocab_of(hd.norms), set(hd.norms)
         said = [t for t in claim.terms if t.role == "said" and not t.in_quote
                 and match_meaning(t.norm, heard_vocab, singles)[0] is not None]
         if not claim.speech or len(said) < 2 or claim.order is not None or claim.count is not None or not hd.tokens:
@@ -491,7 +481,7 @@ class EmbeddedJudge(Judge):
             if op is None or op[0] == "equal":
                 continue
             span = [hd.norms[hi[j]] for j in range(op[3], op[4])]
-            if op[0] == "replace" and match_meaning(t.norm, _vocab_of(span), set(span))[0] is not None:
+            if op[0] == "replace" and match_meaning(t.norm, vocab_of(span), set(span))[0] is not None:
                 continue
             moved.append(t.text)
         return moved
@@ -850,7 +840,7 @@ class EmbeddedJudge(Judge):
                     "cannot be checked by this judge.")
         if claim.negated:
             verdict = "no" if verdict == "yes" else "yes"
-        said = _vocab(heard)[1] if heard else set()
+        said = vocab(heard)[1] if heard else set()
         if verdict == "no" and not claim.speech_presence and claim.terms and all(t.norm in said for t in claim.terms):
             # "The night train leaves from platform nine" is said word for word in the window: the claim
             # may restate what is said rather than name a sound, so no train heard is no "no"

@@ -24,14 +24,49 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from murgat.judges.claims import DISPLAY_WORDS, STOP, Claim, Term, antonym_heard, match_meaning, tokenize
+from murgat.judges.claims import (
+    DISPLAY_WORDS,
+    STOP,
+    Claim,
+    Term,
+    antonym_heard,
+    match_meaning,
+    tokenize,
+    vocab,
+    vocab_of,
+)
 from murgat.judges.heard import Heard, shown
 from murgat.judges.types import EvidenceTextPart
 
-if TYPE_CHECKING:
-    from murgat.judges.embedded import EmbeddedJudge
+
+class RuleJudge(Protocol):
+    """What the rules ask of the judge that folds them (:class:`murgat.judges.embedded.EmbeddedJudge`): its
+    options and the checks it keeps (a protocol, so that the rules import nothing of the judge's module)."""
+
+    @property
+    def sure(self) -> float: ...
+
+    def is_sound_claim(self, claim: Claim, audio_cited: bool = True) -> bool: ...
+
+    def _absence(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def _count(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def _meaning(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def _negated_near(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def _nothing_heard(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def _order(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def _sound(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def _substitutions(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def _sure_subs(self, *args: Any, **kwargs: Any) -> Any: ...
 
 #: verbs that present words as written ("reads", "displays", "is written")
 SHOW_VERBS = frozenset("read reads reading shows show showing displays display displaying written printed".split())
@@ -64,7 +99,7 @@ class Case:
     """Everything the rules read about one request: the claim, the evidence parts by kind, and
     the judge (for its options and its decision helpers)."""
 
-    judge: EmbeddedJudge
+    judge: RuleJudge
     claim: Claim
     hd: Heard
     labels: str
@@ -106,20 +141,18 @@ class Accounting:
 
     @classmethod
     def of(cls, case: Case) -> Accounting:
-        from murgat.judges.embedded import _vocab, _vocab_of
-
         c, hd = case.claim, case.hd
         spoken = case.channel != "shown"
         shown_ = case.channel != "spoken"
         norms = hd.norms if spoken else []
-        toks = norms + (_vocab(case.seen)[0] if shown_ else [])
-        vocab = _vocab_of(norms) | (_vocab(case.seen)[1] if shown_ else set())
+        toks = norms + (vocab(case.seen)[0] if shown_ else [])
+        words = vocab_of(norms) | (vocab(case.seen)[1] if shown_ else set())
         found: list[tuple[Term, str]] = []
         near: list[tuple[Term, str]] = []
         missing: list[Term] = []
         flipped: list[tuple[Term, str]] = []
         for t in c.terms:
-            hit, how = match_meaning(t.norm, vocab, set(toks))
+            hit, how = match_meaning(t.norm, words, set(toks))
             opposite = antonym_heard(t.norm, set(toks)) if hit is None else None
             if opposite is not None:
                 flipped.append((t, opposite))
@@ -212,9 +245,7 @@ def rule_sound(case: Case) -> str | None:
     sound tagger and loudness, each named sound on its own.
 
     Example: "A dog barks while music plays" on a music-only soundtrack → ``no`` (no dog)."""
-    from murgat.judges.embedded import is_sound_claim
-
-    if not is_sound_claim(case.claim, case.has_audio):
+    if not case.judge.is_sound_claim(case.claim, case.has_audio):
         return None
     return case.judge._sound(case.claim, case.tags, case.has_audio, case.heard, case.labels)
 

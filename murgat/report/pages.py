@@ -221,6 +221,20 @@ def _run_page(page: _Page, run: Path, label: str, cfg: dict[str, Any], summary: 
     return doc, slim, list(rd.notices)
 
 
+def _digest_items(items: list[dict[str, Any]]) -> None:
+    """The labelling page's digests of what is labelled (the response, each sentence and fact), which
+    every exported label line carries so that ``murgat calibrate`` can tell labels of other text."""
+    from murgat.human_eval.labels import response_digest, text_digest
+
+    for it in items:
+        sents = it.get("sentences") or []
+        it["digest"] = response_digest([s["text"] for s in sorted(sents, key=lambda s: s["index"])])
+        for s in sents:
+            s["digest"] = text_digest(s["text"])
+            for f in s.get("facts") or []:
+                f["digest"] = text_digest(f["text"])
+
+
 def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media_root: str | None = None,
                  with_evidence: bool = False, allow_outside_root: bool = False, annotator: str | None = None,
                  sample: dict[str, Any] | None = None, corrected: dict[str, Any] | None = None,
@@ -268,6 +282,7 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
         print(f"warning: {note}", file=sys.stderr)
     if annotator is not None:
         docs[0]["annotate"] = {"annotator": annotator, **({"sample": sample["design"]} if sample else {})}
+        _digest_items(docs[0]["items"])
         title = f"murgat labels — {docs[0]['name']} — {annotator}"
     return write_viewer(claim, docs, comparison, title)
 

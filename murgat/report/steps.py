@@ -19,6 +19,8 @@ def _cites(raws: list[str]) -> list[dict[str, Any]]:
 def faithfulness_report(out: Path, results: list[Any], summary: dict[str, Any], media_root: str | None,
                         annotator: str | None = None, sample_design: dict[str, Any] | None = None) -> Path:
     """The page of a faithfulness run; with ``annotator``, its blind step-labelling page (``murgat annotate``)."""
+    from murgat.human_eval.labels import response_digest, text_digest
+
     items = []
     for r in results:
         rows = []
@@ -31,12 +33,14 @@ def faithfulness_report(out: Path, results: list[Any], summary: dict[str, Any], 
                 badges.append(st.status)
             rows.append({"text": st.text, "citations": [cite_doc(c) for c in st.citations], "badges": badges,
                          "detail": f"evidence: {st.evidence}\nreason: {st.reason or ''}\n\n{st.raw or ''}",
-                         "step": st.index})
+                         "step": st.index, **({"digest": text_digest(st.text)} if annotator is not None else {})})
         head = (f"UPR {r.upr:.3f} ({r.n_unfaithful}/{r.n_perception})" if r.upr is not None else "no UPR") + (
             f" · answer {r.predicted_option} (gold {r.gold})" if r.gold else "") + (
             f" · answer not read: {r.answer_problem}" if getattr(r, "answer_problem", None) else "")
         items.append(steps_item(r.id, r.case, media_for(r.video, media_root, out.parent), [{"title": "steps", "rows": rows}],
                                 error=r.error, headline=head, score=r.upr))
+        if annotator is not None:  # what the exported label lines are bound to (murgat calibrate checks it)
+            items[-1]["digest"] = response_digest([st.text for st in sorted(r.steps, key=lambda st: st.index)])
     keys = ("upr", "upr_per_response_mean", "accuracy", "accuracy_answered", "n_answer_unknown", "perception_steps",
             "unfaithful_steps", "undetermined_steps", "n_no_perception", "answer_x_faithfulness")
     run = {"name": out.parent.name, "kind": "step faithfulness", "summary": {k: summary.get(k) for k in keys},

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from murgat.core.comparison import fmt
-from murgat.core.metric import METRICS, items_covered
+from murgat.core.metric import METRICS, MODALITY_GROUPS, items_covered
 from murgat.core.schema import ResponseResult, RunSummary
 
 if TYPE_CHECKING:
@@ -60,12 +60,43 @@ def items_table(results: Sequence[ResponseResult], limit: int = 50) -> Table:
     return t
 
 
+def modality_table(by: dict[str, Any], blind: dict[str, Any] | None = None) -> Table:
+    """Facts' precision, recall and F1 per modality of their citations (fact-level means; see
+    :func:`murgat.core.metric.modality_figures`), and the modality check's blindness rate when it ran."""
+    from rich.table import Table
+
+    t = Table(title="facts by the modality of their citations (means over judged facts)")
+    for c in ("citations", "facts judged", "undetermined", "precision", "recall", "F1"):
+        t.add_column(c)
+    for g in (*MODALITY_GROUPS, "all"):
+        row = by.get(g) or {}
+        if g != "all" and not row.get("n_facts") and not row.get("n_undetermined"):
+            continue
+        t.add_row(g, str(row.get("n_facts", 0)), str(row.get("n_undetermined", 0)), _num(row.get("precision")),
+                  _num(row.get("recall")), _num(row.get("f1")))
+    if blind:
+        t.caption = blindness_line(blind)
+    return t
+
+
+def blindness_line(b: dict[str, Any]) -> str:
+    """The modality check in one line: the share of supported facts still judged supported with the
+    cited time in the other modality."""
+    if b.get("rate") is None:
+        return f"modality check: {b.get('reason') or 'no fact could be rechecked'}"
+    return (f"modality check: {b['n_still_supported']} of {b['n']} supported facts still judged supported with the "
+            f"other modality → blindness rate {b['rate']:.3f} [{b['ci_low']:.3f}, {b['ci_high']:.3f}] "
+            f"(near 0: the judge tells sound from picture; near 1: it does not)")
+
+
 def print_summary(summary: RunSummary, results: Sequence[ResponseResult], title: str, console: Console | None = None) -> None:
     from rich.console import Console
 
     con = console or Console()
     con.print(items_table(results))
     con.print(summary_table(summary, title))
+    if summary.extra.get("by_modality"):
+        con.print(modality_table(summary.extra["by_modality"], summary.extra.get("modality_check")))
     cases = ", ".join(f"{k}: {v}" for k, v in sorted(summary.cases.items()))
     con.print(f"items {summary.n_items} · errors {summary.n_errors} · cases {cases}")
     if summary.n_answer_unknown:

@@ -284,6 +284,8 @@ def run_doc(name: str, summary: RunSummary, results: Iterable[ResponseResult], *
         "grounding": summary.extra.get("grounding"), "grounding_error": summary.extra.get("grounding_error"),
         # score --repeats K: how stable the judge's verdicts and MURGAT-S were (murgat.commands.score.repeats)
         "repeats": summary.extra.get("repeats"),
+        # facts' precision/recall/F1 per modality of their citations, and the modality check (murgat.core.metric)
+        "by_modality": summary.extra.get("by_modality"), "modality_check": summary.extra.get("modality_check"),
         # what the judge probes found before the first item (murgat.judging.probes), a line of the run panel
         "probes": probes_note(summary.extra.get("probes")),
     }

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 import murgat.engine.options as o
+from murgat.human_eval.sampling import check_seed
 
 
 class AnnotateSettings(o.Settings):
@@ -26,5 +27,11 @@ class AnnotateSettings(o.Settings):
                                                  "murgat calibrate needs for corrected figures",
                                json_schema_extra={"metavar": "N"})
     by: Literal["video"] | None = Field(None, description="draw whole videos (every item of each)")
-    seed: int | None = Field(None, ge=0, description="the sample's seed (default: drawn at random and printed; give it "
-                                                     "to label the same sample)")
+    seed: str | None = Field(None, description="the sample's seed, kept as text (default: drawn at random and "
+                                               "printed; give it to label the same sample)")
+
+    @field_validator("seed")
+    @classmethod
+    def _seed(cls, value: str | None) -> str | None:
+        """A seed names a sample by its text (no browser rounds it): 1 to 100 characters, no space or ``|``."""
+        return None if value is None else check_seed(value)

@@ -18,7 +18,8 @@ class ExportSettings(o.Settings):
     run: str = Field(description="a murgat score run folder", json_schema_extra={"positional": True})
     format: Literal["csv", "parquet", "jsonl"] = Field(
         "csv", description="csv and jsonl need nothing extra; parquet needs pandas and pyarrow")
-    level: Literal["item", "sentence", "fact"] = Field(
+    level: Literal["item", "sentence", "fact", "modality"] = Field(
         "item", description="one row per item (scores, answer), per sentence (verifiability, citations) or per fact "
-                            "(verdict, recall, precision); every level carries the item id")
+                            "(verdict, recall, precision), every one carrying the item id; or modality: the facts' "
+                            "precision, recall and F1 per modality of their citations (audio, visual, both, none, all)")
     out: str | None = Field(None, description="file to write (default: RUN/export_LEVEL.FORMAT)")

@@ -46,6 +46,11 @@ class JudgeCheckSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.
     timeout: float | None = Field(  # type: ignore[assignment]
         None, gt=0, description="seconds before one attempt is abandoned (default: 120 for entail, 300 for faith "
                                 "stages, as in those commands)")
+    # one attempt each: a probe is a question about the judge, not work to finish (a slow server's
+    # retries kept the first check of a tiny model busy for minutes); --retries N asks again
+    retries: int = Field(0, ge=0, description="retries after the first attempt (default 0: one attempt per probe)")
+    deadline: float = Field(300.0, gt=0, description="seconds the whole check may take: probes unfinished by then "
+                                                     "are unanswered and named, so a slow server ends in bounded time")
     variant: Literal["vanilla", "grounding", "grounding+rationale"] = Field(
         "grounding", description="faith stages: labelling prompt (as murgat faithfulness --variant)")
 

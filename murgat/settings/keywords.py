@@ -58,6 +58,7 @@ class ScoreOptions(TypedDict, total=False):
     gold: StrPath | None
     dry_run: bool
     record: StrPath | None
+    modality_check: int
     max_citations_per_fact: int | None
     max_evidence_s: float | None
     repeats: int

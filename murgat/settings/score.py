@@ -99,6 +99,12 @@ class ScoreSettings(o.Settings, o.JudgeOption, o.Frames, o.EvidenceText, o.Trans
     decompose_context: int = Deciding(3, ge=0, description="earlier sentences shown to the decomposer (bounded: cost stays "
                                                         "linear in response length)")
     decompose_context_chars: int = Deciding(1500, ge=0, description="character cap on that context")
+    # not in the fingerprint (a plain Field, as --gold): the check asks about the run's records after
+    # they are made and changes none of them; its requests are cached like the run's own
+    modality_check: int = Field(0, ge=0, description="after scoring, ask the entail judge again about N facts it "
+                                "found supported (drawn by --seed), each cited time moved to the other modality; "
+                                "the summary reports the share still judged supported (a modality-blindness rate, "
+                                "with its confidence interval; 0: no check)", json_schema_extra={"metavar": "N"})
     copy_media: bool = Field(False, description="copy media next to report.html (portable run folder)")
     save_evidence: bool = Field(False, description="save cited frames/audio for report.html")
 

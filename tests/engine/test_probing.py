@@ -57,6 +57,11 @@ def _prompt(body: dict[str, Any]) -> str:
                     for p in (m["content"] if isinstance(m["content"], list) else [{"text": m["content"]}]))
 
 
+#: requests one entailment path's probes send: the 12 probes and the token account's two twins (the
+#: hearing and seeing requests without their media, murgat.judging.probes.tokens)
+ASKED = 14
+
+
 def _is_probe(body: dict[str, Any]) -> bool:
     text = _prompt(body)
     return any(mark in text for mark in PROBE_MARK)
@@ -72,14 +77,14 @@ def test_a_score_run_catches_each_serving_fault_with_its_probes(fault: str | Non
         n = len(server.requests)
         asked = [_is_probe(b) for b in server.requests]
     err = capsys.readouterr().err
-    assert asked == [True] * 12 + [False] * (n - 12)  # every probe answered before the first item's request
+    assert asked == [True] * ASKED + [False] * (n - ASKED)  # every probe answered before the first item's request
     summary = _summary(out)
     report = summary["extra"]["probes"]
     failed = {r["probe"] for r in report["results"] if r["outcome"] in ("fail", "error")}
     assert code == 0 and report["setting"] == "auto"
     assert failed == FAULTS[fault]
     assert report["judges"][0]["judge"] == "openai:m" and report["judges"][0]["stage"] == "entail"
-    assert report["judges"][0]["calls"] == 12 and n == 12 + summary["sent"]
+    assert report["judges"][0]["calls"] == ASKED and n == ASKED + summary["sent"]
     # the same report in config.json, beside the settings and not in the fingerprint
     cfg = _config(out)
     assert cfg["config"]["probes"]["results"] == report["results"]
@@ -92,7 +97,7 @@ def test_a_score_run_catches_each_serving_fault_with_its_probes(fault: str | Non
     # the probes' requests are counted and priced with the run's own (this invocation), not in the items' figures
     now = summary["extra"]["this_invocation"]
     assert now["sent"] == n and now["requests"] == n
-    assert summary["judge_calls"] == summary["sent"] == n - 12
+    assert summary["judge_calls"] == summary["sent"] == n - ASKED
 
 
 def test_probes_are_in_the_report_and_every_entail_call_has_its_account(tmp_path: Path, example_media: Path,
@@ -124,7 +129,7 @@ def test_require_stops_before_any_item_on_a_failing_judge(tmp_path: Path, exampl
         bodies = list(server.requests)
     err = capsys.readouterr().err.rstrip().splitlines()
     assert code == 2
-    assert len(bodies) == 12 and all(_is_probe(b) for b in bodies)  # the probes only: no item was asked
+    assert len(bodies) == ASKED and all(_is_probe(b) for b in bodies)  # the probes only: no item was asked
     assert err[-1].startswith("error: JUDGE PROBES FAILED: 3/12") and "no item was started" in err[-1]
     assert any(line.startswith("  seeing [openai:m, entail]") for line in err)
     assert not out.exists()  # refused before any work: nothing it made stays
@@ -166,7 +171,7 @@ def test_probes_off_sends_exactly_the_requests_of_a_run_without_them(tmp_path: P
         probes = [b for b in server.requests if _is_probe(b)]
     capsys.readouterr()
     assert off == unwired and sum(off.values()) > 0
-    assert len(probes) == 12 and on - off == Counter(_digest(b) for b in probes) and not off - on
+    assert len(probes) == ASKED and on - off == Counter(_digest(b) for b in probes) and not off - on
     # the fingerprint is one and the same; --probes off records no probes and no account of them
     fps = {json.dumps(_config(tmp_path / d)["fingerprint"], sort_keys=True) for d in ("off", "unwired", "on")}
     assert len(fps) == 1
@@ -186,10 +191,10 @@ def test_a_rerun_asks_no_probe_again_and_probes_change_no_fingerprint(tmp_path: 
         first = len(server.requests)
         # the same folder with probes on: resumed (not refused), the item not redone, only the probes asked
         assert _score(tmp_path, server, out, example_media, "--probes", "on") == 0
-        assert len(server.requests) == first + 12
+        assert len(server.requests) == first + ASKED
         # and again: the probes' answers come from the response cache
         assert _score(tmp_path, server, out, example_media) == 0
-        assert len(server.requests) == first + 12
+        assert len(server.requests) == first + ASKED
     capsys.readouterr()
     j = _summary(out)["extra"]["probes"]["judges"][0]
     assert (j["calls"], j["cache_hits"], j["passed"]) == (0, 12, 12)
@@ -374,7 +379,7 @@ def test_require_on_a_resumed_folder_starts_no_item_and_leaves_its_records(tmp_p
         assert score(server, "--probes", "require", "--cache", str(tmp_path / "fresh.sqlite")) == 2
         bodies = list(server.requests)
     err = capsys.readouterr().err
-    assert len(bodies) == 12 and all(_is_probe(b) for b in bodies)
+    assert len(bodies) == ASKED and all(_is_probe(b) for b in bodies)
     assert "no item was started" in err.strip().splitlines()[-1]
     assert (out / "results.jsonl").read_bytes() == before and not (out / "summary.json").read_text().count("probes")
 
@@ -401,13 +406,13 @@ def test_program_probes_its_runtime_check_and_each_score_run_its_scoring_judge(t
         assert program(server, "off", "--score", "--probes", "off") == 1
         off = [_is_probe(b) for b in server.requests]
     capsys.readouterr()
-    assert asked == [True] * 12 + [False] + [True] * 12  # the checker's probes, the one plan, the scorer's probes
+    assert asked == [True] * ASKED + [False] + [True] * ASKED  # the checker's probes, the one plan, the scorer's
     assert off == [False]
     doc = _summary(tmp_path / "p")
     assert [(j["judge"], j["stage"], j["passed"]) for j in doc["probes"]["judges"]] == [("openai:m", "entail", 12)]
-    assert doc["judge_identity"][0]["name"] == "openai:m" and doc["sent_media"]["requests"] == 13
+    assert doc["judge_identity"][0]["name"] == "openai:m" and doc["sent_media"]["requests"] == ASKED + 1
     scored = _summary(tmp_path / "p" / "logic-declarative" / "run")["extra"]["probes"]
-    assert scored["setting"] == "auto" and scored["judges"][0]["calls"] == 12
+    assert scored["setting"] == "auto" and scored["judges"][0]["calls"] == ASKED
     assert "probes" not in _summary(tmp_path / "off") and "probes" not in _config(tmp_path / "off")["config"]
 
 

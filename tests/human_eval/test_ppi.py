@@ -286,3 +286,26 @@ def test_a_pilot_whose_labels_do_not_vary_plans_nothing() -> None:
     plan = labels_needed(np.ones(20), rng.random(20), rng.random(200), half_width=0.001)
     assert plan["n_needed"] is None and plan["n_needed_human_only"] is None
     assert "variance 0" in plan["reason"] and "all 1" in plan["reason"]
+
+
+def test_student_t_intervals_widen_small_samples_and_leave_the_z_default_alone() -> None:
+    """``quantile="t"``: the human-only interval widens by t(n − 1)/z exactly; the tuned PPI++ one also
+    pays the degree of freedom λ takes; ``"z"`` (the default) is the interval it always was."""
+    from scipy.stats import norm
+    from scipy.stats import t as student_t
+
+    from murgat.human_eval.ppi import prediction_powered_mean
+
+    rng = np.random.default_rng(3)
+    y = rng.beta(2, 3, 30)
+    yh = np.clip(y + rng.normal(0.1, 0.1, 30), 0, 1)
+    yu = np.clip(rng.beta(2, 3, 300) + 0.1, 0, 1)
+    z = prediction_powered_mean(y, yh, yu, alpha=0.1, lam=0.0)
+    t = prediction_powered_mean(y, yh, yu, alpha=0.1, lam=0.0, quantile="t")
+    ratio = (t.ci_high - t.ci_low) / (z.ci_high - z.ci_low)
+    assert ratio == pytest.approx(student_t.ppf(0.95, 29) / norm.ppf(0.95)) and t.estimate == z.estimate
+    zp = prediction_powered_mean(y, yh, yu, alpha=0.1)
+    tp = prediction_powered_mean(y, yh, yu, alpha=0.1, quantile="t")
+    widen = (tp.ci_high - tp.ci_low) / (zp.ci_high - zp.ci_low)
+    assert widen == pytest.approx(student_t.ppf(0.95, 28) / norm.ppf(0.95) * np.sqrt(29 / 28))
+    assert prediction_powered_mean(y, yh, yu, alpha=0.1, quantile="z").ci_low == zp.ci_low

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from murgat.human_eval.sampling import SampleDesign, check_labels, draw_sample, new_seed
@@ -45,7 +47,22 @@ def test_bad_requests() -> None:
         draw_sample(IDS, 0, seed=1)
     with pytest.raises(ValueError, match="repeat"):
         draw_sample(["a", "a"], 1, seed=1)
-    assert 0 <= new_seed() < 2**31
+    assert new_seed().isdigit() and 0 <= int(new_seed()) < 2**31
+    for bad in ("", "a b", "1|2", "x" * 101):
+        with pytest.raises(ValueError, match="seed"):
+            draw_sample(IDS, 1, seed=bad)
+
+
+def test_seeds_are_text_so_no_reader_rounds_them() -> None:
+    """Two seeds a double cannot tell apart (2**53 + 1 and 2**53) draw different samples and are
+    recorded digit for digit; an older design's integer seed reads as its digits, the same draw."""
+    big, near = str(2**53 + 1), str(2**53)
+    a, da = draw_sample(IDS, 30, seed=big)
+    b, _ = draw_sample(IDS, 30, seed=near)
+    assert a != b and da.seed == big and json.loads(da.model_dump_json())["seed"] == big
+    old = SampleDesign.model_validate({**da.model_dump(), "seed": 2**53 + 1})
+    assert old.seed == big and draw_sample(IDS, 30, seed=old.seed)[1].sample_digest == da.sample_digest
+    assert draw_sample(IDS, 30, seed=7)[0] == draw_sample(IDS, 30, seed="7")[0]
 
 
 def test_labels_of_the_drawn_sample_pass_the_check() -> None:

@@ -92,7 +92,10 @@ def test_score_through_each_client(client: str, models, proxy: Proxy, tmp_path: 
     for ex in proxy.log:
         b = ex.body
         assert ex.status == 200, (ex.status, ex.answer)
-        assert b["model"] == str(models["image"]) and b["temperature"] == 0.0 and b["seed"] == 0 and b["max_tokens"] == 6
+        # the probes' token-account twins (a probe's text without its media) ask for one answer token
+        twin = "Claim:" in prompt_text(b) and set(part_types(b)) == {"text"}
+        assert b["model"] == str(models["image"]) and b["temperature"] == 0.0 and b["seed"] == 0
+        assert b["max_tokens"] == (1 if twin else 6)
         assert set(b) <= {"model", "messages", "temperature", "max_tokens", "seed", "response_format"}, set(b)
     kinds = {k for ex in entail for k in part_types(ex.body)}
     assert {"text", "image_url", "input_audio"} <= kinds
@@ -276,3 +279,25 @@ def test_an_unreadable_decomposition_is_a_cause_that_retry_errors_asks_again(mod
     assert any("Claim:" in prompt_text(ex.body) for ex in proxy.log[sent:])  # and the facts then go to entailment
     (rec,) = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()[-1:]]
     assert "decomposition" not in rec["undetermined_causes"]
+
+
+@pytest.mark.parametrize(("kind", "word"), [("image", "deaf"), ("audio", "blind")])
+def test_judge_check_names_the_modality_the_server_drops_by_its_token_counts(kind: str, word: str, models,
+                                                                              proxy: Proxy, tmp_path: Path) -> None:
+    """The random tiny models answer nothing readable, so every probe is unanswered and no answer can
+    tell deaf from blind; the server's prompt tokens can: transformers serve drops the audio parts for
+    LLaVA (deaf) and the image parts for Qwen2-Audio (blind), and the twin request without the media
+    costs as many tokens as the probe with them. One attempt per probe, one deadline for the check."""
+    from murgat.commands.judge_check.check import JudgeCheckSettings, run_judge_check
+
+    sink: dict[str, Any] = {}
+    s = JudgeCheckSettings(judge=f"openai:{models[kind]}", judge_option=[f"base_url={proxy.base_url}"],
+                           cache=str(tmp_path / "check.sqlite"), deadline=60.0)
+    assert run_judge_check(s, echo=False, sink=sink) == 1
+    j = sink["report"].judges[0]
+    assert len(j.dropped) == 1 and j.dropped[0].startswith(word), (j.dropped, j.tokens, j.unfinished)
+    acc = {a.modality: a for a in j.tokens}
+    assert acc[kind].counted is True and acc[kind].with_media > acc[kind].without_media  # the one it takes
+    dropped = "audio" if kind == "image" else "image"
+    assert acc[dropped].counted is False and acc[dropped].with_media == acc[dropped].without_media
+    assert not sink["report"].ok

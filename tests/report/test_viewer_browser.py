@@ -121,7 +121,10 @@ def test_chips_filters_and_no_outside_requests(tmp_path, example_media, browser,
     # run panel: strict attributed accuracy, and the precision-by-modality table has headers
     page.click("#runbox summary")
     assert "attributed accuracy" in page.inner_text("#runpanel")
-    assert page.locator("#runpanel table.pbm th").all_inner_texts() == ["cited modality", "mean precision", "facts"]
+    # the summary's facts by cited modality (summary.json by_modality): precision, recall, F1, and the "all" row
+    assert page.locator("#runpanel table.pbm th").all_inner_texts() == ["cited modality", "precision", "recall", "F1",
+                                                                         "facts"]
+    assert page.locator("#by-modality tr td:first-child").all_inner_texts()[-1] == "all"
     page.click("#runbox summary")
     page.click(".item-row[data-id='a-phone']")
     assert page.evaluate("location.hash") == "#item=a-phone"

@@ -104,13 +104,18 @@ def _draw(args: AnnotateSettings, run: Path, results: list[Any]) -> dict[str, An
     if args.sample is None:
         return {}
     from murgat.core.corrected import population
-    from murgat.human_eval.sampling import draw_sample, new_seed
+    from murgat.human_eval.sampling import check_seed, draw_sample, new_seed
 
     ids, videos = population(results)
     if not ids:
         print(f"error: {run} has no item without an error to sample from", file=sys.stderr)
         return None
     seed = new_seed() if args.seed is None else args.seed
+    try:
+        check_seed(seed)
+    except ValueError as exc:
+        print(f"error: --seed: {exc}", file=sys.stderr)
+        return None
     drawn, design = draw_sample(ids, args.sample, seed=seed, videos=videos if args.by == "video" else None,
                                 run=str(run))
     return {"ids": drawn, "design": design.model_dump()}

@@ -117,6 +117,26 @@ def _labels_per_run(args: CalibrateSettings, runs: list[str]) -> dict[str, Any] 
     return {run: loaded[specs[0] if len(specs) == 1 else specs[k]] for k, run in enumerate(runs)}
 
 
+def _bind(labels_for: dict[str, Any], units_by_run: dict[str, dict[str, dict[int, str]]], quiet: bool
+          ) -> dict[str, Any]:
+    """Each run's labels bound to its text (``murgat.human_eval.labels.bind_labels``): labels made on
+    another text with the same ids are set aside, each said on stderr; files without digests are
+    read with one warning. Returns what is recorded in the output, per run."""
+    from murgat.human_eval.labels import bind_labels
+
+    report: dict[str, Any] = {}
+    for run, units in units_by_run.items():
+        kept, b = bind_labels(labels_for[run], units)
+        labels_for[run] = kept
+        report[run] = b.model_dump()
+        for why in b.set_aside:
+            print(f"warning: {run}: {why}", file=sys.stderr)
+        if b.n_unchecked and not quiet:
+            print(f"warning: {b.n_unchecked} of {b.n_lines} label lines carry no digest of the text they label "
+                  f"(an older file): they cannot be checked to be labels of {run}'s responses", file=sys.stderr)
+    return report
+
+
 def _threshold(args: CalibrateSettings, run: str) -> float:
     """The SAA threshold of ``run``'s figures: ``--attributed-threshold``, else the one its
     ``summary.json`` was made with (0.5 when it has none yet). A summary that cannot be read or holds
@@ -212,7 +232,10 @@ def _faithfulness(args: CalibrateSettings, labels_for: dict[str, Any], out: Clai
         if not rd.results_path.exists():
             print(f"error: {run} has no results.jsonl", file=sys.stderr)
             return 2
-        results, labels = rd.latest_results(), labels_for[run]
+        results = rd.latest_results()
+        doc.setdefault("label_binding", {}).update(_bind(
+            labels_for, {run: {r.id: {st.index: st.text for st in r.steps} for r in results}}, args.quiet))
+        labels = labels_for[run]
         if args.plan:
             doc.setdefault("plan", {})[run] = plan_upr(labels, results, half_width=args.half_width, alpha=args.alpha,
                                                        cluster_by_video=args.cluster_by_video)
@@ -258,7 +281,8 @@ def _faithfulness(args: CalibrateSettings, labels_for: dict[str, Any], out: Clai
     return 0
 
 
-def _score_runs(args: CalibrateSettings) -> tuple[dict[str, Any], dict[str, Any]] | None:
+def _score_runs(args: CalibrateSettings) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]] | None:
+    """Each run's records, its labels (bound to its text) and what the binding set aside; None after an error."""
     from murgat.engine.folder import RunFolder
 
     runs = [os.path.normpath(r) for r in args.run or []]  # "runs/a/" and "runs/a" are one run
@@ -272,7 +296,9 @@ def _score_runs(args: CalibrateSettings) -> tuple[dict[str, Any], dict[str, Any]
     labels_for = _labels_per_run(args, runs)
     if labels_for is None:
         return None
-    return results, labels_for
+    binding = _bind(labels_for, {run: {r.id: {sr.sentence.index: sr.sentence.text for sr in r.sentences} for r in rs}
+                                 for run, rs in results.items()}, args.quiet)
+    return results, labels_for, binding
 
 
 def _bad_args(args: CalibrateSettings) -> str | None:
@@ -385,10 +411,10 @@ def _cmd(args: CalibrateSettings) -> int:
     got = _score_runs(args)
     if got is None:
         return 2
-    results_by_run, labels_for = got
+    results_by_run, labels_for, binding = got
     first_labels = next(iter(labels_for.values()))
     doc: dict[str, Any] = {"labels": args.human[0] if len(args.human) == 1 else args.human,
-                           "n_labels": len(first_labels), "runs": {}}
+                           "n_labels": len(first_labels), "runs": {}, "label_binding": binding}
     con = console()
     if args.plan:
         doc["plan"] = {run: plan_labels(labels_for[run], rs, half_width=args.half_width, alpha=args.alpha,

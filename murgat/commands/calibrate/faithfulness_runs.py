@@ -175,11 +175,11 @@ def corrected_upr(labels: list[ResponseLabel], results: list[FaithResult], *, al
         main = bootstrap_corrected(prediction_powered_ratio, *args, alpha=alpha, clusters=clusters,
                                    n_resamples=n_resamples, seed=seed)
     else:
-        main = prediction_powered_ratio(*args[0], *args[1], alpha=alpha, clusters=clusters)
+        main = prediction_powered_ratio(*args[0], *args[1], alpha=alpha, clusters=clusters, quantile="t")
     # UPR is a share of perception steps, in [0, 1]; the counts per response are at least 0
     main = within(main, 0.0, 1.0)
-    plain = within(prediction_powered_ratio(*args[0], *args[1], alpha=alpha, lam=1.0, clusters=clusters), 0.0, 1.0)
-    human = within(prediction_powered_ratio(*args[0], *args[1], alpha=alpha, lam=0.0, clusters=clusters), 0.0, 1.0)
+    plain = within(prediction_powered_ratio(*args[0], *args[1], alpha=alpha, lam=1.0, clusters=clusters, quantile="t"), 0.0, 1.0)
+    human = within(prediction_powered_ratio(*args[0], *args[1], alpha=alpha, lam=0.0, clusters=clusters, quantile="t"), 0.0, 1.0)
     all_num = np.concatenate([lab[:, 2], unl[:, 0]])
     all_den = np.concatenate([lab[:, 3], unl[:, 1]])
     judge = float(all_num.sum() / all_den.sum()) if all_den.sum() > 0 else None
@@ -199,8 +199,8 @@ def corrected_upr(labels: list[ResponseLabel], results: list[FaithResult], *, al
                                             "note": "the run's own UPR (Σ unfaithful / Σ perception of the judge)"}}
     for name, col_h, col_j, col_u in (("n_perception", 1, 3, 1), ("n_unfaithful", 0, 2, 0)):
         y, yh, yu = lab[:, col_h], lab[:, col_j], unl[:, col_u]
-        est = within(prediction_powered_mean(y, yh, yu, alpha=alpha, clusters=clusters), 0.0, math.inf)
-        h = within(prediction_powered_mean(y, yh, yu, alpha=alpha, lam=0.0, clusters=clusters), 0.0, math.inf)
+        est = within(prediction_powered_mean(y, yh, yu, alpha=alpha, clusters=clusters, quantile="t"), 0.0, math.inf)
+        h = within(prediction_powered_mean(y, yh, yu, alpha=alpha, lam=0.0, clusters=clusters, quantile="t"), 0.0, math.inf)
         every = np.concatenate([yh, yu])
         out["figures"][f"{name}_per_response"] = {
             **block(est), "human_only": {"estimate": h.estimate, "ci_low": h.ci_low, "ci_high": h.ci_high,

@@ -50,7 +50,11 @@ def entail_config(s: JudgeCheckSettings) -> ScoreConfig:
               **_given(s, o.Requests, o.Effort)}
     if s.max_frames is not None:
         shared["max_frames"] = s.max_frames
-    return score_config(ScoreSettings(input="(probes)", out="(probes)", judge=s.judge, **shared))
+    cfg = score_config(ScoreSettings(input="(probes)", out="(probes)", judge=s.judge, **shared))
+    # the answer budget a yes/no needs while --max-tokens is not given, as score sizes it (the cache
+    # key keeps score's cap, so a run's probes and the check still share their answers)
+    cfg.sized_answers = s.max_tokens is None
+    return cfg
 
 
 def faith_settings(s: JudgeCheckSettings) -> FaithfulnessSettings:
@@ -115,7 +119,7 @@ async def _check(s: JudgeCheckSettings, judge: Judge, cfg: JudgingConfig, fs: Fa
     path: ProbePath
     if fs is None:
         variant = cfg.entail_variant if isinstance(cfg, ScoreConfig) else "simple"
-        path = EntailPath(judge, cfg, pool, variant=variant)
+        path = EntailPath(judge, cfg, pool, variant=variant, deadline_s=s.deadline)
     else:
         path = FaithPath(Labeller(judge=judge, pool=pool, variant=fs.variant, granularity=fs.granularity,
                                   max_frames=fs.max_frames), cfg, step=StepLabel)
@@ -158,6 +162,15 @@ def print_report(report: Any, con: Any = None) -> None:
                   f", ${j.cost_usd:.4f}{who}", soft_wrap=True)
         for w in (ident.warnings if ident is not None else []):
             con.print(Text(f"warning: {w}", style="yellow"), soft_wrap=True)
+        for a in j.tokens:  # what the server's own token counts say (murgat.judging.probes.tokens)
+            con.print(Text(f"token account, {a.modality}: {a.note}"
+                           + (" — counted" if a.counted else " — NOT COUNTED" if a.counted is False else ""),
+                           style="bold red" if a.counted is False else "dim"), soft_wrap=True)
+        for d in j.dropped:
+            con.print(Text(f"dropped by the server: {d}", style="bold red"), soft_wrap=True)
+        if j.unfinished:
+            con.print(Text(f"not finished before the deadline: {', '.join(j.unfinished)}", style="bold red"),
+                      soft_wrap=True)
     for r in report.failures():
         con.print(Text(f"{r.probe}: {r.explanation}" + (f" ({r.error})" if r.error and r.outcome != "error" else ""),
                        style="red"), soft_wrap=True)

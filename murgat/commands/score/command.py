@@ -11,6 +11,7 @@ Exit statuses: 0 scored, 1 scored with failed or undetermined items beyond ``max
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -161,13 +162,53 @@ class ScoreCommand(Command[ScoreSettings]):
 
     def summarize(self, s: ScoreSettings, run: Run, work: Work) -> Any:
         if s.dry_run:
-            return estimate(run.judges.made, len(run.items))
+            doc = estimate(run.judges.made, len(run.items))
+            return self._dry_modality_check(s, run, work, doc) if s.modality_check else doc
         results: list[ResponseResult] = run.folder.latest_results(slim=True, want=set(run.order), order=run.order)
         work.state["results"] = results  # summaries need no per-sentence detail
-        summary = summary_of(results, work.state["cfg"], self._extra(s, run, work))
+        summary = summary_of(results, work.state["cfg"], self._extra(s, run, work),
+                             full=run.folder.iter_latest(set(run.order)))
+        if s.modality_check:
+            summary.extra["modality_check"] = self._modality_check(s, run, work)
         if s.by:
             summary.extra["breakdown"] = breakdown_of(results, work.state["cfg"], s.by, self._fields(run)).as_dict()
         return summary
+
+    def _modality_check(self, s: ScoreSettings, run: Run, work: Work) -> dict[str, Any]:
+        """``--modality-check N`` (:mod:`murgat.commands.score.modality_check`) with the run's entail judge, cache and media."""
+        from murgat.commands.score.modality_check import modality_check
+
+        cfg: ScoreConfig = work.state["cfg"]
+        assert cfg.judge_entail is not None
+        judge = run.judges(cfg.judge_entail.spec, cfg.judge_entail.options, cfg.generate)
+
+        async def go() -> dict[str, Any]:
+            try:
+                return await modality_check(run.folder.iter_latest(set(run.order)), {it.id: it for it in run.items},
+                                            cfg, judge, work.state["place"], s.modality_check, s.seed)
+            finally:
+                await judge.aclose()  # its clients belong to this loop
+
+        return asyncio.run(go())
+
+    def _dry_modality_check(self, s: ScoreSettings, run: Run, work: Work, doc: dict[str, Any]) -> dict[str, Any]:
+        """The dry run's estimate with the check's requests: one entailment request per sampled fact, at most
+        ``N`` and at most the facts citing one modality (the dry judge's verdicts say nothing of support)."""
+        from murgat.core.metric import fact_modality
+
+        cfg: ScoreConfig = work.state["cfg"]
+        facts = sum(1 for r in run.folder.iter_latest(set(run.order)) if r.error is None for sr in r.sentences
+                    for f in sr.facts if fact_modality(f.citations) in ("audio", "visual"))
+        n = min(s.modality_check, facts)
+        assert cfg.judge_entail is not None
+        entail = run.judges(cfg.judge_entail.spec, cfg.judge_entail.options, cfg.generate)
+        if isinstance(entail, DryRunJudge):  # priced as the entail requests it already counted
+            per_call = entail.est_tokens / entail.calls if entail.calls else 0
+            entail.calls += n
+            entail.est_tokens += int(per_call * n)
+        out = estimate(run.judges.made, len(run.items))
+        out["modality_check_calls_upper_bound"] = n
+        return out
 
     @staticmethod
     def _fields(run: Run) -> Any:
@@ -224,8 +265,9 @@ class ScoreCommand(Command[ScoreSettings]):
                      "(a lower bound, or none at all); -J price_in=USD -J price_out=USD (per million tokens) prices "
                      "them"] if unknown else []
             if s.probes != "off":
-                lines.append(f"note: not in this estimate: the judge probes (--probes {s.probes}) ask up to 12 "
-                             "requests of the entail judge before the first item (answered from the cache once asked; "
+                lines.append(f"note: not in this estimate: the judge probes (--probes {s.probes}) ask up to 14 "
+                             "requests of the entail judge (12 probes, 2 token-account twins) before the first item "
+                             "(answered from the cache once asked; "
                              "auto skips the embedded and replay judges; --probes off sends none)")
             return lines
         hint = missing_hint(work.state["results"], work.state["place"])

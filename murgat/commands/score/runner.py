@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +33,7 @@ from murgat.commands.score.stages import (
 )
 from murgat.core.answers import grade
 from murgat.core.breakdown import Breakdown, breakdown, item_fields, record_fields
-from murgat.core.metric import FactScore, ResponseFigures, score_response, summarize_results
+from murgat.core.metric import FactScore, ResponseFigures, modality_figures, score_response, summarize_results
 from murgat.core.schema import AtomicFact, FactVerdict, Item, ResponseResult, RunSummary, Scores, Sentence, SentenceResult
 from murgat.core.text import preprocess
 from murgat.engine.folder import RunFolder
@@ -331,10 +331,14 @@ def breakdown_of(results: Sequence[ResponseResult], cfg: ScoreConfig, by: Sequen
     return breakdown(results, by, fields_of=fields_of, **summary_options(cfg))
 
 
-def summary_of(results: list[ResponseResult], cfg: ScoreConfig, extra: dict[str, Any] | None = None) -> RunSummary:
-    """The run's summary of ``results`` (means, bootstrap CIs, cases, the wrong-box check)."""
+def summary_of(results: list[ResponseResult], cfg: ScoreConfig, extra: dict[str, Any] | None = None,
+               full: Iterable[ResponseResult] | None = None) -> RunSummary:
+    """The run's summary of ``results`` (means, bootstrap CIs, cases, the wrong-box check, the
+    figures per modality of the facts' citations). ``full``: the same records with their sentences
+    when ``results`` are slim (the per-modality figures need every fact; streamed, not held)."""
     summary = summarize_results(results, **summary_options(cfg))
     summary.extra.update(extra or {})
+    summary.extra["by_modality"] = modality_figures(results if full is None else full)
     notes: dict[str, int] = {}
     for r in results:  # what the evidence limits changed, per kind (slim records keep the counts)
         for kind, n in (r.evidence_notes or {}).items():

@@ -30,14 +30,21 @@ labelling); time and one-modality probes do not.
 
 from __future__ import annotations
 
+import hashlib
+import itertools
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from murgat.judging.probes.clip import ProbeClip
 
-#: bump when a probe's claim, citation or expected answer changes
-PROBES_VERSION = "1"
+#: bump when a probe's claim, citation or expected answer changes (2: the chain probes are several
+#: chains in seeded orders, :func:`chain_orders`)
+PROBES_VERSION = "2"
+
+#: chains a chain-labelling judge is probed with (each holds every chain probe, in its own order)
+N_CHAINS = 2
 
 Check = Literal["hearing", "seeing", "time", "one_modality", "order"]
 
@@ -103,3 +110,33 @@ def probe_set(clip: ProbeClip) -> list[Probe]:
               citation=rng, expected="no", whole_media=True, failure_means="the judge saw the frames out of order (a "
               "server that reorders images or drops their time labels), or it answers without looking"),
     ]
+
+
+def _rank(key: str) -> bytes:
+    return hashlib.sha256(key.encode()).digest()
+
+
+def _alternates(pattern: Sequence[str]) -> bool:
+    return all(a != b for a, b in itertools.pairwise(pattern))
+
+
+def chain_orders(probes: Sequence[Probe], seed: int, n_chains: int = N_CHAINS) -> list[list[int]]:
+    """The orders (indices into ``probes``) of the chains a chain-labelling judge is probed with.
+
+    One chain in a fixed order has a fixed pattern of expected answers (the probe table alternates
+    yes, no), which a judge that labels steps by position passes without looking. So every chain
+    holds every probe (as many yes as no), in an order drawn from the probe ``seed`` by SHA-256,
+    redrawn until no chain's pattern alternates and every two chains' patterns differ in at least
+    two positions: any rule of position alone then gets a probe wrong in some chain, a rule of
+    always the same answer gets half wrong, and one of step length cannot tell ``order`` from
+    ``order_reversed`` (the same text lengths, opposite answers)."""
+    n = len(probes)
+    if n < 2 or n_chains < 2:
+        return [list(range(n))] * max(n_chains, 1)
+    for attempt in range(10_000):
+        orders = [sorted(range(n), key=lambda i: _rank(f"chain:{seed}:{attempt}:{k}:{i}")) for k in range(n_chains)]
+        pats = [[probes[i].expected for i in o] for o in orders]
+        apart = all(sum(x != y for x, y in zip(a, b, strict=True)) >= 2 for j, a in enumerate(pats) for b in pats[j + 1:])
+        if apart and not any(_alternates(p) for p in pats):
+            return orders
+    raise ValueError("no chain orders tell position from content for these probes (all expect the same answer?)")

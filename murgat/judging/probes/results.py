@@ -21,6 +21,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from murgat.judges.account import JudgeIdentity, Sent
+from murgat.judging.probes.tokens import TokenAccount
 
 Outcome = Literal["pass", "fail", "abstain", "error", "skipped"]
 #: what an unanswered probe (``error``) says: nothing about what the judge sees or hears (an HTTP 500,
@@ -83,10 +84,15 @@ class JudgeProbes(BaseModel):
     cache_hits: int = 0
     cost_usd: float = 0.0
     identity: JudgeIdentity | None = None
+    tokens: list[TokenAccount] = Field(default_factory=list, description="what the server's prompt-token counts say "
+                                       "of each modality (murgat.judging.probes.tokens)")
+    dropped: list[str] = Field(default_factory=list, description="modalities the server did not count: dropped by "
+                               "the server, whatever the model answered ('deaf …', 'blind …')")
+    unfinished: list[str] = Field(default_factory=list, description="probes not finished before the deadline")
 
     @property
     def ok(self) -> bool:
-        return not self.failed and not self.errors
+        return not self.failed and not self.errors and not self.dropped
 
 
 class ProbeReport(BaseModel):
@@ -117,6 +123,13 @@ class ProbeReport(BaseModel):
         """One line for a summary or a report panel."""
         if self.problem:
             return f"judge probes did not run: {self.problem}"
+        drops = [f"{j.judge} ({j.stage}): {d}" for j in self.judges for d in j.dropped]
+        if not drops:
+            return self._probes_line()
+        dropped = "MEDIA DROPPED BY THE SERVER: " + "; ".join(drops)
+        return f"{self._probes_line()}; {dropped}" if self.failures() else dropped
+
+    def _probes_line(self) -> str:
         n = sum(1 for r in self.results if r.outcome != "skipped")
         bad = self.failures()
         if not bad:
@@ -144,6 +157,9 @@ class ProbeReport(BaseModel):
         if self.problem:
             return [f"WARNING: {self.headline()}; nothing checks that the judge sees and hears what murgat sends"]
         lines = [f"WARNING: {self.headline()}"]
+        unfinished = [f"{p} ({j.judge}, {j.stage})" for j in self.judges for p in j.unfinished]
+        if unfinished:
+            lines.append(f"  not finished before the deadline: {', '.join(unfinished)}")
         for r in self.failures():
             lines.append(f"  {r.probe} [{r.judge}, {r.stage}] {r.claim} {r.citation}: {r.explanation}"
                          + (" (answer from the response cache)" if r.cached else ""))

@@ -33,10 +33,11 @@ from typing import IO
 
 from murgat.judges.base import JudgeUnreachable
 from murgat.judging.probes.clip import ProbeClip
-from murgat.judging.probes.paths import Answer, ProbePath
+from murgat.judging.probes.paths import UNFINISHED, Answer, ProbePath
 from murgat.judging.probes.probeset import PROBES_VERSION, Probe, probe_set
 from murgat.judging.probes.results import UNANSWERED, JudgeProbes, ProbeReport, ProbeResult, Setting, outcome_of
 from murgat.judging.probes.store import probe_clip
+from murgat.judging.probes.tokens import dropped
 from murgat.media.errors import MediaError
 
 
@@ -112,6 +113,10 @@ def _tally(path: ProbePath, results: list[ProbeResult]) -> JudgeProbes:
         t.cost_usd += r.cost_usd
     ident = getattr(path.judge, "identity", None)
     t.identity = ident() if callable(ident) else None
+    t.tokens = list(getattr(path, "tokens", []))  # the token account (murgat.judging.probes.tokens), where the path keeps one
+    t.dropped = dropped(t.tokens)
+    t.calls += sum(a.twin_calls for a in t.tokens)
+    t.unfinished = [r.probe for r in results if r.error and r.error.startswith(UNFINISHED)]
     return t
 
 

@@ -73,6 +73,7 @@ def test_annotate_round_trip_to_calibrate(tmp_path, example_media, browser, caps
         page.click("#export-labels")
     labels = tmp_path / "labels.jsonl"
     labels.write_text(Path(dl.value.path()).read_text())
+    _assert_bound_to(labels, run)
 
     # a second annotator disagrees on one sentence: the page shows it once both files are loaded
     other = [json.loads(line) for line in labels.read_text().splitlines()]
@@ -145,6 +146,12 @@ def test_annotate_faithfulness_steps_round_trip(tmp_path, example_media, browser
         page.click("#export-labels")
     labels = tmp_path / "steps.jsonl"
     labels.write_text(Path(dl.value.path()).read_text())
+    from murgat.human_eval.labels import response_digest, text_digest
+
+    line = json.loads(labels.read_text().splitlines()[0])  # bound to the text of the steps labelled
+    texts = {s["index"]: s["text"] for r in results if r["id"] == first for s in r["steps"]}
+    assert line["response_sha256"] == response_digest([texts[k] for k in sorted(texts)])
+    assert all(st["text_sha256"] == text_digest(texts[st["index"]]) for st in line["steps"])
     page.screenshot(path=str(ARTIFACTS / "viewer_annotate_faithfulness.png"))
     assert not errors, errors
     page.close()
@@ -157,6 +164,19 @@ def test_annotate_faithfulness_steps_round_trip(tmp_path, example_media, browser
     assert row["step_faithful"]["n"] == len(perc)
     assert abs(row["step_faithful"]["accuracy"] - sum(s["faithful"] for s in perc) / len(perc)) < 1e-9
     assert row["n_perception"]["human_mean"] == sum(1 for s in judged.values() if s["type"] == "perception")
+
+
+def _assert_bound_to(labels: Path, run: Path) -> None:
+    """Every exported line carries the digests of the run's text it labels: the response's, each
+    sentence's and each fact's (what murgat calibrate checks against the run it is given)."""
+    from murgat.human_eval.labels import response_digest, text_digest
+
+    texts = {r["id"]: [sr["sentence"]["text"] for sr in r["sentences"]] for r in _judge_facts(run)}
+    for line in map(json.loads, labels.read_text().splitlines()):
+        assert line["response_sha256"] == response_digest(texts[line["id"]])
+        for s in line["sentences"]:
+            assert s["text_sha256"] == text_digest(texts[line["id"]][s["index"]])
+            assert all(f["text_sha256"] == text_digest(f["text"]) for f in s["facts"])
 
 
 def _page_data(page_path: Path) -> dict:

@@ -37,16 +37,18 @@ def _answer(req) -> str:
     return "yes" if ("lord" in fact or "crown" in fact) else "no"
 
 
-def make_run(tmp: Path, media: Path) -> Path:
+def make_run(tmp: Path, media: Path, name: str = "run", shift: int = 1) -> Path:
+    """Six responses r0–r5, each two claims and a closing sentence; ``shift`` picks the second claim
+    (another shift: another model's responses under the same ids)."""
     items = []
     for k in range(6):
-        a, b = CLAIMS[k], CLAIMS[(k + 1) % 6]
+        a, b = CLAIMS[k], CLAIMS[(k + shift) % 6]
         text = f"{a[0]} ({a[1]}). {b[0]} ({b[1]}). So that is that."
         items.append(Item(id=f"r{k}", media="friday.mp4", response=text, system="m1" if k < 3 else "m2"))
     spec = JudgeSpec(spec="scripted")
     cfg = ScoreConfig(judge_verify=spec, judge_decompose=spec, judge_entail=spec)
     j = ScriptedJudge(_answer)
-    rd = RunFolder(tmp / "run")
+    rd = RunFolder(tmp / name)
     asyncio.run(score_items(items, cfg, StageJudges(j, j, j), rd, place=MediaPlace(media)))
     summarize_run(rd, cfg)
     return rd.path
@@ -279,7 +281,9 @@ def test_corrected_figures_from_a_recorded_sample(tmp_path: Path, capsys) -> Non
     b = k["figures"]["murgat_s"]
     lab = [int(i[1:]) for i in drawn]
     rest = [j for j in range(120) if j not in set(lab)]
-    want = prediction_powered_mean(human[lab], judge[lab], judge[rest])
+    # the CLI's intervals take Student-t quantiles (small samples keep their coverage:
+    # benchmarks/bench_ppi_small_n.py); the estimator is ppi-python's (tests/human_eval/test_ppi.py)
+    want = prediction_powered_mean(human[lab], judge[lab], judge[rest], quantile="t")
     assert b["estimate"] == pytest.approx(want.estimate, abs=1e-12) and b["ci_low"] == pytest.approx(want.ci_low)
     assert b["lambda"] == pytest.approx(want.lam) and b["method"] == "ppi++"
     assert b["n_labelled"] == 30 and b["n_unlabelled"] == 90
@@ -376,7 +380,7 @@ def test_paired_difference_of_two_models_is_corrected(tmp_path: Path, capsys) ->
     assert d["a"] == str(run_a) and d["b"] == str(run_b) and d["direction"] == "b - a"
     lab = [int(i[1:]) for i in drawn]
     rest = [k for k in range(100) if k not in set(lab)]
-    want = prediction_powered_difference(ha[lab], hb[lab], ja[lab], jb[lab], ja[rest], jb[rest])
+    want = prediction_powered_difference(ha[lab], hb[lab], ja[lab], jb[lab], ja[rest], jb[rest], quantile="t")
     got = d["figures"]["murgat_s"]
     assert got["estimate"] == pytest.approx(want.estimate) and got["ci_high"] == pytest.approx(want.ci_high)
     assert got["ci_low"] <= float((hb - ha).mean()) <= got["ci_high"]
@@ -542,3 +546,66 @@ def test_intervals_of_proportions_stay_in_their_range_and_say_when_cut(tmp_path:
     assert main(["calibrate", "--human", str(labels), "--run", str(run), "--assume-random", "--bootstrap", "50"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "cut to the figure's range [0, 1]" in out
+
+
+def _labels_bound_to(run: Path, path: Path) -> Path:
+    """Labels of every sentence and fact of ``run`` (all supported, all verifiable), each line carrying
+    the digests the labelling page writes (the response's, each sentence's and fact's)."""
+    from murgat.human_eval.labels import response_digest, text_digest
+
+    rows = []
+    for r in RunFolder(run).latest_results():
+        sents = [{"index": sr.sentence.index, "text": sr.sentence.text, "verifiable": True,
+                  "text_sha256": text_digest(sr.sentence.text),
+                  "facts": [{"text": f.text, "citations": [c.raw for c in f.citations], "supported": True,
+                             "text_sha256": text_digest(f.text)} for f in sr.facts]} for sr in r.sentences]
+        rows.append({"id": r.id, "annotator": "ann", "sentences": sents,
+                     "response_sha256": response_digest([sr.sentence.text for sr in r.sentences])})
+    path.write_text("".join(json.dumps(x) + "\n" for x in rows))
+    return path
+
+
+def test_labels_of_another_run_with_the_same_ids_are_set_aside(tmp_path: Path, example_media: Path, capsys) -> None:
+    """Labels made on run A (digests of A's text) calibrate A; given with run B, whose items have the
+    same ids but other responses, every line is set aside and said so, and nothing is compared."""
+    run_a = make_run(tmp_path, example_media, "a", shift=1)
+    run_b = make_run(tmp_path, example_media, "b", shift=2)
+    labels = _labels_bound_to(run_a, tmp_path / "labels.jsonl")
+    capsys.readouterr()
+    assert main(["calibrate", "--human", str(labels), "--run", str(run_a), "--json", "--bootstrap", "50"]) == 0
+    got = capsys.readouterr()
+    doc = json.loads(got.out[got.out.index("{"):])
+    bind = doc["label_binding"][str(run_a)]
+    assert bind["n_checked"] == 6 and bind["set_aside"] == [] and "set aside" not in got.err
+    assert doc["runs"][str(run_a)]["verifiability"]["n"] == 18
+    assert main(["calibrate", "--human", str(labels), "--run", str(run_b), "--json", "--bootstrap", "50"]) == 0
+    got = capsys.readouterr()
+    doc = json.loads(got.out[got.out.index("{"):])
+    bind = doc["label_binding"][str(run_b)]
+    assert bind["n_checked"] == 0 and len(bind["set_aside"]) == 6
+    assert got.err.count("another response text") == 6 and "'r3'" in got.err
+    assert doc["runs"][str(run_b)]["n_responses"] == 0  # nothing of B was compared with labels of A
+
+
+def test_an_edited_sentence_label_is_set_aside_and_an_undigested_file_is_read_with_a_warning(
+        tmp_path: Path, example_media: Path, capsys) -> None:
+    from murgat.human_eval.labels import bind_labels, load_labels, response_digest, text_digest
+
+    run = make_run(tmp_path, example_media)
+    labels = load_labels(_labels_bound_to(run, tmp_path / "labels.jsonl"))
+    units = {r.id: {sr.sentence.index: sr.sentence.text for sr in r.sentences} for r in RunFolder(run).latest_results()}
+    first = labels[0]
+    edited = first.model_copy(update={"sentences": [
+        first.sentences[0].model_copy(update={"text_sha256": text_digest("something else")}), *first.sentences[1:]]})
+    fact_edited = labels[1].model_copy(deep=True)
+    fact_edited.sentences[0].facts[0].text = "A fact nobody was shown."
+    kept, b = bind_labels([edited, fact_edited, *labels[2:]], units)
+    assert b.n_checked == 6 and len(b.set_aside) == 2
+    assert [s.index for s in kept[0].sentences] == [s.index for s in first.sentences[1:]]
+    assert kept[1].sentences[0].facts == [] and "edited" in b.set_aside[1]
+    assert response_digest(["a b", "c"]) != response_digest(["a", "b c"])  # units are part of what is digested
+    make_labels(tmp_path, flip_for_b=set())  # the old schema: no digests
+    assert main(["calibrate", "--human", str(tmp_path / "labels.jsonl"), "--run", str(run), "--json",
+                 "--bootstrap", "50"]) == 0
+    err = capsys.readouterr().err
+    assert "12 of 12 label lines carry no digest" in err and "cannot be checked" in err

@@ -146,7 +146,8 @@ def test_upr_is_corrected_through_the_ratio_estimator() -> None:
     rest = [r for r in results if r.id not in set(drawn)]
     want = prediction_powered_ratio([human[r.id][1] for r in lab], [human[r.id][0] for r in lab],
                                     [r.n_unfaithful for r in lab], [r.n_perception for r in lab],
-                                    [r.n_unfaithful for r in rest], [r.n_perception for r in rest])
+                                    [r.n_unfaithful for r in rest], [r.n_perception for r in rest],
+                                    quantile="t")  # the CLI's small-sample intervals (bench_ppi_small_n.py)
     assert doc["sample_checked"] and upr["estimate"] == pytest.approx(want.estimate) and upr["ci_low"] == pytest.approx(want.ci_low)
     # the judge-only UPR is the run's own; the human-only one is the labelled chains' Σ unfaithful / Σ perception
     assert upr["judge_only"]["estimate"] == pytest.approx(sum(r.n_unfaithful for r in results) / sum(r.n_perception for r in results))

@@ -110,14 +110,43 @@ def test_judge_check_builds_the_configuration_score_would() -> None:
     from murgat.settings.score import ScoreSettings
 
     opts = {"fps": 2.0, "max_frames": 4, "pad": 0.5, "visual_as": "clip", "entail_variant": "json",
-            "judge_option": ["video=clip"], "max_tokens": 77, "effort": "low"}
+            "judge_option": ["video=clip"], "max_tokens": 77, "effort": "low", "retries": 2}
     mine = entail_config(JudgeCheckSettings(judge="openai:m", **opts))
     score = score_config(ScoreSettings(input="x.jsonl", out="o", judge="openai:m", **opts))
     assert mine.model_dump(exclude={"versions"}) == score.model_dump(exclude={"versions"})
     default = entail_config(JudgeCheckSettings(judge="openai:m"))
-    assert default.model_dump(exclude={"versions"}) == score_config(
-        ScoreSettings(input="x", out="o", judge="openai:m")).model_dump(exclude={"versions"})
+    scored = score_config(ScoreSettings(input="x", out="o", judge="openai:m"))
+    # the one difference: a probe is asked once (one attempt) unless --retries says otherwise
+    assert default.generate.retries == 0 and scored.generate.retries > 0
+    assert default.sized_answers  # and its answer budget is sized to each probe's question
+    assert default.model_dump(exclude={"versions", "generate", "sized_answers"}) == scored.model_dump(
+        exclude={"versions", "generate", "sized_answers"})
+    assert default.generate.model_dump(exclude={"retries"}) == scored.generate.model_dump(exclude={"retries"})
     faith = judging_config(faith_settings(JudgeCheckSettings(judge="openai:m", stage="faith-step")))
     assert faith.evidence.max_frames == 16  # faithfulness' own defaults for its requests
     assert (faith.generate.max_tokens, faith.generate.timeout_s) == (2048, 300.0)
     assert (default.generate.max_tokens, default.generate.timeout_s) == (1024, 120.0)
+
+
+def test_a_server_that_never_answers_some_probes_ends_at_the_deadline_and_names_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One attempt per probe and one deadline for the whole check: requests with audio hang on the
+    server (it never answers them), the check still ends, and says which probes it could not finish."""
+
+    def hang_audio(prompt: str, body: dict) -> str | None:
+        return "hang" if "input_audio" in json.dumps(body) else None
+
+    with StandIn() as server:
+        server.honest, server.wire, server.hang_s = True, hang_audio, 120
+        code, doc, _ = _check(capsys, "--judge", "openai:probe-model", "-J", f"base_url={server.base_url}",
+                              "--cache", str(tmp_path / "c.sqlite"), "--deadline", "4", "--timeout", "100")
+        audio_requests = sum(1 for b in server.requests if "input_audio" in json.dumps(b))
+        server.kill()
+    j = doc["judges"][0]
+    assert code == 1 and sorted(j["unfinished"]) == sorted(
+        ["hearing", "hearing_other", "time_hearing", "time_hearing_elsewhere", "modality_audio"])
+    assert audio_requests == 5  # one attempt each, no retry
+    by = {r["probe"]: r for r in doc["results"]}
+    assert by["seeing"]["outcome"] == "pass" and by["hearing"]["outcome"] == "error"
+    assert "deadline" in by["hearing"]["error"]
+    assert [a["modality"] for a in j["tokens"]] == ["image"] and not j["dropped"]  # no audio answer to account

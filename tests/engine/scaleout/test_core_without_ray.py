@@ -84,8 +84,7 @@ def test_an_unreachable_cluster_is_refused_before_the_judge_probes_ask_anything(
     """Before: the probes sent their 12 requests (and a page of warnings) before the run said the
     cluster was not there."""
     from murgat.cli import main
-
-    from ...standin import StandIn
+    from tests.standin import StandIn
 
     inp = tmp_path / "in.jsonl"
     inp.write_text(json.dumps({"id": "a", "media": "friday.mp4", "response": "Hi (audio, 0:01)."}) + "\n")
