@@ -27,13 +27,15 @@ def ratio_ci(num: Sequence[float], den: Sequence[float], n_resamples: int = 2000
     value = float(a.sum() / b.sum())
     if n == 1:
         return Interval(value=value, ci_low=value, ci_high=value, n=1)
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n, size=(n_resamples, n))
-    dens = b[draws].sum(axis=1)
-    ok = dens > 0
-    stats = a[draws].sum(axis=1)[ok] / dens[ok]
-    lo, hi = np.quantile(stats, [alpha / 2, 1 - alpha / 2])
-    return Interval(value=value, ci_low=float(lo), ci_high=float(hi), n=n)
+    from murgat.human_eval.bootstrap import percentile_interval, resample_blocks
+
+    def ratios(draws: np.ndarray) -> np.ndarray:
+        dens = b[draws].sum(axis=1)
+        ok = dens > 0
+        return np.asarray(a[draws].sum(axis=1)[ok] / dens[ok])
+
+    lo, hi = percentile_interval(resample_blocks(ratios, n, n_resamples, seed), alpha)
+    return Interval(value=value, ci_low=lo, ci_high=hi, n=n)
 
 
 def paired_ratio_diff(before: Sequence[tuple[float, float]], after: Sequence[tuple[float, float]],
@@ -46,15 +48,18 @@ def paired_ratio_diff(before: Sequence[tuple[float, float]], after: Sequence[tup
     if n == 0 or b[:, 1].sum() == 0 or a[:, 1].sum() == 0:
         return Interval(value=None, n=n)
     value = float(a[:, 0].sum() / a[:, 1].sum() - b[:, 0].sum() / b[:, 1].sum())
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n, size=(n_resamples, n))
-    pb, pa = b[draws, 1].sum(axis=1), a[draws, 1].sum(axis=1)
-    ok = (pb > 0) & (pa > 0)
-    stats = a[draws, 0].sum(axis=1)[ok] / pa[ok] - b[draws, 0].sum(axis=1)[ok] / pb[ok]
+    from murgat.human_eval.bootstrap import percentile_interval, resample_blocks
+
+    def differences(draws: np.ndarray) -> np.ndarray:
+        pb, pa = b[draws, 1].sum(axis=1), a[draws, 1].sum(axis=1)
+        ok = (pb > 0) & (pa > 0)
+        return np.asarray(a[draws, 0].sum(axis=1)[ok] / pa[ok] - b[draws, 0].sum(axis=1)[ok] / pb[ok])
+
+    stats = resample_blocks(differences, n, n_resamples, seed)
     if len(stats) == 0:
         return Interval(value=value, n=n)
-    lo, hi = np.quantile(stats, [alpha / 2, 1 - alpha / 2])
-    return Interval(value=value, ci_low=float(lo), ci_high=float(hi), n=n)
+    lo, hi = percentile_interval(stats, alpha)
+    return Interval(value=value, ci_low=lo, ci_high=hi, n=n)
 
 
 def summarize_faithfulness(results: Sequence[FaithResult], n_resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
