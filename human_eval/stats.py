@@ -38,7 +38,7 @@ def cohen_kappa(a: Sequence[Any], b: Sequence[Any]) -> float | None:
     pe = sum((list(a).count(lab) / n) * (list(b).count(lab) / n) for lab in labels)
     if pe == 1:
         return 1.0 if po == 1 else None
-    return (po - pe) / (1 - pe)
+    return float((po - pe) / (1 - pe))
 
 
 def binary_agreement(pred: Sequence[bool], gold: Sequence[bool]) -> dict[str, Any]:
@@ -85,7 +85,7 @@ def correlations(x: Sequence[float], y: Sequence[float], n_resamples: int = 10_0
     """
     xa, ya = np.asarray(x, float), np.asarray(y, float)
     out: dict[str, Any] = {"n": len(xa)}
-    fns = {
+    fns: dict[str, Callable[[np.ndarray, np.ndarray], Any]] = {  # scipy's results: (statistic, p-value)
         "pearson": lambda a, b: sps.pearsonr(a, b),
         "spearman": lambda a, b: sps.spearmanr(a, b),
         "kendall": lambda a, b: sps.kendalltau(a, b),

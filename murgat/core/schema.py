@@ -59,7 +59,7 @@ class Citation(_Model):
     def _omit_empty_boxes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # A citation without boxes is written exactly as before boxes existed, so older run
         # folders resume, compare and digest unchanged.
-        data = handler(self)
+        data: dict[str, Any] = handler(self)
         if not self.boxes and isinstance(data, dict):
             data.pop("boxes", None)
         return data
@@ -107,7 +107,7 @@ class Sentence(_Model):
     def _omit_empty_time_like(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # a sentence without time-like text is written exactly as before the field existed, so
         # older run folders resume, compare and digest unchanged
-        data = handler(self)
+        data: dict[str, Any] = handler(self)
         if not self.time_like and isinstance(data, dict):
             data.pop("time_like", None)
         return data
@@ -149,7 +149,7 @@ class JudgeCall(_Model):
     def _omit_empty_accounts(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # a question whose evidence no limit touched, and one that built no request, are written exactly as
         # before notes and the account of what was sent existed
-        data = handler(self)
+        data: dict[str, Any] = handler(self)
         if isinstance(data, dict):
             if not self.evidence_notes:
                 data.pop("evidence_notes", None)
@@ -257,7 +257,7 @@ class ResponseResult(_Model):
     @model_serializer(mode="wrap")
     def _omit_unset_answer_problem(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # records whose answer was read (and with no time-like text) are written exactly as before the fields existed
-        data = handler(self)
+        data: dict[str, Any] = handler(self)
         if self.answer_problem is None and isinstance(data, dict):
             data.pop("answer_problem", None)
         if not self.n_time_like and isinstance(data, dict):

@@ -54,7 +54,7 @@ import math
 import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Protocol, Self, Union, get_args, get_origin
+from typing import Any, ClassVar, Literal, Protocol, Self, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.fields import FieldInfo
@@ -64,6 +64,9 @@ from murgat.engine.fingerprint import Deciding, Where, derive
 from murgat.judges.effort import arg_type, check
 from murgat.judges.types import GenerateConfig
 from murgat.judging.config import JudgingConfig
+
+#: a settings model class, for the functions that build one from parsed arguments
+_Model = TypeVar("_Model", bound=BaseModel)
 
 #: the only defaults a command may set for itself (see the module docstring)
 ROLE_DEFAULTS = frozenset({"max_tokens", "timeout", "item_concurrency"})
@@ -542,7 +545,7 @@ def add_options(parser: argparse.ArgumentParser, *groups: type[BaseModel]) -> No
             _add_field(target, name, info, default, info.is_required())
 
 
-def build(model: type[BaseModel], args: argparse.Namespace) -> Any:
+def build(model: type[_Model], args: argparse.Namespace) -> _Model:
     """The typed settings of ``model`` from parsed arguments (fields the command did not offer keep their default)."""
     values = {k: getattr(args, k) for k in model.model_fields if hasattr(args, k)}
     return model.model_validate(values)

@@ -40,7 +40,8 @@ class RunLock:
 
     def holder(self) -> dict[str, object]:
         try:
-            return json.loads(self.path.read_text(encoding="utf-8") or "{}")
+            doc: dict[str, object] = json.loads(self.path.read_text(encoding="utf-8") or "{}")
+            return doc
         except (OSError, ValueError):
             return {}
 

@@ -182,7 +182,7 @@ def corrected_upr(labels: list[ResponseLabel], results: list[FaithResult], *, al
     judge = float(all_num.sum() / all_den.sum()) if all_den.sum() > 0 else None
 
     def block(est: Any) -> dict[str, Any]:
-        d = est.to_dict()
+        d: dict[str, Any] = est.to_dict()
         d["lambda"] = d.pop("lam")
         return d
 
