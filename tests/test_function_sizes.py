@@ -11,7 +11,7 @@ from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 # the functions over 60 lines today: the count may fall, never rise (the aim is 5)
-MOST_OVER_60 = 9
+MOST_OVER_60 = 8
 
 
 def _tool() -> ModuleType:
