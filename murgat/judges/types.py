@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, cast
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
+from murgat.core.schema import without_empty
 from murgat.judges.account import Sent
 from murgat.media.cache import file_digest
 
@@ -361,7 +362,4 @@ class JudgeOutput(BaseModel):
     @model_serializer(mode="wrap")
     def _omit_no_notes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # answers whose evidence no limit touched are stored (cache, cassettes) exactly as before
-        data: dict[str, Any] = handler(self)
-        if not self.evidence_notes and isinstance(data, dict):
-            data.pop("evidence_notes", None)
-        return data
+        return without_empty(handler(self), evidence_notes=not self.evidence_notes)
