@@ -3,11 +3,12 @@
 Two judges that agree with each other are not thereby right, and several judges are worth as
 much as their errors are independent: six judges whose errors against people correlate act like
 fewer independent ones (inspect_ai #4955). So beside the judges' agreement with each other —
-Cohen's κ for each pair, Krippendorff's α (nominal) across all of them, missing answers allowed —
-this module measures, where human labels exist, the correlation of the judges' *errors*
-(φ of the "wrong on this unit" indicators, or Pearson of signed errors for numbers) and the
-effective number of independent judges it implies, ``k / (1 + (k − 1) ρ̄)`` (the design-effect
-formula for k equally correlated measurements: ρ̄ = 0 gives k, ρ̄ = 1 gives 1).
+Cohen's κ for each pair (:func:`murgat.human_eval.stats.pairwise_cohen_kappa`), Krippendorff's α
+(nominal) across all of them, missing answers allowed — this module measures, where human labels
+exist, the correlation of the judges' *errors* (φ of the "wrong on this unit" indicators, or
+Pearson of signed errors for numbers) and the effective number of independent judges it implies,
+``k / (1 + (k − 1) ρ̄)`` (the design-effect formula for k equally correlated measurements: ρ̄ = 0
+gives k, ρ̄ = 1 gives 1).
 
 Ratings are ``{judge: {unit: label}}`` with any hashable labels; a unit a judge did not rate
 (or abstained on: pass only decided labels) is absent. Undefined figures are ``None`` with
@@ -23,22 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from murgat.human_eval.stats import chance_reason, cohen_kappa
+from murgat.human_eval.stats import chance_reason
 
 Ratings = Mapping[str, Mapping[Hashable, Any]]
-
-
-def pairwise_cohen_kappa(ratings: Ratings) -> list[dict[str, Any]]:
-    """Cohen's κ and raw agreement for every pair of judges, on the units both rated."""
-    out = []
-    for a, b in itertools.combinations(sorted(ratings), 2):
-        shared = sorted(set(ratings[a]) & set(ratings[b]), key=repr)
-        xa, xb = [ratings[a][u] for u in shared], [ratings[b][u] for u in shared]
-        kappa = cohen_kappa(xa, xb) if shared else None
-        out.append({"a": a, "b": b, "n": len(shared), "kappa": kappa,
-                    "agreement": sum(x == y for x, y in zip(xa, xb, strict=True)) / len(shared) if shared else None,
-                    **({"reason": chance_reason(xa, xb) or "no unit both rated"} if kappa is None else {})})
-    return out
 
 
 def krippendorff_alpha_nominal(units: Sequence[Sequence[Any]]) -> float | None:

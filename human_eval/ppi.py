@@ -60,6 +60,8 @@ import numpy as np
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
+from murgat.human_eval.bootstrap import percentile_interval, resample_statistics
+
 Clusters = Sequence[Any] | np.ndarray | None
 Values = Sequence[float] | np.ndarray
 
@@ -223,6 +225,15 @@ def _check(y: np.ndarray, yhat: np.ndarray, lam: float | None, alpha: float = 0.
         raise ValueError(f"y and yhat pair up item by item: {len(y)} human labels, {len(yhat)} judge scores")
     if lam is not None and not (math.isfinite(lam) and 0.0 <= lam <= 1.0):
         raise ValueError(f"lam must be in [0, 1] or None (tuned); got {lam}")
+
+
+def _design_or_undefined(clusters: Clusters, n: int, m: int, lam: float | None,
+                         alpha: float) -> tuple[_Design, CorrectedEstimate | None]:
+    """The design of ``n`` labelled and ``m`` unlabelled items and, when they are too few to
+    estimate from, the undefined estimate that says why (else None)."""
+    d = _Design(clusters, n, m)
+    why = d.too_small()
+    return d, (_undefined(n, m, lam, alpha, why, d.clustered) if why else None)
 
 
 def _undefined(n: int, m: int, lam: float | None, alpha: float, reason: str, clustered: bool = False,
@@ -398,14 +409,12 @@ def _units(keys: Sequence[str] | None, n: int) -> list[np.ndarray] | None:
     return [np.flatnonzero(inv == k) for k in range(int(inv.max()) + 1)] if n else []
 
 
-def _draw(n: int, units: list[np.ndarray] | None, rng: np.random.Generator,
-          tag: str) -> tuple[np.ndarray, list[str] | None]:
-    """Item positions of one resample (items with replacement, or whole clusters) and, for
-    clusters, each drawn item's cluster in the resample (a cluster drawn twice is two clusters)."""
+def _expand(pick: np.ndarray, units: list[np.ndarray] | None, tag: str) -> tuple[np.ndarray, list[str] | None]:
+    """Item positions of one resample from its draw (the items themselves, or whole clusters) and,
+    for clusters, each drawn item's cluster in the resample (a cluster drawn twice is two clusters)."""
     if units is None:
-        return rng.integers(0, n, n), None
-    pick = rng.integers(0, len(units), len(units))
-    idx = np.concatenate([units[k] for k in pick])
+        return pick, None
+    idx = np.concatenate([units[k] for k in pick]) if len(pick) else np.zeros(0, int)
     return idx, [f"{tag}{j}" for j, k in enumerate(pick) for _ in range(len(units[k]))]
 
 
@@ -430,23 +439,23 @@ def bootstrap_corrected(estimate: Callable[..., CorrectedEstimate], arrays_label
     n, m = len(lab[0]), len(unl[0])
     keys = None if clusters is None else [str(c) for c in clusters]
     ul, uu = _units(keys[:n] if keys else None, n), _units(keys[n:] if keys else None, m)
-    rng = np.random.default_rng(seed)
-    stats: list[float] = []
-    for k in range(n_resamples):
-        il, kl = _draw(n, ul, rng, "l")
-        iu, ku = _draw(m, uu, rng, "u") if m else (np.zeros(0, int), [])
+
+    def statistic(pick_l: np.ndarray, pick_u: np.ndarray) -> float | None:
+        il, kl = _expand(pick_l, ul, "l")
+        iu, ku = _expand(pick_u, uu, "u") if m else (np.zeros(0, int), [])
         got = estimate(*(a[il] for a in lab), *(a[iu] for a in unl), alpha=alpha, lam=lam,
                        clusters=None if keys is None else [*(kl or []), *(ku or [])])
-        if got.estimate is not None:
-            stats.append(got.estimate)
-        if progress is not None:
-            progress(k + 1)
+        return got.estimate
+
+    # labelled and unlabelled items (or their clusters) are two samples, drawn in that order
+    sizes = [n if ul is None else len(ul), 0 if not m else (m if uu is None else len(uu))]
+    stats = resample_statistics(statistic, sizes, n_resamples, seed, progress=progress)
     base = {**full.to_dict(), "method": full.method + " bootstrap"}
     if len(stats) < max(10, n_resamples // 2):
         return CorrectedEstimate(**{**base, "ci_low": None, "ci_high": None,
                                     "reason": f"only {len(stats)} of {n_resamples} resamples gave an estimate"})
-    lo, hi = np.quantile(stats, [alpha / 2, 1 - alpha / 2])
-    return CorrectedEstimate(**{**base, "ci_low": float(lo), "ci_high": float(hi)})
+    lo, hi = percentile_interval(stats, alpha)
+    return CorrectedEstimate(**{**base, "ci_low": lo, "ci_high": hi})
 
 
 def labels_needed(y: Values, yhat: Values, yhat_unlabelled: Values, *, half_width: float,

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from scipy import stats as sps
 
+from murgat.human_eval.bootstrap import percentile_interval, resample_statistics
 from murgat.human_eval.ppi import CorrectedEstimate as CorrectedEstimate
 from murgat.human_eval.ppi import prediction_powered_mean as prediction_powered_mean
 
@@ -42,7 +43,7 @@ def cohen_kappa(a: Sequence[Any], b: Sequence[Any]) -> float | None:
     pe = sum((list(a).count(lab) / n) * (list(b).count(lab) / n) for lab in labels)
     if pe == 1:
         return None
-    return (po - pe) / (1 - pe)
+    return float((po - pe) / (1 - pe))
 
 
 def chance_reason(*sequences: Sequence[Any]) -> str | None:
@@ -86,23 +87,18 @@ Progress = Callable[[int], None]
 
 def _boot(x: np.ndarray, y: np.ndarray, fn: Any, n_resamples: int, seed: int, alpha: float = 0.05,
           progress: Progress | None = None) -> tuple[float | None, float | None]:
-    rng = np.random.default_rng(seed)
-    n = len(x)
-    vals = []
-    for k in range(n_resamples):
-        if progress is not None and ((k + 1) % 100 == 0 or k + 1 == n_resamples):
-            progress(k + 1)  # every 100th: a bar's update costs more than a resample
-        idx = rng.integers(0, n, n)
+    def statistic(idx: np.ndarray) -> float | None:
         xs, ys = x[idx], y[idx]
         if np.ptp(xs) == 0 or np.ptp(ys) == 0:
-            continue
+            return None  # the coefficient is undefined on a constant side
         v = fn(xs, ys)
-        if v is not None and not math.isnan(v):
-            vals.append(v)
+        return None if v is None or math.isnan(v) else v
+
+    # progress every 100th resample: a bar's update costs more than a resample
+    vals = resample_statistics(statistic, [len(x)], n_resamples, seed, progress=progress, progress_every=100)
     if len(vals) < max(10, n_resamples // 10):
         return None, None
-    lo, hi = np.quantile(vals, [alpha / 2, 1 - alpha / 2])
-    return float(lo), float(hi)
+    return percentile_interval(vals, alpha)
 
 
 def correlations(x: Sequence[float], y: Sequence[float], n_resamples: int = 10_000, seed: int = 0,
@@ -115,7 +111,7 @@ def correlations(x: Sequence[float], y: Sequence[float], n_resamples: int = 10_0
     """
     xa, ya = np.asarray(x, float), np.asarray(y, float)
     out: dict[str, Any] = {"n": len(xa)}
-    fns = {
+    fns: dict[str, Callable[[np.ndarray, np.ndarray], Any]] = {  # scipy's results: (statistic, p-value)
         "pearson": lambda a, b: sps.pearsonr(a, b),
         "spearman": lambda a, b: sps.spearmanr(a, b),
         "kendall": lambda a, b: sps.kendalltau(a, b),
@@ -199,16 +195,15 @@ def icc_with_ci(ratings: Sequence[Sequence[float]] | np.ndarray, alpha: float = 
         out["p_value"] = float(st.f.sf(f_obs, df1, df2))
     else:
         out["icc3_1_ci"] = out["icc3_k_ci"] = None
-    rng = np.random.default_rng(seed)
-    boots = []
-    for _ in range(n_resamples):
-        sample = y[rng.integers(0, n, n)]
+    def icc2_1(idx: np.ndarray) -> float | None:
+        sample = y[idx]
         if np.allclose(sample, sample[0]):
-            continue
+            return None
         v = icc(sample)["icc2_1"]
-        if v is not None and np.isfinite(v):
-            boots.append(v)
-    out["icc2_1_ci"] = [float(np.quantile(boots, alpha / 2)), float(np.quantile(boots, 1 - alpha / 2))] if boots else None
+        return v if v is not None and np.isfinite(v) else None
+
+    boots = resample_statistics(icc2_1, [n], n_resamples, seed)
+    out["icc2_1_ci"] = list(percentile_interval(boots, alpha)) if len(boots) else None
     return out
 
 
@@ -228,15 +223,24 @@ def fleiss_kappa(labels_per_item: Sequence[Sequence[Any]]) -> float | None:
     return None if pe == 1 else float((pbar - pe) / (1 - pe))
 
 
-def pairwise_kappa(by_annotator: dict[str, dict[Any, Any]]) -> float | None:
-    """Mean Cohen's κ over annotator pairs, each on the items both labelled."""
-    vals = []
-    for a, b in itertools.combinations(sorted(by_annotator), 2):
-        shared = sorted(set(by_annotator[a]) & set(by_annotator[b]), key=str)
-        if len(shared) >= 2:
-            k = cohen_kappa([by_annotator[a][i] for i in shared], [by_annotator[b][i] for i in shared])
-            if k is not None:
-                vals.append(k)
+def pairwise_cohen_kappa(ratings: Mapping[str, Mapping[Hashable, Any]]) -> list[dict[str, Any]]:
+    """Cohen's κ and raw agreement for every pair of raters (``{rater: {unit: label}}``), on the
+    units both rated: murgat's one pairwise κ (:func:`pairwise_kappa` is the mean of its rows)."""
+    out = []
+    for a, b in itertools.combinations(sorted(ratings), 2):
+        shared = sorted(set(ratings[a]) & set(ratings[b]), key=repr)
+        xa, xb = [ratings[a][u] for u in shared], [ratings[b][u] for u in shared]
+        kappa = cohen_kappa(xa, xb) if shared else None
+        out.append({"a": a, "b": b, "n": len(shared), "kappa": kappa,
+                    "agreement": sum(x == y for x, y in zip(xa, xb, strict=True)) / len(shared) if shared else None,
+                    **({"reason": chance_reason(xa, xb) or "no unit both rated"} if kappa is None else {})})
+    return out
+
+
+def pairwise_kappa(by_annotator: Mapping[str, Mapping[Hashable, Any]]) -> float | None:
+    """Mean Cohen's κ over annotator pairs, each on the items both labelled (pairs sharing fewer
+    than two items, or whose κ is undefined, left out); None when no pair counts."""
+    vals = [p["kappa"] for p in pairwise_cohen_kappa(by_annotator) if p["n"] >= 2 and p["kappa"] is not None]
     return float(np.mean(vals)) if vals else None
 
 

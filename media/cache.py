@@ -33,6 +33,7 @@ from typing import Any
 
 from murgat.media import safewrite
 from murgat.media.errors import MediaUnwritable
+from murgat.media.locks import FileLock
 
 DEFAULT_MAX_BYTES = 5 * 1024**3
 #: a file changed less than this long ago gets no stat-keyed entry (probe, digest): file times
@@ -255,9 +256,7 @@ class MediaCache:
             return 0
         self.root.mkdir(parents=True, exist_ok=True)
         removed = 0
-        from filelock import FileLock  # only an eviction needs it: not imported on every start
-
-        with FileLock(str(self.root / ".evict.lock"), timeout=60):
+        with FileLock(self.root / ".evict.lock", timeout=60):
             entries = []
             total = 0
             for p in self.root.rglob("*"):

@@ -171,7 +171,8 @@ def log_mel(samples: np.ndarray) -> np.ndarray:
     n = 1 + (len(x) - WIN) // HOP
     idx = np.arange(WIN)[None, :] + HOP * np.arange(n)[:, None]
     spec = np.abs(np.fft.rfft(x[idx] * _WINDOW, n=NFFT, axis=1))
-    return np.log(spec @ _MEL + 1e-6)
+    features: np.ndarray = np.log(spec @ _MEL + 1e-6)
+    return features
 
 
 def patches(samples: np.ndarray) -> tuple[np.ndarray, list[float], list[float]]:

@@ -385,84 +385,108 @@ class Interpreter:
         if isinstance(e, ast.List | ast.Tuple):
             return self._sized([await self._eval(x) for x in e.elts], e)
         if isinstance(e, ast.Dict):
-            out = {}
-            for k, v in zip(e.keys, e.values, strict=True):
-                if k is None:
-                    raise ProgramStopped("no ** in dict displays", e)
-                key = await self._eval(k)
-                if not isinstance(key, str | int | float | bool | type(None)):
-                    raise ProgramStopped("dict keys must be plain values", e)
-                out[key] = await self._eval(v)
-            return self._sized(out, e)
+            return await self._eval_dict(e)
         if isinstance(e, ast.JoinedStr):
-            parts, total = [], 0
-            for v in e.values:
-                if isinstance(v, ast.Constant):
-                    parts.append(str(v.value))
-                else:
-                    assert isinstance(v, ast.FormattedValue)
-                    got = await self._eval(v.value)
-                    parts.append(self._format(got, v, self.lim.max_str - total))
-                total += len(parts[-1])
-                if total > self.lim.max_str:
-                    raise ProgramStopped(f"string longer than {self.lim.max_str} characters", e)
-            return self._sized("".join(parts), e)
+            return await self._eval_fstring(e)
         if isinstance(e, ast.BinOp):
             return self._binop(type(e.op), await self._eval(e.left), await self._eval(e.right), e)
         if isinstance(e, ast.UnaryOp):
-            v = await self._eval(e.operand)
-            if isinstance(e.op, ast.Not):
-                return not v
-            if not isinstance(v, int | float) or isinstance(v, bool):
-                raise ProgramStopped("unary minus/plus on a non-number", e)
-            return -v if isinstance(e.op, ast.USub) else +v
+            return await self._eval_unary(e)
         if isinstance(e, ast.BoolOp):
-            val: Any = None
-            for x in e.values:
-                val = await self._eval(x)
-                if isinstance(e.op, ast.And) and not val:
-                    return val
-                if isinstance(e.op, ast.Or) and val:
-                    return val
-            return val
+            return await self._eval_boolop(e)
         if isinstance(e, ast.Compare):
-            left = await self._eval(e.left)
-            for op, comp in zip(e.ops, e.comparators, strict=True):
-                right = await self._eval(comp)
-                try:
-                    self._charge(self._cost(left, e) + self._cost(right, e), e)
-                    ok = _CMPOPS[type(op)](left, right)
-                except TypeError as exc:
-                    raise ProgramStopped(f"cannot compare: {exc}", e) from None
-                if not ok:
-                    return False
-                left = right
-            return True
+            return await self._eval_compare(e)
         if isinstance(e, ast.IfExp):
             return await self._eval(e.body) if await self._eval(e.test) else await self._eval(e.orelse)
         if isinstance(e, ast.Subscript):
-            base = await self._eval(e.value)
-            if isinstance(e.slice, ast.Slice):
-                lo = await self._eval(e.slice.lower) if e.slice.lower else None
-                hi = await self._eval(e.slice.upper) if e.slice.upper else None
-                st = await self._eval(e.slice.step) if e.slice.step else None
-                if not isinstance(base, list | tuple | str):
-                    raise ProgramStopped("slicing needs a list or a string", e)
-                if any(x is not None and not isinstance(x, int) for x in (lo, hi, st)):
-                    raise ProgramStopped("slice bounds and step must be whole numbers", e)
-                if st == 0:
-                    raise ProgramStopped("slice step cannot be zero", e)
-                return self._sized(base[slice(lo, hi, st)], e)
-            key = await self._eval(e.slice)
-            try:
-                return base[key]
-            except (KeyError, IndexError, TypeError) as exc:
-                raise ProgramStopped(f"bad index {preview(key)}: {type(exc).__name__}", e) from None
+            return await self._eval_subscript(e)
         if isinstance(e, ast.Call):
             return await self._call(e)
         if isinstance(e, ast.Attribute):
             raise ProgramStopped("attributes can only be called", e)
         raise ProgramStopped(f"{type(e).__name__} cannot be evaluated", e)  # pragma: no cover
+
+    async def _eval_dict(self, e: ast.Dict) -> Any:
+        """A dict display: plain keys only, no ``**``, its size checked."""
+        out = {}
+        for k, v in zip(e.keys, e.values, strict=True):
+            if k is None:
+                raise ProgramStopped("no ** in dict displays", e)
+            key = await self._eval(k)
+            if not isinstance(key, str | int | float | bool | type(None)):
+                raise ProgramStopped("dict keys must be plain values", e)
+            out[key] = await self._eval(v)
+        return self._sized(out, e)
+
+    async def _eval_fstring(self, e: ast.JoinedStr) -> Any:
+        """An f-string, stopped as soon as it grows past ``max_str``."""
+        parts, total = [], 0
+        for v in e.values:
+            if isinstance(v, ast.Constant):
+                parts.append(str(v.value))
+            else:
+                assert isinstance(v, ast.FormattedValue)
+                got = await self._eval(v.value)
+                parts.append(self._format(got, v, self.lim.max_str - total))
+            total += len(parts[-1])
+            if total > self.lim.max_str:
+                raise ProgramStopped(f"string longer than {self.lim.max_str} characters", e)
+        return self._sized("".join(parts), e)
+
+    async def _eval_unary(self, e: ast.UnaryOp) -> Any:
+        """``not`` on anything, unary minus/plus on numbers only."""
+        v = await self._eval(e.operand)
+        if isinstance(e.op, ast.Not):
+            return not v
+        if not isinstance(v, int | float) or isinstance(v, bool):
+            raise ProgramStopped("unary minus/plus on a non-number", e)
+        return -v if isinstance(e.op, ast.USub) else +v
+
+    async def _eval_boolop(self, e: ast.BoolOp) -> Any:
+        """``and``/``or``, short-circuiting as Python does (the deciding value is the result)."""
+        val: Any = None
+        for x in e.values:
+            val = await self._eval(x)
+            if isinstance(e.op, ast.And) and not val:
+                return val
+            if isinstance(e.op, ast.Or) and val:
+                return val
+        return val
+
+    async def _eval_compare(self, e: ast.Compare) -> Any:
+        """A comparison chain, each comparison charged by its operands' size."""
+        left = await self._eval(e.left)
+        for op, comp in zip(e.ops, e.comparators, strict=True):
+            right = await self._eval(comp)
+            try:
+                self._charge(self._cost(left, e) + self._cost(right, e), e)
+                ok = _CMPOPS[type(op)](left, right)
+            except TypeError as exc:
+                raise ProgramStopped(f"cannot compare: {exc}", e) from None
+            if not ok:
+                return False
+            left = right
+        return True
+
+    async def _eval_subscript(self, e: ast.Subscript) -> Any:
+        """An index or a slice (whole-number bounds, a non-zero step), a bad index named."""
+        base = await self._eval(e.value)
+        if isinstance(e.slice, ast.Slice):
+            lo = await self._eval(e.slice.lower) if e.slice.lower else None
+            hi = await self._eval(e.slice.upper) if e.slice.upper else None
+            st = await self._eval(e.slice.step) if e.slice.step else None
+            if not isinstance(base, list | tuple | str):
+                raise ProgramStopped("slicing needs a list or a string", e)
+            if any(x is not None and not isinstance(x, int) for x in (lo, hi, st)):
+                raise ProgramStopped("slice bounds and step must be whole numbers", e)
+            if st == 0:
+                raise ProgramStopped("slice step cannot be zero", e)
+            return self._sized(base[slice(lo, hi, st)], e)
+        key = await self._eval(e.slice)
+        try:
+            return base[key]
+        except (KeyError, IndexError, TypeError) as exc:
+            raise ProgramStopped(f"bad index {preview(key)}: {type(exc).__name__}", e) from None
 
     def _format(self, val: Any, v: ast.FormattedValue, room: int) -> str:
         """One ``{...}`` of an f-string (``!r`` first, then the spec, as Python does), written in

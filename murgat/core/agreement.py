@@ -25,9 +25,10 @@ from typing import Any
 
 from murgat.core.corrected import human_figures, majority, reference_sentence
 from murgat.core.schema import ResponseResult
-from murgat.human_eval.agreement import alpha_across, error_correlation, pairwise_cohen_kappa
+from murgat.human_eval.agreement import alpha_across, error_correlation
 from murgat.human_eval.labels import ResponseLabel, by_id
 from murgat.human_eval.matching import lexical_similarity, match_facts
+from murgat.human_eval.stats import pairwise_cohen_kappa
 
 
 def _norm(text: str) -> str:

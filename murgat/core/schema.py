@@ -30,6 +30,17 @@ and reported apart, never folded into ``no``.
 DECIDED: frozenset[str] = frozenset({"yes", "no"})
 
 
+def without_empty(data: dict[str, Any], **empty: bool) -> dict[str, Any]:
+    """A wrap serializer's ``data`` without the fields named true in ``empty``: a field added to a
+    record after run folders existed is left out while it is empty, so those folders resume, compare
+    and digest unchanged (``data`` is the handler's dict; anything else passes through)."""
+    if isinstance(data, dict):
+        for name, is_empty in empty.items():
+            if is_empty:
+                data.pop(name, None)
+    return data
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False)
 
@@ -59,10 +70,7 @@ class Citation(_Model):
     def _omit_empty_boxes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # A citation without boxes is written exactly as before boxes existed, so older run
         # folders resume, compare and digest unchanged.
-        data = handler(self)
-        if not self.boxes and isinstance(data, dict):
-            data.pop("boxes", None)
-        return data
+        return without_empty(handler(self), boxes=not self.boxes)
 
     def key(self) -> tuple[Any, ...]:
         """Identity used to compare citation sets (the raw spelling does not matter).
@@ -107,10 +115,7 @@ class Sentence(_Model):
     def _omit_empty_time_like(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # a sentence without time-like text is written exactly as before the field existed, so
         # older run folders resume, compare and digest unchanged
-        data = handler(self)
-        if not self.time_like and isinstance(data, dict):
-            data.pop("time_like", None)
-        return data
+        return without_empty(handler(self), time_like=not self.time_like)
 
 
 class AtomicFact(_Model):
@@ -155,13 +160,7 @@ class JudgeCall(_Model):
     def _omit_empty_accounts(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # a question whose evidence no limit touched, and one that built no request, are written exactly as
         # before notes and the account of what was sent existed
-        data = handler(self)
-        if isinstance(data, dict):
-            if not self.evidence_notes:
-                data.pop("evidence_notes", None)
-            if self.sent is None:
-                data.pop("sent", None)
-        return data
+        return without_empty(handler(self), evidence_notes=not self.evidence_notes, sent=self.sent is None)
 
 
 class FactVerdict(_Model):
@@ -263,14 +262,8 @@ class ResponseResult(_Model):
     @model_serializer(mode="wrap")
     def _omit_unset_answer_problem(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # records whose answer was read (and with no time-like text) are written exactly as before the fields existed
-        data = handler(self)
-        if self.answer_problem is None and isinstance(data, dict):
-            data.pop("answer_problem", None)
-        if not self.n_time_like and isinstance(data, dict):
-            data.pop("n_time_like", None)
-        if not self.evidence_notes and isinstance(data, dict):
-            data.pop("evidence_notes", None)
-        return data
+        return without_empty(handler(self), answer_problem=self.answer_problem is None,
+                             n_time_like=not self.n_time_like, evidence_notes=not self.evidence_notes)
 
 
 class Interval(_Model):

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
-from murgat.core.schema import Citation
+from murgat.core.schema import Citation, without_empty
 
 StepType = Literal["perception", "reasoning"]
 StepModality = Literal["visual", "audio", "both"]
@@ -70,10 +70,7 @@ class FaithResult(BaseModel):
     @model_serializer(mode="wrap")
     def _omit_unset_answer_problem(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # records whose answer was read are written exactly as before the field existed
-        data: dict[str, Any] = handler(self)
-        if self.answer_problem is None and isinstance(data, dict):
-            data.pop("answer_problem", None)
-        return data
+        return without_empty(handler(self), answer_problem=self.answer_problem is None)
 
 
 def tally(result: FaithResult) -> FaithResult:

@@ -239,23 +239,10 @@ def _boundaries(text: str, spans: list[tuple[int, int]]) -> list[int]:
         if span:
             i = span[1]
             continue
-        ch = text[i]
-        if ch == "\n":
-            j = i
-            while j < n and text[j] in " \t\r\n":
-                j += 1
-            blank = text.count("\n", i, j) >= 2
-            prev = prev_ns.before(i)
-            soft = (
-                not blank
-                and prev
-                and prev not in _TERMINALS + ":" + _CLOSERS
-                and j < n and text[j].islower()
-                and not _BULLET.match(text, j)
-            )
-            if not soft and j < n:
-                cuts.append(j)
-            i = j
+        if text[i] == "\n":
+            i, cut = _newline_cut(text, i, prev_ns)
+            if cut is not None:
+                cuts.append(cut)
             continue
         j = i
         while j < n and text[j] in _TERMINALS:
@@ -284,18 +271,9 @@ def _boundaries(text: str, spans: list[tuple[int, int]]) -> list[int]:
         # Citation groups right after the stop belong to this sentence.
         grp = _protected(spans, k)
         if grp and grp[0] == k:
-            i = k
-            while True:
-                g = _protected(spans, i)
-                if not g:
-                    break
-                i = g[1]
-                while i < n and text[i] in " \t.;,":
-                    i += 1
-            while i > 0 and text[i - 1] in " \t":
-                i -= 1
-            if i < n and text[i] not in "\n":
-                cuts.append(_skip_space(text, i))
+            i, cut = _after_groups(text, spans, k)
+            if cut is not None:
+                cuts.append(cut)
             continue
         nxt = text[k]
         if nxt.islower() or nxt in ",;:":
@@ -307,6 +285,42 @@ def _boundaries(text: str, spans: list[tuple[int, int]]) -> list[int]:
         cuts.append(k)
         i = k
     return sorted(set(c for c in cuts if 0 < c < n))
+
+
+def _newline_cut(text: str, i: int, prev_ns: _PrevNonSpace) -> tuple[int, int | None]:
+    """At a newline: where scanning goes on (past the whitespace) and the sentence start there, or
+    None for a soft wrap (one newline inside a sentence that goes on in lower case, not a bullet)."""
+    n = len(text)
+    j = i
+    while j < n and text[j] in " \t\r\n":
+        j += 1
+    blank = text.count("\n", i, j) >= 2
+    prev = prev_ns.before(i)
+    soft = (
+        not blank
+        and prev
+        and prev not in _TERMINALS + ":" + _CLOSERS
+        and j < n and text[j].islower()
+        and not _BULLET.match(text, j)
+    )
+    return j, (j if not soft and j < n else None)
+
+
+def _after_groups(text: str, spans: list[tuple[int, int]], k: int) -> tuple[int, int | None]:
+    """Citation groups right after a stop (from ``k``) belong to the sentence before them: where
+    scanning goes on after them, and the next sentence's start (None when a newline follows)."""
+    n = len(text)
+    i = k
+    while True:
+        g = _protected(spans, i)
+        if not g:
+            break
+        i = g[1]
+        while i < n and text[i] in " \t.;,":
+            i += 1
+    while i > 0 and text[i - 1] in " \t":
+        i -= 1
+    return i, (_skip_space(text, i) if i < n and text[i] not in "\n" else None)
 
 
 def _skip_space(text: str, i: int) -> int:

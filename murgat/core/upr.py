@@ -27,13 +27,15 @@ def ratio_ci(num: Sequence[float], den: Sequence[float], n_resamples: int = 2000
     value = float(a.sum() / b.sum())
     if n == 1:
         return Interval(value=value, ci_low=value, ci_high=value, n=1)
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n, size=(n_resamples, n))
-    dens = b[draws].sum(axis=1)
-    ok = dens > 0
-    stats = a[draws].sum(axis=1)[ok] / dens[ok]
-    lo, hi = np.quantile(stats, [alpha / 2, 1 - alpha / 2])
-    return Interval(value=value, ci_low=float(lo), ci_high=float(hi), n=n)
+    from murgat.human_eval.bootstrap import percentile_interval, resample_blocks
+
+    def ratios(draws: np.ndarray) -> np.ndarray:
+        dens = b[draws].sum(axis=1)
+        ok = dens > 0
+        return np.asarray(a[draws].sum(axis=1)[ok] / dens[ok])
+
+    lo, hi = percentile_interval(resample_blocks(ratios, n, n_resamples, seed), alpha)
+    return Interval(value=value, ci_low=lo, ci_high=hi, n=n)
 
 
 def paired_ratio_diff(before: Sequence[tuple[float, float]], after: Sequence[tuple[float, float]],
@@ -46,15 +48,18 @@ def paired_ratio_diff(before: Sequence[tuple[float, float]], after: Sequence[tup
     if n == 0 or b[:, 1].sum() == 0 or a[:, 1].sum() == 0:
         return Interval(value=None, n=n)
     value = float(a[:, 0].sum() / a[:, 1].sum() - b[:, 0].sum() / b[:, 1].sum())
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n, size=(n_resamples, n))
-    pb, pa = b[draws, 1].sum(axis=1), a[draws, 1].sum(axis=1)
-    ok = (pb > 0) & (pa > 0)
-    stats = a[draws, 0].sum(axis=1)[ok] / pa[ok] - b[draws, 0].sum(axis=1)[ok] / pb[ok]
+    from murgat.human_eval.bootstrap import percentile_interval, resample_blocks
+
+    def differences(draws: np.ndarray) -> np.ndarray:
+        pb, pa = b[draws, 1].sum(axis=1), a[draws, 1].sum(axis=1)
+        ok = (pb > 0) & (pa > 0)
+        return np.asarray(a[draws, 0].sum(axis=1)[ok] / pa[ok] - b[draws, 0].sum(axis=1)[ok] / pb[ok])
+
+    stats = resample_blocks(differences, n, n_resamples, seed)
     if len(stats) == 0:
         return Interval(value=value, n=n)
-    lo, hi = np.quantile(stats, [alpha / 2, 1 - alpha / 2])
-    return Interval(value=value, ci_low=float(lo), ci_high=float(hi), n=n)
+    lo, hi = percentile_interval(stats, alpha)
+    return Interval(value=value, ci_low=lo, ci_high=hi, n=n)
 
 
 def summarize_faithfulness(results: Sequence[FaithResult], n_resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
@@ -117,6 +122,37 @@ def _value(iv: Interval | None) -> float | None:
     return None if iv is None else iv.value
 
 
+def _reflection_view(rows: Sequence[dict[str, Any]], before: str, after: str, n_resamples: int,
+                     seed: int) -> dict[str, Any]:
+    """UPR before and after reflection and their paired difference, from one labeller's figures
+    (``before``/``after``: the judge's, or the detector's own), with the undetermined steps apart."""
+    pb = [(r[before]["unfaithful"], r[before]["perception"]) for r in rows]
+    pa = [(r[after]["unfaithful"], r[after]["perception"]) for r in rows]
+    return {"upr_before": ratio_ci([u for u, _ in pb], [p for _, p in pb], n_resamples, seed).model_dump(),
+            "upr_after": ratio_ci([u for u, _ in pa], [p for _, p in pa], n_resamples, seed).model_dump(),
+            "upr_difference": paired_ratio_diff(pb, pa, n_resamples, seed).model_dump(),
+            "undetermined_before": sum(r[before]["undetermined"] for r in rows),
+            "undetermined_after": sum(r[after]["undetermined"] for r in rows)}
+
+
+def _trace_counts(traces: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """What the regenerations did over a run's traces (older traces lack some counts: 0 there)."""
+    resolved: dict[str, int] = {}
+    for t in traces:
+        for k, v in t["resolved_after"].items():
+            resolved[k] = resolved.get(k, 0) + v
+    return {
+        "regenerations_invoked": sum(t["regenerations"] for t in traces),
+        "regeneration_attempts": sum(t.get("attempts", 0) for t in traces),
+        "resolved_after_attempts": dict(sorted(resolved.items())),
+        "unresolved": sum(t["unresolved"] for t in traces),
+        "not_regenerated": sum(t.get("not_regenerated", 0) for t in traces),
+        "undetermined_steps": sum(t["undetermined"] for t in traces),
+        "unchecked_steps": sum(t.get("unchecked", 0) for t in traces),
+        "items_stopped_by_a_cap": sum(1 for t in traces if t.get("stopped")),
+    }
+
+
 def summarize_reflection(rows: Sequence[dict[str, Any]], n_items: int, n_resamples: int = 2000,
                          seed: int = 0) -> dict[str, Any]:
     """The summary of a ``murgat reflect`` run from its ``traces.jsonl`` rows (see ``reflect_item``).
@@ -130,29 +166,15 @@ def summarize_reflection(rows: Sequence[dict[str, Any]], n_items: int, n_resampl
     answers that were read) are reported beside it.
     """
     rows = sorted(rows, key=lambda r: r["id"])
-
-    def view(before: str, after: str) -> dict[str, Any]:
-        pb = [(r[before]["unfaithful"], r[before]["perception"]) for r in rows]
-        pa = [(r[after]["unfaithful"], r[after]["perception"]) for r in rows]
-        return {"upr_before": ratio_ci([u for u, _ in pb], [p for _, p in pb], n_resamples, seed).model_dump(),
-                "upr_after": ratio_ci([u for u, _ in pa], [p for _, p in pa], n_resamples, seed).model_dump(),
-                "upr_difference": paired_ratio_diff(pb, pa, n_resamples, seed).model_dump(),
-                "undetermined_before": sum(r[before]["undetermined"] for r in rows),
-                "undetermined_after": sum(r[after]["undetermined"] for r in rows)}
-
-    judged = view("before", "after")
+    judged = _reflection_view(rows, "before", "after", n_resamples, seed)
     # rows written before the detector's view was kept separately hold only the detector's figures
-    detector = view("detector_before", "detector_after") if all("detector_before" in r for r in rows) else None
+    detector = (_reflection_view(rows, "detector_before", "detector_after", n_resamples, seed)
+                if all("detector_before" in r for r in rows) else None)
     # an item has a gold option when its answers were graded; an unread answer is unknown (not correct)
     gold = [r for r in rows if _state(r, "before") is not None]
     before = accuracy_figures([_state(r, "before") for r in gold], None, n_resamples, seed)
     after = accuracy_figures([_state(r, "after") for r in gold], None, n_resamples, seed)
-    resolved: dict[str, int] = {}
-    for r in rows:
-        for k, v in r["trace"]["resolved_after"].items():
-            resolved[k] = resolved.get(k, 0) + v
     n = len(rows)
-    tr = [r["trace"] for r in rows]
     return {
         "items": n_items, "reflected": n, "errors": n_items - n,
         **{k: judged[k] for k in ("upr_before", "upr_after", "upr_difference")},
@@ -166,14 +188,7 @@ def summarize_reflection(rows: Sequence[dict[str, Any]], n_items: int, n_resampl
         "n_answer_unknown_before": before.n_answer_unknown, "n_answer_unknown_after": after.n_answer_unknown,
         "accuracy_answered_before": _value(before.accuracy_answered),
         "accuracy_answered_after": _value(after.accuracy_answered),
-        "regenerations_invoked": sum(t["regenerations"] for t in tr),
-        "regeneration_attempts": sum(t.get("attempts", 0) for t in tr),
-        "resolved_after_attempts": dict(sorted(resolved.items())),
-        "unresolved": sum(t["unresolved"] for t in tr),
-        "not_regenerated": sum(t.get("not_regenerated", 0) for t in tr),
-        "undetermined_steps": sum(t["undetermined"] for t in tr),
-        "unchecked_steps": sum(t.get("unchecked", 0) for t in tr),
-        "items_stopped_by_a_cap": sum(1 for t in tr if t.get("stopped")),
+        **_trace_counts([r["trace"] for r in rows]),
         "extra_calls_per_item": (sum(r["extra_calls"] for r in rows) / n) if n else 0.0,
         "labelling_calls_per_item": (sum(r["calls_before_labelling"] for r in rows) / n) if n else 0.0,
         "judge_calls_per_item": (sum(r.get("judge_calls", 0) for r in rows) / n) if n else 0.0,

@@ -102,7 +102,7 @@ def _read_json(path: Path, problems: list[str] | None = None, required: bool = F
         doc, why = {}, f"not a JSON object (a {type(doc).__name__})"
     if why is not None and problems is not None:
         problems.append(f"{path}: {why}; its values read as absent")
-    return doc
+    return doc if isinstance(doc, dict) else {}  # a dict by now (checked above); said again for the type
 
 
 def _dict(value: Any) -> dict[str, Any]:

@@ -293,7 +293,8 @@ class RunFolder:
 
     def load_results(self, slim: bool = False, want: set[str] | None = None) -> list[Any]:
         if not (slim and want is None):
-            return self._scan(slim, want)
+            scanned: list[Any] = self._scan(slim, want)
+            return scanned
         # a resumed run asks for the finished items several times before it starts (open,
         # earlier failures, progress, the runner): one scan serves them while the file is unchanged
         try:

@@ -66,6 +66,9 @@ from murgat.judges.effort import arg_type, check
 from murgat.judges.types import GenerateConfig
 from murgat.judging.config import JudgingConfig
 
+#: a settings model class, for the functions that build one from parsed arguments
+_Model = TypeVar("_Model", bound=BaseModel)
+
 #: the only defaults a command may set for itself (see the module docstring)
 ROLE_DEFAULTS = frozenset({"max_tokens", "timeout", "item_concurrency"})
 #: options whose meaning, and so help and default, is the command's own: the input (responses,
@@ -579,7 +582,7 @@ def add_command(sub: argparse._SubParsersAction, model: type[S], run: Callable[[
     return p
 
 
-def build(model: type[BaseModel], args: argparse.Namespace) -> Any:
+def build(model: type[_Model], args: argparse.Namespace) -> _Model:
     """The typed settings of ``model`` from parsed arguments (fields the command did not offer keep their default)."""
     values = {k: getattr(args, k) for k in model.model_fields if hasattr(args, k)}
     return model.model_validate(values)

@@ -48,7 +48,8 @@ def _first_cause(r: Any) -> str | None:
         return str(r.judge_failure)
     for s in getattr(r, "steps", None) or []:
         if getattr(s, "status", "labelled") != "labelled" and s.reason:
-            return s.reason if len(s.reason) <= 500 else s.reason[:499] + "…"
+            reason = str(s.reason)
+            return reason if len(reason) <= 500 else reason[:499] + "…"
     return None
 
 

@@ -3,17 +3,17 @@
 Why: two ``murgat score`` runs on one ``--out`` scored every item twice, paid every judge
 call twice and, with ``--overwrite``, mixed two configurations in one results file.
 
-How: ``fcntl.flock`` on ``<folder>/.lock`` (``<file>.lock`` for a single output file), taken
-without waiting. The kernel releases the lock when the holder exits in any way (return,
-exception, ``kill -9``), so a lock is never left stale: a leftover ``.lock`` file of a dead
-process is simply locked again. The file holds the holder's PID, host and start time so the
-refusal can name them. Locks are advisory and local; on network file systems whose
-``flock`` is not shared between hosts, do not point two hosts at one folder.
+How: murgat's one file lock (:class:`murgat.media.locks.FileLock`, an ``fcntl.flock``) on
+``<folder>/.lock`` (``<file>.lock`` for a single output file), taken without waiting. The
+kernel releases the lock when the holder exits in any way (return, exception, ``kill -9``),
+so a lock is never left stale: a leftover ``.lock`` file of a dead process is simply locked
+again. The file holds the holder's PID, host and start time so the refusal can name them.
+Locks are advisory and local; on network file systems whose ``flock`` is not shared between
+hosts, do not point two hosts at one folder.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import socket
@@ -22,7 +22,7 @@ from pathlib import Path
 from types import TracebackType
 
 from murgat.engine.errors import SettingsError
-from murgat.media import safewrite
+from murgat.media.locks import FileLock
 
 
 class RunLocked(SettingsError):
@@ -36,43 +36,29 @@ class RunLock:
         t = Path(target)
         self.path = t / ".lock" if is_dir else t.with_name(t.name + ".lock")
         self.target = t
-        self._fd: int | None = None
+        self._lock = FileLock(self.path)
 
     def holder(self) -> dict[str, object]:
         try:
-            return json.loads(self.path.read_text(encoding="utf-8") or "{}")
+            doc: dict[str, object] = json.loads(self.path.read_text(encoding="utf-8") or "{}")
+            return doc
         except (OSError, ValueError):
             return {}
 
     def acquire(self) -> RunLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = safewrite.open_fd(self.path, "r+", perms=0o644)  # a .lock planted as a link out is never opened
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
+        if not self._lock.try_acquire():
             h = self.holder()
             who = f"PID {h.get('pid', '?')} on host {h.get('host', '?')}"
             since = h.get("started")
             when = (f", since {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(since))}"
                     if isinstance(since, int | float) else "")
             raise RunLocked(f"{self.target} is in use by another murgat process ({who}{when}); "
-                            "wait for it to finish or use another output") from None
-        info = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()})
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, info.encode(), 0)
-        self._fd = fd
+                            "wait for it to finish or use another output")
+        self._lock.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}))
         return self
 
     def release(self) -> None:
-        if self._fd is None:
-            return
-        try:
-            os.ftruncate(self._fd, 0)
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-        finally:
-            os.close(self._fd)
-            self._fd = None
+        self._lock.release(clear=True)
 
     def __enter__(self) -> RunLock:
         return self.acquire()

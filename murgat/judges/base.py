@@ -39,7 +39,7 @@ from murgat.judges.account import IdentityTracker, JudgeIdentity, Sent, SentTota
 from murgat.judges.cache import ResponseCache, request_key
 from murgat.judges.parsing import TRUNCATED, parse_json_answer, parse_verdict
 from murgat.judges.pricing import list_price
-from murgat.judges.types import AudioPart, ImagePart, JudgeOutput, JudgeRequest, TextPart, Usage, VideoPart
+from murgat.judges.types import AudioPart, GenerateConfig, ImagePart, JudgeOutput, JudgeRequest, TextPart, Usage, VideoPart
 
 #: RFC 9110 delta-seconds, ASCII digits (a fraction or an exponent, which some servers send, is tolerated)
 _DELTA_SECONDS = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE]\+?[0-9]+)?")
@@ -326,6 +326,19 @@ def estimate_tokens(req: JudgeRequest) -> int:
     return n + (len(req.system) // 4 if req.system else 0)
 
 
+@dataclass
+class _Tries:
+    """What one request's attempts have done so far: the state the retry loop's steps share."""
+
+    started: float
+    deadline: float
+    retries: int = 0
+    waited: float = 0.0
+    unreachable_waited: float = 0.0
+    last: JudgeError | None = None
+    gave_up: str = ""
+
+
 class Judge(ABC):
     """One provider + model. Subclasses set ``provider`` and implement :meth:`_call`."""
 
@@ -353,8 +366,6 @@ class Judge(ABC):
         dry_run: bool = False,
         config: Any = None,
     ) -> None:
-        from murgat.judges.types import GenerateConfig
-
         self.model = model
         self.options = dict(options or {})
         self.cache = cache
@@ -552,114 +563,142 @@ class Judge(ABC):
                            provider=self.provider)
 
     async def _attempts_paused(self, req: JudgeRequest, pause: ProviderPause, me: str) -> JudgeOutput:
+        """The retry loop every provider goes through: wait for the provider's turn, send with a
+        deadline, and on a failure retry (a server that never answered, a retryable error) or stop;
+        each step is one method below, so the loop reads as what it decides."""
         cfg = req.config
         started = time.monotonic()
-        deadline = started + cfg.max_retry_time_s
-        retries = 0
-        waited = 0.0
-        unreachable_waited = 0.0
-        last: JudgeError | None = None
-        gave_up = ""
+        tries = _Tries(started=started, deadline=started + cfg.max_retry_time_s)
         for attempt in range(cfg.retries + 1):
             # another request may be waiting out the provider's "slow down": wait for its probe
-            refuse_s, refuse_reason = await pause.wait_turn(me)
-            now = time.monotonic()
-            if now >= deadline:
-                reason = f"the provider stayed paused past --max-retry-time {cfg.max_retry_time_s:g} s"
-                if last is None:
+            stop = await self._turn(tries, cfg, pause, me)
+            if stop is not None:
+                reason, gave_up = stop
+                if tries.last is None:
                     return self._refused(req, reason, started)
-                gave_up = f"; gave up: {reason}"
+                tries.gave_up = gave_up
                 break
-            if refuse_s > 0:
-                left = cfg.max_retry_time_s - max(now - started, waited)
-                if refuse_s > cfg.backoff_max_s or refuse_s > left:
-                    if last is None:
-                        return self._refused(req, refuse_reason, started)
-                    gave_up = f"; {refuse_reason}"
-                    break
             try:
                 # an attempt never runs past the request's overall deadline
-                budget = min(cfg.timeout_s, max(0.001, deadline - time.monotonic()))
+                budget = min(cfg.timeout_s, max(0.001, tries.deadline - time.monotonic()))
                 # asyncio.timeout runs the call in this task; wait_for (3.11) wrapped it in a new
                 # task that started one loop turn later, on every call
                 async with asyncio.timeout(budget):
                     ans = await self._call(req)
             except Exception as exc:
                 err = self._timed_out(budget, cfg) if isinstance(exc, TimeoutError) else self.classify(exc)
-                last = err
+                tries.last = err
                 if err.unreachable and not self.reached:
-                    # nothing answered yet: a wrong URL or a server that is not up stops the run within seconds
-                    now = time.monotonic()
-                    if self._unreachable_since is None:
-                        self._unreachable_since = now
-                    delay = min(0.25 * 2**attempt, 1.0)
-                    # the window is wall time since the first failure, or this request's own waits where
-                    # the sleeps are not real time (a test's clock): never the sum over concurrent requests
-                    if (max(now - self._unreachable_since, unreachable_waited) + delay > UNREACHABLE_WINDOW_S
-                            or attempt == cfg.retries):
-                        raise JudgeUnreachable(
-                            f"{self.name} cannot be reached: {err} (it has not answered once in this run; "
-                            f"check the URL and that the server is up)") from None
-                    retries += 1
-                    self.stats.retries += 1
-                    unreachable_waited += delay
-                    await self._sleep(delay)
+                    await self._retry_unreachable(err, attempt, cfg, tries)
                     continue
-                if not err.retryable:
+                if not await self._retry_after(err, attempt, cfg, tries, pause, me):
                     break
-                spent = max(time.monotonic() - started, waited)
-                throttled = err.status == 429 or err.retry_after is not None
-                asked = err.retry_after
-                if asked is not None and (asked > cfg.backoff_max_s or spent + asked > cfg.max_retry_time_s):
-                    # waiting would pass a limit anyway: fail now, and tell requests starting meanwhile
-                    limit = (f"--backoff-max {cfg.backoff_max_s:g} s" if asked > cfg.backoff_max_s else
-                             f"what is left of --max-retry-time ({max(0.0, cfg.max_retry_time_s - spent):.0f} s)")
-                    reason = f"the server asked to wait {asked:g} s (Retry-After), longer than {limit}"
-                    gave_up = f"; not retried: {reason}"
-                    await pause.refuse(asked, f"{self.provider} asked to wait {asked:g} s (Retry-After), longer than {limit}")
-                    break
-                if attempt == cfg.retries:
-                    break
-                delay = random.uniform(0, min(cfg.backoff_max_s, cfg.backoff_base_s * 2**attempt))
-                if asked is not None:
-                    delay = max(delay, asked)
-                if throttled and not await pause.hold(me):  # else this request waits and then probes for everyone
-                    # sent before another request paused the provider: wait for its probe, not on our own
-                    retries += 1
-                    self.stats.retries += 1
-                    continue
-                if spent + delay > cfg.max_retry_time_s:
-                    gave_up = f"; gave up: retrying would pass --max-retry-time {cfg.max_retry_time_s:g} s"
-                    break
-                retries += 1
-                self.stats.retries += 1
-                waited += delay
-                await self._sleep(delay)
                 continue
-            self.reached = True
-            self.stats.calls += 1
-            self.stats.input_tokens += ans.usage.input_tokens
-            self.stats.output_tokens += ans.usage.output_tokens
-            self.stats.thinking_tokens += ans.usage.thinking_tokens
-            cost = self.cost(ans.usage)
-            self.stats.cost_usd += cost
-            if ans.blocked:
-                self.stats.blocked += 1
-            self._count_sent(ans.sent)
-            self._identity.saw(ans.model, ans.system_fingerprint, cached=False)
-            return JudgeOutput(
-                text=ans.text, usage=ans.usage, latency_s=time.monotonic() - started, model=ans.model or self.model,
-                provider=self.provider, retries=retries, blocked=ans.blocked, truncated=ans.truncated,
-                error=f"blocked: {ans.block_reason}" if ans.blocked else None, raw=ans.raw, cost_usd=cost,
-                sent=ans.sent, modality_tokens=ans.modality_tokens, system_fingerprint=ans.system_fingerprint,
-                warnings=self._media_check(ans),
-            )
+            return self._answered(ans, started, tries.retries)
+        return self._failed(tries)
+
+    async def _turn(self, tries: _Tries, cfg: GenerateConfig, pause: ProviderPause,
+                    me: str) -> tuple[str, str] | None:
+        """Wait for this request's turn at the provider; ``(reason, what the failure adds)`` when it
+        must not be sent (the deadline passed while paused, or the server asked for a longer wait
+        than the limits allow), else None."""
+        refuse_s, refuse_reason = await pause.wait_turn(me)
+        now = time.monotonic()
+        if now >= tries.deadline:
+            reason = f"the provider stayed paused past --max-retry-time {cfg.max_retry_time_s:g} s"
+            return reason, f"; gave up: {reason}"
+        if refuse_s > 0:
+            left = cfg.max_retry_time_s - max(now - tries.started, tries.waited)
+            if refuse_s > cfg.backoff_max_s or refuse_s > left:
+                return refuse_reason, f"; {refuse_reason}"
+        return None
+
+    async def _retry_unreachable(self, err: JudgeError, attempt: int, cfg: GenerateConfig, tries: _Tries) -> None:
+        """Nothing has answered yet: wait a short while and retry, or raise :class:`JudgeUnreachable`
+        once the window is spent, so a wrong URL or a server that is not up stops the run within seconds."""
+        now = time.monotonic()
+        if self._unreachable_since is None:
+            self._unreachable_since = now
+        delay = min(0.25 * 2**attempt, 1.0)
+        # the window is wall time since the first failure, or this request's own waits where
+        # the sleeps are not real time (a test's clock): never the sum over concurrent requests
+        if (max(now - self._unreachable_since, tries.unreachable_waited) + delay > UNREACHABLE_WINDOW_S
+                or attempt == cfg.retries):
+            raise JudgeUnreachable(
+                f"{self.name} cannot be reached: {err} (it has not answered once in this run; "
+                f"check the URL and that the server is up)") from None
+        tries.retries += 1
+        self.stats.retries += 1
+        tries.unreachable_waited += delay
+        await self._sleep(delay)
+
+    async def _retry_after(self, err: JudgeError, attempt: int, cfg: GenerateConfig, tries: _Tries,
+                           pause: ProviderPause, me: str) -> bool:
+        """After a failed attempt: back off and return True to try again, or False to stop (not
+        retryable, attempts or time spent, a Retry-After past a limit: then requests starting
+        meanwhile are told to fail too)."""
+        if not err.retryable:
+            return False
+        spent = max(time.monotonic() - tries.started, tries.waited)
+        throttled = err.status == 429 or err.retry_after is not None
+        asked = err.retry_after
+        if asked is not None and (asked > cfg.backoff_max_s or spent + asked > cfg.max_retry_time_s):
+            # waiting would pass a limit anyway: fail now, and tell requests starting meanwhile
+            limit = (f"--backoff-max {cfg.backoff_max_s:g} s" if asked > cfg.backoff_max_s else
+                     f"what is left of --max-retry-time ({max(0.0, cfg.max_retry_time_s - spent):.0f} s)")
+            reason = f"the server asked to wait {asked:g} s (Retry-After), longer than {limit}"
+            tries.gave_up = f"; not retried: {reason}"
+            await pause.refuse(asked, f"{self.provider} asked to wait {asked:g} s (Retry-After), longer than {limit}")
+            return False
+        if attempt == cfg.retries:
+            return False
+        delay = random.uniform(0, min(cfg.backoff_max_s, cfg.backoff_base_s * 2**attempt))
+        if asked is not None:
+            delay = max(delay, asked)
+        if throttled and not await pause.hold(me):  # else this request waits and then probes for everyone
+            # sent before another request paused the provider: wait for its probe, not on our own
+            tries.retries += 1
+            self.stats.retries += 1
+            return True
+        if spent + delay > cfg.max_retry_time_s:
+            tries.gave_up = f"; gave up: retrying would pass --max-retry-time {cfg.max_retry_time_s:g} s"
+            return False
+        tries.retries += 1
+        self.stats.retries += 1
+        tries.waited += delay
+        await self._sleep(delay)
+        return True
+
+    def _answered(self, ans: RawAnswer, started: float, retries: int) -> JudgeOutput:
+        """An attempt that got an answer: counted (calls, tokens, cost, what was sent) and returned."""
+        self.reached = True
+        self.stats.calls += 1
+        self.stats.input_tokens += ans.usage.input_tokens
+        self.stats.output_tokens += ans.usage.output_tokens
+        self.stats.thinking_tokens += ans.usage.thinking_tokens
+        cost = self.cost(ans.usage)
+        self.stats.cost_usd += cost
+        if ans.blocked:
+            self.stats.blocked += 1
+        self._count_sent(ans.sent)
+        self._identity.saw(ans.model, ans.system_fingerprint, cached=False)
+        return JudgeOutput(
+            text=ans.text, usage=ans.usage, latency_s=time.monotonic() - started, model=ans.model or self.model,
+            provider=self.provider, retries=retries, blocked=ans.blocked, truncated=ans.truncated,
+            error=f"blocked: {ans.block_reason}" if ans.blocked else None, raw=ans.raw, cost_usd=cost,
+            sent=ans.sent, modality_tokens=ans.modality_tokens, system_fingerprint=ans.system_fingerprint,
+            warnings=self._media_check(ans),
+        )
+
+    def _failed(self, tries: _Tries) -> JudgeOutput:
+        """Every attempt failed (or the loop stopped): the last error, the attempts and why it stopped."""
         self.stats.errors += 1
         self.stats.calls += 1
+        last = tries.last
         status = f" (HTTP {last.status})" if last and last.status and f"HTTP {last.status}" not in str(last) else ""
         return JudgeOutput(
-            error=f"{last}{status} after {retries + 1} attempt(s){gave_up}" if last else f"failed{gave_up}",
-            latency_s=time.monotonic() - started, model=self.model, provider=self.provider, retries=retries,
+            error=f"{last}{status} after {tries.retries + 1} attempt(s){tries.gave_up}" if last else f"failed{tries.gave_up}",
+            latency_s=time.monotonic() - tries.started, model=self.model, provider=self.provider, retries=tries.retries,
         )
 
     def cost(self, usage: Usage) -> float:

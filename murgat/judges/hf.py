@@ -119,7 +119,8 @@ class QwenInputs:
         )
 
     def apply_chat_template(self, msgs: list[dict[str, Any]], **kw: Any) -> str:
-        return self.tokenizer.apply_chat_template(msgs, chat_template=self.chat_template, **kw)
+        text: str = self.tokenizer.apply_chat_template(msgs, chat_template=self.chat_template, **kw)
+        return text
 
 
 @dataclass

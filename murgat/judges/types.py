@@ -14,10 +14,11 @@ import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, cast
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
+from murgat.core.schema import without_empty
 from murgat.judges.account import Sent
 from murgat.media.cache import file_digest
 
@@ -28,7 +29,10 @@ _MEMO: dict[tuple[int, str], tuple[weakref.ref[Any], Any]] = {}
 _MEMO_LOCK = threading.Lock()
 
 
-def memo_on(arr: Any, tag: str, make: Callable[[], Any]) -> Any:
+_T = TypeVar("_T")
+
+
+def memo_on(arr: Any, tag: str, make: Callable[[], _T]) -> _T:
     """``make()`` computed once per array object (frames and audio slices are reused by many
     requests): JPEG/WAV encoding, base64 and digests are the client's main CPU cost. The entry
     goes away with the array (weak reference), so an id is never reused for another array."""
@@ -37,7 +41,7 @@ def memo_on(arr: Any, tag: str, make: Callable[[], Any]) -> Any:
     key = (id(arr), tag)
     hit = _MEMO.get(key)
     if hit is not None and hit[0]() is arr:
-        return hit[1]
+        return cast("_T", hit[1])  # stored under this tag by the same `make`
     value = make()
     def forget(_ref: weakref.ref[Any], key: tuple[int, str] = key) -> None:
         _MEMO.pop(key, None)
@@ -358,7 +362,4 @@ class JudgeOutput(BaseModel):
     @model_serializer(mode="wrap")
     def _omit_no_notes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # answers whose evidence no limit touched are stored (cache, cassettes) exactly as before
-        data = handler(self)
-        if not self.evidence_notes and isinstance(data, dict):
-            data.pop("evidence_notes", None)
-        return data
+        return without_empty(handler(self), evidence_notes=not self.evidence_notes)

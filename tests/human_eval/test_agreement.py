@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from murgat.human_eval.agreement import alpha_across, error_correlation, krippendorff_alpha_nominal, pairwise_cohen_kappa
-from murgat.human_eval.stats import cohen_kappa
+from murgat.human_eval.agreement import alpha_across, error_correlation, krippendorff_alpha_nominal
+from murgat.human_eval.stats import cohen_kappa, pairwise_cohen_kappa
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: 4 observers,
 # 12 units, nominal data with missing values; published α = 0.743.

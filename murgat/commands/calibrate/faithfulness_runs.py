@@ -154,7 +154,7 @@ def corrected_upr(labels: list[ResponseLabel], results: list[FaithResult], *, al
     unlabelled. The labels must be a recorded random sample of the run (``murgat.core.corrected``).
     """
     from murgat.core.corrected import sample_check
-    from murgat.human_eval.ppi import bootstrap_corrected, prediction_powered_mean, prediction_powered_ratio, within
+    from murgat.human_eval.ppi import bootstrap_corrected, prediction_powered_ratio, within
 
     check = sample_check(labels, results)
     if not check.ok and not assume_random:
@@ -183,13 +183,7 @@ def corrected_upr(labels: list[ResponseLabel], results: list[FaithResult], *, al
     all_num = np.concatenate([lab[:, 2], unl[:, 0]])
     all_den = np.concatenate([lab[:, 3], unl[:, 1]])
     judge = float(all_num.sum() / all_den.sum()) if all_den.sum() > 0 else None
-
-    def block(est: Any) -> dict[str, Any]:
-        d = est.to_dict()
-        d["lambda"] = d.pop("lam")
-        return d
-
-    out["figures"]["upr"] = {**block(main),
+    out["figures"]["upr"] = {**_estimate_block(main),
                              "ppi": {"estimate": plain.estimate, "ci_low": plain.ci_low, "ci_high": plain.ci_high,
                                      "lambda": 1.0},
                              "human_only": {"estimate": human.estimate, "ci_low": human.ci_low,
@@ -197,16 +191,34 @@ def corrected_upr(labels: list[ResponseLabel], results: list[FaithResult], *, al
                                             **({"note": human.note} if human.note else {})},
                              "judge_only": {"estimate": judge, "n": len(all_num),
                                             "note": "the run's own UPR (Σ unfaithful / Σ perception of the judge)"}}
+    out["figures"].update(_per_response_counts(lab, unl, alpha, clusters))
+    return out
+
+
+def _estimate_block(est: Any) -> dict[str, Any]:
+    """A corrected estimate as the summary writes it (its ``lam`` named ``lambda``)."""
+    d: dict[str, Any] = est.to_dict()
+    d["lambda"] = d.pop("lam")
+    return d
+
+
+def _per_response_counts(lab: np.ndarray, unl: np.ndarray, alpha: float,
+                         clusters: list[Any] | None) -> dict[str, Any]:
+    """The mean perception and unfaithful counts per response, corrected (prediction-powered mean),
+    beside the humans' and the judge's own; ``lab``/``unl`` are :func:`corrected_upr`'s columns."""
+    from murgat.human_eval.ppi import prediction_powered_mean, within
+
+    figures: dict[str, Any] = {}
     for name, col_h, col_j, col_u in (("n_perception", 1, 3, 1), ("n_unfaithful", 0, 2, 0)):
         y, yh, yu = lab[:, col_h], lab[:, col_j], unl[:, col_u]
         est = within(prediction_powered_mean(y, yh, yu, alpha=alpha, clusters=clusters, quantile="t"), 0.0, math.inf)
         h = within(prediction_powered_mean(y, yh, yu, alpha=alpha, lam=0.0, clusters=clusters, quantile="t"), 0.0, math.inf)
         every = np.concatenate([yh, yu])
-        out["figures"][f"{name}_per_response"] = {
-            **block(est), "human_only": {"estimate": h.estimate, "ci_low": h.ci_low, "ci_high": h.ci_high,
-                                         "n": h.n_labelled, **({"note": h.note} if h.note else {})},
+        figures[f"{name}_per_response"] = {
+            **_estimate_block(est), "human_only": {"estimate": h.estimate, "ci_low": h.ci_low, "ci_high": h.ci_high,
+                                                   "n": h.n_labelled, **({"note": h.note} if h.note else {})},
             "judge_only": {"estimate": float(every.mean()) if len(every) else None, "n": len(every)}}
-    return out
+    return figures
 
 
 def plan_upr(labels: list[ResponseLabel], results: list[FaithResult], *, half_width: float, alpha: float = 0.05,

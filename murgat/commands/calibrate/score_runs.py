@@ -245,7 +245,7 @@ def inter_annotator(labels: list[ResponseLabel], results: dict[str, ResponseResu
 
 def select_judges(per_run: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Rank runs by mean rank over verifiability κ, support κ and MURGAT-S Pearson r."""
-    keys = {
+    keys: dict[str, Callable[[dict[str, Any]], Any]] = {  # reads the JSON summaries
         "verifiability_kappa": lambda d: (d.get("verifiability") or {}).get("kappa"),
         "support_kappa": lambda d: (d.get("support") or {}).get("kappa"),
         "murgat_s_pearson": lambda d: d["response"]["murgat_s"]["pearson"]["value"],

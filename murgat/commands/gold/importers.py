@@ -114,6 +114,15 @@ def _first(rec: dict[str, Any], names: tuple[str, ...]) -> Any:
     return None
 
 
+def _record_id(rec: dict[str, Any], names: tuple[str, ...], where: str) -> Any:
+    """A record's id under the first of ``names`` it has; a named error when it has none (the
+    message names the first two, the ones the format's documents use)."""
+    qid = _first(rec, names)
+    if qid is None:
+        raise GoldFormatError(f"{where}: no '{names[0]}' (or '{names[1]}')")
+    return qid
+
+
 # ---------------------------------------------------------------- NExT-GQA
 
 
@@ -174,9 +183,7 @@ def import_citevqa(path: str | Path) -> list[GoldItem]:
     """Gold items from CiteVQA items (fields ``id``/``question_id``, ``question``, ``answer``/``gold_answer``)."""
     out: list[GoldItem] = []
     for where, rec in _records(Path(path), "CiteVQA items"):
-        qid = _first(rec, ("id", "question_id", "qid", "uid"))
-        if qid is None:
-            raise GoldFormatError(f"{where}: no 'id' (or 'question_id')")
+        qid = _record_id(rec, ("id", "question_id", "qid", "uid"), where)
         ans = _first(rec, ("answer", "gold_answer", "gt_answer"))
         if not isinstance(ans, str):
             raise GoldFormatError(f"{where}: 'answer' must be the gold answer text with <bbox> tags")
@@ -211,9 +218,7 @@ def import_rextime(path: str | Path) -> list[GoldItem]:
     """Gold items from ReXTime annotations."""
     out: list[GoldItem] = []
     for where, rec in _records(Path(path), "ReXTime"):
-        qid = _first(rec, ("id", "qid", "query_id", "question_id"))
-        if qid is None:
-            raise GoldFormatError(f"{where}: no 'id' (or 'qid')")
+        qid = _record_id(rec, ("id", "qid", "query_id", "question_id"), where)
         windows = rec.get("relevant_windows")
         if not isinstance(windows, list) or not all(isinstance(w, list | tuple) and len(w) == 2 for w in windows):
             raise GoldFormatError(f"{where}: 'relevant_windows' must be a list of [start, end] pairs")

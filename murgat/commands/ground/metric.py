@@ -53,7 +53,7 @@ import bisect
 import itertools
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 Span = tuple[float, float]
@@ -315,16 +315,6 @@ def viou(gold_boxes: Sequence[tuple[float, Box]], gold_span: Span, predicted: Se
     by_time = dict(gold_boxes)  # a time annotated twice: its last box, as the grid sum always read it
     times = sorted(by_time)
 
-    def nearest(t: float) -> float:
-        # the annotated time closest to t; on a tie the earlier one (the first minimum of the sorted times)
-        i = bisect.bisect_left(times, t)
-        if i == 0:
-            return times[0]
-        if i == len(times):
-            return times[-1]
-        a, b = times[i - 1], times[i]
-        return a if abs(a - t) <= abs(b - t) else b
-
     def term(k: int) -> tuple[bool, float]:
         t = k * step
         in_gold = gold_span[0] - eps <= t <= gold_span[1] + eps
@@ -333,7 +323,7 @@ def viou(gold_boxes: Sequence[tuple[float, Box]], gold_span: Span, predicted: Se
             return False, 0.0
         if not (in_gold and covering):
             return True, 0.0
-        g = by_time[nearest(t)]
+        g = by_time[_nearest(times, t)]
         return True, max((box_iou(b, g) for boxes in covering for b in boxes), default=0.0)
 
     k_lo = math.floor(lo / step - 1e-9)
@@ -344,10 +334,29 @@ def viou(gold_boxes: Sequence[tuple[float, Box]], gold_span: Span, predicted: Se
     for b in breaks:
         c = math.floor(b / step)
         special.update(k for k in range(c - 2, c + 4) if k_lo <= k <= k_hi)
+    return _grid_mean(sorted(special), term)
+
+
+def _nearest(times: Sequence[float], t: float) -> float:
+    """The annotated time closest to ``t`` (sorted ``times``); on a tie the earlier one (the first
+    minimum of the sorted times)."""
+    i = bisect.bisect_left(times, t)
+    if i == 0:
+        return times[0]
+    if i == len(times):
+        return times[-1]
+    a, b = times[i - 1], times[i]
+    return a if abs(a - t) <= abs(b - t) else b
+
+
+def _grid_mean(special: Sequence[int], term: Callable[[int], tuple[bool, float]]) -> float:
+    """vIoU's mean over the grid times in the union of the tubes: ``term(k)`` at each ``special``
+    step (sorted), and each run of steps between two of them counted at once from its first term
+    (every grid time of such a run has the same term); 0.0 when no grid time is inside."""
     n_union = 0
     total = 0.0
     previous: int | None = None
-    for k in sorted(special):
+    for k in special:
         if previous is not None and k - previous > 1:
             inside, value = term(previous + 1)  # every grid time of the run has this term
             if inside:

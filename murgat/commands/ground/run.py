@@ -287,9 +287,9 @@ def _nextgqa(ok: Sequence[GroundRecord], s: GroundSettings) -> dict[str, Any]:
     if not with_time:
         return {}
     ng = [r for r in with_time if r.nextgqa_iop is not None]
-    iop = lambda r: r.nextgqa_iop  # noqa: E731
-    iou = lambda r: r.nextgqa_iou  # noqa: E731
-    has = lambda r: r.nextgqa_iop is not None  # noqa: E731
+    iop: Callable[[GroundRecord], Any] = lambda r: r.nextgqa_iop  # noqa: E731
+    iou: Callable[[GroundRecord], Any] = lambda r: r.nextgqa_iou  # noqa: E731
+    has: Callable[[GroundRecord], bool] = lambda r: r.nextgqa_iop is not None  # noqa: E731
     # Acc@GQA as the official eval_ground.py counts it: over every question with a predicted span, an
     # answer that could not be read being not correct
     graded = [r for r in ng if _state(r) is not None]

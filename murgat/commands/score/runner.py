@@ -19,7 +19,6 @@ from typing import Any
 from murgat.commands.score.repeats import Repeats, repeat_summary
 from murgat.commands.score.stages import (
     BOX_CHECK_STAGES,
-    OVER_LIMIT,
     StageJudges,
     attach_citations,
     box_check_counts,
@@ -43,6 +42,7 @@ from murgat.engine.preflight import ItemMediaError, MediaPlace, open_media
 from murgat.judges.parsing import shared_answer_note
 from murgat.judging.channels import text_channels
 from murgat.judging.context import ItemContext
+from murgat.judging.entail import OVER_LIMIT
 from murgat.judging.pool import CallPool
 from murgat.judging.sentences import sentences_of
 from murgat.media.errors import MediaError

@@ -29,7 +29,7 @@ def is_ground_run(path: str | Path) -> bool:
     """Whether ``path`` is a run folder written by ``murgat ground``."""
     cfg = Path(path) / "config.json"
     try:
-        return loads_line(cfg.read_text(encoding="utf-8")).get("kind") == "ground"
+        return bool(loads_line(cfg.read_text(encoding="utf-8")).get("kind") == "ground")
     except (OSError, ValueError, AttributeError):
         return False
 

@@ -121,7 +121,7 @@ async def test_lean_client_sends_the_same_body_as_the_httpx_path() -> None:
 
 def test_scoring_starts_without_decoders_or_rich() -> None:
     """The first requests of a run are text-only: loading the CLI, the API and every command must
-    not import numpy, Pillow, decord, rich, filelock or any other package on the lazy list
+    not import numpy, Pillow, decord, rich or any other package on the lazy list
     (murgat.core.lazy.HEAVY_PACKAGES: ~0.15 s before the first request for the first five alone)."""
     import subprocess
     import sys
