@@ -246,7 +246,8 @@ def connect_sqlite(path: str | os.PathLike[str], *, boundary: str | os.PathLike[
         raise UnsafePath(path, "is not a regular file; a SQLite database must be one")
     import sqlite3  # only a cache opens one: not loaded on every start
 
-    return sqlite3.connect(str(target), **kw)
+    conn: sqlite3.Connection = sqlite3.connect(str(target), **kw)
+    return conn
 
 
 def devnull_fd() -> int:

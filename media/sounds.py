@@ -37,7 +37,7 @@ import shutil
 import threading
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 from pydantic import BaseModel
@@ -115,7 +115,10 @@ def model_files() -> Path:
             for name in z.namelist():
                 if name.endswith(("model.onnx", "model.data")):
                     with z.open(name) as src:
-                        safewrite.replace(tmp / Path(name).name, lambda out, src=src: shutil.copyfileobj(src, out))
+                        def copy(out: IO[bytes], src: IO[bytes] = src) -> None:
+                            shutil.copyfileobj(src, out)
+
+                        safewrite.replace(tmp / Path(name).name, copy)
         for name, want in (("model.onnx", MODEL_ONNX_SHA256), ("model.data", MODEL_DATA_SHA256)):
             got = hashlib.sha256((tmp / name).read_bytes()).hexdigest()
             if got != want:

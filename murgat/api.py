@@ -97,7 +97,8 @@ def outcome(settings: Settings, *, echo: bool = True) -> Outcome:
     """Run one command's settings; its :class:`~murgat.engine.command.Outcome`, or the
     :class:`RunError` that refused or stopped it."""
     command, _ = COMMANDS[settings.command]
-    return _outside_running_loop(lambda: run_command(command, settings, echo=echo, others=Commands()))
+    outcome: Outcome = _outside_running_loop(lambda: run_command(command, settings, echo=echo, others=Commands()))
+    return outcome
 
 
 def execute(settings: Settings, *, echo: bool = True, sink: dict[str, Any] | None = None) -> int:
@@ -110,7 +111,7 @@ def execute(settings: Settings, *, echo: bool = True, sink: dict[str, Any] | Non
     return done.code
 
 
-def add_run_command(sub: argparse._SubParsersAction, settings: type[Settings], help: str) -> None:
+def add_run_command(sub: argparse._SubParsersAction[argparse.ArgumentParser], settings: type[Settings], help: str) -> None:
     """``murgat COMMAND``: the parser made from the command's settings model; running it is
     :func:`execute` of the parsed settings (the command line does nothing of its own)."""
     add_command(sub, settings, execute, help=help)

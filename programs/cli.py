@@ -9,6 +9,6 @@ from murgat import api
 from murgat.settings.program import ProgramSettings
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     api.add_run_command(sub, ProgramSettings, "plan-then-execute answers (find / describe / synthesize), grounded by "
                                               "construction")

@@ -158,8 +158,8 @@ def _same_time(written: float | None, made: float | None) -> bool:
     """Whether a time as written equals an operation's time at the written precision (a found time
     of 1.23456 s is written 0:01.235; it is that time, not a forgery)."""
     if written is None or made is None:
-        return written is made
-    return abs(written - made) <= 0.5 * 10 ** -_decimals(written) + 1e-9
+        return bool(written is made)
+    return bool(abs(written - made) <= 0.5 * 10.0 ** -_decimals(written) + 1e-9)
 
 
 def _made_by_an_operation(c: Citation, made: list[Citation]) -> bool:

@@ -170,3 +170,14 @@ def test_the_site_builds_offline_with_warnings_as_errors(tmp_path: Path) -> None
     commands = (site / "reference" / "commands.html").read_text(encoding="utf-8")
     assert 'id="murgat-judge-check"' in commands and "murgat:command-reference" not in commands
 
+
+
+def test_the_embedded_judges_page_shows_every_rule_of_its_table_in_order() -> None:
+    """The judge's page is generated from the rule table the verdict folds over, so it cannot drift from it."""
+    from murgat.judges.embedded_rules import RULES
+
+    page = (DOCS / "guide" / "embedded-judge.md").read_text(encoding="utf-8")
+    assert HOOK.RULES_MARK in page
+    filled = HOOK.on_page_markdown(page)
+    places = [filled.index(f"`{r.name}`") for r in RULES]
+    assert places == sorted(places) and HOOK.RULES_MARK not in filled

@@ -38,6 +38,9 @@ SCORE_RECORD = ("murgat.core.schema", "ResponseResult")
 REFERENCE_MARK = "<!-- murgat:command-reference -->"
 OFFLINE_MARK = "<!-- murgat:offline-examples -->"
 RECORD_MARK = "<!-- murgat:score-record -->"
+RULES_MARK = "<!-- murgat:embedded-rules -->"
+#: the embedded judge's rule table (its verdict is the fold of these rules, in this order)
+RULES = ("murgat.judges.embedded_rules", "rules_markdown")
 
 #: what each command writes, by command path (the parser cannot say it; tests/test_docs.py checks that every
 #: run command has an entry and that every entry names a real command)
@@ -284,4 +287,7 @@ def on_page_markdown(markdown: str, **_: Any) -> str:
         markdown = markdown.replace(RECORD_MARK, record_schema())
     if OFFLINE_MARK in markdown:
         markdown = markdown.replace(OFFLINE_MARK, offline_block())
+    if RULES_MARK in markdown:
+        module, name = RULES
+        markdown = markdown.replace(RULES_MARK, getattr(importlib.import_module(module), name)())
     return markdown

@@ -559,7 +559,7 @@ def add_settings(parser: argparse.ArgumentParser, model: type[Settings]) -> None
         parser.add_argument("--executor", action=_OldExecutorSpelling, help=argparse.SUPPRESS)
 
 
-def add_command(sub: argparse._SubParsersAction, model: type[S], run: Callable[[S], int],
+def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser], model: type[S], run: Callable[[S], int],
                 **parser: Any) -> argparse.ArgumentParser:
     """``murgat … NAME``: the one way a command's parser is made. ``NAME`` is the last word of the
     model's ``command`` (``"media probe"`` → ``probe`` under ``media``); every field of ``model`` is

@@ -121,6 +121,6 @@ def _draw(args: AnnotateSettings, run: Path, results: list[Any]) -> dict[str, An
     return {"ids": drawn, "design": design.model_dump()}
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_command(sub, AnnotateSettings, _cmd_annotate,
                 help="write a page for labelling a score run by hand (for murgat calibrate --human)")

@@ -517,6 +517,6 @@ def _print_tables(con: Any, args: CalibrateSettings, doc: dict[str, Any]) -> Non
                   f"{_fmt(rb['facts']['supported_rate'])} of {rb['facts']['n']}")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_command(sub, CalibrateSettings, _cmd,
                 help="agreement of judge runs with human labels, and judge figures corrected with them")

@@ -103,5 +103,5 @@ def _cmd_citations(s: CitationsSettings) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_command(sub, CitationsSettings, _cmd_citations, help="show the sentences of TEXT and their parsed citations")

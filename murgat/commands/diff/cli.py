@@ -26,6 +26,6 @@ def _cmd_diff(args: DiffSettings) -> int:
     return 0 if diff.same else 1
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_command(sub, DiffSettings, _cmd_diff,
                 help="what differs between two runs: settings, prompts, judges, probes, versions, verdicts")

@@ -40,6 +40,6 @@ def _cmd_export(args: ExportSettings) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_command(sub, ExportSettings, _cmd_export,
                 help="write a score run's results as a flat table: one row per item, sentence or fact")

@@ -9,6 +9,6 @@ from murgat import api
 from murgat.settings.faithfulness import FaithfulnessSettings
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     api.add_run_command(sub, FaithfulnessSettings, "label reasoning steps as perception/reasoning and check perception "
                                                    "steps against the media (UPR)")

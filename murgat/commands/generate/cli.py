@@ -10,6 +10,6 @@ from murgat.settings.generate import GenerateSettings
 from murgat.settings.sweep import SweepSettings
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     api.add_run_command(sub, GenerateSettings, "generate (cited) answers with an omni/vision model")
     api.add_run_command(sub, SweepSettings, "generate and score at several reasoning efforts")

@@ -34,7 +34,7 @@ def _cmd_import(args: GoldNextgqaSettings | GoldItemsSettings) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("gold", help="gold evidence files: import a dataset's official annotations")
     gsub = p.add_subparsers(dest="gold_command", metavar="ACTION", required=True)
     imp = gsub.add_parser("import", help="convert official annotation files to murgat's gold JSONL")

@@ -118,7 +118,7 @@ def _cmd_ground(args: GroundCommandSettings) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     # --by: the grounding figures per group of an item field
     add_command(sub, GroundCommandSettings, _cmd_ground,
                 help="grounding figures of cited responses against gold evidence (no media, no judge)")

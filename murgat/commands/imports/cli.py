@@ -18,7 +18,7 @@ def _cmd_import_inspect(args: ImportInspectSettings) -> int:
     return run_import(args.log, args.out)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("import", help="turn another harness's evaluation log into a murgat input (inspect_ai logs)")
     src = p.add_subparsers(dest="source", metavar="SOURCE", required=True)
     add_command(src, ImportInspectSettings, _cmd_import_inspect,

@@ -10,10 +10,15 @@ from murgat.engine.options import add_command
 from murgat.settings.judge_check import JudgeCheckSettings
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("judge", help="check a judge: does it see and hear what murgat sends? (murgat judge check)")
     judge_sub = p.add_subparsers(dest="judge_command", metavar="SUBCOMMAND")
-    p.set_defaults(func=lambda _args: (p.print_help(), 0)[1])
+
+    def usage(_args: object) -> int:
+        p.print_help()
+        return 0
+
+    p.set_defaults(func=usage)
     add_command(
         judge_sub, JudgeCheckSettings, run_judge_check,
         help="ask the judge a dozen questions about a clip murgat makes, whose answers murgat knows",

@@ -166,7 +166,7 @@ def _evidence(args: MediaEvidenceSettings) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     media = sub.add_parser("media", help="media tools: probe, transcribe, ocr, evidence")
     msub = media.add_subparsers(dest="media_command", metavar="ACTION", required=True)
 

@@ -9,6 +9,6 @@ from murgat import api
 from murgat.settings.reflect import ReflectSettings
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     api.add_run_command(sub, ReflectSettings, "self-reflection: regenerate the first unfaithful perception step (≤ K "
                                               "tries), continue, repeat (Algorithm 2)")

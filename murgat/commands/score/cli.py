@@ -9,5 +9,5 @@ from murgat import api
 from murgat.settings.score import ScoreSettings
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     api.add_run_command(sub, ScoreSettings, "score responses with MURGAT-S")

@@ -184,6 +184,6 @@ def _print_run_differences(diffs: list[Any], con: Any) -> None:
         print_diff(d, con)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     # --by: per-run group tables; with two or more runs, paired group differences
     add_command(sub, SummarizeSettings, _cmd_summarize, help="compare runs side by side with paired bootstrap CIs")

@@ -46,6 +46,6 @@ def _cmd_validate(args: ValidateSettings) -> int:
     return exit_status(reports, args.strict)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_command(sub, ValidateSettings, _cmd_validate,
                 help="check a response file's citations against its media (no judge)")

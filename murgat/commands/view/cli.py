@@ -122,7 +122,7 @@ def _wrote(path: Path) -> None:
     print(f"wrote {path}", file=sys.stderr if is_stream(path) else sys.stdout)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     # --by: the run panel's figures per group (score runs)
     add_command(sub, ViewSettings, _cmd_view,
                 help="write the offline viewer (report.html) for a run, or compare 2..N runs item by item")
