@@ -22,6 +22,7 @@ from murgat import __version__
 from murgat.core.jsonl import ResultsWriteError
 from murgat.engine.errors import CommandError
 from murgat.media import safewrite
+from murgat.media.stages import enable
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -66,8 +67,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
-    from murgat.media.stages import enable
-
     # stage lines (models loading, a file transcribed, the probes) unless the output is to stay quiet;
     # off again when the command returns (main may be called in process, before the Python API)
     if not any(getattr(args, k, False) for k in ("quiet", "json", "print_json")):  # the settings call --json print_json

@@ -70,6 +70,7 @@ from murgat.engine.scaleout import driver
 from murgat.engine.scaleout.driver import init_ray, shutdown
 from murgat.engine.scaleout.tasks import TaskSpec, run_on_ray
 from murgat.judging.probes.paths import ProbePath
+from murgat.media.stages import stage
 
 S = TypeVar("S", bound=RunSettings)
 
@@ -191,8 +192,6 @@ def run_command(command: Command[S], s: S, *, echo: bool = True, others: Others 
     items = load_selected(lambda: command.load(s))
     outputs = command.outputs(s)
     check_outputs(s, outputs, command.kind)
-    from murgat.media.stages import stage
-
     # the first stage line of a run, before the media checks and any model load (a cold run is not silent);
     # after the quick refusals, which stay one line
     stage(f"{command.kind}: {len(items)} item(s) read; checking the settings and the media")

@@ -135,7 +135,7 @@ def test_the_log_holds_murgat_figures_explanations_and_a_run_folder_beside_it(tm
     samples = {s.id: s for s in read_eval_log(log.location).samples or []}
     jfk = samples["jfk-ask"].scores["murgat_scorer"]  # type: ignore[index]
     assert jfk.as_dict()["recall"] == pytest.approx(0.75) and jfk.as_dict()["correct"] is True and jfk.answer == "B"
-    assert "He holds up a flag" in jfk.explanation and "joint no, recall 0.000" in jfk.explanation  # type: ignore[operator]
+    assert "He holds up a flag" in jfk.explanation and "invalid citation, no judge asked" in jfk.explanation  # type: ignore[operator]  # a flag "seen" in a sound-only file
     rec = jfk.metadata["murgat"]["record"]  # type: ignore[index]
     assert rec["id"] == "jfk-ask" and rec["sentences"][2]["verdicts"][0]["joint"] == "no"
     assert "raw" not in rec["sentences"][0]["verdicts"][0]["calls"][0]  # the judges' words stay in the run folder

@@ -28,7 +28,8 @@ def test_generation_options_reach_every_request(tmp_path: Path, example_media: P
     with StandIn() as server:
         code = main(["program", str(_data(tmp_path)), "--media-root", str(example_media), "--variant",
                      "logic-declarative", "--planner", "openai:m", "-P", f"base_url={server.base_url}",
-                     "--max-tokens", "77", "--temperature", "0.7", "--out", str(tmp_path / "p"), "--quiet", "--json"])
+                     "--max-tokens", "77", "--temperature", "0.7", "--out", str(tmp_path / "p"), "--quiet", "--json",
+                     "--probes", "off"])  # the items' requests (a probe's token-account twin asks for one token)
         assert code == 1  # the stand-in answers "yes", not a program: a planning error record
         assert server.requests and all(r["max_tokens"] == 77 and r["temperature"] == 0.7 for r in server.requests)
 

@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from murgat.commands.score.dryrun import DryRunJudge, estimate, estimate_table
+from murgat.commands.score.modality_check import modality_check
 from murgat.commands.score.runner import ScoreTask, breakdown_of, summary_of
 from murgat.commands.score.stages import StageJudges
 from murgat.core.breakdown import OUTCOME_FIELDS, UnknownField, check_by, fields_available, item_fields, record_fields
 from murgat.core.datasets import dataset_path, load_responses
+from murgat.core.metric import fact_modality
 from murgat.core.schema import Item, ResponseResult, RunSummary
 from murgat.engine.command import Command, load_selected
 from murgat.engine.errors import SettingsError
@@ -176,8 +178,6 @@ class ScoreCommand(Command[ScoreSettings]):
 
     def _modality_check(self, s: ScoreSettings, run: Run, work: Work) -> dict[str, Any]:
         """``--modality-check N`` (:mod:`murgat.commands.score.modality_check`) with the run's entail judge, cache and media."""
-        from murgat.commands.score.modality_check import modality_check
-
         cfg: ScoreConfig = work.state["cfg"]
         assert cfg.judge_entail is not None
         judge = run.judges(cfg.judge_entail.spec, cfg.judge_entail.options, cfg.generate)
@@ -194,8 +194,6 @@ class ScoreCommand(Command[ScoreSettings]):
     def _dry_modality_check(self, s: ScoreSettings, run: Run, work: Work, doc: dict[str, Any]) -> dict[str, Any]:
         """The dry run's estimate with the check's requests: one entailment request per sampled fact, at most
         ``N`` and at most the facts citing one modality (the dry judge's verdicts say nothing of support)."""
-        from murgat.core.metric import fact_modality
-
         cfg: ScoreConfig = work.state["cfg"]
         facts = sum(1 for r in run.folder.iter_latest(set(run.order)) if r.error is None for sr in r.sentences
                     for f in sr.facts if fact_modality(f.citations) in ("audio", "visual"))

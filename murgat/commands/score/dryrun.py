@@ -32,6 +32,9 @@ class DryRunJudge:
         self.needs_evidence_text = inner.needs_evidence_text
         self.calls = 0
         self.est_tokens = 0
+        #: requests already counted: an identical request is one paid call (the pool sends it once while the first
+        #: is in flight, and the response cache answers it after), however the two happen to be scheduled
+        self._counted: set[str] = set()
 
     @property
     def name(self) -> str:
@@ -48,9 +51,11 @@ class DryRunJudge:
         return self.inner.refusal(*tasks)
 
     async def generate(self, req: JudgeRequest, materialize: Materialize | None = None) -> JudgeOutput:
-        if self.inner.cache is not None and self.inner.cache.get(self.inner.key(req)) is not None:
+        key = self.inner.key(req)
+        if key in self._counted or (self.inner.cache is not None and self.inner.cache.get(key) is not None):
             self.inner.stats.cache_hits += 1
         else:
+            self._counted.add(key)
             self.calls += 1
             if materialize is not None:
                 req = await materialize()

@@ -242,7 +242,8 @@ def test_retry_errors_replaces_the_failed_record(tmp_path: Path, example_media: 
     base = ["generate", str(q), "--model", f"replay:{cas}", "--mode", "base", "--out", str(out), "--json"]
     assert main([*base, "--media-root", str(tmp_path)]) == 1  # media not there yet: an error record
     assert json.loads(out.read_text())["generation_error"]
-    assert main([*base, "--media-root", str(example_media)]) == 1  # not retried without the flag
+    # the media now resolves: a missing_media record is redone without the flag (it holds no answer)
+    assert main([*base, "--media-root", str(example_media)]) == 0
     assert len(out.read_text().splitlines()) == 1
     assert main([*base, "--media-root", str(example_media), "--retry-errors"]) == 0
     (line,) = out.read_text().splitlines()

@@ -15,7 +15,8 @@ from murgat.cli import main
 def _inputs(tmp: Path, n: int) -> Path:
     p = tmp / "in.jsonl"
     rows = [{"id": f"a{k}", "media": "friday.mp4", "response": "She asks whether the lord is in (audio, 0:01-0:03; "
-             "visual, 0:02). " + ("A woman stands at a desk (visual, 0:01). " * (2 - k) if k < 2 else "")} for k in range(n)]
+             "visual, 0:02). " + "".join(f"A woman stands at desk {j} (visual, 0:01). " for j in range(2 - k))}
+            for k in range(n)]
     p.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return p
 
@@ -61,3 +62,22 @@ def test_a_run_says_its_first_stage_before_checking_media_or_loading_anything(tm
     assert err and err[0] == "score: 3 item(s) read; checking the settings and the media", err
     assert main(_dry(tmp_path, example_media, 3, "--judge", "openai:my-local-model")) == 0
     assert "item(s) read" not in capsys.readouterr().err
+
+
+def test_identical_requests_are_counted_once_however_they_are_scheduled(tmp_path: Path, example_media: Path,
+                                                                        capsys) -> None:
+    """Two items asking the same questions about the same media make one set of paid calls (the pool sends a
+    request in flight once and the cache answers it after); the count was 9 or 11 by the event loop's order."""
+    one = tmp_path / "one"
+    two = tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    row = {"media": "friday.mp4", "response": "A woman stands at a desk (visual, 0:01). She asks (audio, 0:01-0:03)."}
+    (one / "in.jsonl").write_text(json.dumps({"id": "a", **row}) + "\n")
+    (two / "in.jsonl").write_text("".join(json.dumps({"id": i, **row}) + "\n" for i in ("a", "b")))
+    counts = []
+    for d in (one, two):
+        assert main(["score", str(d / "in.jsonl"), "--media-root", str(example_media), "--judge", "openai:m", "-J",
+                     "api_key=x", "--out", str(d / "run"), "--dry-run", "--json"]) == 0
+        counts.append(json.loads(capsys.readouterr().out)["judge_calls_upper_bound"])
+    assert counts[0] == counts[1] > 0
