@@ -28,6 +28,18 @@ Exactly one response is read per request, and nothing else:
   Python's ``int(x, 16)``, which takes ``0x10``, ``+5`` and ``1_0``), a status code three ASCII
   digits, two ``Content-Length`` fields that disagree are an error, and a reply with both
   ``Transfer-Encoding`` and ``Content-Length`` is read as chunked and its connection closed;
+* all the bodies being read at once share one byte budget (:class:`BodyBudget`, by default the
+  process's :data:`BODY_BUDGET` of :data:`MAX_BODIES_IN_FLIGHT`): the per-body cap alone let 12
+  probe requests hold 0.5–1 GB and ``--concurrency 32`` against a body that never ends 2 GB. A body
+  takes its bytes from the budget *before* reading them (a declared ``Content-Length`` or chunk
+  size in pieces of :data:`PIECE`, a body read until the close 64 KiB at a time, a decoded body as it
+  inflates, and the copy that joins the pieces), and gives them back when its request returns or
+  fails. A body that would go over what is left **fails** at once with that reason, as a body over
+  the cap does (the judge retries it with backoff, when the others have given their bytes back):
+  waiting instead would deadlock when every body in flight waits for the others, and a judge's
+  answer is kilobytes, so only a misbehaving server ever meets the budget. Outside it: each
+  connection's stream buffer (at most twice :data:`MAX_HEAD_BYTES`) and the caller's parsing of a
+  returned body;
 * codings are read as RFC 9110/9112 list them: ``Transfer-Encoding`` and ``Content-Encoding`` are
   lists (repeated fields joined), applied in the order given. A transfer-coding list that ends in
   ``chunked`` is de-chunked, then the codings before it and the content codings are undone in reverse
@@ -56,6 +68,7 @@ import os
 import re
 import socket
 import ssl
+import threading
 import zlib
 from collections import defaultdict
 from urllib.parse import urlsplit
@@ -64,6 +77,11 @@ from urllib.parse import urlsplit
 MAX_HEAD_BYTES = 1 << 20
 #: most bytes of a response body (a judge's answer is kilobytes; n samples or logprobs a few MB)
 MAX_BODY_BYTES = 64 << 20
+#: bytes of all the response bodies read at once, over every pool of the process (made without a budget of its
+#: own): four bodies at the cap, or thousands of answers
+MAX_BODIES_IN_FLIGHT = 256 << 20
+#: the most bytes one read or one decoding step adds to a body (taken from the budget before it)
+PIECE = 1 << 20
 #: a chunk size as RFC 9112 spells it: hex digits (16 are already far past any cap)
 _CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")
 #: the codings this client undoes, with zlib's window bits for each (``None``: nothing to undo)
@@ -97,18 +115,53 @@ class Response:
 _Conn = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 
-class _Progress:
-    """Whether any byte of the response has arrived (decides if a failed reused connection may be retried)."""
+class BodyBudget:
+    """Bytes that the response bodies being read may hold together (see the module docstring): taken
+    before they are read, given back when the request ends; ``peak`` is the most ever held at once.
+    Thread-safe (pools of several event loops may share one)."""
 
-    __slots__ = ("head_bytes", "started")
+    def __init__(self, limit: int = MAX_BODIES_IN_FLIGHT) -> None:
+        self.limit = limit
+        self.in_use = 0
+        self.peak = 0
+        self._lock = threading.Lock()
+
+    def take(self, n: int, held: int) -> None:
+        """Hold ``n`` more bytes for a body that holds ``held`` already, or fail without holding them."""
+        with self._lock:
+            if self.in_use + n > self.limit:
+                raise HttpError(f"response bodies being read reached the {self.limit:,}-byte budget they share "
+                                f"({self.in_use:,} bytes held, this one's {held:,} among them, {n:,} more wanted): "
+                                "the request failed and is tried again later (a judge's answer is kilobytes)")
+            self.in_use += n
+            self.peak = max(self.peak, self.in_use)
+
+    def give(self, n: int) -> None:
+        with self._lock:
+            self.in_use -= n
+
+
+#: the budget of every pool made without its own: one for the whole process
+BODY_BUDGET = BodyBudget()
+
+
+class _Progress:
+    """Whether any byte of the response has arrived (decides if a failed reused connection may be retried),
+    and what its body holds of the budget."""
+
+    __slots__ = ("head_bytes", "held", "started")
 
     def __init__(self) -> None:
         self.started = False
         self.head_bytes = 0
+        self.held = 0
 
 
 class HttpPool:
-    def __init__(self, max_idle_per_host: int = 512, max_body: int = MAX_BODY_BYTES) -> None:
+    def __init__(self, max_idle_per_host: int = 512, max_body: int = MAX_BODY_BYTES,
+                 budget: BodyBudget | None = None) -> None:
+        #: shared by all the bodies being read (the process's unless one is given)
+        self.budget = budget or BODY_BUDGET
         self._idle: dict[tuple[str, str, int], list[_Conn]] = defaultdict(list)
         self._parsed: dict[str, tuple[tuple[str, str, int], str, str]] = {}
         self.max_idle = max_idle_per_host
@@ -193,6 +246,8 @@ class HttpPool:
             except BaseException:
                 writer.close()
                 raise
+            finally:  # the body is the caller's now, or lost: its bytes go back to the budget
+                self._free(progress, progress.held)
             if keep and reuse and key not in self._no_reuse and len(idle) < self.max_idle:
                 idle.append((reader, writer))
             else:
@@ -212,9 +267,9 @@ class HttpPool:
             why = os.strerror(exc.errno).lower() if exc.errno else (exc.strerror or str(exc) or type(exc).__name__)
             raise HttpConnectError(f"cannot connect to {key[1]}:{key[2]}: {why}") from None
 
-    async def _read(self, reader: asyncio.StreamReader, progress: _Progress | None = None) -> tuple[Response, bool]:
-        """One final response: interim 1xx replies are read and skipped."""
-        progress = progress or _Progress()
+    async def _read(self, reader: asyncio.StreamReader, progress: _Progress) -> tuple[Response, bool]:
+        """One final response: interim 1xx replies are read and skipped; ``progress`` holds what its body
+        took from the budget (given back by the caller)."""
         while True:
             version, status, headers, lengths = await self._head(reader, progress)
             if 100 <= status < 200:
@@ -232,7 +287,7 @@ class HttpPool:
         elif chunked:
             content, complete = await self._chunked(reader, progress), True
         elif transfer:  # RFC 9112 6.3: a transfer coding without chunked last: the body runs until the close
-            content, complete = await self._until_close(reader), False
+            content, complete = await self._until_close(reader, progress), False
         elif lengths:
             if len(set(lengths)) > 1:
                 raise HttpError(f"the response has {len(lengths)} Content-Length fields that disagree "
@@ -242,13 +297,15 @@ class HttpPool:
                 raise HttpError(f"bad Content-Length {value[:40]!r}")
             n = int(value)
             self._check_size(n)
-            content, complete = await reader.readexactly(n), True
+            parts: list[bytes] = []
+            await self._exactly(reader, n, progress, parts)
+            content, complete = self._joined(progress, parts), True
         else:  # the body runs until the server closes
-            content, complete = await self._until_close(reader), False
+            content, complete = await self._until_close(reader, progress), False
         # both framings at once is how a reply smuggles a second one: read it as chunked, never reuse it
         keep = (complete and version == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
                 and not (transfer and lengths))
-        return Response(status, headers, self._decoded(content, undo)), keep
+        return Response(status, headers, self._decoded(content, undo, progress)), keep
 
     async def _head(self, reader: asyncio.StreamReader,
                     progress: _Progress) -> tuple[str, int, dict[str, str], list[str]]:
@@ -299,8 +356,7 @@ class HttpPool:
             raise HttpError(f"chunk framing and trailers longer than {MAX_HEAD_BYTES} bytes")
         return line
 
-    async def _chunked(self, reader: asyncio.StreamReader, progress: _Progress | None = None) -> bytes:
-        progress = progress or _Progress()
+    async def _chunked(self, reader: asyncio.StreamReader, progress: _Progress) -> bytes:
         chunks: list[bytes] = []
         total = 0
         while True:
@@ -312,33 +368,63 @@ class HttpPool:
             if size == 0:
                 while await self._line(reader, progress, "a trailer field") != b"\r\n":
                     pass  # trailer fields, then the empty line
-                return b"".join(chunks)
+                return self._joined(progress, chunks)
             total += size
             self._check_size(total)
-            chunks.append(await reader.readexactly(size))
+            await self._exactly(reader, size, progress, chunks)
             if await reader.readexactly(2) != b"\r\n":
                 raise HttpError("chunk not followed by CRLF")
 
-    async def _until_close(self, reader: asyncio.StreamReader) -> bytes:
+    async def _until_close(self, reader: asyncio.StreamReader, progress: _Progress) -> bytes:
         chunks: list[bytes] = []
         total = 0
         while True:
+            self._hold(progress, 1 << 16)
             data = await reader.read(1 << 16)
+            self._free(progress, (1 << 16) - len(data))
             if not data:
-                return b"".join(chunks)
+                return self._joined(progress, chunks)
             total += len(data)
             self._check_size(total)
             chunks.append(data)
 
-    def _decoded(self, body: bytes, codings: list[str]) -> bytes:
+    def _hold(self, progress: _Progress, n: int) -> None:
+        self.budget.take(n, progress.held)
+        progress.held += n
+
+    def _free(self, progress: _Progress, n: int) -> None:
+        n = min(n, progress.held)
+        progress.held -= n
+        self.budget.give(n)
+
+    async def _exactly(self, reader: asyncio.StreamReader, n: int, progress: _Progress, parts: list[bytes]) -> None:
+        """``n`` bytes of the body onto ``parts``, a :data:`PIECE` at a time, each held before it is read."""
+        while n > 0:
+            k = min(n, PIECE)
+            self._hold(progress, k)
+            parts.append(await reader.readexactly(k))
+            n -= k
+
+    def _joined(self, progress: _Progress, parts: list[bytes]) -> bytes:
+        """The pieces as one body; for a moment both exist, and the budget holds both."""
+        if len(parts) <= 1:
+            return parts[0] if parts else b""
+        total = sum(map(len, parts))
+        self._hold(progress, total)
+        body = b"".join(parts)
+        parts.clear()
+        self._free(progress, total)
+        return body
+
+    def _decoded(self, body: bytes, codings: list[str], progress: _Progress) -> bytes:
         """``body`` with ``codings`` (in the order applied, each known: :func:`_check_codings`) undone."""
         for coding in reversed(codings):
             wbits = _DECODERS[coding]
             if wbits is not None and body:
-                body = self._inflate(body, coding, wbits)
+                body = self._inflate(body, coding, wbits, progress)
         return body
 
-    def _inflate(self, data: bytes, coding: str, wbits: int) -> bytes:
+    def _inflate(self, data: bytes, coding: str, wbits: int, progress: _Progress) -> bytes:
         """One gzip or deflate layer undone, its output capped at ``max_body`` as it grows (never
         inflated whole first). Several gzip members follow each other; ``deflate`` that is raw (no
         zlib header, as some servers send it) is read as such."""
@@ -347,12 +433,16 @@ class HttpPool:
         d = zlib.decompressobj(wbits)
         rest = data
         while True:
+            step = min(PIECE, self.max_body + 1 - total)
+            self._hold(progress, step)
             try:
-                piece = d.decompress(rest, self.max_body + 1 - total)
+                piece = d.decompress(rest, step)
             except zlib.error as exc:
+                self._free(progress, step)
                 if coding == "deflate" and wbits > 0 and total == 0:
-                    return self._inflate(data, coding, -zlib.MAX_WBITS)
+                    return self._inflate(data, coding, -zlib.MAX_WBITS, progress)
                 raise HttpError(f"the response's {coding} body cannot be decoded ({exc})") from None
+            self._free(progress, step - len(piece))
             total += len(piece)
             if total > self.max_body:
                 raise HttpError(f"response body over the {self.max_body:,}-byte cap once its {coding} coding is "
@@ -367,7 +457,7 @@ class HttpPool:
             elif d.unused_data:
                 raise HttpError(f"the response's {coding} body has {len(d.unused_data)} byte(s) after its end")
             else:
-                return b"".join(out)
+                return self._joined(progress, out)
 
     async def aclose(self) -> None:
         for conns in self._idle.values():

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from murgat.judges.http import HttpConnectError, HttpError, HttpPool
+from murgat.judges.http import BODY_BUDGET, BodyBudget, HttpConnectError, HttpError, HttpPool
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -434,4 +434,65 @@ async def test_a_small_gzip_body_that_inflates_past_the_cap_fails_at_the_cap() -
     async with Server(_one_reply(raw)) as srv:
         with pytest.raises(HttpError, match="cap once its gzip coding is undone"):
             await asyncio.wait_for(pool.post(srv.url, b"{}", {}), 10)
+    await pool.aclose()
+
+
+async def test_bodies_read_at_once_share_one_budget() -> None:
+    """Twelve requests at once, each answered by a body that never ends (half chunked, half until the
+    close): each sends 2 MiB, then stalls until the test lets it go on. The budget (6 MiB) holds at most
+    three such bodies, so at least nine requests fail on it while the rest wait; let go, those fail at the
+    per-body cap. The client counts what it holds: never more than the budget (before, every body could
+    grow to its own cap: 12 x 4 MiB here, 0.5-1 GB with the real cap), and all of it back afterwards."""
+    release = asyncio.Event()
+    opened = 0
+    piece = b" " * (256 << 10)
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal opened
+        await read_request(reader)
+        chunked = opened % 2 == 0
+        opened += 1
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                     + (b"Transfer-Encoding: chunked\r\n" if chunked else b"") + b"\r\n")
+
+        async def send(n: int) -> None:
+            for _ in range(n):
+                writer.write(b"%x\r\n%s\r\n" % (len(piece), piece) if chunked else piece)
+                await writer.drain()
+
+        await send(8)  # 2 MiB
+        await release.wait()
+        await send(256)  # 64 MiB more at most: far past the cap
+
+    budget = BodyBudget(6 << 20)
+    pool = HttpPool(max_body=4 << 20, budget=budget)
+    async with Server(handler) as srv:
+        tasks = [asyncio.ensure_future(pool.post(srv.url, b"{}", {})) for _ in range(12)]
+
+        async def nine_failed() -> None:
+            while sum(t.done() for t in tasks) < 9:
+                await asyncio.sleep(0.01)
+
+        await asyncio.wait_for(nine_failed(), 60)
+        release.set()
+        results = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 60)
+    assert all(isinstance(r, HttpError) for r in results), results
+    assert sum("budget they share" in str(r) for r in results) >= 9
+    assert all("budget they share" in str(r) or "cap" in str(r) for r in results)
+    assert 0 < budget.peak <= budget.limit and budget.in_use == 0
+    async with Server(_one_reply(reply(answer(7)))) as srv:  # what was held is back: an answer goes through
+        assert json.loads((await pool.post(srv.url, b"{}", {})).content) == {"answer": 7}
+    assert budget.in_use == 0
+    await pool.aclose()
+
+
+async def test_every_pool_shares_the_process_budget_unless_given_one() -> None:
+    """Each judge has its own pool; the bodies of all of them count against one budget."""
+    assert HttpPool().budget is HttpPool(max_body=1 << 20).budget is BODY_BUDGET
+    body = json.dumps({"answer": "x" * (3 << 20)}).encode()  # 3 MiB in pieces, joined: counted twice, then given back
+    budget = BodyBudget(16 << 20)
+    pool = HttpPool(budget=budget)
+    async with Server(_one_reply(reply(body))) as srv:
+        assert (await pool.post(srv.url, b"{}", {})).content == body
+    assert 2 * len(body) <= budget.peak <= 2 * len(body) + (1 << 20) and budget.in_use == 0
     await pool.aclose()
