@@ -20,6 +20,7 @@ from typing import NoReturn
 
 from murgat import __version__
 from murgat.core.jsonl import ResultsWriteError
+from murgat.core.terminal import for_terminal
 from murgat.engine.errors import CommandError
 from murgat.media import safewrite
 from murgat.media.stages import enable
@@ -75,10 +76,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except CommandError as exc:  # bad input or settings (2), a replay miss (3), the run folder not writable (5)
-        print(f"error: {exc.message}", file=sys.stderr)
+        print(for_terminal(f"error: {exc.message}"), file=sys.stderr)
         return exc.code
     except ResultsWriteError as exc:  # a write of a run folder outside any command's run (none should be left)
-        print(f"error: {exc}", file=sys.stderr)
+        print(for_terminal(f"error: {exc}"), file=sys.stderr)
         return 5
     except BrokenPipeError:  # `murgat … --json | head`: the reader left; no traceback
         with contextlib.suppress(OSError):

@@ -50,6 +50,7 @@ from pydantic import BaseModel
 
 from murgat.core.inputs import InputError
 from murgat.core.schema import Item
+from murgat.core.terminal import for_terminal
 from murgat.engine.errors import CommandError, SettingsError, stopped
 from murgat.engine.folder import RunFolder, needs_retry, record_field
 from murgat.engine.guards import Held, Outputs, check_outputs, held
@@ -200,7 +201,7 @@ def run_command(command: Command[S], s: S, *, echo: bool = True, others: Others 
         if s.overwrite and not outputs.scratch:
             command.reset(s, folder)
         for note in folder.notices:
-            print(f"warning: {note}", file=sys.stderr)
+            print(for_terminal(f"warning: {note}"), file=sys.stderr)
         run = Run(s, items, outputs, folder, command.judge_maker(s), echo, others)
         try:
             return _locked(command, run, hold)
@@ -372,18 +373,19 @@ def _finish(command: Command[Any], run: Run, work: Work, hold: Held) -> Outcome:
               else json.dumps(summary, indent=2, sort_keys=True, default=str))
     elif run.echo:
         command.show(s, run, work, summary)
+    # every line below may name the records' ids, media or answers: control characters shown as escapes
     for line in probe_lines(run.probes):  # a failed probe is said again, after the figures it may have spoiled
-        print(line, file=sys.stderr)
+        print(for_terminal(line), file=sys.stderr)
     if command.judge_account and not run.outputs.scratch:
         for line in identity_lines(run):  # printed, not only kept in summary.json
-            print(line, file=sys.stderr)
+            print(for_terminal(line), file=sys.stderr)
     for line in command.notes(s, run, work, summary):
-        print(line, file=sys.stderr)
+        print(for_terminal(line), file=sys.stderr)
     failed = command.failure(s, run, work, summary)
     lost = sum(len(r.lost) for r in run.ray)
     if lost:
         failed = (failed + "; " if failed else "") + (f"{lost} item(s) not done: their Ray tasks failed on every "
                                                       "attempt (rerun to resume)")
     if failed:
-        print(failed, file=sys.stderr)
+        print(for_terminal(failed), file=sys.stderr)
     return Outcome(1 if failed else 0, summary, run.outputs.folder)

@@ -32,6 +32,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field
 from pydantic_core import PydanticUndefined
 
+from murgat.judges import TRANSPORT_OPTIONS
+
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -115,6 +117,37 @@ def fingerprint(s: BaseModel, names: Mapping[str, Where] | None = None,
             if not (isinstance(names.get(n), Late)
                     and getattr(s, n) == model.model_fields[n].get_default(call_default_factory=True))]
     return merge(placed(s, names, keep), derived or {})
+
+
+def _answer_option(pair: Any) -> bool:
+    """Whether a raw ``KEY=VALUE`` option (``-J``, ``-M``, ``-P``, ``-E``) may change answers."""
+    return not (isinstance(pair, str) and pair.split("=", 1)[0].strip() in TRANSPORT_OPTIONS)
+
+
+def without_transport(doc: Any) -> Any:
+    """``doc`` (a fingerprint document) without the judge options that never change answers
+    (:data:`murgat.judges.TRANSPORT_OPTIONS`: the HTTP client, pacing, credentials, prices, …).
+
+    Commands record their judges' options in two shapes: parsed, as a mapping under a key named
+    ``options`` or ``…_options`` (``judge_entail.options``, ``model_options``), and raw, as the list of
+    ``KEY=VALUE`` strings of a setting named ``…_option`` (``planner_option``). Both are cleaned here,
+    where every folder's fingerprint is compared (:meth:`murgat.engine.folder.RunFolder.check_config`), on
+    the folder's side too: a folder that recorded ``-J client=httpx`` resumes with the lean client, and
+    no command keeps its own list."""
+    if isinstance(doc, list):
+        return [without_transport(v) for v in doc]
+    if not isinstance(doc, dict):
+        return doc
+    out: dict[str, Any] = {}
+    for k, v in doc.items():
+        name = k if isinstance(k, str) else ""
+        if (name == "options" or name.endswith("_options")) and isinstance(v, dict):
+            out[k] = {o: without_transport(x) for o, x in v.items() if o not in TRANSPORT_OPTIONS}
+        elif name.endswith("_option") and isinstance(v, list):
+            out[k] = [x for x in v if _answer_option(x)]
+        else:
+            out[k] = without_transport(v)
+    return out
 
 
 def derive(model: type[M], s: BaseModel, names: Mapping[str, Where] | None = None, *,

@@ -47,6 +47,7 @@ from murgat.core.jsonl import (
 from murgat.core.redact import redact
 from murgat.core.schema import ResponseResult, RunSummary
 from murgat.engine.errors import SettingsError
+from murgat.engine.fingerprint import without_transport
 from murgat.media import safewrite
 
 #: what a run folder can hold; ``config.json`` says which
@@ -254,7 +255,8 @@ class RunFolder:
         too: what made them cannot be checked, and a rerun with other settings would mix two runs
         under one summary. (Folders of versions before ``config.json`` or digests are adopted.)"""
         cfg = self.config_path
-        fingerprint = redact(canonical_json(fingerprint))  # no key or URL password in any run file
+        # no key or URL password in any run file; no option that only changes how answers are fetched
+        fingerprint = without_transport(redact(canonical_json(fingerprint)))
         doc: Any = None
         if cfg.exists():
             try:
@@ -281,7 +283,8 @@ class RunFolder:
             self.notices.append(f"{self.config_path}: unreadable; written again")
 
     def _same_settings(self, doc: dict[str, Any], fingerprint: dict[str, Any], kind: str | None) -> None:
-        old, old_kind = redact(doc.get("fingerprint")), doc.get("kind")  # a folder written before redaction
+        # a folder written before redaction, or with a transport option recorded: compared as written now
+        old, old_kind = without_transport(redact(doc.get("fingerprint"))), doc.get("kind")
         if kind is not None and old_kind is not None and old_kind != kind:
             raise RunConfigMismatch(f"{self.path} holds a '{old_kind}' run, not '{kind}'; use a new --out folder")
         if isinstance(old, dict) and old != fingerprint:

@@ -36,6 +36,7 @@ from typing import Any, Protocol
 
 from murgat.core.jsonl import ResultsWriteError
 from murgat.core.schema import Item
+from murgat.core.terminal import for_terminal
 from murgat.engine.folder import RunFolder, needs_retry, record_field, record_id
 from murgat.engine.outcome import ItemFailure, error_kind
 from murgat.judges.base import JudgeUnreachable
@@ -205,7 +206,7 @@ def plan_work(items: Sequence[Item], folder: RunFolder, digest: Digest, retry_er
     if out.n_edited:  # every command says so, in these words (the edit is redone, never silently kept)
         shown = ", ".join(out.edited_ids[:5]) + (" …" if out.n_edited > 5 else "")
         print(f"note: {out.n_edited} item(s) changed since they were last run (response, question, options or "
-              f"media): running them again ({shown})", file=sys.stderr)
+              f"media): running them again ({for_terminal(shown)})", file=sys.stderr)
     return out
 
 

@@ -17,6 +17,17 @@ from murgat.judges.types import GenerateConfig, JudgeOutput, JudgeRequest
 
 PROVIDERS = ("gemini", "openai", "hf", "embedded", "replay")
 
+#: ``-J`` options that change how answers are fetched, paced, logged or billed, never what they are: the
+#: HTTP client (``client``: lean, httpx or the SDK send the same request), the replicas' failure handling,
+#: pacing and polling, the credentials, the replay log, the prices, the upload clean-up, and whether a
+#: local model may be downloaded. A resume that changes only these is the same run: every command's
+#: fingerprint leaves them out (:func:`murgat.engine.fingerprint.without_transport`); they never enter a
+#: cache key either (each judge's ``answer_options`` names what does).
+TRANSPORT_OPTIONS = frozenset({
+    "client", "endpoint_failures", "endpoint_cooldown_s", "delay_s", "poll_s", "upload_timeout_s", "cleanup",
+    "api_key", "log", "price_in", "price_out", "allow_download",
+})
+
 
 def parse_options(pairs: list[str] | None) -> dict[str, str]:
     """``["k=v", …]`` → dict, with a clear error for a malformed pair."""

@@ -28,6 +28,26 @@ Exactly one response is read per request, and nothing else:
   Python's ``int(x, 16)``, which takes ``0x10``, ``+5`` and ``1_0``), a status code three ASCII
   digits, two ``Content-Length`` fields that disagree are an error, and a reply with both
   ``Transfer-Encoding`` and ``Content-Length`` is read as chunked and its connection closed;
+* all the bodies being read at once share one byte budget (:class:`BodyBudget`, by default the
+  process's :data:`BODY_BUDGET` of :data:`MAX_BODIES_IN_FLIGHT`): the per-body cap alone let 12
+  probe requests hold 0.5–1 GB and ``--concurrency 32`` against a body that never ends 2 GB. A body
+  takes its bytes from the budget *before* reading them (a declared ``Content-Length`` or chunk
+  size in pieces of :data:`PIECE`, a body read until the close 64 KiB at a time, a decoded body as it
+  inflates, and the copy that joins the pieces), and gives them back when its request returns or
+  fails. A body that would go over what is left **fails** at once with that reason, as a body over
+  the cap does (the judge retries it with backoff, when the others have given their bytes back):
+  waiting instead would deadlock when every body in flight waits for the others, and a judge's
+  answer is kilobytes, so only a misbehaving server ever meets the budget. Outside it: each
+  connection's stream buffer (at most twice :data:`MAX_HEAD_BYTES`) and the caller's parsing of a
+  returned body;
+* codings are read as RFC 9110/9112 list them: ``Transfer-Encoding`` and ``Content-Encoding`` are
+  lists (repeated fields joined), applied in the order given. A transfer-coding list that ends in
+  ``chunked`` is de-chunked, then the codings before it and the content codings are undone in reverse
+  (``gzip``, ``x-gzip``, ``deflate``, ``identity``); one that does not end in ``chunked`` is read until
+  the server closes. Any other coding (``br``, ``compress``, ``chunked`` twice) fails the request with
+  its name before the body is read: a body read as if it were plain would be an unreadable answer, and a
+  coding misread as framing desynchronises the connection. The decoded body counts against the cap too
+  (a small gzip body can inflate a thousandfold);
 * a host that once sent bytes after an answer gets no more reused connections (each request on a
   fresh one, ``Connection: close``): the reuse check sees only bytes that have already arrived, so
   a stray reply sent a few milliseconds after the answer would otherwise still be read as the next
@@ -48,6 +68,8 @@ import os
 import re
 import socket
 import ssl
+import threading
+import zlib
 from collections import defaultdict
 from urllib.parse import urlsplit
 
@@ -55,8 +77,18 @@ from urllib.parse import urlsplit
 MAX_HEAD_BYTES = 1 << 20
 #: most bytes of a response body (a judge's answer is kilobytes; n samples or logprobs a few MB)
 MAX_BODY_BYTES = 64 << 20
+#: bytes of all the response bodies read at once, over every pool of the process (made without a budget of its
+#: own): four bodies at the cap, or thousands of answers
+MAX_BODIES_IN_FLIGHT = 256 << 20
+#: the most bytes one read or one decoding step adds to a body (taken from the budget before it)
+PIECE = 1 << 20
 #: a chunk size as RFC 9112 spells it: hex digits (16 are already far past any cap)
 _CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")
+#: the codings this client undoes, with zlib's window bits for each (``None``: nothing to undo)
+_DECODERS: dict[str, int | None] = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS,
+                                    "deflate": zlib.MAX_WBITS, "identity": None}
+#: fields that are lists: a repeated one is the list of all its values (RFC 9110 5.3), not its last
+_LIST_FIELDS = ("transfer-encoding", "content-encoding")
 
 
 class HttpError(OSError):
@@ -83,18 +115,53 @@ class Response:
 _Conn = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 
-class _Progress:
-    """Whether any byte of the response has arrived (decides if a failed reused connection may be retried)."""
+class BodyBudget:
+    """Bytes that the response bodies being read may hold together (see the module docstring): taken
+    before they are read, given back when the request ends; ``peak`` is the most ever held at once.
+    Thread-safe (pools of several event loops may share one)."""
 
-    __slots__ = ("head_bytes", "started")
+    def __init__(self, limit: int = MAX_BODIES_IN_FLIGHT) -> None:
+        self.limit = limit
+        self.in_use = 0
+        self.peak = 0
+        self._lock = threading.Lock()
+
+    def take(self, n: int, held: int) -> None:
+        """Hold ``n`` more bytes for a body that holds ``held`` already, or fail without holding them."""
+        with self._lock:
+            if self.in_use + n > self.limit:
+                raise HttpError(f"response bodies being read reached the {self.limit:,}-byte budget they share "
+                                f"({self.in_use:,} bytes held, this one's {held:,} among them, {n:,} more wanted): "
+                                "the request failed and is tried again later (a judge's answer is kilobytes)")
+            self.in_use += n
+            self.peak = max(self.peak, self.in_use)
+
+    def give(self, n: int) -> None:
+        with self._lock:
+            self.in_use -= n
+
+
+#: the budget of every pool made without its own: one for the whole process
+BODY_BUDGET = BodyBudget()
+
+
+class _Progress:
+    """Whether any byte of the response has arrived (decides if a failed reused connection may be retried),
+    and what its body holds of the budget."""
+
+    __slots__ = ("head_bytes", "held", "started")
 
     def __init__(self) -> None:
         self.started = False
         self.head_bytes = 0
+        self.held = 0
 
 
 class HttpPool:
-    def __init__(self, max_idle_per_host: int = 512, max_body: int = MAX_BODY_BYTES) -> None:
+    def __init__(self, max_idle_per_host: int = 512, max_body: int = MAX_BODY_BYTES,
+                 budget: BodyBudget | None = None) -> None:
+        #: shared by all the bodies being read (the process's unless one is given)
+        self.budget = budget or BODY_BUDGET
         self._idle: dict[tuple[str, str, int], list[_Conn]] = defaultdict(list)
         self._parsed: dict[str, tuple[tuple[str, str, int], str, str]] = {}
         self.max_idle = max_idle_per_host
@@ -179,6 +246,8 @@ class HttpPool:
             except BaseException:
                 writer.close()
                 raise
+            finally:  # the body is the caller's now, or lost: its bytes go back to the budget
+                self._free(progress, progress.held)
             if keep and reuse and key not in self._no_reuse and len(idle) < self.max_idle:
                 idle.append((reader, writer))
             else:
@@ -198,9 +267,9 @@ class HttpPool:
             why = os.strerror(exc.errno).lower() if exc.errno else (exc.strerror or str(exc) or type(exc).__name__)
             raise HttpConnectError(f"cannot connect to {key[1]}:{key[2]}: {why}") from None
 
-    async def _read(self, reader: asyncio.StreamReader, progress: _Progress | None = None) -> tuple[Response, bool]:
-        """One final response: interim 1xx replies are read and skipped."""
-        progress = progress or _Progress()
+    async def _read(self, reader: asyncio.StreamReader, progress: _Progress) -> tuple[Response, bool]:
+        """One final response: interim 1xx replies are read and skipped; ``progress`` holds what its body
+        took from the budget (given back by the caller)."""
         while True:
             version, status, headers, lengths = await self._head(reader, progress)
             if 100 <= status < 200:
@@ -208,11 +277,17 @@ class HttpPool:
                     raise HttpError("the server switched protocols (101) on a JSON request")
                 continue  # 100 Continue, 102, 103 Early Hints: the answer follows
             break
-        chunked = headers.get("transfer-encoding", "").lower() == "chunked"
+        transfer = _codings(headers.get("transfer-encoding", ""))
+        chunked = bool(transfer) and transfer[-1] == "chunked"
+        # the order they were applied in: content codings first, then the transfer codings before chunked
+        undo = _codings(headers.get("content-encoding", "")) + (transfer[:-1] if chunked else transfer)
+        _check_codings(undo)
         if status in (204, 304):
             content, complete = b"", True
         elif chunked:
             content, complete = await self._chunked(reader, progress), True
+        elif transfer:  # RFC 9112 6.3: a transfer coding without chunked last: the body runs until the close
+            content, complete = await self._until_close(reader, progress), False
         elif lengths:
             if len(set(lengths)) > 1:
                 raise HttpError(f"the response has {len(lengths)} Content-Length fields that disagree "
@@ -222,13 +297,15 @@ class HttpPool:
                 raise HttpError(f"bad Content-Length {value[:40]!r}")
             n = int(value)
             self._check_size(n)
-            content, complete = await reader.readexactly(n), True
+            parts: list[bytes] = []
+            await self._exactly(reader, n, progress, parts)
+            content, complete = self._joined(progress, parts), True
         else:  # the body runs until the server closes
-            content, complete = await self._until_close(reader), False
+            content, complete = await self._until_close(reader, progress), False
         # both framings at once is how a reply smuggles a second one: read it as chunked, never reuse it
         keep = (complete and version == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
-                and not (chunked and lengths))
-        return Response(status, headers, content), keep
+                and not (transfer and lengths))
+        return Response(status, headers, self._decoded(content, undo, progress)), keep
 
     async def _head(self, reader: asyncio.StreamReader,
                     progress: _Progress) -> tuple[str, int, dict[str, str], list[str]]:
@@ -257,7 +334,10 @@ class HttpPool:
                 name = k.strip().lower()
                 if name == "content-length":
                     lengths += [x.strip() for x in v.split(",")]  # "5, 5" (a folded repeat) is one length
-                headers[name] = v.strip()
+                if name in _LIST_FIELDS and headers.get(name):
+                    headers[name] += ", " + v.strip()
+                else:
+                    headers[name] = v.strip()
         return parts[0], int(code), headers, lengths
 
     def _check_size(self, n: int) -> None:
@@ -276,8 +356,7 @@ class HttpPool:
             raise HttpError(f"chunk framing and trailers longer than {MAX_HEAD_BYTES} bytes")
         return line
 
-    async def _chunked(self, reader: asyncio.StreamReader, progress: _Progress | None = None) -> bytes:
-        progress = progress or _Progress()
+    async def _chunked(self, reader: asyncio.StreamReader, progress: _Progress) -> bytes:
         chunks: list[bytes] = []
         total = 0
         while True:
@@ -289,29 +368,120 @@ class HttpPool:
             if size == 0:
                 while await self._line(reader, progress, "a trailer field") != b"\r\n":
                     pass  # trailer fields, then the empty line
-                return b"".join(chunks)
+                return self._joined(progress, chunks)
             total += size
             self._check_size(total)
-            chunks.append(await reader.readexactly(size))
+            await self._exactly(reader, size, progress, chunks)
             if await reader.readexactly(2) != b"\r\n":
                 raise HttpError("chunk not followed by CRLF")
 
-    async def _until_close(self, reader: asyncio.StreamReader) -> bytes:
+    async def _until_close(self, reader: asyncio.StreamReader, progress: _Progress) -> bytes:
         chunks: list[bytes] = []
         total = 0
         while True:
+            self._hold(progress, 1 << 16)
             data = await reader.read(1 << 16)
+            self._free(progress, (1 << 16) - len(data))
             if not data:
-                return b"".join(chunks)
+                return self._joined(progress, chunks)
             total += len(data)
             self._check_size(total)
             chunks.append(data)
+
+    def _hold(self, progress: _Progress, n: int) -> None:
+        self.budget.take(n, progress.held)
+        progress.held += n
+
+    def _free(self, progress: _Progress, n: int) -> None:
+        n = min(n, progress.held)
+        progress.held -= n
+        self.budget.give(n)
+
+    async def _exactly(self, reader: asyncio.StreamReader, n: int, progress: _Progress, parts: list[bytes]) -> None:
+        """``n`` bytes of the body onto ``parts``, a :data:`PIECE` at a time, each held before it is read."""
+        while n > 0:
+            k = min(n, PIECE)
+            self._hold(progress, k)
+            parts.append(await reader.readexactly(k))
+            n -= k
+
+    def _joined(self, progress: _Progress, parts: list[bytes]) -> bytes:
+        """The pieces as one body; for a moment both exist, and the budget holds both."""
+        if len(parts) <= 1:
+            return parts[0] if parts else b""
+        total = sum(map(len, parts))
+        self._hold(progress, total)
+        body = b"".join(parts)
+        parts.clear()
+        self._free(progress, total)
+        return body
+
+    def _decoded(self, body: bytes, codings: list[str], progress: _Progress) -> bytes:
+        """``body`` with ``codings`` (in the order applied, each known: :func:`_check_codings`) undone."""
+        for coding in reversed(codings):
+            wbits = _DECODERS[coding]
+            if wbits is not None and body:
+                body = self._inflate(body, coding, wbits, progress)
+        return body
+
+    def _inflate(self, data: bytes, coding: str, wbits: int, progress: _Progress) -> bytes:
+        """One gzip or deflate layer undone, its output capped at ``max_body`` as it grows (never
+        inflated whole first). Several gzip members follow each other; ``deflate`` that is raw (no
+        zlib header, as some servers send it) is read as such."""
+        out: list[bytes] = []
+        total = 0
+        d = zlib.decompressobj(wbits)
+        rest = data
+        while True:
+            step = min(PIECE, self.max_body + 1 - total)
+            self._hold(progress, step)
+            try:
+                piece = d.decompress(rest, step)
+            except zlib.error as exc:
+                self._free(progress, step)
+                if coding == "deflate" and wbits > 0 and total == 0:
+                    return self._inflate(data, coding, -zlib.MAX_WBITS, progress)
+                raise HttpError(f"the response's {coding} body cannot be decoded ({exc})") from None
+            self._free(progress, step - len(piece))
+            total += len(piece)
+            if total > self.max_body:
+                raise HttpError(f"response body over the {self.max_body:,}-byte cap once its {coding} coding is "
+                                "undone (the request failed; a judge's answer is never that large)")
+            out.append(piece)
+            if d.unconsumed_tail:
+                rest = d.unconsumed_tail
+            elif not d.eof:
+                raise HttpError(f"the response's {coding} body is cut short")
+            elif d.unused_data and wbits == _DECODERS["gzip"]:
+                rest, d = d.unused_data, zlib.decompressobj(wbits)  # the next gzip member
+            elif d.unused_data:
+                raise HttpError(f"the response's {coding} body has {len(d.unused_data)} byte(s) after its end")
+            else:
+                return self._joined(progress, out)
 
     async def aclose(self) -> None:
         for conns in self._idle.values():
             for _, w in conns:
                 w.close()
         self._idle.clear()
+
+
+def _codings(field: str) -> list[str]:
+    """A ``Transfer-Encoding`` or ``Content-Encoding`` value as its list of codings, lower case, in order
+    (parameters after ``;`` are kept: a coding with parameters is no coding this client knows)."""
+    return [c.strip().lower() for c in field.split(",") if c.strip()]
+
+
+def _check_codings(codings: list[str]) -> None:
+    """Refuse, before the body is read, a coding this client cannot undo (``chunked`` among them: it
+    is a framing, valid only once and last in ``Transfer-Encoding``)."""
+    if "chunked" in codings:
+        raise HttpError("the response's Transfer-Encoding has chunked other than once and last: its end cannot be told")
+    unknown = [c for c in codings if c not in _DECODERS]
+    if unknown:
+        raise HttpError(f"the response uses the coding {unknown[0][:40]!r}, which murgat's HTTP client cannot "
+                        "undo (it reads chunked, gzip, deflate and identity; -J client=httpx also reads br and zstd "
+                        "where the brotli and zstandard packages are installed)")
 
 
 def _buffered(reader: asyncio.StreamReader) -> int:

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from murgat.core.terminal import for_terminal
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
@@ -275,11 +277,11 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
                             for k in range(1, len(docs))]} if len(docs) > 1 else None
     title = "murgat — " + " vs ".join(title_names(runs))
     for why in dict.fromkeys(refused):
-        print(f"warning: {why}", file=sys.stderr)
+        print(for_terminal(f"warning: {why}"), file=sys.stderr)
     if corrected is not None:
         docs[0]["corrected"] = corrected
     for note in dict.fromkeys(notices):
-        print(f"warning: {note}", file=sys.stderr)
+        print(for_terminal(f"warning: {note}"), file=sys.stderr)
     if annotator is not None:
         docs[0]["annotate"] = {"annotator": annotator, **({"sample": sample["design"]} if sample else {})}
         _digest_items(docs[0]["items"])

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from murgat.core.comparison import fmt
 from murgat.core.metric import METRICS, MODALITY_GROUPS, items_covered
 from murgat.core.schema import ResponseResult, RunSummary
+from murgat.core.terminal import for_terminal
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -17,8 +18,9 @@ if TYPE_CHECKING:
 
 def summary_table(summary: RunSummary, title: str) -> Table:
     from rich.table import Table
+    from rich.text import Text
 
-    t = Table(title=title)
+    t = Table(title=Text(for_terminal(title)))
     t.add_column("metric")
     t.add_column("mean [95% CI]")
     t.add_column("n")
@@ -39,7 +41,11 @@ def summary_table(summary: RunSummary, title: str) -> Table:
 
 
 def items_table(results: Sequence[ResponseResult], limit: int = 50) -> Table:
+    """The first ``limit`` responses, one row each. Ids, answers and error messages come from the input:
+    each is a plain :class:`rich.text.Text` (no markup read in it) with its control characters shown as
+    escapes (:func:`murgat.core.terminal.for_terminal`)."""
     from rich.table import Table
+    from rich.text import Text
 
     t = Table(title="per response")
     for col in ("id", "case", "V", "Vc", "facts", "undet.", "cov", "P", "R", "F1", "MURGAT-S", "ans"):
@@ -50,13 +56,14 @@ def items_table(results: Sequence[ResponseResult], limit: int = 50) -> Table:
 
     for r in list(results)[:limit]:
         if r.error:
-            t.add_row(r.id, "[red]error[/red]", "", "", "", "", "", "", "", "", "", r.error[:60])
+            t.add_row(Text(for_terminal(r.id)), "[red]error[/red]", "", "", "", "", "", "", "", "", "",
+                      Text(for_terminal(r.error[:60])))
             continue
         s = r.scores
         ans = ("? not read" if r.answer_problem else "") if r.correct is None else (
             ("✓" if r.correct else "✗") + f" {r.predicted_option or '-'}")
-        t.add_row(r.id, r.case, str(r.n_verifiable), str(r.n_verifiable_cited), str(r.n_facts),
-                  str(r.n_facts_undetermined), f(s.coverage), f(s.precision), f(s.recall), f(s.f1), f(s.murgat_s), ans)
+        t.add_row(Text(for_terminal(r.id)), r.case, str(r.n_verifiable), str(r.n_verifiable_cited), str(r.n_facts),
+                  str(r.n_facts_undetermined), f(s.coverage), f(s.precision), f(s.recall), f(s.f1), f(s.murgat_s), Text(for_terminal(ans)))
     return t
 
 
@@ -91,6 +98,7 @@ def blindness_line(b: dict[str, Any]) -> str:
 
 def print_summary(summary: RunSummary, results: Sequence[ResponseResult], title: str, console: Console | None = None) -> None:
     from rich.console import Console
+    from rich.text import Text
 
     con = console or Console()
     con.print(items_table(results))
@@ -121,7 +129,7 @@ def print_summary(summary: RunSummary, results: Sequence[ResponseResult], title:
             f"{now.get('input_tokens', 0)}+{now.get('output_tokens', 0)}, cost ${now.get('cost_usd', 0.0):.4f}"
         )
     if ex.get("judge_notes"):
-        con.print(f"[yellow]{ex['judge_notes']}[/yellow]")
+        con.print(Text(for_terminal(ex["judge_notes"]), style="yellow"))
     if ex.get("repeats"):
         con.print(repeats_line(ex["repeats"]), soft_wrap=True)
 
@@ -183,6 +191,7 @@ ANSWER_COLUMNS = (("accuracy", "accuracy"), ("attributed_accuracy", "SAA"), ("n_
 
 def comparison_table(doc: dict[str, Any]) -> Table:
     from rich.table import Table
+    from rich.text import Text
 
     t = Table(title="runs compared (differences vs the first run: paired bootstrap 95% CI)")
     # whole paths, folded over lines of at most 30 characters, never cut: runs/sweep/effort-low/run and
@@ -198,11 +207,11 @@ def comparison_table(doc: dict[str, Any]) -> Table:
         return [fmt(r.get(k)) if k != "n_answer_unknown" else str(r.get(k) or 0) for k, _ in ANSWER_COLUMNS]
 
     for r in doc["runs"]:
-        t.add_row(r["run"], *(fmt(r[m]) for m in METRICS), *answer_cells(r))
+        t.add_row(Text(for_terminal(r["run"])), *(fmt(r[m]) for m in METRICS), *answer_cells(r))
     for d in doc["differences"]:
         if d.get("note"):
-            t.add_row(f"Δ {d['run']}", "no ids in common", *([""] * (len(METRICS) - 1 + len(ANSWER_COLUMNS))))
+            t.add_row(Text(f"Δ {for_terminal(d['run'])}"), "no ids in common", *([""] * (len(METRICS) - 1 + len(ANSWER_COLUMNS))))
             continue
-        t.add_row(f"Δ {d['run']} (n={d.get('n_common', '?')})", *(fmt(d[m]) for m in METRICS),
+        t.add_row(Text(f"Δ {for_terminal(d['run'])} (n={d.get('n_common', '?')})"), *(fmt(d[m]) for m in METRICS),
                   *([""] * len(ANSWER_COLUMNS)))
     return t

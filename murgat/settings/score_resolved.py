@@ -16,12 +16,9 @@ from murgat import __version__, prompts
 from murgat.core.boxes import BoxConvention, parse_frame_size
 from murgat.engine.errors import SettingsError
 from murgat.engine.fingerprint import derive
-from murgat.judges import parse_options
+from murgat.judges import TRANSPORT_OPTIONS, parse_options  # the one list of options that never change answers
 from murgat.judging.config import JudgingConfig
 from murgat.settings.score import DEFAULT_MAX_CITATIONS_PER_FACT, DEFAULT_MAX_EVIDENCE_S, SCORE_NAMES, ScoreSettings
-
-#: judge options that change how answers are fetched or billed, never what they are
-TRANSPORT_OPTIONS = frozenset({"delay_s", "log", "api_key", "price_in", "price_out", "cleanup", "upload_timeout_s"})
 
 
 class JudgeSpec(BaseModel):

@@ -3,13 +3,17 @@ says is what a folder's fingerprint holds."""
 
 from __future__ import annotations
 
+import json
 import typing
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from murgat.commands.score.command import score_config, score_fingerprint
-from murgat.engine.fingerprint import Late, deciding_fields, derive, fingerprint
+from murgat.engine.fingerprint import Late, deciding_fields, derive, fingerprint, without_transport
+from murgat.engine.folder import RunConfigMismatch, RunFolder
+from murgat.judges import TRANSPORT_OPTIONS
 from murgat.settings.score import SCORE_NAMES, ScoreSettings
 from murgat.settings.score_resolved import ScoreConfig
 
@@ -67,3 +71,32 @@ def test_a_late_setting_enters_only_when_it_is_not_at_its_default() -> None:
     assert "max_citations_per_fact" not in fingerprint(s, SCORE_NAMES)
     assert fingerprint(ScoreSettings(**BASE, max_citations_per_fact=4), SCORE_NAMES)["max_citations_per_fact"] == 4
     assert isinstance(SCORE_NAMES["max_citations_per_fact"], Late)
+
+
+def test_transport_options_leave_every_shape_of_recorded_options() -> None:
+    """Parsed options (``options``, ``…_options``) and raw ``KEY=VALUE`` lists (``…_option``) lose the
+    options that never change answers; everything else stays, in order."""
+    assert {"client", "endpoint_failures", "endpoint_cooldown_s", "delay_s", "api_key"} <= TRANSPORT_OPTIONS
+    doc = {"judge_entail": {"spec": "openai:m", "options": {"client": "httpx", "video": "clip"}},
+           "model_options": {"endpoint_failures": "5", "base_url": "http://a"}, "options": {"delay_s": "1"},
+           "planner_option": ["client=sdk", "video=clip", " endpoint_cooldown_s = 2"], "client": "kept",
+           "judge_option": ["extra_body={}"], "evidence": {"fps": 1.0}}
+    assert without_transport(doc) == {
+        "judge_entail": {"spec": "openai:m", "options": {"video": "clip"}},
+        "model_options": {"base_url": "http://a"}, "options": {},
+        "planner_option": ["video=clip"], "client": "kept", "judge_option": ["extra_body={}"],
+        "evidence": {"fps": 1.0}}
+
+
+def test_a_folder_that_recorded_a_transport_option_resumes_without_it(tmp_path: Path) -> None:
+    """Every command's folder is checked in one place: a fingerprint written with ``-P client=httpx`` (a
+    program run) or ``-J delay_s=1`` (faithfulness) matches the same settings without them, and the other way
+    round; an answer-changing option still differs."""
+    folder = RunFolder(tmp_path)
+    with_transport = {"planner_option": ["client=httpx", "video=frames"], "options": {"delay_s": "1", "video": "frames"}}
+    (tmp_path / "config.json").write_text(json.dumps({"fingerprint": with_transport, "config": {}}))
+    folder.check_config({"planner_option": ["video=frames"], "options": {"video": "frames"}}, {})
+    folder.check_config({"planner_option": ["video=frames", "client=sdk"], "options": {"video": "frames"}}, {})
+    assert "client" not in (tmp_path / "config.json").read_text()
+    with pytest.raises(RunConfigMismatch, match="planner_option"):
+        folder.check_config({"planner_option": ["video=clip"], "options": {"video": "frames"}}, {})

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from murgat.judges.http import HttpConnectError, HttpError, HttpPool
+from murgat.judges.http import BODY_BUDGET, BodyBudget, HttpConnectError, HttpError, HttpPool
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -344,3 +344,155 @@ async def test_the_host_header_of_an_ipv6_url_keeps_its_brackets() -> None:
     await srv.wait_closed()
     await pool.aclose()
     assert hosts == [f"Host: [::1]:{port}".encode()]
+
+
+def _chunks(data: bytes, size: int = 7) -> bytes:
+    """``data`` in the chunked framing, ``size`` bytes a chunk."""
+    parts = [b"%x\r\n%s\r\n" % (len(data[i:i + size]), data[i:i + size]) for i in range(0, len(data), size)]
+    return b"".join(parts) + b"0\r\n\r\n"
+
+
+def _gzip(data: bytes) -> bytes:
+    import gzip
+
+    return gzip.compress(data, mtime=0)
+
+
+def _deflate(data: bytes, raw: bool = False) -> bytes:
+    import zlib
+
+    c = zlib.compressobj(wbits=-15 if raw else 15)
+    return c.compress(data) + c.flush()
+
+
+ANSWER = b'{"answer": "the same answer, coded"}'
+#: one body in two gzip members, one after the other (RFC 1952: a gzip file may have several)
+TWO_MEMBERS = _gzip(ANSWER[:10]) + _gzip(ANSWER[10:])
+#: a gzip body without its last bytes
+CUT = _gzip(ANSWER)[:-12]
+
+
+@pytest.mark.parametrize(("head", "body"), [
+    (b"Transfer-Encoding: gzip, chunked\r\n", _chunks(_gzip(ANSWER))),
+    (b"Transfer-Encoding: GZIP , Chunked\r\n", _chunks(_gzip(ANSWER))),
+    # one list over two fields (RFC 9110 5.3): before, the last field alone was read
+    (b"Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n", _chunks(_gzip(ANSWER))),
+    (b"Transfer-Encoding: deflate, identity, chunked\r\n", _chunks(_deflate(ANSWER))),
+    (b"Content-Encoding: gzip\r\nContent-Length: %d\r\n" % len(_gzip(ANSWER)), _gzip(ANSWER)),
+    (b"Content-Encoding: deflate\r\nTransfer-Encoding: chunked\r\n", _chunks(_deflate(ANSWER, raw=True))),
+    # content coded, then transfer coded: both undone, in reverse
+    (b"Content-Encoding: gzip\r\nTransfer-Encoding: gzip, chunked\r\n", _chunks(_gzip(_gzip(ANSWER)))),
+    (b"Content-Encoding: gzip\r\nContent-Length: %d\r\n" % len(TWO_MEMBERS), TWO_MEMBERS),
+])
+async def test_coded_bodies_are_decoded_and_the_connection_stays_in_step(head: bytes, body: bytes) -> None:
+    """Each reply is a real coded body on a kept-alive connection, answered twice: the answer comes
+    out decoded both times, on one connection (before, ``gzip, chunked`` was not read as chunked: the
+    client waited for the server to close, then returned the framing and gzip bytes as the answer)."""
+    raw = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + head + b"\r\n" + body
+    pool = HttpPool()
+    async with Server(_one_reply(raw)) as srv:
+        for _ in range(2):
+            resp = await asyncio.wait_for(pool.post(srv.url, b"{}", {}), 10)
+            assert resp.content == ANSWER
+        assert srv.connections == 1
+    await pool.aclose()
+
+
+async def test_a_transfer_coding_without_chunked_last_is_read_until_the_close() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n" + _gzip(ANSWER))
+        await writer.drain()  # the handler returns: the server closes, which ends the body
+
+    pool = HttpPool()
+    async with Server(handler) as srv:
+        assert (await asyncio.wait_for(pool.post(srv.url, b"{}", {}), 10)).content == ANSWER
+    await pool.aclose()
+
+
+@pytest.mark.parametrize(("head", "body", "words"), [
+    (b"Transfer-Encoding: br, chunked\r\n", b"", "coding 'br'"),
+    (b"Content-Encoding: compress\r\nContent-Length: 2\r\n", b"{}", "coding 'compress'"),
+    (b"Transfer-Encoding: chunked, gzip\r\n", b"", "chunked other than once and last"),
+    (b"Transfer-Encoding: chunked, chunked\r\n", b"", "chunked other than once and last"),
+    (b"Content-Encoding: gzip\r\nContent-Length: 2\r\n", b"{}", "cannot be decoded"),
+    (b"Content-Encoding: gzip\r\nContent-Length: %d\r\n" % len(CUT), CUT, "cut short"),
+])
+async def test_a_coding_that_cannot_be_undone_is_a_clear_error(head: bytes, body: bytes, words: str) -> None:
+    """Before, each of these was returned as the answer (undecoded bytes), or waited for a close."""
+    pool = HttpPool()
+    async with Server(_one_reply(b"HTTP/1.1 200 OK\r\n" + head + b"\r\n" + body)) as srv:
+        with pytest.raises(HttpError, match=words):
+            await asyncio.wait_for(pool.post(srv.url, b"{}", {}), 10)
+    await pool.aclose()
+
+
+async def test_a_small_gzip_body_that_inflates_past_the_cap_fails_at_the_cap() -> None:
+    bomb = _gzip(b"\0" * (8 << 20))  # 8 KiB on the wire, 8 MiB decoded
+    raw = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n" % len(bomb) + bomb
+    pool = HttpPool(max_body=1 << 20)
+    async with Server(_one_reply(raw)) as srv:
+        with pytest.raises(HttpError, match="cap once its gzip coding is undone"):
+            await asyncio.wait_for(pool.post(srv.url, b"{}", {}), 10)
+    await pool.aclose()
+
+
+async def test_bodies_read_at_once_share_one_budget() -> None:
+    """Twelve requests at once, each answered by a body that never ends (half chunked, half until the
+    close): each sends 2 MiB, then stalls until the test lets it go on. The budget (6 MiB) holds at most
+    three such bodies, so at least nine requests fail on it while the rest wait; let go, those fail at the
+    per-body cap. The client counts what it holds: never more than the budget (before, every body could
+    grow to its own cap: 12 x 4 MiB here, 0.5-1 GB with the real cap), and all of it back afterwards."""
+    release = asyncio.Event()
+    opened = 0
+    piece = b" " * (256 << 10)
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal opened
+        await read_request(reader)
+        chunked = opened % 2 == 0
+        opened += 1
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                     + (b"Transfer-Encoding: chunked\r\n" if chunked else b"") + b"\r\n")
+
+        async def send(n: int) -> None:
+            for _ in range(n):
+                writer.write(b"%x\r\n%s\r\n" % (len(piece), piece) if chunked else piece)
+                await writer.drain()
+
+        await send(8)  # 2 MiB
+        await release.wait()
+        await send(256)  # 64 MiB more at most: far past the cap
+
+    budget = BodyBudget(6 << 20)
+    pool = HttpPool(max_body=4 << 20, budget=budget)
+    async with Server(handler) as srv:
+        tasks = [asyncio.ensure_future(pool.post(srv.url, b"{}", {})) for _ in range(12)]
+
+        async def nine_failed() -> None:
+            while sum(t.done() for t in tasks) < 9:
+                await asyncio.sleep(0.01)
+
+        await asyncio.wait_for(nine_failed(), 60)
+        release.set()
+        results = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 60)
+    assert all(isinstance(r, HttpError) for r in results), results
+    assert sum("budget they share" in str(r) for r in results) >= 9
+    assert all("budget they share" in str(r) or "cap" in str(r) for r in results)
+    assert 0 < budget.peak <= budget.limit and budget.in_use == 0
+    async with Server(_one_reply(reply(answer(7)))) as srv:  # what was held is back: an answer goes through
+        assert json.loads((await pool.post(srv.url, b"{}", {})).content) == {"answer": 7}
+    assert budget.in_use == 0
+    await pool.aclose()
+
+
+async def test_every_pool_shares_the_process_budget_unless_given_one() -> None:
+    """Each judge has its own pool; the bodies of all of them count against one budget."""
+    assert HttpPool().budget is HttpPool(max_body=1 << 20).budget is BODY_BUDGET
+    body = json.dumps({"answer": "x" * (3 << 20)}).encode()  # 3 MiB in pieces, joined: counted twice, then given back
+    budget = BodyBudget(16 << 20)
+    pool = HttpPool(budget=budget)
+    async with Server(_one_reply(reply(body))) as srv:
+        assert (await pool.post(srv.url, b"{}", {})).content == body
+    assert 2 * len(body) <= budget.peak <= 2 * len(body) + (1 << 20) and budget.in_use == 0
+    await pool.aclose()

@@ -9,6 +9,7 @@ import sys
 
 from murgat.commands.validate.check import exit_status, report_lines, validate_selection
 from murgat.core.inputs import InputError
+from murgat.core.terminal import for_terminal
 from murgat.engine.errors import SettingsError
 from murgat.engine.options import add_command
 from murgat.settings.validate import ValidateSettings
@@ -21,7 +22,7 @@ def _cmd_validate(args: ValidateSettings) -> int:
     except (InputError, ValueError) as exc:
         raise SettingsError(str(exc)) from None
     if missing:
-        print(f"warning: --ids not in {args.input}: {', '.join(missing[:20])}", file=sys.stderr)
+        print(for_terminal(f"warning: --ids not in {args.input}: {', '.join(missing[:20])}"), file=sys.stderr)
     n_bad = sum(1 for r in reports if not r.ok)
     n_warn = sum(1 for r in reports if r.time_like)
     if args.print_json:
@@ -34,12 +35,15 @@ def _cmd_validate(args: ValidateSettings) -> int:
 
         from murgat.core.console import console
 
-        table = Table(title=f"validate {args.input}")
+        table = Table(title=Text(for_terminal(f"validate {args.input}")))
         for col in ("id", "media", "sentences", "cited", "citations", "invalid", "problems"):
             table.add_column(col)
         for r in reports:
-            table.add_row(Text(r.id), Text(r.media or "-"), str(r.n_sentences), str(r.n_cited_sentences),
-                          str(r.n_citations), str(r.n_invalid), Text("\n".join(report_lines(r)) or "ok"))
+            # ids, media names and the quoted response text are the input's: control characters shown as
+            # escapes, line by line (the newlines between the lines are the table's own)
+            table.add_row(Text(for_terminal(r.id)), Text(for_terminal(r.media or "-")), str(r.n_sentences),
+                          str(r.n_cited_sentences), str(r.n_citations), str(r.n_invalid),
+                          Text("\n".join(for_terminal(line) for line in report_lines(r)) or "ok"))
         con = console()
         con.print(table)
         con.print(f"{len(reports)} items, {n_bad} with problems, {n_warn} with warnings")

@@ -98,3 +98,20 @@ def test_citations_command_refuses_an_oversize_text(capsys) -> None:
     assert main(["citations", "x " * 150_000]) == 2
     assert "response_too_long" in capsys.readouterr().err
     assert citations_doc("x " * 150_000)["error"].startswith("response_too_long: 300,000 characters")
+
+
+def test_escape_sequences_in_ids_media_and_text_are_shown_as_text(tmp_path: Path, capsys) -> None:
+    """An id, a media name or a quoted bit of the response with an OSC (window title) or CSI (colour)
+    sequence is shown with visible escapes in the table and the warning line; ``--json`` keeps it exact."""
+    osc, csi = "\x1b]0;pwned\x07", "\x1b[31m"
+    p = _write(tmp_path, [{"id": f"a{osc}", "media": f"m{csi}.mp4", "response": f"He waves <t>3.0</t>{csi}."},
+                          {"id": f"b{csi}", "response": "x (visual, 0:01)."}])
+    assert main(["validate", str(p), "--ids", f"a{osc},b{csi},zz{csi}"]) == 0
+    out, err = capsys.readouterr()
+    assert "\x1b" not in out and "\x07" not in out and "\x1b" not in err
+    assert "a\\x1b]0;pwned\\x07" in out and "b\\x1b[31m" in out and "m\\x1b[31m.mp4" in out
+    assert "zz\\x1b[31m" in err
+    assert main(["validate", str(p), "--ids", f"a{osc},b{csi}", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [i["id"] for i in doc["items"]] == [f"a{osc}", f"b{csi}"]
+    assert f"m{csi}.mp4" in doc["items"][0]["media_error"]

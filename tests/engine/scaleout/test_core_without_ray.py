@@ -13,10 +13,11 @@ import pytest
 
 def test_the_core_does_not_import_ray() -> None:
     # the command modules too: since the settings/API change the work of each command lives there
-    code = ("import sys; import murgat.cli as c; c.build_parser(); import murgat.commands.score.runner, programs.cli, "
-            "murgat.commands.faithfulness.cli, murgat.commands.generate.cli, murgat.engine.scaleout, murgat.api, murgat.commands.score.command, "
+    code = ("import sys; import murgat.cli as c; c.build_parser(); import murgat.commands.score.runner, murgat.programs.cli, "
+            "murgat.commands.faithfulness.cli, murgat.commands.generate.cli, murgat.engine.scaleout, murgat.api, "
+            "murgat.commands.score.command, "
             "murgat.engine.command, murgat.commands.faithfulness.command, murgat.commands.reflect.command, "
-            "murgat.commands.generate.command, programs.command, murgat.engine.scaleout.tasks, murgat.engine.scaleout.driver, "
+            "murgat.commands.generate.command, murgat.programs.command, murgat.engine.scaleout.tasks, murgat.engine.scaleout.driver, "
             "murgat.engine.scaleout.services, murgat.engine.scaleout.worker; print('ray' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
