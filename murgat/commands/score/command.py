@@ -32,6 +32,7 @@ from murgat.engine.outcome import failure_line
 from murgat.engine.preflight import MediaPlace, missing_hint, require_asr
 from murgat.engine.roles import JudgeFactory, JudgeMaker
 from murgat.engine.run_state import Run, Stream, Work
+from murgat.judges import TRANSPORT_OPTIONS
 from murgat.judges.evidence import limit_overrides, limits_for
 from murgat.judging.pool import CallPool
 from murgat.judging.probes.paths import EntailPath, ProbePath
@@ -40,7 +41,7 @@ from murgat.report.groups import print_breakdown
 from murgat.report.pages import build_report
 from murgat.report.tables import print_summary
 from murgat.settings.score import SCORE_NAMES, ScoreSettings
-from murgat.settings.score_resolved import TRANSPORT_OPTIONS, JudgeSpec, ScoreConfig, score_config
+from murgat.settings.score_resolved import JudgeSpec, ScoreConfig, score_config
 
 #: the stages, by the name of their settings (``--judge-verify`` …)
 STAGES = ("verify", "decompose", "entail", "decontextualize")
