@@ -105,12 +105,10 @@ class ScoreOptions(TypedDict, total=False):
     ray_task_retries: int
 
 
-class FaithfulnessOptions(TypedDict, total=False):
-    """``murgat.faithfulness(...)``'s keyword arguments: the fields of
-    :class:`~murgat.settings.faithfulness.FaithfulnessSettings` (its positional ``input`` aside)."""
+class LabellingOptions(TypedDict, total=False):
+    """What ``murgat.faithfulness(...)`` and ``murgat.reflect(...)`` share: the fields of
+    :class:`~murgat.settings.faithfulness.Labelling`."""
 
-    judge: str
-    segmentation: Literal["sentences", "judge"]
     variant: Literal["vanilla", "grounding", "grounding+rationale"]
     granularity: Literal["chain", "step"]
     max_frames: int
@@ -150,10 +148,18 @@ class FaithfulnessOptions(TypedDict, total=False):
     ray_group_size: int
     ray_task_cpus: float | None
     ray_task_retries: int
+
+
+class FaithfulnessOptions(LabellingOptions, total=False):
+    """``murgat.faithfulness(...)``'s keyword arguments: the fields of
+    :class:`~murgat.settings.faithfulness.FaithfulnessSettings` (its positional ``input`` aside)."""
+
+    judge: str
+    segmentation: Literal["sentences", "judge"]
     max_undetermined: float | None
 
 
-class ReflectOptions(TypedDict, total=False):
+class ReflectOptions(LabellingOptions, total=False):
     """``murgat.reflect(...)``'s keyword arguments: the fields of
     :class:`~murgat.settings.reflect.ReflectSettings` (its positional ``data`` aside)."""
 
@@ -167,46 +173,8 @@ class ReflectOptions(TypedDict, total=False):
     max_steps: int
     from_: StrPath | None
     mode: Literal["base", "cite"]
-    variant: Literal["vanilla", "grounding", "grounding+rationale"]
-    granularity: Literal["chain", "step"]
-    max_frames: int
-    judge_option: list[str]
-    fps: float
-    evidence_text: bool
-    media_root: StrPath | None
-    allow_media_outside_root: bool
-    out: StrPath
-    cache: StrPath | None
-    overwrite: bool
-    retry_errors: bool
-    item_concurrency: int | None
-    quiet: bool
-    print_json: bool
-    max_tokens: int
-    timeout: float
-    temperature: float
-    retries: int
-    backoff_max: float
-    max_retry_time: float
-    concurrency: int
-    rpm: float | None
-    tpm: float | None
-    effort: str | None
-    limit: int | None
-    ids: str | list[str] | tuple[str, ...] | None
-    max_response_chars: int
-    bootstrap: int
-    seed: int
-    by: list[str]
-    probes: Literal["auto", "on", "off", "require"]
-    probe_seed: int
-    run_on: Literal["local", "ray"]
-    ray_address: str | None
-    ray_cpus: int | None
-    ray_group_size: int
-    ray_task_cpus: float | None
-    ray_task_retries: int
     model_option: list[str]
+
 
 
 class ProgramOptions(TypedDict, total=False):
@@ -264,9 +232,9 @@ class ProgramOptions(TypedDict, total=False):
     ray_task_retries: int
 
 
-class GenerateOptions(TypedDict, total=False):
-    """``murgat.generate(...)``'s keyword arguments: the fields of
-    :class:`~murgat.settings.generate.GenerateSettings` (its positional ``data`` aside)."""
+class GeneratingOptions(TypedDict, total=False):
+    """What ``murgat.generate(...)`` and ``murgat.sweep(...)`` share: the fields of
+    :class:`~murgat.settings.generate.Generating`."""
 
     model: str
     mode: Literal["base", "cite", "posthoc"]
@@ -301,48 +269,21 @@ class GenerateOptions(TypedDict, total=False):
     ray_group_size: int
     ray_task_cpus: float | None
     ray_task_retries: int
+
+
+class GenerateOptions(GeneratingOptions, total=False):
+    """``murgat.generate(...)``'s keyword arguments: the fields of
+    :class:`~murgat.settings.generate.GenerateSettings` (its positional ``data`` aside)."""
+
     effort: str | None
 
 
-class SweepOptions(TypedDict, total=False):
+class SweepOptions(GeneratingOptions, total=False):
     """``murgat.sweep(...)``'s keyword arguments: the fields of
     :class:`~murgat.settings.sweep.SweepSettings` (its positional ``data`` aside)."""
 
     efforts: str | list[str] | tuple[str, ...]
     judge: str
-    model: str
-    mode: Literal["base", "cite", "posthoc"]
-    base: StrPath | None
-    max_frames: int
-    model_option: list[str]
-    fps: float
-    media_root: StrPath | None
-    allow_media_outside_root: bool
-    out: StrPath
-    cache: StrPath | None
-    overwrite: bool
-    retry_errors: bool
-    item_concurrency: int | None
-    quiet: bool
-    print_json: bool
-    max_tokens: int
-    timeout: float
-    temperature: float
-    retries: int
-    backoff_max: float
-    max_retry_time: float
-    concurrency: int
-    rpm: float | None
-    tpm: float | None
-    limit: int | None
-    ids: str | list[str] | tuple[str, ...] | None
-    max_response_chars: int
-    run_on: Literal["local", "ray"]
-    ray_address: str | None
-    ray_cpus: int | None
-    ray_group_size: int
-    ray_task_cpus: float | None
-    ray_task_retries: int
     judge_option: list[str]
     probes: Literal["auto", "on", "off", "require"]
     probe_seed: int
