@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tests.standin import StandIn
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_ctrl_c_with_items_in_flight_is_exit_130_and_one_line(tmp_path: Path, example_media: Path) -> None:
