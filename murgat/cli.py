@@ -22,8 +22,7 @@ from murgat import __version__
 from murgat.core.jsonl import ResultsWriteError
 from murgat.core.terminal import for_terminal
 from murgat.engine.errors import CommandError
-from murgat.media import safewrite
-from murgat.media.stages import enable
+from murgat.media import safewrite, stages
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -71,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # stage lines (models loading, a file transcribed, the probes) unless the output is to stay quiet;
     # off again when the command returns (main may be called in process, before the Python API)
     if not any(getattr(args, k, False) for k in ("quiet", "json", "print_json")):  # the settings call --json print_json
-        enable()
+        stages.enable()
     # how every command ends on a refusal or a stop, in one place: the error's one line and its exit status
     try:
         return int(args.func(args) or 0)
@@ -90,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\ninterrupted: what was written is kept; run the same command again to resume", file=sys.stderr)
         return 130
     finally:
-        enable(None)
+        stages.enable(None)
 
 
 def run() -> NoReturn:

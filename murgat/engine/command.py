@@ -71,7 +71,7 @@ from murgat.engine.scaleout import driver
 from murgat.engine.scaleout.driver import init_ray, shutdown
 from murgat.engine.scaleout.tasks import TaskSpec, run_on_ray
 from murgat.judging.probes.paths import ProbePath
-from murgat.media.stages import stage
+from murgat.media import stages
 
 S = TypeVar("S", bound=RunSettings)
 
@@ -195,7 +195,7 @@ def run_command(command: Command[S], s: S, *, echo: bool = True, others: Others 
     check_outputs(s, outputs, command.kind)
     # the first stage line of a run, before the media checks and any model load (a cold run is not silent);
     # after the quick refusals, which stay one line
-    stage(f"{command.kind}: {len(items)} item(s) read; checking the settings and the media")
+    stages.stage(f"{command.kind}: {len(items)} item(s) read; checking the settings and the media")
     with held(outputs) as hold:
         folder = command.folder(s, outputs)
         if s.overwrite and not outputs.scratch:

@@ -33,7 +33,7 @@ from murgat.engine.scaleout.driver import summed_stats
 from murgat.judges.account import SentTotals, sent_totals
 from murgat.judging.probes.results import ProbeReport, Setting
 from murgat.judging.probes.runner import gate_exit, paths_to_probe, probes_before_run, require_message
-from murgat.media.stages import stage
+from murgat.media import stages
 
 if TYPE_CHECKING:
     from murgat.engine.run_state import Run
@@ -63,7 +63,7 @@ def probe_before_run(probe_paths: Callable[[], Sequence[ProbePath]], run: Run) -
     paths = paths_to_probe(setting, list(probe_paths()))
     if not paths:
         return None
-    stage(f"asking the judge probes ({len(paths)} judge path(s)) before the first item")
+    stages.stage(f"asking the judge probes ({len(paths)} judge path(s)) before the first item")
 
     async def ask() -> ProbeReport | None:
         try:
