@@ -227,11 +227,11 @@ def _check(y: np.ndarray, yhat: np.ndarray, lam: float | None, alpha: float = 0.
         raise ValueError(f"lam must be in [0, 1] or None (tuned); got {lam}")
 
 
-def _design_or_undefined(clusters: Clusters, n: int, m: int, lam: float | None,
-                         alpha: float) -> tuple[_Design, CorrectedEstimate | None]:
+def _design_or_undefined(clusters: Clusters, n: int, m: int, lam: float | None, alpha: float,
+                         quantile: Quantile) -> tuple[_Design, CorrectedEstimate | None]:
     """The design of ``n`` labelled and ``m`` unlabelled items and, when they are too few to
     estimate from, the undefined estimate that says why (else None)."""
-    d = _Design(clusters, n, m)
+    d = _Design(clusters, n, m, quantile)
     why = d.too_small()
     return d, (_undefined(n, m, lam, alpha, why, d.clustered) if why else None)
 
@@ -260,10 +260,9 @@ def prediction_powered_mean(y: Values, yhat: Values, yhat_unlabelled: Values, *,
     ya, yh, yu = _vec(y, "y"), _vec(yhat, "yhat"), _vec(yhat_unlabelled, "yhat_unlabelled")
     _check(ya, yh, lam, alpha)
     n, m = len(ya), len(yu)
-    d = _Design(clusters, n, m, quantile)
-    why = d.too_small()
-    if why:
-        return _undefined(n, m, lam, alpha, why, d.clustered)
+    d, undefined = _design_or_undefined(clusters, n, m, lam, alpha, quantile)
+    if undefined is not None:
+        return undefined
     est, var, lam_used, var_h = _fit(ya, yh, yu, lam, d)
     return _result(est, var, lam_used, var_h, alpha, _method(lam), d)
 
@@ -390,10 +389,9 @@ def prediction_powered_ratio(num: Values, den: Values, num_hat: Values,
         raise ValueError("num, den, num_hat and den_hat pair up item by item, as do the two unlabelled arrays")
     _check(nn, nh, lam, alpha)
     n, m = len(nn), len(nu)
-    d = _Design(clusters, n, m, quantile)
-    why = d.too_small()
-    if why:
-        return _undefined(n, m, lam, alpha, why, d.clustered)
+    d, undefined = _design_or_undefined(clusters, n, m, lam, alpha, quantile)
+    if undefined is not None:
+        return undefined
     r, var, lam_used, var_h = _ratio_fit(nn, dd, nh, dh, nu, du, lam, d)
     if r is None:
         return _undefined(n, m, lam_used, alpha, "the denominator's estimate is not positive (nothing to divide by)",
