@@ -16,7 +16,7 @@ from murgat import __version__, prompts
 from murgat.core.boxes import BoxConvention, parse_frame_size
 from murgat.engine.errors import SettingsError
 from murgat.engine.fingerprint import derive
-from murgat.judges import TRANSPORT_OPTIONS, parse_options  # the one list of options that never change answers
+from murgat.judges import parse_options  # the one list of options that never change answers
 from murgat.judging.config import JudgingConfig
 from murgat.settings.score import DEFAULT_MAX_CITATIONS_PER_FACT, DEFAULT_MAX_EVIDENCE_S, SCORE_NAMES, ScoreSettings
 
@@ -62,25 +62,6 @@ class ScoreConfig(JudgingConfig):
     attributed_threshold: float = 0.5
     prompt_hashes: dict[str, str] = Field(default_factory=dict)
     versions: dict[str, Any] = Field(default_factory=dict)
-
-    def scoring_fingerprint(self) -> dict[str, Any]:
-        """The part of the config that must match for a resumed run to be consistent."""
-        d = self.model_dump(exclude={"versions", "bootstrap_resamples", "seed", "cluster_by_video",
-                                     "attributed_threshold", "max_response_chars"})
-        d["generate"] = self.generate.cache_fields()
-        if self.boxes.is_default():
-            d.pop("boxes")  # runs from before box options existed resume with the same fingerprint
-        # the request caps enter only when changed: runs made before they existed still resume
-        if self.max_citations_per_fact == DEFAULT_MAX_CITATIONS_PER_FACT:
-            d.pop("max_citations_per_fact", None)
-        if self.max_evidence_s == DEFAULT_MAX_EVIDENCE_S:
-            d.pop("max_evidence_s", None)
-        if self.repeats == 1:
-            d.pop("repeats", None)
-        for k in ("judge_verify", "judge_decompose", "judge_entail", "judge_decontextualize"):
-            if d.get(k):
-                d[k]["options"] = {o: v for o, v in d[k]["options"].items() if o not in TRANSPORT_OPTIONS}
-        return d
 
 
 def _versions() -> dict[str, Any]:
