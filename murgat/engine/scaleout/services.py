@@ -124,6 +124,7 @@ class LimitService:
         self.changed = asyncio.Condition()
         self.peak: dict[str, int] = {}
         self.sent: dict[str, int] = {}
+        self.peak_window: dict[str, int] = {}  # the most requests admitted inside one window: the --rpm check
         self.pauses: dict[str, ProviderPause] = {}
 
     def _live(self, name: str) -> dict[int, float]:
@@ -162,6 +163,7 @@ class LimitService:
             if req_ok and tok_ok:
                 events.append((now, tokens))
                 self.sent[name] = self.sent.get(name, 0) + 1
+                self.peak_window[name] = max(self.peak_window.get(name, 0), len(events))
                 return
             await asyncio.sleep(max(0.01, self.window_s - (now - events[0][0]) + 0.01))
 
@@ -201,7 +203,8 @@ class LimitService:
         for scope, p in self.pauses.items():  # per judge (the scope's endpoint details stay out of the summary)
             name = scope.split("|", 1)[0]
             paused[name] = paused.get(name, 0) + p.pauses
-        return {"peak_in_flight": dict(self.peak), "sent": dict(self.sent), "paused": paused}
+        return {"peak_in_flight": dict(self.peak), "sent": dict(self.sent), "paused": paused,
+                "peak_per_window": dict(self.peak_window), "window_s": self.window_s}
 
 
 def start_services(cache_path: Path, window_s: float = 60.0) -> tuple[Any, Any]:

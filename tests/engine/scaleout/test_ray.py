@@ -206,7 +206,10 @@ def test_this_invocation_agrees_with_the_records_on_a_fresh_ray_run(tmp_path, ex
 
 def test_cluster_wide_limits(tmp_path, example_media, ray_instance, monkeypatch) -> None:
     """Two workers, each free to run 8 requests at once: the cluster still keeps --concurrency 2
-    and --rpm 4 (per 2-second window here, so the test is quick)."""
+    and --rpm 4 (per 2-second window here, so the test is quick).
+
+    The window is read where it is enforced, in the limit service's own count of admissions per
+    window: the stand-in's arrival times would add the delivery delay, which load can stretch."""
     from murgat.engine.scaleout import driver as score_mod
     from murgat.engine.scaleout.services import start_services
 
@@ -218,13 +221,14 @@ def test_cluster_wide_limits(tmp_path, example_media, ray_instance, monkeypatch)
                      f"base_url={server.base_url}", "--out", str(tmp_path / "run"), "--run-on", "ray",
                      "--ray-group-size", "3", "--concurrency", "2", "--rpm", "4", "--item-concurrency", "8",
                      "--quiet", "--probes", "off"])  # the workers' cluster-wide limiter: no driver-side probes
-        times = sorted(at for _, at in server.received)
+        received = len(server.received)
         peak = server.peak_in_flight
-    assert code == 0 and len(times) >= 12
+    assert code == 0 and received >= 12
     assert peak <= 2
-    for i, t0 in enumerate(times):
-        in_window = [t for t in times[i:] if t - t0 < 2.0 - 0.05]
-        assert len(in_window) <= 4, f"{len(in_window)} requests within 2 s from {t0}"
+    limits = json.loads((tmp_path / "run" / "summary.json").read_text())["extra"]["ray"]["limits"]
+    assert limits["window_s"] == 2.0
+    assert limits["sent"] == {"openai": received}, limits  # every request went through the one limiter (per provider)
+    assert limits["peak_per_window"] == {"openai": 4}, limits  # it filled windows, and never past --rpm
 
 
 def test_a_killed_driver_resumes(tmp_path, example_media, monkeypatch) -> None:
