@@ -4,8 +4,8 @@ Alone it prints murgat's task folder (:func:`~murgat.integrations.lmms_eval.task
 writes an lmms-eval task for a dataset (any that ``murgat generate`` reads): ``FOLDER/NAME.jsonl``, one
 document per item with its media file resolved inside ``--media-root`` (an item whose media is not
 found stops it, named), and ``FOLDER/NAME.yaml``, which includes murgat's template and names that
-dataset; point ``lmms-eval --include_path`` at ``FOLDER``. The judge is checked now, as ``murgat
-score`` checks it, so a typo fails before any model is asked.
+dataset; point ``lmms-eval --include_path`` at ``FOLDER``. The judge's options are checked now as
+``murgat score``'s settings; the judge itself is first built when lmms-eval aggregates (after the model ran).
 """
 
 from __future__ import annotations
