@@ -35,17 +35,19 @@ FIGURES = ("murgat_s", "accuracy", "attributed_accuracy")
 
 
 def replay_judge(tmp: Path, denied: tuple[str, ...]) -> str:
-    """Every sentence verifiable, one fact per sentence, entailed unless it holds one of ``denied``."""
-    sents = [s.text for a in ANSWERS.values() for s in split_sentences(preprocess(a, 4).reasoning)]
-    rows = [{"match": {"task": "verify"}, "output": {"text": "yes"}},
-            *({"match": {"task": "decompose", "inputs": {"sentence": s}}, "output": {"text": json.dumps({"facts": [s]})}}
-              for s in sents),
-            *({"match": {"task": "entail", "inputs": {"fact": strip_citations(s)}}, "output": {"text": "no"}}
-              for s in sents if any(d in s for d in denied)),
-            {"match": {"task": "entail"}, "output": {"text": "yes"}}]
-    p = tmp / "judge.jsonl"
-    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return f"replay:{p}"
+    """Every sentence verifiable and its own one fact, entailed unless it holds one of ``denied``."""
+    rows: list[dict[str, object]] = [{"match": {"task": "verify"}, "output": {"text": "yes"}}]
+    for answer in ANSWERS.values():
+        for sent in split_sentences(preprocess(answer, 4).reasoning):
+            rows.append({"match": {"task": "decompose", "inputs": {"sentence": sent.text}},
+                         "output": {"text": json.dumps({"facts": [sent.text]})}})
+            if any(d in sent.text for d in denied):
+                rows.append({"match": {"task": "entail", "inputs": {"fact": strip_citations(sent.text)}},
+                             "output": {"text": "no"}})
+    rows.append({"match": {"task": "entail"}, "output": {"text": "yes"}})
+    path = tmp / "judge.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return f"replay:{path}"
 
 
 def lmms_eval(tmp: Path, base_url: str, tasks: Path) -> subprocess.CompletedProcess[str]:
