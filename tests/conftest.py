@@ -112,6 +112,7 @@ FILE_TIERS: dict[str, str] = {
     "media/test_asr_ocr.py": "e2e", "media/test_sounds.py": "e2e", "media/test_windowed_text.py": "e2e",
     "engine/test_asr_preflight.py": "e2e", "engine/test_probing.py": "e2e",
     "commands/generate/test_generate.py": "e2e", "integrations/test_inspect_ai.py": "e2e",
+    "integrations/test_lmms_eval.py": "integration",
     "engine/scaleout/test_ray.py": "e2e", "engine/scaleout/test_ray_commands.py": "e2e",
     "engine/scaleout/test_services_pause.py": "e2e", "engine/scaleout/test_core_without_ray.py": "e2e",
     "commands/score/test_performance_paths.py": "e2e", "commands/annotate/test_annotate.py": "e2e",

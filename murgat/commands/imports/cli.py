@@ -9,13 +9,19 @@ from __future__ import annotations
 import argparse
 
 from murgat.engine.options import add_command
-from murgat.settings.imports import ImportInspectSettings
+from murgat.settings.imports import ImportInspectSettings, ImportLmmsSettings
 
 
 def _cmd_import_inspect(args: ImportInspectSettings) -> int:
     from murgat.commands.imports.inspect_log import run_import
 
     return run_import(args.log, args.out)
+
+
+def _cmd_import_lmms(args: ImportLmmsSettings) -> int:
+    from murgat.commands.imports.lmms_log import run_import as run_lmms_import
+
+    return run_lmms_import(args.samples, args.out)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,3 +32,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                 description="Each answered sample whose metadata names its media (every sample of the "
                             "murgat_cited_qa task) becomes one murgat item; samples left out are listed with "
                             "the reason. Needs inspect_ai: pip install 'murgat[inspect]'.")
+    add_command(src, ImportLmmsSettings, _cmd_import_lmms,
+                help="an lmms-eval samples log of murgat's task → DIR/responses.jsonl (then murgat score DIR)",
+                description="Each sample of murgat's lmms-eval task (python -m murgat.integrations.lmms_eval task) "
+                            "becomes one murgat item per answer; an answer lmms-eval never got (a failed request) is "
+                            "left out and named. Needs no lmms-eval.")
