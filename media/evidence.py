@@ -117,6 +117,9 @@ class EvidenceSegment:
     #: patch probability, classes at 0.01 or more, at most 20) and its loudest patch (dBFS)
     sound_events: dict[str, float] | None = None
     loudness_db: float | None = None
+    #: for an audio segment with the voice counter on: how many voices speak in it
+    #: (:meth:`murgat.media.voices.VoiceSource.window`: ``voices`` one/several/None, and the figures)
+    voices: dict[str, Any] | None = None
     #: a boxed visual citation: its regions; ``frames`` then carry them drawn, and ``crops``
     #: hold, per frame, one enlarged crop per region (frame-major order)
     boxes: tuple[Region, ...] = ()
@@ -338,6 +341,7 @@ def build_evidence(
     transcript: TextSource | None = None,
     screen: TextSource | None = None,
     sounds: Any = None,
+    voices: Any = None,
     strict: bool = False,
     limits: EvidenceLimits | None = DEFAULT_LIMITS,
 ) -> Evidence:
@@ -388,6 +392,8 @@ def build_evidence(
                     seg.screen_text = src.text_in(seg.start, seg.end) if c.modality == "visual" else None
                 if sounds is not None and c.modality == "audio":
                     seg.sound_events, seg.loudness_db = sound_summary(sounds, seg.start, seg.end)
+                if voices is not None and c.modality == "audio":
+                    seg.voices = voices.window(seg.start, seg.end, seg.audio_pieces())
         except MediaError as exc:
             if strict:
                 raise

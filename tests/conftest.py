@@ -108,7 +108,7 @@ TIERS = ("unit", "integration", "e2e")
 FILE_TIERS: dict[str, str] = {
     # Ray, browsers, ASR / OCR / sounds / real models
     "judges/test_embedded.py": "e2e", "judges/test_embedded_channels.py": "e2e", "judges/test_embedded_no_needs_evidence.py": "e2e",
-    "judges/test_hf.py": "e2e", "judges/test_real_servers.py": "e2e",
+    "judges/test_hf.py": "e2e", "judges/test_embedded_voices_real.py": "e2e", "judges/test_real_servers.py": "e2e",
     "media/test_asr_ocr.py": "e2e", "media/test_sounds.py": "e2e", "media/test_windowed_text.py": "e2e",
     "engine/test_asr_preflight.py": "e2e", "engine/test_probing.py": "e2e",
     "commands/generate/test_generate.py": "e2e", "integrations/test_inspect_ai.py": "e2e",
@@ -123,6 +123,7 @@ FILE_TIERS: dict[str, str] = {
     "judges/test_account.py": "integration", "judges/test_budget.py": "integration",
     "judges/test_cache.py": "integration", "judges/test_gemini_recorder.py": "integration",
     "judges/test_openai_answers.py": "integration", "media/test_probe.py": "integration",
+    "media/test_voices.py": "integration",
     "engine/test_newcomer_faults.py": "integration", "engine/test_outputs.py": "integration",
     "commands/reflect/test_reflect.py": "integration", "commands/generate/test_long_sound.py": "integration",
     "commands/ground/test_ground_answers.py": "integration", "commands/gold/test_importers.py": "integration",

@@ -488,171 +488,231 @@ def strip_time_phrases(text: str) -> tuple[str, list[str]]:
     return re.sub(r"\s+", " ", text).strip(" ,;"), removed
 
 
-def analyze(fact: str) -> Claim:
-    """Split ``fact`` into content terms (see the module docstring)."""
-    text = strip_citations(fact).strip()
+def _strip_labels(text: str) -> tuple[str, list[str]]:
+    """``text`` without its discourse labels at the start ("Reasoning:", "Step 2:"), and the labels."""
     removed: list[str] = []
     while True:
         m = DISCOURSE_LABEL.match(text)
         if not m or len(text) - m.end() < 3:
-            break
+            return text, removed
         removed.append(m.group(0).strip())
         text = text[m.end():]
+
+
+def _strip_times(outside: str) -> tuple[str, list[str]]:
+    """Time phrases out: everywhere before the speech verb; after it (in what is said: "says the
+    launch is in ten seconds") only one set off by a comma at the end ("…, around 7 s in")."""
+    verb = re.search(r"\b(?:" + "|".join(sorted(CONTENT_VERBS, key=len, reverse=True)) + r")\b", outside, re.IGNORECASE)
+    if verb is None:
+        return strip_time_phrases(outside)
+    head, times = strip_time_phrases(outside[:verb.end()])
+    tail = outside[verb.end():]
+    m_tail = re.search(r",\s*([^,]+?)\s*[.!?]?\s*$", tail)
+    if m_tail:
+        rest, more = strip_time_phrases(m_tail.group(1))
+        if more and not rest.strip():
+            times += more
+            tail = tail[:m_tail.start()] + "."
+    return f"{head} {tail}".strip(), times
+
+
+def _subject_is_speaker(raw: list[str], lower: list[str], content_cue: int | None) -> bool:
+    """Whether the words before a speech verb say who speaks ("Kennedy says …", "one of the voices
+    says …"), so they are not what is said; "The telescope in the cleanroom is named Webb" keeps its subject."""
+    if content_cue is None:
+        return False
+    speaker_words = FRAMING | PERSONS | DISPLAY_WORDS | {"he", "she", "they", "i", "we", "it", "nobody", "no", "one",
+                                                        "none"}
+    return any(w in speaker_words or (raw[i][:1].isupper() and w not in STOP) for i, w in enumerate(lower[:content_cue]))
+
+
+def _addressee_span(lower: list[str], content_cue: int | None) -> set[int]:
+    """Token indices of who is spoken to after an address verb ("tells his listeners to …"); none
+    when nothing else is said (then the object is what is claimed: "addresses his fellow Americans")."""
+    addressee: set[int] = set()
+    if content_cue is None or lower[content_cue] not in ADDRESS_VERBS:
+        return addressee
+    j = content_cue + 1
+    while j < len(lower) and lower[j] not in _ADDRESS_END and lower[j] not in NEGATIONS:
+        addressee.add(j)
+        j += 1
+    return set() if j >= len(lower) else addressee
+
+
+def _position_order(position: re.Match[str]) -> OrderCheck:
+    """"the first/last/third/largest number …" as an order check."""
+    pos_word = position.group(1).lower()
+    which = {"first": "first", "smallest": "min", "lowest": "min", "largest": "max", "highest": "max",
+             "biggest": "max", **dict.fromkeys(set(ORDINALS) - {"first"}, "nth")}.get(pos_word, "last")
+    return OrderCheck(which=which, among="number" if position.group(2).lower() == "number" else "word",
+                      marker=pos_word, nth=ORDINALS.get(pos_word, 0))
+
+
+@dataclass
+class _Reading:
+    """The token-by-token reading of a claim's words: what :func:`analyze` builds, word by word."""
+
+    raw: list[str]
+    lower: list[str]
+    content_cue: int | None
+    manner_cue: int | None
+    cue: int | None  # where what is said begins: the content verb, or "about" after a manner verb
+    addressee: set[int]
+    skip: set[int]
+    drop_subject: bool
+    tokens: list[str] = field(default_factory=list)  # the claim's words in order, negations as "not"
+    terms: list[Term] = field(default_factory=list)
+    negated: bool = False
+    neg_at: list[int] = field(default_factory=list)
+    speakers: int | None = None
+    manner: list[str] = field(default_factory=list)
+    said_tokens: list[tuple[str, str, int]] = field(default_factory=list)
+
+    def push(self, w: str, at: int = -1) -> str | None:
+        """Append ``w`` to ``tokens``; its normal form, or ``None`` for a negation."""
+        if w.lower() in NEGATIONS:
+            self.negated = True
+            self.neg_at.append(at)
+            self.tokens.append("not")
+            return None
+        self.tokens.append(normalize_word(w))
+        return self.tokens[-1]
+
+    def _speaker_count(self, i: int, lw: str, n: str, is_number: bool) -> None:
+        """A number of speakers before a manner verb ("two people talk", "a single voice speaks")."""
+        count_ = int(float(n)) if is_number else (2 if lw in ("both", "couple") else 1 if lw in (
+            "single", "sole", "lone") else None)
+        only_one = count_ == 1 and (lw != "one" or (i > 0 and self.lower[i - 1] == "only"))
+        if count_ is not None and (count_ >= 2 or only_one):
+            self.speakers = count_
+
+    def _not_a_term(self, i: int, lw: str, n: str, said: bool, is_number: bool) -> bool:
+        """Words that are never terms: the speaker, a repeated "says", order words, function words."""
+        cc, lower = self.content_cue, self.lower
+        if self.drop_subject and cc is not None and i < cc:
+            return True
+        if said and lw in ("say", "says", "said", "saying"):
+            return True  # a second report of the same speech ("says 'ask not' and then says …") is no term
+        if i in self.skip or (cc is not None and said and lw in ORDER_WORDS) or (
+                lw == "one" and i + 1 < len(lower) and lower[i + 1] == "of"):
+            return True
+        return (lw in STOP and not is_number) or (not said and (lw in SPEECH_VERBS or lw in FRAMING or n in FRAMING)) or (
+            len(n) < 2 and not is_number) or (said and lw in PERSONS and i == (self.cue or 0) + 1)
+
+    def word(self, i: int, w: str) -> None:
+        """Read the claim's ``i``-th word (outside quotes)."""
+        lw = w.lower()
+        n = self.push(w, i)
+        if n is None:
+            return
+        cue, cc, mc = self.cue, self.content_cue, self.manner_cue
+        said = cue is not None and i > cue
+        if said and i not in self.addressee and not (not self.said_tokens and lw in ("that", "whether", "if")):
+            self.said_tokens.append((w, n, len(self.tokens) - 1))
+        is_number = n.replace(".", "").isdigit()
+        if mc is not None and cc is None and i < mc and (lw in QUANTIFIERS or is_number or lw in (
+                "single", "only", "sole", "lone")):
+            self._speaker_count(i, lw, n, is_number)
+            return
+        if self._not_a_term(i, lw, n, said, is_number):
+            return
+        if mc is not None and cc is None and i > mc and not said:
+            self.manner.append(w)
+            return
+        kind = "number" if is_number else ("name" if w[:1].isupper() and i > 0 else "word")
+        self.terms.append(Term(text=w, norm=n, kind=kind, position=len(self.tokens) - 1,
+                               role="addressee" if i in self.addressee else "said"))
+
+    def quote(self, q: str, outside_said: bool, negated_before: bool) -> None:
+        """Read a quoted phrase: its words are terms; named beside other words said, its negation is its own."""
+        for w in tokenize(q):
+            lw = w.lower()
+            n = self.push(w)
+            if n is None:
+                if outside_said:
+                    self.negated = negated_before
+                continue
+            if lw in STOP and not n.isdigit() and not all(x.lower() in STOP for x in tokenize(q)):
+                continue  # function words inside a quote are not required (ASR drops "is" in "he's")
+            kind = "number" if n.isdigit() else ("name" if w[:1].isupper() else "word")
+            self.terms.append(Term(text=w, norm=n, kind=kind, position=len(self.tokens) - 1, in_quote=True))
+
+
+def _read_words(raw: list[str], outside: str, position: re.Match[str] | None
+                ) -> tuple[_Reading, OrderCheck | None, CountCheck | None, int | None, bool]:
+    """The reading of the words outside quotes, the order and count checks, the "about" cue, and
+    whether the order is a position ("the last number …", which makes the claim one about speech)."""
+    lower = [w.lower() for w in raw]
+    content_cue = next((i for i, w in enumerate(lower) if w in CONTENT_VERBS), None)
+    manner_cue = next((i for i, w in enumerate(lower) if w in MANNER_VERBS), None)
+    # after a content verb comes what is said: there only function words are dropped; before it,
+    # attribution words too. After a manner verb, only "about …" is said content.
+    about = None
+    if content_cue is None and manner_cue is not None:
+        about = next((i for i in range(manner_cue + 1, len(lower)) if lower[i] in ("about", "of")), None)
+    skip, order, count = _order_and_count(raw, lower, content_cue)
+    by_position = order is None and count is None and position is not None and (
+        content_cue is not None or re.search(r"\b(?:heard|said|spoken)\b", outside, re.IGNORECASE) is not None)
+    if by_position and position is not None:
+        order = _position_order(position)
+    r = _Reading(raw=raw, lower=lower, content_cue=content_cue, manner_cue=manner_cue,
+                 cue=content_cue if content_cue is not None else about, addressee=_addressee_span(lower, content_cue),
+                 skip=skip, drop_subject=_subject_is_speaker(raw, lower, content_cue))
+    for i, w in enumerate(raw):
+        r.word(i, w)
+    return r, order, count, about, by_position
+
+
+def _settle_terms(r: _Reading, order: OrderCheck | None, count: CountCheck | None) -> None:
+    """Terms that are all addressees are what is said; a claim whose words said are all function
+    words ("says how are you") is those words; "the first/last thing … says is X": its target."""
+    if r.terms and all(t.role == "addressee" for t in r.terms):
+        for t in r.terms:
+            t.role = "said"
+    if r.content_cue is not None and r.said_tokens and not any(
+            t.position > len(r.tokens) - len(r.said_tokens) - 1 for t in r.terms) and order is None and count is None:
+        r.terms += [Term(text=w, norm=n, kind="word", position=p) for w, n, p in r.said_tokens]
+    if order is not None and order.which and order.target is None:
+        # "the first thing … says is X Y": its first word is X; "the last …": its last word (rules v5)
+        said_terms = [t for t in r.terms if t.role == "said"]
+        order.target = (said_terms[-1] if order.which == "last" else said_terms[0]).norm if said_terms else None
+
+
+def analyze(fact: str) -> Claim:
+    """Split ``fact`` into content terms (see the module docstring)."""
+    text, removed = _strip_labels(strip_citations(fact).strip())
     text = _SHOWS_WORDS.sub("reads", text)  # "the screen shows the words X" is "the screen reads X"
     text, scene_text, excluded_text = _canonical(text)
     # "the first/last number …" before the time phrases take "first"/"last" away
     position = re.search(r"\b(first|last|final|smallest|largest|lowest|highest|biggest|" + _ORDINAL_ALT +
                          r")\s+(number|word|name|thing)s?\b", text, re.IGNORECASE)
     quoted = re.findall(r"[\"“”]([^\"“”]+)[\"“”]", text)
-    outside = re.sub(r"[\"“”][^\"“”]+[\"“”]", " ", text)
-    # time phrases go everywhere before the speech verb; after it (in what is said: "says the
-    # launch is in ten seconds") only one set off by a comma at the end ("…, around 7 s in")
-    verb = re.search(r"\b(?:" + "|".join(sorted(CONTENT_VERBS, key=len, reverse=True)) + r")\b", outside, re.IGNORECASE)
-    if verb is None:
-        outside, times = strip_time_phrases(outside)
-    else:
-        head, times = strip_time_phrases(outside[:verb.end()])
-        tail = outside[verb.end():]
-        m_tail = re.search(r",\s*([^,]+?)\s*[.!?]?\s*$", tail)
-        if m_tail:
-            rest, more = strip_time_phrases(m_tail.group(1))
-            if more and not rest.strip():
-                times += more
-                tail = tail[:m_tail.start()] + "."
-        outside = f"{head} {tail}".strip()
+    outside, times = _strip_times(re.sub(r"[\"“”][^\"“”]+[\"“”]", " ", text))
     removed += times
-    cleaned = outside if not quoted else f"{outside} {' '.join(quoted)}"
     raw = tokenize(outside)
-    lower = [w.lower() for w in raw]
-    content_cue = next((i for i, w in enumerate(lower) if w in CONTENT_VERBS), None)
-    manner_cue = next((i for i, w in enumerate(lower) if w in MANNER_VERBS), None)
-    speech = bool(quoted) or content_cue is not None
-    # after a content verb comes what is said: there only function words are dropped ("He says
-    # ask what your country can do" keeps "ask"); before it, attribution words too. After a
-    # manner verb, only "about …" is said content; other words say how or where.
-    cue = content_cue
-    about = None
-    if cue is None and manner_cue is not None:
-        about = next((i for i in range(manner_cue + 1, len(lower)) if lower[i] in ("about", "of")), None)
-        cue = about
-    # the speaker before a speech verb is who speaks, not what is said ("Kennedy says …",
-    # "one of the voices says …"); only when it reads as a speaker, so "The telescope in the
-    # cleanroom is named Webb" keeps its subject
-    speaker_words = FRAMING | PERSONS | DISPLAY_WORDS | {"he", "she", "they", "i", "we", "it", "nobody", "no", "one",
-                                                        "none"}
-    drop_subject = content_cue is not None and any(
-        w in speaker_words or (raw[i][:1].isupper() and w not in STOP) for i, w in enumerate(lower[:content_cue]))
-    addressee: set[int] = set()
-    if content_cue is not None and lower[content_cue] in ADDRESS_VERBS:
-        j = content_cue + 1
-        while j < len(lower) and lower[j] not in _ADDRESS_END and lower[j] not in NEGATIONS:
-            addressee.add(j)
-            j += 1
-        if j >= len(lower):
-            addressee = set()  # nothing else is said: the object is what is claimed ("addresses his fellow Americans")
-    skip, order, count = _order_and_count(raw, lower, content_cue)
-    if order is None and count is None and position and (
-            content_cue is not None or re.search(r"\b(?:heard|said|spoken)\b", outside, re.IGNORECASE)):
-        pos_word = position.group(1).lower()
-        which = {"first": "first", "smallest": "min", "lowest": "min", "largest": "max", "highest": "max",
-                 "biggest": "max", **dict.fromkeys(set(ORDINALS) - {"first"}, "nth")}.get(pos_word, "last")
-        order = OrderCheck(which=which, among="number" if position.group(2).lower() == "number" else "word",
-                           marker=pos_word, nth=ORDINALS.get(pos_word, 0))
-        speech = True
-    terms: list[Term] = []
-    tokens: list[str] = []  # the claim's words in order, negations as "not" (what alignment compares)
-    negated = False
-    neg_at: list[int] = []
-    speakers = None
-    manner: list[str] = []
-    said_tokens: list[tuple[str, str, int]] = []
-
-    def push(w: str, at: int = -1) -> str | None:
-        """Append ``w`` to ``tokens``; its normal form, or ``None`` for a negation."""
-        nonlocal negated
-        if w.lower() in NEGATIONS:
-            negated = True
-            neg_at.append(at)
-            tokens.append("not")
-            return None
-        tokens.append(normalize_word(w))
-        return tokens[-1]
-
-    for i, w in enumerate(raw):
-        lw = w.lower()
-        n = push(w, i)
-        if n is None:
-            continue
-        said = cue is not None and i > cue
-        if said and i not in addressee and not (not said_tokens and lw in ("that", "whether", "if")):
-            said_tokens.append((w, n, len(tokens) - 1))
-        is_number = n.replace(".", "").isdigit()
-        before_manner = manner_cue is not None and content_cue is None and i < manner_cue
-        after_manner = manner_cue is not None and content_cue is None and i > manner_cue and not said
-        if before_manner and (lw in QUANTIFIERS or is_number or lw in ("single", "only", "sole", "lone")):
-            count_ = int(float(n)) if is_number else (2 if lw in ("both", "couple") else 1 if lw in (
-                "single", "sole", "lone") else None)
-            only_one = count_ == 1 and (lw != "one" or (i > 0 and lower[i - 1] == "only"))
-            if count_ is not None and (count_ >= 2 or only_one):
-                speakers = count_
-            continue
-        if drop_subject and content_cue is not None and i < content_cue:
-            continue
-        if said and lw in ("say", "says", "said", "saying"):
-            continue  # a second report of the same speech ("says 'ask not' and then says …") is no term
-        if i in skip or (content_cue is not None and said and lw in ORDER_WORDS) or (
-                lw == "one" and i + 1 < len(lower) and lower[i + 1] == "of"):
-            continue
-        if (lw in STOP and not is_number) or (not said and (lw in SPEECH_VERBS or lw in FRAMING or n in FRAMING)) or (
-                len(n) < 2 and not is_number) or (said and lw in PERSONS and i == (cue or 0) + 1):
-            continue
-        if after_manner:
-            manner.append(w)
-            continue
-        kind = "number" if is_number else ("name" if w[:1].isupper() and i > 0 else "word")
-        terms.append(Term(text=w, norm=n, kind=kind, position=len(tokens) - 1,
-                          role="addressee" if i in addressee else "said"))
-    if terms and all(t.role == "addressee" for t in terms):
-        for t in terms:
-            t.role = "said"
-    if content_cue is not None and said_tokens and not any(t.position > len(tokens) - len(said_tokens) - 1
-                                                           for t in terms) and order is None and count is None:
-        # only function words are said ("says how are you"): then they are the claim
-        terms += [Term(text=w, norm=n, kind="word", position=p) for w, n, p in said_tokens]
+    r, order, count, about, by_position = _read_words(raw, outside, position)
+    cc = r.content_cue
+    _settle_terms(r, order, count)
     says_not = False
-    if content_cue is not None:
+    if cc is not None:
         # a negation before the speech verb denies that it is said; after it, it is said
-        says_not = any(0 <= k < content_cue for k in neg_at)
-        negated = any(k > content_cue for k in neg_at)
-    presence = not quoted and content_cue is None and manner_cue is not None and about is None
-    speech = speech or about is not None or count is not None
-    if order is not None and order.which and order.target is None:
-        # "the first thing … says is X Y": its first word is X; "the last …": its last word (rules v5)
-        said_terms = [t for t in terms if t.role == "said"]
-        order.target = (said_terms[-1] if order.which == "last" else said_terms[0]).norm if said_terms else None
-    said_text = " ".join(raw[i] for i in range(len(raw)) if content_cue is not None and i > content_cue
-                         and i not in addressee and lower[i] not in ORDER_WORDS)
+        says_not = any(0 <= k < cc for k in r.neg_at)
+        r.negated = any(k > cc for k in r.neg_at)
+    said_text = " ".join(raw[i] for i in range(len(raw)) if cc is not None and i > cc
+                         and i not in r.addressee and r.lower[i] not in ORDER_WORDS)
     # a quote named beside other words said ('says "ask not" and then says what you can do …') is a
     # phrase referred to: its negation is its own, not the claim's (rules v5)
-    outside_said = [t for t in terms if t.role == "said"]
-    negated_before = negated
+    outside_said = bool([t for t in r.terms if t.role == "said"])
+    negated_before = r.negated
     for q in quoted:
         said_text = f"{said_text} {q}".strip()
-        for w in tokenize(q):
-            lw = w.lower()
-            n = push(w)
-            if n is None:
-                if outside_said:
-                    negated = negated_before
-                continue
-            if lw in STOP and not n.isdigit() and not all(x.lower() in STOP for x in tokenize(q)):
-                continue  # function words inside a quote are not required (ASR drops "is" in "he's")
-            kind = "number" if n.isdigit() else ("name" if w[:1].isupper() else "word")
-            terms.append(Term(text=w, norm=n, kind=kind, position=len(tokens) - 1, in_quote=True))
-    claim = Claim(original=fact, cleaned=cleaned, tokens=tokens, terms=terms, negated=negated, speech=speech,
-                  quoted=quoted, removed=removed, speech_presence=presence, speakers=speakers, manner=manner,
-                  says_not=says_not, said=said_text, order=order, count=count)
-    _read_parts(claim, raw, lower, content_cue, addressee, scene_text, excluded_text, position is not None)
+        r.quote(q, outside_said, negated_before)
+    speech = bool(quoted) or cc is not None or by_position or about is not None or count is not None
+    claim = Claim(original=fact, cleaned=outside if not quoted else f"{outside} {' '.join(quoted)}", tokens=r.tokens,
+                  terms=r.terms, negated=r.negated, speech=speech, quoted=quoted, removed=removed,
+                  speech_presence=not quoted and cc is None and r.manner_cue is not None and about is None,
+                  speakers=r.speakers, manner=r.manner, says_not=says_not, said=said_text, order=order, count=count)
+    _read_parts(claim, raw, r.lower, cc, r.addressee, scene_text, excluded_text, position is not None)
     return claim
 
 

@@ -80,6 +80,7 @@ from murgat.judges.claims import (
     vocab_of,
 )
 from murgat.judges.heard import ASR_SURE, Heard, Token, shown
+from murgat.judges.speakers import who_speaks
 from murgat.judges.types import EvidenceTextPart, JudgeRequest, Usage
 
 #: claim words that name a sound, and the AudioSet classes that hear it
@@ -347,7 +348,9 @@ class EmbeddedJudge(Judge):
     #: when every term of the fact is said in the window (the fact may restate what is said).
     #: 5: the verdict is the fold of :data:`murgat.judges.embedded_rules.RULES`; each sound named
     #: together is decided on its own; words shown and words spoken never stand in for each other
-    RULES_VERSION = "5"
+    #: 5.1: "he/she says" is checked where one voice speaks in the window or the file (the pitch-based
+    #: voice count of :mod:`murgat.media.voices`, :mod:`murgat.judges.speakers`)
+    RULES_VERSION = "5.1"
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -398,10 +401,9 @@ class EmbeddedJudge(Judge):
         open_: list[str] = []
         if claim.says_not:
             return text  # nothing said it, so neither did the one the fact names, to anyone
-        if claim.speaker and not hd.single_voice():
-            why = "the words heard come from more than one voice" if hd.has_turns() else \
-                "the transcript has no speaker turns"
-            open_.append(f"who says it ({claim.speaker!r}: {why})")
+        who = who_speaks(claim, hd)
+        if who is not None:
+            open_.append(who)
         if claim.addressee:
             open_.append(f"to whom it is said ({claim.addressee!r})")
         if claim.turns:

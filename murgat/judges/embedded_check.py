@@ -43,6 +43,7 @@ def check_claim(fact: str, media: str | Path, judge: Any, *, asr_model: str | No
     transcript: Any = None
     screen: Any = None
     tags: Any = None
+    voices: Any = None
     if info.has_audio:
         # a long file is heard only around the cited windows, as in a score run (murgat.judging.channels)
         from murgat.media.asr import transcript_source
@@ -57,12 +58,16 @@ def check_claim(fact: str, media: str | Path, judge: Any, *, asr_model: str | No
                     model_files()  # a long file's scores come later, per window: is the tagger there?
             except ToolMissing:
                 tags = None
+            from murgat.media.voices import voice_source
+
+            voices = voice_source(media)
     if info.has_video:
         from murgat.media.ocr import lazy_screen
 
         screen = lazy_screen(media, ocr_fps)
     try:
-        ev = build_evidence(media, cites, EvidenceConfig(text=True), transcript=transcript, screen=screen, sounds=tags)
+        ev = build_evidence(media, cites, EvidenceConfig(text=True), transcript=transcript, screen=screen, sounds=tags,
+                            voices=voices)
     except MediaError as exc:
         return ClaimVerdict("unavailable", str(exc))
     bad = [s for s in ev.segments if not s.available]

@@ -75,7 +75,22 @@ def evidence_parts(ev: Evidence, with_text: bool, box_view: Literal["both", "cro
                 parts.append(EvidenceTextPart(label=s.label, modality=s.modality, source="sound_events",
                                               text=f"{heard}{loud}", scores=dict(s.sound_events),
                                               loudness_db=s.loudness_db))
+            if s.voices is not None:
+                parts.append(EvidenceTextPart(label=s.label, modality=s.modality, source="voices",
+                                              text=voices_text(s.voices), voices=dict(s.voices)))
     return parts
+
+
+def voices_text(v: dict[str, Any]) -> str:
+    """The voice count of a segment as one line: the window's count and figures, and the file's
+    where it decided (``one voice in the file: …``)."""
+    from murgat.media.voices import VoiceCount
+
+    win = VoiceCount.model_validate(v["window"])
+    text = win.text()
+    if v.get("voices") == "one" and win.voices is None and v.get("file"):
+        text += f"; one voice in the whole file: {VoiceCount.model_validate(v['file']).reason}"
+    return text
 
 
 def word_doc(w: Any) -> dict[str, Any]:

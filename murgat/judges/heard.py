@@ -76,6 +76,8 @@ class Heard:
     tokens: list[Token] = field(default_factory=list)
     words: list[dict[str, Any]] = field(default_factory=list)  # every heard word, with its segment label
     read: list[tuple[str, str]] = field(default_factory=list)  # (segment label, screen text)
+    #: per cited audio segment with a voice count: :meth:`murgat.media.voices.VoiceSource.window`
+    voice_counts: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def from_parts(cls, parts: list[EvidenceTextPart]) -> Heard:
@@ -83,6 +85,8 @@ class Heard:
         for p in parts:
             if p.source == "screen_text" and p.text.strip():
                 h.read.append((p.label, p.text))
+            if p.source == "voices" and p.voices is not None:
+                h.voice_counts.append(p.voices)
             if p.source != "transcript" or not p.text.strip():
                 continue
             words = p.words if p.words is not None else [{"word": w, "probability": None} for w in p.text.split()]

@@ -155,7 +155,7 @@ class EvidenceTextPart:
 
     label: str
     modality: str
-    source: Literal["transcript", "screen_text", "sound_events"]
+    source: Literal["transcript", "screen_text", "sound_events", "voices"]
     text: str
     kind: Literal["evidence_text"] = "evidence_text"
     #: ``sound_events`` only: AudioSet class -> highest probability in the segment, and the
@@ -166,6 +166,9 @@ class EvidenceTextPart:
     #: for judges that weigh how surely a word was heard; not part of the digest (a score run's key
     #: names the transcript's ASR settings, and the words come from that transcript)
     words: list[dict[str, Any]] | None = None
+    #: ``voices`` only: how many voices speak in the segment (:meth:`murgat.media.voices.VoiceSource.window`);
+    #: its ``text`` (in the digest) says the count and the figures it was told by
+    voices: dict[str, Any] | None = None
 
     def digest(self) -> str:
         return hashlib.sha256(f"{self.label}|{self.source}|{self.text}".encode()).hexdigest()

@@ -55,6 +55,7 @@ class ItemContext:
     transcript: Any = None
     screen: Any = None
     sounds: Any = None  # media.sounds.SoundScores of the file, when the sound tagger is installed
+    voices: Any = None  # media.voices.VoiceSource of the file, with the sound channel
     _segments: dict[tuple[Any, ...], EvidenceSegment] = field(default_factory=dict)
     calls: list[JudgeOutput] = field(default_factory=list)
     _text_id: dict[str, Any] | None = None
@@ -79,7 +80,7 @@ class ItemContext:
         missing = [i for i in indices if _ckey(citations[i]) not in self._segments]
         if missing:
             ev = build_evidence(self.media, citations, cfg, indices=missing,
-                                transcript=self.transcript, screen=self.screen, sounds=self.sounds,
+                                transcript=self.transcript, screen=self.screen, sounds=self.sounds, voices=self.voices,
                                 limits=self.limits)
             for seg in ev.segments:
                 self._segments[_ckey(citations[seg.citation_index])] = seg
@@ -131,6 +132,8 @@ class ItemContext:
             tid: dict[str, Any] = {"transcript": None, "screen": None, "sounds": None}
             if self.sounds is not None:  # a long file's chunked scores name their recipe, a whole file's its model
                 tid["sounds"] = getattr(self.sounds, "identity", None) or self.sounds.model
+            if self.voices is not None:  # only then: the keys of a run without the voice count stay as they were
+                tid["voices"] = self.voices.identity
             if self.transcript is not None:  # likewise: a chunked transcript stands for any window by its recipe
                 tid["transcript"] = getattr(self.transcript, "identity", None) or hashlib.sha256(
                     self.transcript.model_dump_json().encode()).hexdigest()

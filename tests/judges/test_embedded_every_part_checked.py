@@ -197,7 +197,7 @@ def test_rules_version_4_enters_the_cache_key() -> None:
     req = JudgeRequest(parts=[TextPart("fact")], task="entail", inputs={"fact": "fact"})
     v4 = EmbeddedJudge("rules")
     v3 = EmbeddedJudge("rules", {"rules_version": "3"})
-    assert v4.options["rules_version"] == EmbeddedJudge.RULES_VERSION == v4.key_options()["rules_version"] == "5"
+    assert v4.options["rules_version"] == EmbeddedJudge.RULES_VERSION == v4.key_options()["rules_version"] == "5.1"
     assert v4.key(req) != v3.key(req)
     assert v4.key(req) == request_key("embedded", "rules", req, v4.key_options())
 

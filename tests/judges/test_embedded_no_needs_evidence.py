@@ -142,7 +142,7 @@ def test_reasons_print_thresholds_cleanly() -> None:
 
 
 def test_the_rules_version_enters_the_cache_key() -> None:
-    assert JUDGE.options["rules_version"] == EmbeddedJudge.RULES_VERSION == "5"
+    assert JUDGE.options["rules_version"] == EmbeddedJudge.RULES_VERSION == "5.1"
     assert {"meaning_yes", "meaning_no", "rules_version"} <= set(EmbeddedJudge.answer_options)
 
 

@@ -105,7 +105,8 @@ async def _contexts(cfg: JudgingConfig, clip: ProbeClip, n: int, with_text: bool
     base = ItemContext(media=Path(clip.path), durations=info.durations(), config=cfg, _info=info)
     await text_channels(base, cfg, with_text)
     return [ItemContext(media=base.media, durations=base.durations, config=cfg, transcript=base.transcript,
-                        screen=base.screen, sounds=base.sounds, _info=info) for _ in range(n)]
+                        screen=base.screen, sounds=base.sounds, voices=base.voices,
+                        _info=info) for _ in range(n)]
 
 
 class EntailPath:
