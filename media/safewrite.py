@@ -229,25 +229,89 @@ def remove(path: str | os.PathLike[str]) -> None:
 
 def connect_sqlite(path: str | os.PathLike[str], *, boundary: str | os.PathLike[str] | None = None,
                    **kw: Any) -> sqlite3.Connection:
-    """A connection on the database at ``path``. SQLite follows links and opens ``<name>-wal``,
-    ``-shm`` and ``-journal`` beside the name it is given: the database is resolved by
-    :func:`resolve` (a link out of its folder is refused) and SQLite is given the real name, and a
-    side file that is a link is refused (it would carry the writes elsewhere)."""
+    """A connection on the database at ``path``, on the file that was checked and on no other.
+
+    SQLite follows links and opens ``<name>-wal``, ``-shm`` and ``-journal`` beside the name it is
+    given: the database is resolved by :func:`resolve` (a link out of its folder is refused) and SQLite
+    is given the real name, and a side file that is a link is refused (it would carry the writes
+    elsewhere). SQLite opens by name, without ``O_NOFOLLOW``, and Python's ``sqlite3`` cannot ask it to:
+    a link swapped in between that check and SQLite's open (a TOCTOU race) would still be followed. So
+    the file is first opened here with ``O_NOFOLLOW | O_CREAT`` relative to its folder's descriptor
+    (:func:`_pinned`: a link there now is refused, and the descriptor holds *that* file), and after
+    SQLite's open — before any statement, so nothing was read or written — the file SQLite holds must be
+    the same one (:func:`_opened_as`); a swap in between is :class:`UnsafePath` and the connection is
+    closed unused."""
     target = resolve(path, boundary)
     for side in SQLITE_SIDES:
         s = target.with_name(target.name + side)
         if s.is_symlink():
             raise UnsafePath(s, "is a symbolic link beside a SQLite database; SQLite would write through it "
                                 "(remove the link)")
-    st = None
-    with contextlib.suppress(FileNotFoundError):
-        st = os.stat(target)
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        raise UnsafePath(path, "is not a regular file; a SQLite database must be one")
     import sqlite3  # only a cache opens one: not loaded on every start
 
-    conn: sqlite3.Connection = sqlite3.connect(str(target), **kw)
+    pin = _pinned(target, path)
+    try:
+        ident = os.fstat(pin)
+        before = _descriptors_of(ident, pin)
+        conn: sqlite3.Connection = sqlite3.connect(str(target), **kw)
+        if not _opened_as(target, ident, pin, before):
+            conn.close()
+            raise UnsafePath(path, "was replaced (by a symbolic link or another file) while SQLite opened it; "
+                                   "murgat does not write through it")
+    finally:
+        os.close(pin)
     return conn
+
+
+def _pinned(target: Path, shown: str | os.PathLike[str]) -> int:
+    """A read descriptor on the database file itself (made empty when missing: SQLite takes an empty file
+    as a new database), opened without following a link; a directory or device is refused."""
+    try:
+        with _folder(target) as dfd:  # O_NONBLOCK: a FIFO planted there must not block the open
+            fd = _open_in(dfd, target.name, os.O_RDONLY | os.O_CREAT | os.O_NONBLOCK, 0o644, Path(shown))
+    except IsADirectoryError:
+        raise UnsafePath(shown, "is not a regular file; a SQLite database must be one") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UnsafePath(shown, "is not a regular file; a SQLite database must be one")
+    return fd
+
+
+def _descriptors_of(ident: os.stat_result, but: int) -> set[int] | None:
+    """This process's open descriptors (``but`` apart) on the file ``ident`` names; ``None`` where the
+    system does not list them (neither ``/proc/self/fd`` nor ``/dev/fd``)."""
+    for listing in ("/proc/self/fd", "/dev/fd"):
+        try:
+            names = os.listdir(listing)
+        except OSError:
+            continue
+        found: set[int] = set()
+        for name in names:
+            fd = int(name)
+            with contextlib.suppress(OSError):  # the listing's own descriptor, closed by now
+                st = os.fstat(fd)
+                if fd != but and (st.st_dev, st.st_ino) == (ident.st_dev, ident.st_ino):
+                    found.add(fd)
+        return found
+    return None
+
+
+def _opened_as(target: Path, ident: os.stat_result, pin: int, before: set[int] | None) -> bool:
+    """Whether the file SQLite just opened at ``target`` is the pinned one: a descriptor on it that was not
+    open before the connection is SQLite's. Where none is new but one was open already (another
+    connection of this process, whose descriptor SQLite may reuse), or descriptors cannot be listed, the
+    name must still be that file (``lstat``: a narrower check, as a swap and a swap back between the
+    open and this look pass it)."""
+    after = _descriptors_of(ident, pin)
+    if after is not None and before is not None and after - before:
+        return True
+    if after is not None and before is not None and not before:
+        return False
+    try:
+        st = os.lstat(target)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) == (ident.st_dev, ident.st_ino)
 
 
 def devnull_fd() -> int:

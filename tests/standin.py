@@ -30,7 +30,9 @@ the model).
 on the wire: ``None`` answers as above; ``"500"`` answers HTTP 500; ``"close"`` closes the connection
 without a byte of answer; ``"hang"`` never answers (until ``hang_s`` seconds or :meth:`kill`);
 ``"endless"`` sends the status line, headers and the start of a body, then never ends it (the same
-bound). Both waits end when the server is killed, so a test's requests stay bounded.
+bound). Both waits end when the server is killed, so a test's requests stay bounded. ``"flood"`` sends
+a chunked body that never ends, as fast as the client reads it, until the client hangs up (or the same
+bound): a lying server that would fill the client's memory.
 """
 
 from __future__ import annotations
@@ -179,12 +181,27 @@ class StandIn:
                     self.end_headers()
                     self.wfile.write(b'{"id": "chatcmpl-x", "object": "chat.completion", "choices": [')
                     self.wfile.flush()
-                if action in ("hang", "endless"):
+                if action == "flood":
+                    self._flood()
+                elif action in ("hang", "endless"):
                     outer._released.wait(outer.hang_s)
                 elif action != "close":
                     raise ValueError(f"unknown wire action {action!r}")
                 self.close_connection = True
                 return True
+
+            def _flood(self) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("transfer-encoding", "chunked")
+                self.end_headers()
+                piece = b"%x\r\n%s\r\n" % (1 << 16, b" " * (1 << 16))
+                until = time.monotonic() + outer.hang_s
+                try:
+                    while not outer._released.is_set() and time.monotonic() < until:
+                        self.wfile.write(piece)
+                except OSError:
+                    pass  # the client hung up: what it should do
 
         class Server(ThreadingHTTPServer):
             # socketserver's listen backlog of 5 drops the SYN of a 6th simultaneous connection, which

@@ -393,6 +393,13 @@ class Judge(ABC):
             return exc
         if isinstance(exc, asyncio.TimeoutError | TimeoutError):
             return JudgeError(f"{self.name}: timed out ({self.where()})", retryable=True)
+        from murgat.judges.http import HttpConnectError, HttpError
+
+        if isinstance(exc, HttpError):
+            # a body over the cap or the shared budget (murgat.judges.bodycap), raised through an SDK's client:
+            # the reason as the lean client words it, tried again with backoff as there
+            return JudgeError(f"{self.name}: {exc} ({self.where()})", retryable=True,
+                              unreachable=isinstance(exc, HttpConnectError))
         return JudgeError(f"{type(exc).__name__}: {exc}", retryable=False)
 
     def where(self) -> str:

@@ -134,6 +134,9 @@ class GeminiJudge(Judge):
         self._key = key or (None if self.vertex else "dry-run")
         self._http_client = http_client
         self._client: Any = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+        #: the capped httpx client murgat made for the SDK on the current loop (none when one was given)
+        self._own_http: Any = None
         self._uploads: dict[str, Any] = {}
         self._upload_locks: dict[str, asyncio.Lock] = {}
         self.poll_s = float(self.options.get("poll_s", 2.0))
@@ -141,22 +144,40 @@ class GeminiJudge(Judge):
 
     @property
     def client(self) -> Any:
-        if self._client is None:
-            from google import genai
-            from google.genai import types
-
-            opts: dict[str, Any] = {"retry_options": types.HttpRetryOptions(attempts=1)}
-            version = self.api_version()
-            if version is not None:
-                opts["api_version"] = version
-            if self._http_client is not None:
-                opts["httpx_async_client"] = self._http_client
-            http = types.HttpOptions(**opts)
-            if self.vertex:
-                self._client = genai.Client(vertexai=True, api_key=self._key, http_options=http)
-            else:
-                self._client = genai.Client(api_key=self._key, http_options=http)
+        """The SDK's client. Unless one was given, it posts through an httpx client of murgat's whose
+        response bodies are capped (:mod:`murgat.judges.bodycap`; google-genai's own, aiohttp where it is
+        installed, read any body whole), made anew for each event loop it is used on: a connection pool
+        belongs to the loop that opened it (a run's judge probes ask on one loop, its items on another)."""
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if self._client is None or (self._http_client is None and loop is not self._client_loop):
+            self._client = self._make_client()
+            self._client_loop = loop
         return self._client
+
+    def _make_client(self) -> Any:
+        from google import genai
+        from google.genai import types
+
+        opts: dict[str, Any] = {"retry_options": types.HttpRetryOptions(attempts=1)}
+        version = self.api_version()
+        if version is not None:
+            opts["api_version"] = version
+        if self._http_client is not None:
+            opts["httpx_async_client"] = self._http_client
+        else:
+            import httpx
+
+            from murgat.judges.bodycap import client_hooks
+
+            self._own_http = httpx.AsyncClient(timeout=None, event_hooks=client_hooks())
+            opts["httpx_async_client"] = self._own_http
+        http = types.HttpOptions(**opts)
+        if self.vertex:
+            return genai.Client(vertexai=True, api_key=self._key, http_options=http)
+        return genai.Client(api_key=self._key, http_options=http)
 
     def api_version(self) -> str | None:
         """The API version to send: ``-J api_version``, else :data:`API_VERSION` for the Gemini
@@ -199,14 +220,16 @@ class GeminiJudge(Judge):
             return f
 
     async def aclose(self) -> None:
-        if str(self.options.get("cleanup", "true")).lower() in ("false", "0", "no"):
-            return
-        for f in list(self._uploads.values()):
-            try:
-                await self.client.aio.files.delete(name=f.name)
-            except Exception:
-                pass
-        self._uploads.clear()
+        if str(self.options.get("cleanup", "true")).lower() not in ("false", "0", "no"):
+            for f in list(self._uploads.values()):
+                try:
+                    await self.client.aio.files.delete(name=f.name)
+                except Exception:
+                    pass
+            self._uploads.clear()
+        if self._own_http is not None and self._client_loop is asyncio.get_running_loop():
+            await self._own_http.aclose()  # its connections belong to this loop; the next loop makes its own
+            self._own_http = self._client = self._client_loop = None
 
     # ----- request building -----
     async def build_contents(self, req: JudgeRequest, account: Account | None = None) -> list[Any]:

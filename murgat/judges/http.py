@@ -85,7 +85,7 @@ PIECE = 1 << 20
 #: a chunk size as RFC 9112 spells it: hex digits (16 are already far past any cap)
 _CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")
 #: the codings this client undoes, with zlib's window bits for each (``None``: nothing to undo)
-_DECODERS: dict[str, int | None] = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS,
+DECODERS: dict[str, int | None] = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS,
                                     "deflate": zlib.MAX_WBITS, "identity": None}
 #: fields that are lists: a repeated one is the list of all its values (RFC 9110 5.3), not its last
 _LIST_FIELDS = ("transfer-encoding", "content-encoding")
@@ -158,14 +158,15 @@ class _Progress:
 
 
 class HttpPool:
-    def __init__(self, max_idle_per_host: int = 512, max_body: int = MAX_BODY_BYTES,
+    def __init__(self, max_idle_per_host: int = 512, max_body: int | None = None,
                  budget: BodyBudget | None = None) -> None:
         #: shared by all the bodies being read (the process's unless one is given)
         self.budget = budget or BODY_BUDGET
         self._idle: dict[tuple[str, str, int], list[_Conn]] = defaultdict(list)
         self._parsed: dict[str, tuple[tuple[str, str, int], str, str]] = {}
         self.max_idle = max_idle_per_host
-        self.max_body = max_body
+        #: the per-body cap: :data:`MAX_BODY_BYTES` as it is when the pool is made (the httpx clients read it so too)
+        self.max_body = MAX_BODY_BYTES if max_body is None else max_body
         self._ssl: ssl.SSLContext | None = None
         #: idle connections closed because bytes had arrived on them after their last response
         self.stray_closed = 0
@@ -277,11 +278,11 @@ class HttpPool:
                     raise HttpError("the server switched protocols (101) on a JSON request")
                 continue  # 100 Continue, 102, 103 Early Hints: the answer follows
             break
-        transfer = _codings(headers.get("transfer-encoding", ""))
+        transfer = codings_of(headers.get("transfer-encoding", ""))
         chunked = bool(transfer) and transfer[-1] == "chunked"
         # the order they were applied in: content codings first, then the transfer codings before chunked
-        undo = _codings(headers.get("content-encoding", "")) + (transfer[:-1] if chunked else transfer)
-        _check_codings(undo)
+        undo = codings_of(headers.get("content-encoding", "")) + (transfer[:-1] if chunked else transfer)
+        check_codings(undo)
         if status in (204, 304):
             content, complete = b"", True
         elif chunked:
@@ -417,9 +418,9 @@ class HttpPool:
         return body
 
     def _decoded(self, body: bytes, codings: list[str], progress: _Progress) -> bytes:
-        """``body`` with ``codings`` (in the order applied, each known: :func:`_check_codings`) undone."""
+        """``body`` with ``codings`` (in the order applied, each known: :func:`check_codings`) undone."""
         for coding in reversed(codings):
-            wbits = _DECODERS[coding]
+            wbits = DECODERS[coding]
             if wbits is not None and body:
                 body = self._inflate(body, coding, wbits, progress)
         return body
@@ -452,7 +453,7 @@ class HttpPool:
                 rest = d.unconsumed_tail
             elif not d.eof:
                 raise HttpError(f"the response's {coding} body is cut short")
-            elif d.unused_data and wbits == _DECODERS["gzip"]:
+            elif d.unused_data and wbits == DECODERS["gzip"]:
                 rest, d = d.unused_data, zlib.decompressobj(wbits)  # the next gzip member
             elif d.unused_data:
                 raise HttpError(f"the response's {coding} body has {len(d.unused_data)} byte(s) after its end")
@@ -466,22 +467,22 @@ class HttpPool:
         self._idle.clear()
 
 
-def _codings(field: str) -> list[str]:
+def codings_of(field: str) -> list[str]:
     """A ``Transfer-Encoding`` or ``Content-Encoding`` value as its list of codings, lower case, in order
     (parameters after ``;`` are kept: a coding with parameters is no coding this client knows)."""
     return [c.strip().lower() for c in field.split(",") if c.strip()]
 
 
-def _check_codings(codings: list[str]) -> None:
+def check_codings(codings: list[str]) -> None:
     """Refuse, before the body is read, a coding this client cannot undo (``chunked`` among them: it
     is a framing, valid only once and last in ``Transfer-Encoding``)."""
     if "chunked" in codings:
         raise HttpError("the response's Transfer-Encoding has chunked other than once and last: its end cannot be told")
-    unknown = [c for c in codings if c not in _DECODERS]
+    unknown = [c for c in codings if c not in DECODERS]
     if unknown:
-        raise HttpError(f"the response uses the coding {unknown[0][:40]!r}, which murgat's HTTP client cannot "
-                        "undo (it reads chunked, gzip, deflate and identity; -J client=httpx also reads br and zstd "
-                        "where the brotli and zstandard packages are installed)")
+        raise HttpError(f"the response uses the coding {unknown[0][:40]!r}, which murgat's HTTP clients cannot "
+                        "undo with its output capped as it grows (they read chunked, gzip, deflate and identity; "
+                        "the httpx and SDK clients ask for no other)")
 
 
 def _buffered(reader: asyncio.StreamReader) -> int:

@@ -309,10 +309,14 @@ class OpenAIJudge(Judge):
     @property
     def client(self) -> Any:
         if self._client is None:
-            from openai import AsyncOpenAI
+            from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
+            from murgat.judges.bodycap import client_hooks
+
+            # the SDK's own client with the SDK's defaults, its response bodies capped (murgat.judges.bodycap)
+            http_client = self._http_client or DefaultAsyncHttpxClient(event_hooks=client_hooks())
             self._client = AsyncOpenAI(api_key=self._key, base_url=self.base_url, max_retries=0,
-                                       http_client=self._http_client)
+                                       http_client=http_client)
         return self._client
 
     @property
@@ -436,8 +440,11 @@ class OpenAIJudge(Judge):
             else:
                 import httpx
 
+                from murgat.judges.bodycap import client_hooks
+
                 self._http = self._http_client or httpx.AsyncClient(
-                    timeout=httpx.Timeout(None), limits=httpx.Limits(max_connections=None, max_keepalive_connections=256))
+                    timeout=httpx.Timeout(None), limits=httpx.Limits(max_connections=None, max_keepalive_connections=256),
+                    event_hooks=client_hooks())
         return self._http
 
     async def _call(self, req: JudgeRequest) -> RawAnswer:
