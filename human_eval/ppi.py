@@ -207,8 +207,10 @@ class _Design:
 
 def _fit(y: np.ndarray, yhat: np.ndarray, yhat_u: np.ndarray, lam: float | None,
          d: _Design) -> tuple[float, float, float, float]:
-    """(estimate, variance of the estimate, λ used, variance of the human-only mean)."""
-    lam_used = d.tuned_lambda(y, yhat, yhat_u) if lam is None else float(lam)
+    """(estimate, variance of the estimate, λ used, variance of the human-only mean). With no
+    unlabelled item every item is labelled, the mean of ŷ over none is undefined and the judge has
+    nothing to add: λ is 0 whatever was asked (λ = 1 gave mean(y − ŷ), a difference, not the figure)."""
+    lam_used = 0.0 if not len(yhat_u) else d.tuned_lambda(y, yhat, yhat_u) if lam is None else float(lam)
     rect = y - lam_used * yhat
     est = float(rect.mean() + (lam_used * yhat_u.mean() if len(yhat_u) else 0.0))
     return est, d.variance(rect, yhat_u, lam_used), lam_used, d.var_human(y)
@@ -356,6 +358,8 @@ def _ratio_fit(num: np.ndarray, den: np.ndarray, num_h: np.ndarray, den_h: np.nd
         return tn, td
 
     lam_used = 1.0 if lam is None else float(lam)
+    if not m:  # every item labelled: the judge has nothing to add (as in _fit)
+        lam = lam_used = 0.0
     if lam is None:
         tn, td = means(1.0)
         if td <= 0:
