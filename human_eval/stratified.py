@@ -130,7 +130,7 @@ def stratified_mean(strata: Mapping[str, StratumData], *, alpha: float = 0.05, l
     est, var, q = _combine(fits, weights, alpha, quantile)
     se = math.sqrt(max(var, 0.0))
     zero = [h for h, f in fits.items() if not f.se]
-    reason = (f"the variance is 0 in stratum(s) {', '.join(map(repr, zero))} (every labelled value and judge score "
+    why_zero = (f"the variance is 0 in stratum(s) {', '.join(map(repr, zero))} (every labelled value and judge score "
               "alike): the interval understates the uncertainty of so few labels") if zero else None
     human = {h: prediction_powered_mean(d.y, d.yhat, d.yhat_unlabelled, alpha=alpha, lam=0.0, clusters=d.clusters,
                                         quantile=quantile) for h, d in strata.items() if sizes[h]}
@@ -138,7 +138,7 @@ def stratified_mean(strata: Mapping[str, StratumData], *, alpha: float = 0.05, l
     effective = min(n_lab * var_h / var, float(total)) if var > 0 and var_h > 0 else None
     overall = CorrectedEstimate(estimate=est, ci_low=est - q * se, ci_high=est + q * se, lam=None,
                                 effective_n=effective, n_labelled=n_lab, n_unlabelled=total - n_lab, method=method,
-                                alpha=alpha, se=se, clustered=clustered, reason=reason)
+                                alpha=alpha, se=se, clustered=clustered, reason=why_zero)
     return StratifiedEstimate(overall, rows)
 
 

@@ -144,6 +144,7 @@ def parse_allocation(spec: str) -> dict[str, int]:
     ``ValueError`` saying what is wrong."""
     import json
 
+    pairs: list[tuple[Any, ...]]
     if spec.lstrip().startswith("{"):
         raw = json.loads(spec)
         pairs = list(raw.items()) if isinstance(raw, dict) else []

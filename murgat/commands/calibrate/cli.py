@@ -482,7 +482,7 @@ def _cmd(args: CalibrateSettings) -> int:
     if got is None:
         return 2
     results_by_run, labels_for, binding = got
-    first_labels = next(iter(labels_for.values()), [])
+    first_labels: list[Any] = next(iter(labels_for.values()), [])
     doc: dict[str, Any] = {"labels": args.human[0] if len(args.human) == 1 else args.human,
                            "n_labels": len(first_labels), "runs": {}, "label_binding": binding}
     con = console()
