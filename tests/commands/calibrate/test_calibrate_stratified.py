@@ -44,13 +44,17 @@ def _labels(tmp: Path, human: np.ndarray, ids: list[str], design: dict) -> Path:
     return p
 
 
-def test_calibrate_on_a_stratified_draw_reports_the_stratified_figures(tmp_path: Path, capsys) -> None:
-    run, human, judge, dur = _run(tmp_path)
+def _drawn_labels(tmp: Path, run: Path, human: np.ndarray, counts: int | dict[str, int]) -> tuple[list[str], Path]:
+    """A stratified draw by duration from ``run`` and the human labels of the drawn items."""
     results = RunFolder(run).latest_results()
     ids, _ = population(results)
-    drawn, design = draw_stratified(ids, strata_of(results, "duration"), {"long": 16, "short": 8}, seed="7",
-                                    field="duration")
-    labels = _labels(tmp_path, human, drawn, design.model_dump())
+    drawn, design = draw_stratified(ids, strata_of(results, "duration"), counts, seed="7", field="duration")
+    return drawn, _labels(tmp, human, drawn, design.model_dump())
+
+
+def test_calibrate_on_a_stratified_draw_reports_the_stratified_figures(tmp_path: Path, capsys) -> None:
+    run, human, judge, dur = _run(tmp_path)
+    drawn, labels = _drawn_labels(tmp_path, run, human, {"long": 16, "short": 8})
     assert main(["calibrate", "--human", str(labels), "--run", str(run), "--json", "--bootstrap", "20"]) == 0
     k = json.loads(capsys.readouterr().out)["runs"][str(run)]["corrected"]
     assert k["sample_checked"] is True and k["stratified_by"] == "duration"
@@ -75,11 +79,7 @@ def test_calibrate_on_a_stratified_draw_reports_the_stratified_figures(tmp_path:
 
 def test_a_stratum_with_one_label_leaves_the_figure_undefined_naming_it(tmp_path: Path, capsys) -> None:
     run, human, _, _ = _run(tmp_path)
-    results = RunFolder(run).latest_results()
-    ids, _ = population(results)
-    drawn, design = draw_stratified(ids, strata_of(results, "duration"), {"long": 1, "short": 10}, seed="7",
-                                    field="duration")
-    labels = _labels(tmp_path, human, drawn, design.model_dump())
+    _, labels = _drawn_labels(tmp_path, run, human, {"long": 1, "short": 10})
     assert main(["calibrate", "--human", str(labels), "--run", str(run), "--json", "--bootstrap", "20"]) == 0
     b = json.loads(capsys.readouterr().out)["runs"][str(run)]["corrected"]["figures"]["murgat_s"]
     assert b["estimate"] is None and b["ci_low"] is None and "stratum 'long'" in b["reason"]
@@ -87,10 +87,7 @@ def test_a_stratum_with_one_label_leaves_the_figure_undefined_naming_it(tmp_path
 
 def test_plan_per_stratum_from_a_pilot_and_from_a_prior(tmp_path: Path, capsys) -> None:
     run, human, _, _ = _run(tmp_path)
-    results = RunFolder(run).latest_results()
-    ids, _ = population(results)
-    drawn, design = draw_stratified(ids, strata_of(results, "duration"), 20, seed="p", field="duration")
-    pilot = _labels(tmp_path, human, drawn, design.model_dump())
+    _, pilot = _drawn_labels(tmp_path, run, human, 20)
     assert main(["calibrate", "--plan", "--human", str(pilot), "--run", str(run), "--half-width", "0.08",
                  "--json"]) == 0
     p = json.loads(capsys.readouterr().out)["plan"][str(run)]
