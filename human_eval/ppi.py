@@ -207,8 +207,10 @@ class _Design:
 
 def _fit(y: np.ndarray, yhat: np.ndarray, yhat_u: np.ndarray, lam: float | None,
          d: _Design) -> tuple[float, float, float, float]:
-    """(estimate, variance of the estimate, λ used, variance of the human-only mean)."""
-    lam_used = d.tuned_lambda(y, yhat, yhat_u) if lam is None else float(lam)
+    """(estimate, variance of the estimate, λ used, variance of the human-only mean). With no
+    unlabelled item every item is labelled, the mean of ŷ over none is undefined and the judge has
+    nothing to add: λ is 0 whatever was asked (λ = 1 gave mean(y − ŷ), a difference, not the figure)."""
+    lam_used = 0.0 if not len(yhat_u) else d.tuned_lambda(y, yhat, yhat_u) if lam is None else float(lam)
     rect = y - lam_used * yhat
     est = float(rect.mean() + (lam_used * yhat_u.mean() if len(yhat_u) else 0.0))
     return est, d.variance(rect, yhat_u, lam_used), lam_used, d.var_human(y)
@@ -356,6 +358,8 @@ def _ratio_fit(num: np.ndarray, den: np.ndarray, num_h: np.ndarray, den_h: np.nd
         return tn, td
 
     lam_used = 1.0 if lam is None else float(lam)
+    if not m:  # every item labelled: the judge has nothing to add (as in _fit)
+        lam = lam_used = 0.0
     if lam is None:
         tn, td = means(1.0)
         if td <= 0:
@@ -480,33 +484,19 @@ def labels_needed(y: Values, yhat: Values, yhat_unlabelled: Values, *, half_widt
     z = float(norm.ppf(1 - alpha / 2))
     s_y = float(ya.var(ddof=1))
     if s_y <= 0:
-        # every pilot label equal: a variance of 0 would make two labels "enough" for any half-width,
-        # which says nothing about the population, only about a pilot too small to see its spread
-        return {"n_needed": None, "n_needed_human_only": None, "half_width": half_width, "alpha": alpha,
-                "population": pop, "pilot_n": n0,
-                "reason": f"the pilot's {n0} labels are all {float(ya[0]):g} (variance 0), so they say nothing about "
-                          "how much labels vary and no number of labels can be planned from them; label a pilot "
-                          "in which the figure takes different values"}
+        return _flat_pilot(ya, half_width, alpha, pop)
     s_h = float(np.concatenate([yh, yu]).var(ddof=1))
     c = float(np.cov(ya, yh, ddof=1)[0, 1])
     s_h_pilot = float(yh.var(ddof=1))  # the correlation is the pilot's own: both variances over the labelled items
     deff, mean_size = 1.0, None
     if clusters is not None:
-        d = _Design(clusters, n0, m0)
-        why = d.too_small()
-        if why:
-            return {"n_needed": None, "reason": f"pilot: {why}"}
-        lam0 = d.tuned_lambda(ya, yh, yu)
-        iid = _Design(None, n0, m0).variance(ya - lam0 * yh, yu, lam0)
-        deff = max(1.0, d.variance(ya - lam0 * yh, yu, lam0) / iid) if iid > 0 else 1.0
-        mean_size = pop / d.g
+        got = _pilot_design_effect(clusters, ya, yh, yu)
+        if isinstance(got, str):
+            return {"n_needed": None, "reason": f"pilot: {got}"}
+        deff, mean_size = got
 
     def var_at(k: int) -> tuple[float, float]:
-        rest = pop - k
-        if rest <= 0 or s_h <= 0:
-            return s_y / k, 0.0
-        lv = float(np.clip(c / (s_h * (1 + k / rest)), 0.0, 1.0))
-        return (s_y - 2 * lv * c + lv**2 * s_h) / k + lv**2 * s_h / rest, lv
+        return _planned_variance(k, pop, s_y, s_h, c)
 
     target = (half_width / z) ** 2 / deff
     n_ppi = next((k for k in range(2, pop + 1) if var_at(k)[0] <= target), None)
@@ -527,3 +517,39 @@ def labels_needed(y: Values, yhat: Values, yhat_unlabelled: Values, *, half_widt
     if n_ppi is None:
         out["reason"] = f"even labelling all {pop} items does not reach ±{half_width:g}"
     return out
+
+
+def _flat_pilot(ya: np.ndarray, half_width: float, alpha: float, pop: int) -> dict[str, Any]:
+    """The plan of a pilot whose labels are all equal: none. A variance of 0 would make two labels
+    "enough" for any half-width, which says nothing about the population, only about a pilot too
+    small to see its spread."""
+    return {"n_needed": None, "n_needed_human_only": None, "half_width": half_width, "alpha": alpha,
+            "population": pop, "pilot_n": len(ya),
+            "reason": f"the pilot's {len(ya)} labels are all {float(ya[0]):g} (variance 0), so they say nothing about "
+                      "how much labels vary and no number of labels can be planned from them; label a pilot "
+                      "in which the figure takes different values"}
+
+
+def _pilot_design_effect(clusters: Clusters, ya: np.ndarray, yh: np.ndarray,
+                         yu: np.ndarray) -> tuple[float, float] | str:
+    """(design effect, mean cluster size) of a clustered pilot — its clustered over its unclustered
+    variance of the corrected mean, at least 1 — or why it has none (too few clusters)."""
+    n0, m0 = len(ya), len(yu)
+    d = _Design(clusters, n0, m0)
+    why = d.too_small()
+    if why:
+        return why
+    lam0 = d.tuned_lambda(ya, yh, yu)
+    iid = _Design(None, n0, m0).variance(ya - lam0 * yh, yu, lam0)
+    deff = max(1.0, d.variance(ya - lam0 * yh, yu, lam0) / iid) if iid > 0 else 1.0
+    return deff, (n0 + m0) / d.g
+
+
+def _planned_variance(k: int, pop: int, s_y: float, s_h: float, c: float) -> tuple[float, float]:
+    """(variance of the PPI++ mean with ``k`` of ``pop`` items labelled, its optimal λ), from the
+    pilot's human variance ``s_y``, judge variance ``s_h`` and their covariance ``c``."""
+    rest = pop - k
+    if rest <= 0 or s_h <= 0:
+        return s_y / k, 0.0
+    lv = float(np.clip(c / (s_h * (1 + k / rest)), 0.0, 1.0))
+    return (s_y - 2 * lv * c + lv**2 * s_h) / k + lv**2 * s_h / rest, lv

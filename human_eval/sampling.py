@@ -8,7 +8,13 @@ first 50") can carry any bias at all. So the sample is drawn here, by a rule any
   sample. For a fixed seed this is one permutation of the items, and over seeds every subset of
   size n is equally likely (SHA-256 as a random function);
 * ``video``: the same rank over the *videos* (``"<seed>|video|<video>"``); the n lowest videos
-  are drawn and every item of each goes in — a cluster sample, analysed clustered by video.
+  are drawn and every item of each goes in — a cluster sample, analysed clustered by video;
+* ``stratified``: the items are split by the value of one field (the strata), the n labels split
+  over the strata (in proportion to their sizes, at least two each, or as given: the allocation
+  ``murgat calibrate --plan`` prints), and within each stratum its n_h lowest-ranked items are
+  drawn — the uniform rule stratum by stratum. The design records every stratum's size, share
+  (its weight N_h/N) and count, which the stratified estimator
+  (``murgat.human_eval.stratified``) weights by.
 
 The rule needs no random-number library, so it gives the same sample on any machine and any
 numpy version, and ``calibrate`` can redraw it from the run and the recorded design and confirm
@@ -25,7 +31,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-Method = Literal["uniform", "video"]
+Method = Literal["uniform", "video", "stratified"]
+
+
+class StratumDraw(BaseModel):
+    """One stratum of a stratified design: its size, its weight and how many of it were drawn."""
+
+    population: int = Field(ge=0, description="items of this stratum in the population (N_h)")
+    weight: float = Field(ge=0, le=1, description="its share of the population, N_h / N")
+    requested: int = Field(ge=0, description="items allocated to it (n_h)")
+    drawn: int = Field(ge=0, description="items drawn from it")
 
 
 class SampleDesign(BaseModel):
@@ -52,6 +67,13 @@ class SampleDesign(BaseModel):
     sample_videos: int | None = Field(default=None, description="videos drawn (video design)")
     sample_digest: str = Field(description="SHA-256 of the sorted ids of the items drawn")
     run: str | None = Field(default=None, description="the run folder the sample was drawn from (for people)")
+    strata_field: str | None = Field(default=None, description="the item field whose values are the strata "
+                                     "(stratified design)")
+    allocation: Literal["proportional", "given"] | None = Field(
+        default=None, description="how the sample was split over the strata: in proportion to their sizes, or as given "
+        "(e.g. the Neyman allocation of murgat calibrate --plan)")
+    strata: dict[str, StratumDraw] | None = Field(default=None, description="each stratum (by its label): size, "
+                                                  "weight, count (stratified design)")
 
 
 def _digest(ids: Iterable[str]) -> str:
@@ -104,6 +126,53 @@ def draw_sample(ids: Sequence[str], n: int, *, seed: int | str, videos: Mapping[
     return chosen, design
 
 
+def draw_stratified(ids: Sequence[str], strata: Mapping[str, str], n: int | Mapping[str, int], *, seed: int | str,
+                    field: str, run: str | None = None) -> tuple[list[str], SampleDesign]:
+    """A stratified sample (ids, sorted) and its design: ``strata`` gives each item's stratum (a
+    label), ``n`` is the total (split in proportion to the strata's sizes, at least two each) or
+    the count of each stratum (every stratum named, none over its size)."""
+    from murgat.human_eval.stratified import allocate
+
+    seed = check_seed(str(seed))
+    pop = sorted(set(ids))
+    if len(pop) != len(ids):
+        raise ValueError("item ids repeat: a sample is drawn from distinct items")
+    members: dict[str, list[str]] = {}
+    for i in pop:
+        if i not in strata:
+            raise ValueError(f"item {i!r} has no stratum: a stratified sample needs each item's")
+        members.setdefault(strata[i], []).append(i)
+    sizes = {h: len(v) for h, v in sorted(members.items())}
+    counts = allocate(n, sizes) if isinstance(n, int) else _given(n, sizes)
+    chosen: list[str] = []
+    for h, items in members.items():
+        chosen += sorted(items, key=lambda i: _rank(seed, i))[:counts[h]]
+    chosen.sort()
+    total = len(pop)
+    design = SampleDesign(method="stratified", seed=seed, n_requested=sum(counts.values()), population_size=total,
+                          population_digest=_digest(pop), sample_size=len(chosen), sample_digest=_digest(chosen),
+                          run=run, strata_field=field, allocation="proportional" if isinstance(n, int) else "given",
+                          strata={h: StratumDraw(population=sizes[h], weight=sizes[h] / total, requested=counts[h],
+                                                 drawn=min(counts[h], sizes[h])) for h in sizes})
+    return chosen, design
+
+
+def _given(counts: Mapping[str, int], sizes: Mapping[str, int]) -> dict[str, int]:
+    """A given allocation checked against the strata: each one named, none unknown, none over its size."""
+    unknown = sorted(set(counts) - set(sizes))
+    missing = sorted(set(sizes) - set(counts))
+    if unknown or missing:
+        raise ValueError(f"the allocation must name every stratum once: unknown {unknown[:5]}, missing {missing[:5]}; "
+                         f"the strata are {sorted(sizes)[:20]}")
+    over = {h: c for h, c in counts.items() if c > sizes[h] or c < 0}
+    if over:
+        h = next(iter(over))
+        raise ValueError(f"stratum {h!r} has {sizes[h]} items; {counts[h]} cannot be drawn from it")
+    if not sum(counts.values()):
+        raise ValueError("the allocation draws no item")
+    return dict(counts)
+
+
 class SampleCheck(BaseModel):
     """What :func:`check_labels` found: ``ok`` when the labels are a recorded random sample of the run."""
 
@@ -114,15 +183,29 @@ class SampleCheck(BaseModel):
     n_sampled_unlabelled: int = 0
 
 
+def _redraw(design: SampleDesign, pop: Sequence[str], videos: Mapping[str, str] | None,
+            strata: Mapping[str, str] | None) -> tuple[list[str], SampleDesign]:
+    """The sample ``design`` draws from ``pop`` again (``ValueError`` when it cannot be drawn). A
+    stratified one is redrawn with its recorded counts, so a changed stratum is seen as such."""
+    if design.method != "stratified":
+        return draw_sample(pop, design.n_requested, seed=design.seed,
+                           videos=videos if design.method == "video" else None)
+    if strata is None or design.strata is None or design.strata_field is None:
+        raise ValueError("a stratified design needs each item's stratum and the recorded strata")
+    return draw_stratified(pop, strata, {h: s.requested for h, s in design.strata.items()}, seed=design.seed,
+                           field=design.strata_field)
+
+
 def check_labels(designs: Sequence[SampleDesign | None], labelled_ids: Iterable[str], population: Sequence[str],
-                 videos: Mapping[str, str] | None = None) -> SampleCheck:
+                 videos: Mapping[str, str] | None = None, strata: Mapping[str, str] | None = None) -> SampleCheck:
     """Are these labels the sample a recorded design draws from ``population`` (the run's items)?
 
     ``designs``: the ``sample`` of every label line. Problems (any one refuses a corrected
     estimate unless the user assumes randomness): a line without a design, lines with different
     designs, a run whose items are no longer the ones sampled, a redraw that gives another sample,
     a labelled item outside the sample. Sampled items nobody labelled are a note: the estimate
-    then assumes they are missing at random.
+    then assumes they are missing at random. ``strata`` (item → stratum label, of the design's
+    field) is needed to redraw a stratified design; a stratum whose items changed is a problem.
     """
     problems: list[str] = []
     labelled = set(labelled_ids)
@@ -143,10 +226,13 @@ def check_labels(designs: Sequence[SampleDesign | None], labelled_ids: Iterable[
                         f"{design.population_size} then): the draw cannot be checked")
         return SampleCheck(ok=False, design=design, problems=problems)
     try:
-        drawn, again = draw_sample(pop, design.n_requested, seed=design.seed,
-                                   videos=videos if design.method == "video" else None)
+        drawn, again = _redraw(design, pop, videos, strata)
     except ValueError as exc:
         return SampleCheck(ok=False, design=design, problems=[*problems, f"the sample cannot be redrawn: {exc}"])
+    if design.method == "stratified" and again.strata != design.strata:
+        problems.append(f"the run's strata by {design.strata_field!r} are not the recorded ones (an item's "
+                        f"{design.strata_field} changed?): the strata weights cannot be trusted")
+        return SampleCheck(ok=False, design=design, problems=problems)
     if again.sample_digest != design.sample_digest:
         problems.append("redrawing the recorded design gives another sample: the labels were not drawn by it")
         return SampleCheck(ok=False, design=design, problems=problems)

@@ -35,11 +35,13 @@ from typing import Any
 
 import numpy as np
 
+from murgat.core.breakdown import check_by, fields_available, group_keys, label_of, record_fields
 from murgat.core.metric import FactScore, ResponseFigures, answer_state, score_response
 from murgat.core.schema import ResponseResult
 from murgat.human_eval.labels import ResponseLabel, SentenceLabel, by_id
 from murgat.human_eval.ppi import CorrectedEstimate, bootstrap_corrected, labels_needed, prediction_powered_mean, within
 from murgat.human_eval.sampling import SampleCheck, check_labels
+from murgat.human_eval.stratified import StratumData, plan_strata, stratified_mean
 
 METRICS = ("coverage", "precision", "recall", "murgat_s")
 FIGURES = ("coverage", "precision", "recall", "f1", "murgat_s", "attributed_accuracy")
@@ -135,12 +137,35 @@ def population(results: Sequence[Any]) -> tuple[list[str], dict[str, str]]:
     return sorted(r.id for r in ok), {r.id: (getattr(r, "video", None) or r.id) for r in ok}
 
 
+def strata_of(results: Sequence[Any], field: str) -> dict[str, str]:
+    """Each item's stratum under ``field``: the label of its value (``murgat.core.breakdown.label_of``:
+    a missing value is the stratum ``(missing)``), for the items :func:`population` draws from. A
+    field no item has, or one with a list of values (an item in two strata), is a ``ValueError``:
+    strata must split the items."""
+    ok = [r for r in results if getattr(r, "error", None) is None]
+    fields = {r.id: record_fields(r) for r in ok}
+    check_by(field, fields_available(fields.values()))
+    out: dict[str, str] = {}
+    for rid, f in fields.items():
+        keys = group_keys(f, (field,))
+        if len(keys) != 1:
+            raise ValueError(f"--strata {field}: item {rid!r} has {len(keys)} values of it (a list): strata must split "
+                             "the items, each in one")
+        out[rid] = label_of(keys[0])
+    return out
+
+
 def sample_check(labels: Sequence[ResponseLabel], results: Sequence[Any]) -> SampleCheck:
     """Are ``labels`` (those of ids in the run) a recorded random sample of the run?"""
     ids, videos = population(results)
     in_run = set(ids)
     mine = [lab for lab in labels if lab.id in in_run]
-    return check_labels([lab.sample for lab in mine], {lab.id for lab in mine}, ids, videos)
+    field = next((lab.sample.strata_field for lab in mine if lab.sample is not None and lab.sample.strata_field), None)
+    try:
+        strata = strata_of(results, field) if field else None
+    except ValueError as exc:
+        return SampleCheck(ok=False, problems=[f"the labels' strata cannot be read from the run: {exc}"])
+    return check_labels([lab.sample for lab in mine], {lab.id for lab in mine}, ids, videos, strata)
 
 
 def _block(est: CorrectedEstimate) -> dict[str, Any]:
@@ -179,12 +204,53 @@ def _estimate_block(y: np.ndarray, yh: np.ndarray, yu: np.ndarray, clusters: lis
     out["ppi"] = {"estimate": ppi.estimate, "ci_low": ppi.ci_low, "ci_high": ppi.ci_high, "lambda": 1.0}
     out["human_only"] = _brief(within(prediction_powered_mean(y, yh, yu, alpha=alpha, lam=0.0, clusters=clusters, quantile="t"),
                                       *bounds))
-    # the judge's own mean over every item of the population (what murgat score reports), with the
-    # interval of that mean — an interval for the judge's number, not for the human one
+    out["judge_only"] = _judge_only(yh, yu, clusters, alpha, bounds)
+    return out
+
+
+def _judge_only(yh: np.ndarray, yu: np.ndarray, clusters: list[str] | None, alpha: float,
+                bounds: tuple[float, float]) -> dict[str, Any]:
+    """The judge's own mean over every item of the population (what murgat score reports), with the
+    interval of that mean — an interval for the judge's number, not for the human one."""
     every = np.concatenate([yh, yu])
     cl_all = None if clusters is None else list(clusters)
     judge = within(prediction_powered_mean(every, every, [], alpha=alpha, lam=0.0, clusters=cl_all), *bounds)
-    out["judge_only"] = {**_brief(judge), "estimate": float(every.mean()) if len(every) else None}
+    return {**_brief(judge), "estimate": float(every.mean()) if len(every) else None}
+
+
+#: a labelled row of a stratified figure: (human, judge, video, stratum); an unlabelled one: (judge, video, stratum)
+LabelledRow = tuple[float, float, str, str]
+UnlabelledRow = tuple[float, str, str]
+
+
+def _strata_data(lab: Sequence[LabelledRow], unl: Sequence[UnlabelledRow], clustered: bool) -> dict[str, StratumData]:
+    """The rows of one figure split by stratum (strata in name order), with each item's video when clustered."""
+    out: dict[str, StratumData] = {}
+    for h in sorted({r[-1] for r in lab} | {r[-1] for r in unl}):
+        a = [r for r in lab if r[-1] == h]
+        b = [r for r in unl if r[-1] == h]
+        cl = [r[2] for r in a] + [r[1] for r in b] if clustered else None
+        out[h] = StratumData(np.array([r[0] for r in a], float), np.array([r[1] for r in a], float),
+                             np.array([r[0] for r in b], float), cl)
+    return out
+
+
+def _stratified_block(lab: Sequence[LabelledRow], unl: Sequence[UnlabelledRow], clustered: bool, *, alpha: float,
+                      bounds: tuple[float, float] = PROPORTION) -> dict[str, Any]:
+    """:func:`_estimate_block` for a stratified sample (``murgat.human_eval.stratified``): the
+    stratified PPI++ figure with its strata, beside the stratified plain PPI and human-only figures
+    and the judge-only one (the judge's mean over every item, stratified or not)."""
+    data = _strata_data(lab, unl, clustered)
+    main = stratified_mean(data, alpha=alpha)
+    out = _block(within(main.overall, *bounds))
+    out["strata"] = main.strata
+    ppi = within(stratified_mean(data, alpha=alpha, lam=1.0).overall, *bounds)
+    out["ppi"] = {"estimate": ppi.estimate, "ci_low": ppi.ci_low, "ci_high": ppi.ci_high, "lambda": 1.0,
+                  **({"reason": ppi.reason} if ppi.reason else {})}
+    out["human_only"] = _brief(within(stratified_mean(data, alpha=alpha, lam=0.0).overall, *bounds))
+    clusters = [r[2] for r in lab] + [r[1] for r in unl] if clustered else None
+    out["judge_only"] = _judge_only(np.array([r[1] for r in lab], float), np.array([r[0] for r in unl], float),
+                                    clusters, alpha, bounds)
     return out
 
 
@@ -223,6 +289,28 @@ def _refusal(check: SampleCheck) -> dict[str, Any]:
             "problems": check.problems}
 
 
+def _design_strata(check: SampleCheck, results: Sequence[ResponseResult], out: dict[str, Any],
+                   ci: str) -> dict[str, str] | None:
+    """Each item's stratum when the labels were drawn stratified (else None), the output told so:
+    a stratified draw is estimated stratified, whatever else was asked, since one mean over labels
+    that over-represent some strata would be biased."""
+    design = check.design
+    if design is None or design.method != "stratified" or not design.strata_field:
+        return None
+    strata = strata_of(results, design.strata_field)
+    out["stratified_by"] = design.strata_field
+    if out.get("assumption"):
+        out["assumption"] = (f"--assume-random: the labelled responses were treated as a random sample within each "
+                             f"stratum of {design.strata_field}; nothing recorded shows that they are one")
+    out["notes"].append(f"the labels were drawn stratified by {design.strata_field} ({len(design.strata or {})} "
+                        "strata), so every corrected figure is the stratified estimate: Σ_h W_h θ̂_h, each stratum "
+                        "weighted by its share of the figure's items")
+    if ci == "bootstrap":
+        out["notes"].append("--ci bootstrap is not offered for a stratified sample: the intervals are the stratified "
+                            "Student-t ones (Welch–Satterthwaite degrees of freedom)")
+    return strata
+
+
 def corrected_figures(labels: Sequence[ResponseLabel], results: Sequence[ResponseResult], *, alpha: float = 0.05,
                       cluster_by_video: bool = False, ci: str = "normal", assume_random: bool = False,
                       n_resamples: int = 2000, seed: int = 0, attributed_threshold: float = 0.5,
@@ -239,7 +327,7 @@ def corrected_figures(labels: Sequence[ResponseLabel], results: Sequence[Respons
         return _refusal(check)
     clustered = cluster_by_video or (check.design is not None and check.design.method == "video")
     out: dict[str, Any] = {
-        "alpha": alpha, "ci": ci, "clustered_by": "video" if clustered else None,
+        "alpha": alpha, "ci": ci, "clustered_by": "video" if clustered else None, "stratified_by": None,
         "sample": check.design.model_dump() if check.design else None,
         "sample_checked": check.ok,
         "assumption": None if check.ok else "--assume-random: the labelled responses were treated as a uniform "
@@ -249,10 +337,16 @@ def corrected_figures(labels: Sequence[ResponseLabel], results: Sequence[Respons
     }
     if clustered and not cluster_by_video:
         out["notes"].append("the sample was drawn by video, so every interval is clustered by video")
+    strata = _design_strata(check, results, out, ci)
     for k, fig in enumerate(figures):
         labelled, unlabelled, dropped = _rows(labels, results, fig, attributed_threshold)
         if not labelled and not unlabelled:
             continue  # e.g. attributed accuracy of a run without gold answers: the run has no such figure
+        if strata is not None:
+            out["figures"][fig] = {**_stratified_block([(h, j, v, strata[i]) for i, h, j, v in labelled],
+                                                       [(j, v, strata[i]) for i, j, v in unlabelled], clustered,
+                                                       alpha=alpha), "dropped": dropped}
+            continue
         y = np.array([h for _, h, _, _ in labelled], float)
         yh = np.array([j for _, _, j, _ in labelled], float)
         yu = np.array([j for _, j, _ in unlabelled], float)
@@ -288,9 +382,16 @@ def corrected_difference(labels_a: Sequence[ResponseLabel], results_a: Sequence[
     out: dict[str, Any] = {"alpha": alpha, "clustered_by": "video" if clustered else None, "direction": "b - a",
                            "assumption": None if not bad else "--assume-random: the labelled responses were treated as "
                                                               "a uniform random sample of each run",
-                           "problems": bad, "figures": {}}
+                           "problems": bad, "figures": {}, "notes": []}
+    field = next((d.strata_field for d in designs if d is not None and d.method == "stratified"), None)
+    strata = strata_of(results_a, field) if field else None
+    out["stratified_by"] = field
+    if field:
+        out["notes"].append(f"a run's labels were drawn stratified by {field}: each difference is the stratified "
+                            f"estimate, the strata those of run A's items")
     for fig in figures:
-        lab_rows, unl_rows = [], []
+        lab_rows: list[tuple[float, float, str, str]] = []
+        unl_rows: list[tuple[float, str, str]] = []
         for i in sorted(set(ra) & set(rb)):
             ja, jb = judge_figure(ra[i], fig, attributed_threshold), judge_figure(rb[i], fig, attributed_threshold)
             if ja is None or jb is None:
@@ -298,16 +399,21 @@ def corrected_difference(labels_a: Sequence[ResponseLabel], results_a: Sequence[
             video = ra[i].video or i
             ha = human_figures(la[i], ra[i], attributed_threshold)[fig] if i in la else None
             hb = human_figures(lb[i], rb[i], attributed_threshold)[fig] if i in lb else None
+            h = strata[i] if strata is not None else ""
             if ha is not None and hb is not None:
-                lab_rows.append((hb - ha, jb - ja, video))
+                lab_rows.append((hb - ha, jb - ja, video, h))
             else:
-                unl_rows.append((jb - ja, video))
+                unl_rows.append((jb - ja, video, h))
         if not lab_rows and not unl_rows:
             continue
-        y = np.array([d for d, _, _ in lab_rows], float)
-        yh = np.array([d for _, d, _ in lab_rows], float)
-        yu = np.array([d for d, _ in unl_rows], float)
-        out["figures"][fig] = _estimate_block(y, yh, yu, _clusters(lab_rows, unl_rows, clustered), alpha=alpha,
+        if strata is not None:
+            out["figures"][fig] = _stratified_block(lab_rows, unl_rows, clustered, alpha=alpha, bounds=DIFFERENCE)
+            continue
+        y = np.array([d for d, _, _, _ in lab_rows], float)
+        yh = np.array([d for _, d, _, _ in lab_rows], float)
+        yu = np.array([d for d, _, _ in unl_rows], float)
+        out["figures"][fig] = _estimate_block(y, yh, yu, [r[2] for r in lab_rows] + [r[1] for r in unl_rows]
+                                              if clustered else None, alpha=alpha,
                                               ci="normal", n_resamples=0, seed=0, progress=None, bounds=DIFFERENCE)
     return out
 
@@ -329,4 +435,63 @@ def plan_labels(labels: Sequence[ResponseLabel], results: Sequence[ResponseResul
         yu = [j for _, j, _ in unlabelled]
         out["figures"][fig] = labels_needed(y, yh, yu, half_width=half_width, alpha=alpha,
                                             clusters=_clusters(labelled, unlabelled, cluster_by_video))
+    return out
+
+
+def _sd(values: Sequence[float]) -> float | None:
+    """The sample standard deviation (divisor n − 1), None under two values."""
+    return float(np.std(np.asarray(values, float), ddof=1)) if len(values) >= 2 else None
+
+
+def _stratum_inputs(lab: Sequence[LabelledRow], unl: Sequence[UnlabelledRow], prior_sd: float
+                    ) -> dict[str, dict[str, Any]]:
+    """Per stratum: its size, the pilot's labels in it, the standard deviation of human − judge the
+    plan uses (the pilot's, or the prior when the pilot has under two labels there or they all
+    agree) and that of the judge's scores."""
+    out: dict[str, dict[str, Any]] = {}
+    for h in sorted({r[-1] for r in lab} | {r[-1] for r in unl}):
+        diffs = [r[0] - r[1] for r in lab if r[-1] == h]
+        judge = [r[1] for r in lab if r[-1] == h] + [r[0] for r in unl if r[-1] == h]
+        seen = _sd(diffs)
+        out[h] = {"population": len(judge), "pilot_n": len(diffs), "sd": seen if seen else prior_sd,
+                  "sd_from": "pilot" if seen else ("prior (the pilot's labels here all agree with the judge)"
+                                                   if seen == 0 else "prior (under two pilot labels here)"),
+                  "sd_judge": _sd(judge) or 0.0}
+    return out
+
+
+def allocation_spec(counts: dict[str, int]) -> str:
+    """The ``murgat annotate --allocation`` value of ``counts``: ``LABEL=N,…``, or JSON when a label
+    holds ``,`` or ``=`` (or spaces, which a shell would split)."""
+    import json
+
+    if any(ch in h for h in counts for ch in ",= {}\"'"):
+        return json.dumps(counts, ensure_ascii=False)
+    return ",".join(f"{h}={n}" for h, n in counts.items())
+
+
+def plan_strata_labels(labels: Sequence[ResponseLabel], results: Sequence[ResponseResult], field: str, *,
+                       half_width: float, alpha: float = 0.05, prior_sd: float = 0.5, attributed_threshold: float = 0.5,
+                       figures: Sequence[str] = FIGURES) -> dict[str, Any]:
+    """How many labels each stratum of ``field`` needs for a stratified corrected interval of
+    ± ``half_width``, per figure (``murgat.human_eval.stratified.plan_strata``: Neyman allocation by
+    each stratum's standard deviation of human − judge, seen in the pilot ``labels`` or, where the
+    pilot has too few there — or no labels at all — the stated ``prior_sd``)."""
+    strata = strata_of(results, field)
+    out: dict[str, Any] = {"half_width": half_width, "alpha": alpha, "stratified_by": field, "prior_sd": prior_sd,
+                           "n_pilot_labels": len(labels), "figures": {}}
+    for fig in figures:
+        labelled, unlabelled, _ = _rows(labels, results, fig, attributed_threshold)
+        if not labelled and not unlabelled:
+            continue
+        inputs = _stratum_inputs([(h, j, v, strata[i]) for i, h, j, v in labelled],
+                                 [(j, v, strata[i]) for i, j, v in unlabelled], prior_sd)
+        plan = plan_strata({h: s["population"] for h, s in inputs.items()}, {h: s["sd"] for h, s in inputs.items()},
+                           {h: s["sd_judge"] for h, s in inputs.items()}, half_width=half_width, alpha=alpha)
+        total = sum(s["population"] for s in inputs.values())
+        for h, s in inputs.items():
+            s["weight"] = s["population"] / total
+            s["n_needed"] = plan["allocation"][h] if plan["allocation"] else None
+        out["figures"][fig] = {**plan, "strata": inputs,
+                               "annotate_allocation": allocation_spec(plan["allocation"]) if plan["allocation"] else None}
     return out

@@ -12,7 +12,7 @@ from murgat.human_eval.sampling import check_seed
 
 
 class AnnotateSettings(o.Settings):
-    """``murgat annotate RUN --annotator NAME [--sample N [--by video] [--seed S]] [options]``."""
+    """``murgat annotate RUN --annotator NAME [--sample N [--by video | --strata FIELD] [--seed S]] [options]``."""
 
     command: ClassVar[str] = "annotate"
 
@@ -26,7 +26,15 @@ class AnnotateSettings(o.Settings):
                                                  "design recorded in the page and in every exported label line, as "
                                                  "murgat calibrate needs for corrected figures",
                                json_schema_extra={"metavar": "N"})
-    by: Literal["video"] | None = Field(None, description="draw whole videos (every item of each)")
+    by: Literal["video"] | None = Field(None, description="draw whole videos (every item of each): a cluster sample")
+    strata: str | None = Field(None, description="draw within each value of this item field (e.g. task_type): a "
+                                                 "stratified sample, split over the strata in proportion to their "
+                                                 "sizes (two or more each) unless --allocation gives the counts; "
+                                                 "murgat calibrate then estimates stratified",
+                               json_schema_extra={"metavar": "FIELD"})
+    allocation: str | None = Field(None, description="with --strata: the count of each stratum, LABEL=N,LABEL=N "
+                                                     "or a JSON object (the line murgat calibrate --plan prints); "
+                                                     "replaces --sample", json_schema_extra={"metavar": "COUNTS"})
     seed: str | None = Field(None, description="the sample's seed, kept as text (default: drawn at random and "
                                                "printed; give it to label the same sample)")
 

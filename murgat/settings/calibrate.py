@@ -27,6 +27,13 @@ class Corrected(BaseModel):
     plan: bool = Field(False, description="with --human PILOT: how many labelled responses give a CI of "
                                           "±--half-width, from the pilot's variances (nothing else is computed)")
     half_width: float = Field(0.05, description="the CI half-width --plan aims at")
+    strata: str | None = Field(None, description="with --plan: plan a stratified sample by this item field, labels "
+                                                 "per stratum by Neyman allocation (default: the pilot's strata when "
+                                                 "it was drawn with murgat annotate --strata)",
+                               json_schema_extra={"metavar": "FIELD"})
+    prior_sd: float = Field(0.5, gt=0, description="with --plan --strata: the standard deviation of human − judge "
+                                                   "assumed in a stratum where the pilot has under two labels (or "
+                                                   "they all agree), and everywhere without --human")
     attributed_threshold: float | None = Field(None, ge=0, le=1, description="MURGAT-S threshold of attributed "
                                                                              "accuracy (default: the run's, from "
                                                                              "summary.json)")
@@ -37,10 +44,10 @@ class CalibrateSettings(o.Settings, o.Output, Corrected):
 
     command: ClassVar[str] = "calibrate"
 
-    human: list[str] = Field(description="label JSONL (murgat schema) or faithscore:PATH; once for every run (the "
+    human: list[str] = Field(default_factory=list, description="label JSONL (murgat schema) or faithscore:PATH; once for every run (the "
                                          "same responses, several judges), or once per --run in the same order (each "
                                          "run's own responses, e.g. model A vs model B: their difference is corrected "
-                                         "too)")
+                                         "too); required except for --plan --strata (a plan from a prior)")
     run: list[str] = Field(default_factory=list, description="a murgat score run folder (or, with --task "
                                                              "faithfulness, a murgat faithfulness folder); repeatable")
     task: Literal["attribution", "faithfulness"] = Field(

@@ -109,3 +109,35 @@ def test_a_seed_past_two_to_the_53_is_kept_exactly_as_text() -> None:
     assert check_labels([back] * len(ids), ids, IDS).ok
     assert SampleDesign(**{**d.model_dump(), "seed": seed}) == d  # an integer (older labels) reads the same
     assert draw_sample(IDS, 25, seed=11)[0] == draw_sample(IDS, 25, seed="11")[0]
+
+
+STRATA = {i: ("long" if k % 4 == 0 else "short") for k, i in enumerate(IDS)}
+
+
+def test_a_stratified_draw_is_proportional_recorded_and_checkable() -> None:
+    from murgat.human_eval.sampling import draw_stratified
+
+    ids, d = draw_stratified(IDS, STRATA, 40, seed="s1", field="duration")
+    n_long = sum(1 for i in IDS if STRATA[i] == "long")
+    assert d.method == "stratified" and d.strata_field == "duration" and d.allocation == "proportional"
+    assert d.strata is not None and d.strata["long"].population == n_long
+    assert d.strata["long"].weight == pytest.approx(n_long / len(IDS))
+    assert sum(1 for i in ids if STRATA[i] == "long") == d.strata["long"].drawn == d.strata["long"].requested
+    assert sum(s.drawn for s in d.strata.values()) == len(ids) == 40
+    assert draw_stratified(list(reversed(IDS)), STRATA, 40, seed="s1", field="duration")[0] == ids
+    assert check_labels([d] * len(ids), ids, IDS, strata=STRATA).ok
+    moved = {**STRATA, ids[0]: "long" if STRATA[ids[0]] == "short" else "short"}  # an item's field was edited
+    bad = check_labels([d] * len(ids), ids, IDS, strata=moved)
+    assert not bad.ok and "strata by 'duration' are not the recorded ones" in bad.problems[0]
+
+
+def test_a_given_allocation_is_drawn_as_given_and_a_larger_one_contains_the_smaller() -> None:
+    from murgat.human_eval.sampling import draw_stratified
+
+    small, _ = draw_stratified(IDS, STRATA, {"long": 5, "short": 5}, seed="s2", field="duration")
+    big, d = draw_stratified(IDS, STRATA, {"long": 20, "short": 8}, seed="s2", field="duration")
+    assert d.allocation == "given" and len(big) == 28 and set(small) <= set(big)
+    with pytest.raises(ValueError, match="must name every stratum"):
+        draw_stratified(IDS, STRATA, {"long": 5}, seed="s2", field="duration")
+    with pytest.raises(ValueError, match="cannot be drawn from it"):
+        draw_stratified(IDS, STRATA, {"long": 5, "short": 10_000}, seed="s2", field="duration")

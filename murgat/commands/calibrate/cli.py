@@ -101,6 +101,8 @@ def _labels_per_run(args: CalibrateSettings, runs: list[str]) -> dict[str, Any] 
     from murgat.human_eval.labels import LabelError
 
     specs = list(args.human)
+    if not specs:  # --plan --strata from the prior alone: no pilot labels
+        return {run: [] for run in runs}
     if len(specs) not in (1, len(runs)) and runs:
         print(f"error: give one --human for every run, or one per --run in the same order ({len(specs)} --human, "
               f"{len(runs)} --run)", file=sys.stderr)
@@ -175,7 +177,8 @@ def _corrected_table(con: Any, title: str, block: dict[str, Any], alpha: float) 
         for p in block.get("problems", []):
             con.print(f"[yellow]  - {p}[/yellow]")
     pct = f"{100 * (1 - alpha):g}%"
-    t = Table(title=f"{title} ({pct} CI{', clustered by video' if block.get('clustered_by') else ''})")
+    strat = f", stratified by {block['stratified_by']}" if block.get("stratified_by") else ""
+    t = Table(title=f"{title} ({pct} CI{', clustered by video' if block.get('clustered_by') else ''}{strat})")
     for col in ("figure", f"corrected [{pct} CI]", "method", "λ", "effective n", "human-only", "judge-only",
                 "labelled / unlabelled"):
         t.add_column(col)
@@ -187,6 +190,10 @@ def _corrected_table(con: Any, title: str, block: dict[str, Any], alpha: float) 
                   _fmt(j.get("estimate")), f"{b['n_labelled']} / {b['n_unlabelled']}")
     con.print(t)
     for fig, b in block["figures"].items():
+        if b.get("strata"):
+            con.print(f"strata of {fig}: " + "; ".join(
+                f"{h} (W {r['weight']:.3f}, {r['n_labelled']}/{r['n_labelled'] + r['n_unlabelled']} labelled) "
+                f"{_fmt(r['estimate'])}" for h, r in b["strata"].items()))
         for note in (b.get("note"), (b.get("human_only") or {}).get("note")):
             if note:
                 con.print(f"note: {fig}: {note}")
@@ -306,6 +313,8 @@ def _bad_args(args: CalibrateSettings) -> str | None:
         return f"--alpha must be between 0 and 1 (got {args.alpha})"
     if not args.half_width > 0:
         return f"--half-width must be positive (got {args.half_width})"
+    if args.strata and (args.task == "faithfulness" or not args.plan):
+        return "--strata plans a stratified sample of a score run: it goes with --plan (task attribution)"
     if args.task != "faithfulness":
         try:  # each run's SAA threshold, before any work
             for run in args.run or []:
@@ -387,13 +396,74 @@ def _between_runs(args: CalibrateSettings, doc: dict[str, Any], results_by_run: 
         for run in runs[1:]]
 
 
+def _plan_field(args: CalibrateSettings, labels: Any) -> str | None:
+    """The field a plan is stratified by: ``--strata``, else the pilot's own strata (None: a plain plan)."""
+    if args.strata:
+        return args.strata
+    return next((lab.sample.strata_field for lab in labels if lab.sample is not None and lab.sample.strata_field), None)
+
+
+def _plan(args: CalibrateSettings, con: Any, doc: dict[str, Any], results_by_run: dict[str, Any],
+          labels_for: dict[str, Any]) -> int:
+    """``--plan``: labels needed for ±--half-width per run, stratified (per stratum, Neyman) when the
+    pilot was drawn stratified or ``--strata`` names a field, else for a uniform sample."""
+    from murgat.core.corrected import plan_labels, plan_strata_labels
+
+    doc["plan"] = {}
+    for run, rs in results_by_run.items():
+        field = _plan_field(args, labels_for[run])
+        try:
+            doc["plan"][run] = plan_strata_labels(
+                labels_for[run], rs, field, half_width=args.half_width, alpha=args.alpha, prior_sd=args.prior_sd,
+                attributed_threshold=_threshold(args, run)) if field else plan_labels(
+                labels_for[run], rs, half_width=args.half_width, alpha=args.alpha,
+                cluster_by_video=args.cluster_by_video, attributed_threshold=_threshold(args, run))
+        except ValueError as exc:  # a field no item has, or a list-valued one
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    if args.print_json:
+        print(json.dumps(doc, indent=2, default=str))
+        return 0
+    for run, plan in doc["plan"].items():
+        (_strata_plan_tables if plan.get("stratified_by") else _plan_table)(con, run, plan)
+    return 0
+
+
+def _strata_plan_tables(con: Any, run: str, plan: dict[str, Any]) -> None:
+    """One table per figure: each stratum's size, weight, pilot labels, the standard deviation of
+    human − judge used (and where it came from) and the labels it needs; then the annotate line."""
+    from rich.table import Table
+
+    from murgat.core.breakdown import short_label
+
+    pct = f"{100 * (1 - plan.get('alpha', 0.05)):g}%"
+    for fig, p in plan["figures"].items():
+        t = Table(title=f"{fig}: labels per stratum of {plan['stratified_by']} for a {pct} CI of "
+                        f"±{plan['half_width']:g} (stratified PPI, Neyman allocation): {run}")
+        for col in ("stratum", "items", "weight", "pilot labels", "sd(human − judge)", "labels needed"):
+            t.add_column(col)
+        for h, s in p["strata"].items():
+            t.add_row(short_label(h), str(s["population"]), f"{s['weight']:.3f}", str(s["pilot_n"]),
+                      f"{s['sd']:.3f}" + ("" if s["sd_from"] == "pilot" else f" ({s['sd_from']})"),
+                      _fmt(s["n_needed"]))
+        t.add_row("total", str(sum(s["population"] for s in p["strata"].values())), "1", str(
+            sum(s["pilot_n"] for s in p["strata"].values())), "", _fmt(p["n_needed"]) if p["n_needed"] else
+            f"– ({p.get('reason', '')})")
+        con.print(t)
+        if p.get("annotate_allocation"):
+            con.print(f"reaches ±{p['half_width_reached']:.4f}; draw it with: murgat annotate {run} --annotator NAME "
+                      f"--strata {plan['stratified_by']} --allocation '{p['annotate_allocation']}' (with the pilot's "
+                      "--seed its items are among those drawn wherever a stratum's count does not shrink)")
+
+
 def _cmd(args: CalibrateSettings) -> int:
     from murgat.commands.calibrate.score_runs import inter_annotator, plot_run, rules_baseline
     from murgat.core.console import console
-    from murgat.core.corrected import plan_labels
     from murgat.human_eval.matching import embedding_similarity, lexical_similarity
 
-    bad = _bad_args(args)
+    bad = _bad_args(args) or (None if args.human or (args.plan and args.strata) else
+                              "--human LABELS is required (only --plan --strata FIELD plans without labels, "
+                              "from --prior-sd)")
     if bad:
         print(f"error: {bad}", file=sys.stderr)
         return 2
@@ -412,21 +482,12 @@ def _cmd(args: CalibrateSettings) -> int:
     if got is None:
         return 2
     results_by_run, labels_for, binding = got
-    first_labels = next(iter(labels_for.values()))
+    first_labels: list[Any] = next(iter(labels_for.values()), [])
     doc: dict[str, Any] = {"labels": args.human[0] if len(args.human) == 1 else args.human,
                            "n_labels": len(first_labels), "runs": {}, "label_binding": binding}
     con = console()
     if args.plan:
-        doc["plan"] = {run: plan_labels(labels_for[run], rs, half_width=args.half_width, alpha=args.alpha,
-                                        cluster_by_video=args.cluster_by_video,
-                                        attributed_threshold=_threshold(args, run))
-                       for run, rs in results_by_run.items()}
-        if args.print_json:
-            print(json.dumps(doc, indent=2, default=str))
-        else:
-            for run, plan in doc["plan"].items():
-                _plan_table(con, run, plan)
-        return 0
+        return _plan(args, con, doc, results_by_run, labels_for)
     doc["runs"] = _calibrate_each(args, results_by_run, labels_for, sim)
     first: list[Any] = next(iter(results_by_run.values()), [])
     doc["inter_annotator"] = inter_annotator(first_labels, {r.id: r for r in first})

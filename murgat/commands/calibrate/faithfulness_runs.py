@@ -156,6 +156,9 @@ def corrected_upr(labels: list[ResponseLabel], results: list[FaithResult], *, al
     from murgat.core.corrected import sample_check
     from murgat.human_eval.ppi import bootstrap_corrected, prediction_powered_ratio, within
 
+    if any(lab.sample is not None and lab.sample.method == "stratified" for lab in labels):
+        return {"refused": "the labels record a stratified sample: the stratified estimator covers score runs' "
+                           "figures, not the UPR ratio, and one ratio over them would be biased", "problems": []}
     check = sample_check(labels, results)
     if not check.ok and not assume_random:
         return {"refused": "the labels are not a recorded random sample of this run: draw the sample with "

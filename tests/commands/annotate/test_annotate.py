@@ -250,3 +250,26 @@ def test_annotate_sample_exports_the_design_for_calibrate(tmp_path, example_medi
     corrected = json.loads(cal.stdout[cal.stdout.index("{"):])["runs"][str(run)]["corrected"]
     assert corrected["sample_checked"] is True and "refused" not in corrected
     assert corrected["figures"]["murgat_s"]["n_labelled"] + corrected["figures"]["murgat_s"]["n_unlabelled"] >= 3
+
+
+def test_annotate_strata_draws_within_each_stratum_and_records_the_weights(tmp_path, example_media) -> None:
+    """--strata FIELD draws within each value of the field (at least two each where a stratum has them)
+    and records every stratum's size and weight; it does not combine with --by video, and needs a size."""
+    run = _run(tmp_path, "runT", example_media, "no")
+    got = _murgat(["annotate", str(run), "--annotator", "a", "--sample", "3", "--strata", "video", "--seed", "5"])
+    assert got.returncode == 0, got.stderr
+    assert "3 of 4 items stratified by video (2 strata: friday.mp4 2/3, nasa_13013.mp4 1/1)" in got.stdout
+    d = _page_data(run / "annotate-a.html")["runs"][0]["annotate"]["sample"]
+    assert d["method"] == "stratified" and d["strata_field"] == "video"
+    assert d["strata"]["friday.mp4"] == {"population": 3, "weight": 0.75, "requested": 2, "drawn": 2}
+    given = _murgat(["annotate", str(run), "--annotator", "b", "--strata", "video", "--allocation",
+                     "friday.mp4=3,nasa_13013.mp4=1", "--seed", "5"])
+    assert given.returncode == 0, given.stderr
+    assert "4 of 4 items stratified by video" in given.stdout
+    for bad, why in ((["--strata", "video"], "give its size"), (["--sample", "2", "--by", "video", "--strata", "video"],
+                                                                "two designs"),
+                     (["--sample", "2", "--strata", "nope"], "no item has this field"),
+                     (["--strata", "video", "--allocation", "friday.mp4=x"], "LABEL=N")):
+        r = _murgat(["annotate", str(run), "--annotator", "d", *bad])
+        assert r.returncode == 2 and why in r.stderr, r.stderr
+    assert not (run / "annotate-d.html").exists()
