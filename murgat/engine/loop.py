@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import hashlib
 import json
 import logging
@@ -210,6 +211,13 @@ def plan_work(items: Sequence[Item], folder: RunFolder, digest: Digest, retry_er
     return out
 
 
+#: the id of the item whose record is being made in this task (each of :func:`run_items`' workers makes
+#: one record at a time): a provider that accounts calls per item of a caller's (an inspect_ai judge,
+#: whose usage belongs to the inspect sample of that item) reads it; requests started for an item
+#: (the call pool's tasks) copy it with the rest of the context
+CURRENT_ITEM: contextvars.ContextVar[str | None] = contextvars.ContextVar("murgat_current_item", default=None)
+
+
 async def run_items(task: ItemTask, todo: Sequence[Item], folder: RunFolder, digest: Digest, *, concurrency: int = 8,
                     on_item: Callable[[Any], None] | None = None, keep: bool = False) -> list[Any]:
     """Run ``task`` over ``todo`` (see :func:`plan_work`) and append each record, stamped with its
@@ -222,6 +230,7 @@ async def run_items(task: ItemTask, todo: Sequence[Item], folder: RunFolder, dig
     writer = ResultWriter(folder)
 
     async def one(item: Item) -> None:
+        CURRENT_ITEM.set(item.id)  # this worker's context until its next item
         # the first digest of a media file reads the whole file: off the event loop (then memoised)
         stamped = await asyncio.to_thread(digest, item)
         rec = await record_of(task, item)

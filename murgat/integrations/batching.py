@@ -1,11 +1,17 @@
 """The scorer's machinery apart from inspect_ai's objects: the group commit of samples into one
 ``murgat.score`` call per batch (:class:`Batcher`, see *Batching* in
-:mod:`murgat.integrations.inspect_ai`), the record in words (:func:`explain`) and the record kept in
-a score (:func:`strip_raw`)."""
+:mod:`murgat.integrations.inspect_ai`), the log's metrics (:func:`metric_values`), the record in words
+(:func:`explain`) and the record kept in a score (:func:`strip_raw`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import io
+import logging
+import math
+import sys
+import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,17 +23,43 @@ from murgat.core.schema import Item, ResponseResult
 
 #: the run settings a summary needs to be the one ``murgat score`` writes
 SUMMARY_OPTIONS = ("precision_mode", "empty_policy", "cluster_by_video", "bootstrap", "seed", "attributed_threshold")
-FIGURES = ("murgat_s", "coverage", "precision", "recall", "f1")
 
 
-def _num(v: Any) -> float:
+#: the log's metrics and the run summary's figure each one is (names that say what they are: the answer's
+#: accuracy is not MURGAT-S's)
+METRICS = {"murgat_s": "murgat_s", "coverage": "coverage", "precision": "precision", "recall": "recall", "f1": "f1",
+           "answer_accuracy": "accuracy", "attributed_accuracy": "attributed_accuracy"}
+
+
+def _num(v: float | None) -> float:
     return float("nan") if v is None else float(v)
 
 
-def summary_figures(records: Sequence[ResponseResult], opts: dict[str, Any]) -> dict[str, float]:
-    """The run summary of ``records`` under the settings ``opts`` (:data:`SUMMARY_OPTIONS`) as inspect
-    metrics: each figure, ``_ci_low``, ``_ci_high`` and ``_n``, plus item counts; an undefined figure is
-    NaN (inspect drops ``None``), never 0."""
+def stderr_of(values: Sequence[float], clusters: Sequence[str] | None = None) -> float | None:
+    """The standard error of the mean of ``values`` (sample standard deviation over √n, as inspect's
+    ``stderr()``); with ``clusters``, the cluster-robust one (items of one video are not independent).
+    ``None`` below two values (or two clusters): a spread of one value is undefined, not 0."""
+    n = len(values)
+    if n < 2:
+        return None
+    mean = sum(values) / n
+    if clusters is None:
+        return math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n)
+    sums: dict[str, float] = {}
+    for v, c in zip(values, clusters, strict=True):
+        sums[c] = sums.get(c, 0.0) + (v - mean)
+    g = len(sums)
+    if g < 2:
+        return None
+    return math.sqrt(g / (g - 1) * sum(x * x for x in sums.values())) / n
+
+
+def metric_values(records: Sequence[ResponseResult], opts: dict[str, Any]) -> dict[str, float]:
+    """The log's metrics of ``records`` under the run settings ``opts`` (:data:`SUMMARY_OPTIONS`):
+    murgat's own run summary (:func:`murgat.core.metric.summarize_results`, the figures of
+    ``summary.json``) for each of :data:`METRICS`, plus ``murgat_s_stderr`` over the same items as
+    the MURGAT-S mean. An undefined figure (no judged item, no gold answer) is NaN, never 0; the
+    counts and the bootstrap CIs stay in the run folder's ``summary.json``."""
     from murgat.core.metric import summarize_results
 
     summary = summarize_results(records, precision_mode=opts.get("precision_mode", "alce"),
@@ -35,16 +67,12 @@ def summary_figures(records: Sequence[ResponseResult], opts: dict[str, Any]) -> 
                                 cluster_by_video=bool(opts.get("cluster_by_video", False)),
                                 n_resamples=int(opts.get("bootstrap", 2000)), seed=int(opts.get("seed", 0)),
                                 attributed_threshold=float(opts.get("attributed_threshold", 0.5)))
-    out: dict[str, float] = {}
-    named = [(m, getattr(summary, m)) for m in FIGURES]
-    named += [("accuracy", summary.accuracy), ("saa", summary.attributed_accuracy)]
-    for name, iv in named:
-        out[name] = _num(iv.value if iv else None)
-        out[f"{name}_ci_low"] = _num(iv.ci_low if iv else None)
-        out[f"{name}_ci_high"] = _num(iv.ci_high if iv else None)
-        out[f"{name}_n"] = float(iv.n if iv else 0)
-    out.update(n_items=float(summary.n_items), n_errors=float(summary.n_errors), n_scored=float(summary.n_scored))
-    return out
+    out = {name: _num(iv.value if (iv := getattr(summary, figure)) else None) for name, figure in METRICS.items()}
+    rows = sorted((r.id, r.scores.murgat_s, r.video or r.id) for r in records
+                  if r.error is None and r.scores.murgat_s is not None)
+    clusters = [c for _, _, c in rows] if opts.get("cluster_by_video") else None
+    spread = _num(stderr_of([float(v) for _, v, _ in rows if v is not None], clusters))
+    return {"murgat_s": out.pop("murgat_s"), "murgat_s_stderr": spread, **out}
 
 
 def strip_raw(rec: dict[str, Any]) -> dict[str, Any]:
@@ -92,6 +120,51 @@ def explain(rec: ResponseResult) -> str:
                 lines.append(f"  f{fact.index} {fact.text} ({fc}): joint {v.joint}, recall {_f(v.recall)}, "
                              f"precision {_f(v.precision)}")
     return "\n".join(lines)
+
+
+class _PerThreadStderr(io.TextIOBase):
+    """``sys.stderr`` while batches run: what a batch's thread writes goes to the lines it keeps; every
+    other thread (inspect's display, the event loop) writes to the real stream as before."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.kept: dict[int, list[str]] = {}
+
+    def write(self, text: str) -> int:
+        buf = self.kept.get(threading.get_ident())
+        if buf is None:
+            return int(self.real.write(text))
+        buf.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        self.real.flush()
+
+
+_STDERR_LOCK = threading.Lock()
+_LOG = logging.getLogger("murgat.inspect")
+
+
+@contextlib.contextmanager
+def inner_lines() -> Iterator[None]:
+    """A batch's ``murgat score`` lines (stage lines, its outcome: "FAILED: 1 of 1 item(s) undetermined"
+    is about one batch, not the eval) kept off the terminal: they go to the log as INFO records (inspect
+    records them in the sample's transcript); each sample's own outcome is its score."""
+    me = threading.get_ident()
+    with _STDERR_LOCK:
+        proxy = sys.stderr if isinstance(sys.stderr, _PerThreadStderr) else _PerThreadStderr(sys.stderr)
+        sys.stderr = proxy
+        proxy.kept[me] = []
+    try:
+        yield
+    finally:
+        with _STDERR_LOCK:
+            lines = "".join(proxy.kept.pop(me, [])).splitlines()
+            if not proxy.kept and sys.stderr is proxy:
+                sys.stderr = proxy.real
+        for line in lines:
+            if line.strip():
+                _LOG.info("murgat score (scorer batch): %s", line)
 
 
 @dataclass
@@ -148,6 +221,8 @@ class Batcher:
         for it in batch:
             self.known[it.id] = it
         path = write_input(self.folder, self.known.values(), self.made_by)
-        res = score(str(path), judge=self.judge, out=str(self.folder), media_root=self.media_root, **self.options)
+        with inner_lines():
+            res = score(str(path), judge=self.judge, out=str(self.folder), media_root=self.media_root, quiet=True,
+                        **self.options)
         want = {it.id for it in batch}
         return {r["id"]: ResponseResult.model_validate(r) for r in res.iter_records() if r.get("id") in want}

@@ -4,7 +4,7 @@
 ::
 
     inspect eval murgat/murgat_cited_qa -T data=examples/responses.jsonl -T media_root=examples/media \\
-        -T judge=embedded --model google/gemini-2.5-flash
+        --model google/gemini-2.5-flash --model-role judge=openai/gpt-4o
 
 **The task** reads any dataset murgat reads (:func:`murgat.core.datasets.load_dataset`: murgat
 JSONL/JSON, CSV, HF folders, Video-MMMU, NExT-GQA, WorldSense) and asks the model under test
@@ -46,28 +46,32 @@ resumes the folder: finished items are skipped, judge answers are cached, ``summ
 the items so far (planning, summary, report), so a large eval with samples trickling in one by one
 pays O(n²/batch) bookkeeping; a larger ``batch_wait`` trades latency for fewer calls.
 
-*Metrics.* Each sample's score value holds its MURGAT-S, coverage, precision, recall, F1 and
-whether its answer is correct; its explanation lists every sentence and fact with citations and
-verdicts, and its metadata the record (judge answers' text left to the run folder). The metric
-:func:`murgat_metrics` rebuilds the records from the scores and summarises them with murgat's
-own :func:`murgat.core.metric.summarize_results` and the run's settings, so MURGAT-S, coverage,
-precision, recall, F1, accuracy and SAA (strict attributed accuracy) come with the same bootstrap
-95% CIs (``_ci_low``/``_ci_high``) and ``n`` as ``summary.json``; an undefined figure (no judged
-item, no gold answer) is NaN, never 0. Error records count in ``n_errors`` and are left out of the
-means, as in murgat. With several epochs each epoch's answer is its own item (``ID#2``), and the
-metric takes every epoch (``scores="unreduced"``).
+*Metrics.* Each sample's score value is its MURGAT-S (NaN where undefined: inspect counts it
+unscored); its explanation lists every sentence and fact with citations and verdicts, and its metadata
+the record (judge answers' text left to the run folder). The metric :func:`murgat_metrics` rebuilds
+the records and summarises them with murgat's own :func:`murgat.core.metric.summarize_results` and
+the run's settings: ``murgat_s`` with ``murgat_s_stderr``, ``coverage``, ``precision``, ``recall``,
+``f1``, ``answer_accuracy`` and ``attributed_accuracy`` equal ``summary.json`` (which keeps the
+bootstrap CIs and the counts); an undefined figure is NaN, never 0. With several epochs each epoch's
+answer is its own item (``ID#2``), and the metric takes every epoch (``scores="unreduced"``).
+
+*The judge* is ``judge=`` (a murgat judge) or, without it, the model of inspect's ``judge`` role
+(:mod:`murgat.integrations.inspect_judge`); ``murgat/replay`` is the offline model under test
+(:mod:`murgat.integrations.inspect_models`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import contextvars
 from pathlib import Path
 from typing import Any
 
 import anyio
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ContentAudio, ContentImage, ContentText, ContentVideo
+from inspect_ai.model import ContentAudio, ContentImage, ContentText, ContentVideo, get_model, model_roles
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, Value, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 from inspect_ai.util import materialize_media
@@ -75,7 +79,12 @@ from inspect_ai.util import materialize_media
 from murgat.commands.imports.samples import KEY, item_of_sample, media_root_of, sample_metadata
 from murgat.core.inputs import InputError, resolve_media
 from murgat.core.schema import Item, ResponseResult
-from murgat.integrations.batching import FIGURES, SUMMARY_OPTIONS, Batcher, explain, strip_raw, summary_figures
+from murgat.integrations.batching import SUMMARY_OPTIONS, Batcher, explain, metric_values, strip_raw
+from murgat.integrations.inspect_judge import BRIDGE, PROVIDER, Bridge
+from murgat.integrations.inspect_judge import register as register_inspect_judge
+from murgat.integrations.inspect_models import ReplayAnswers  # registers murgat/replay with inspect
+
+__all__ = ["ReplayAnswers", "murgat_cited_qa", "murgat_media", "murgat_metrics", "murgat_scorer"]
 from murgat.integrations.media_parts import MediaPiece, check_media_as, media_pieces
 
 #: score options the scorer decides itself (where to read and write, what to select)
@@ -102,13 +111,16 @@ def murgat_cited_qa(data: str, media_root: str | None = None, mode: str = "cite"
         raise ValueError(f"mode {mode!r}: the task asks 'cite' or 'base' (a post-hoc rewrite needs its base answer: "
                          "murgat generate --mode posthoc)")
     check_media_as(media)
-    if judge is None and score_options:
-        raise ValueError(f"score options {sorted(score_options)} given without judge=")
+    role = judge == PROVIDER or (judge is None and "judge" in model_roles())  # roles are set before eval makes a task
+    if judge not in (None, PROVIDER) and "judge" in model_roles():
+        raise ValueError(f"judge={judge!r} and the model role 'judge' both name the judge: give one")
+    if judge is None and not role and score_options:
+        raise ValueError(f"score options {sorted(score_options)} given without judge= (or a 'judge' model role)")
     items = load_dataset(data)
     root = media_roots(media_root, dataset_path(data))[0]  # where murgat generate/score would look
     samples = [Sample(id=it.id, input=generate_prompt(it, mode), target=it.gold or "",  # type: ignore[arg-type]
                       metadata=sample_metadata(it, root, mode)) for it in items]
-    scorers = [murgat_scorer(judge=judge, out=out, **score_options)] if judge else None
+    scorers = [murgat_scorer(judge=None if role else judge, out=out, **score_options)] if judge or role else None
     return Task(dataset=MemoryDataset(samples, name=dataset_path(data).stem, location=data),
                 solver=[murgat_media(media=media, fps=fps, max_frames=max_frames), generate()], scorer=scorers,
                 metadata={"murgat": {"data": data, "media_root": str(root), "mode": mode, "media": media}})
@@ -160,21 +172,28 @@ def murgat_media(media: str = "video", fps: float = 1.0, max_frames: int = 64) -
 # -------------------------------------------------------------------------------------------- scorer
 
 
+#: the records each scorer scored in this process, by run folder and item id: a sample whose MURGAT-S is
+#: undefined has the value NaN, which inspect leaves out of the scores a metric is given, yet its answer
+#: counts in the answer accuracy (as in ``murgat score``)
+_SCORED: dict[str, dict[str, dict[str, Any]]] = {}
+
+
 @metric(scores="unreduced")
 def murgat_metrics() -> Metric:
-    """MURGAT-S, coverage, precision, recall, F1, accuracy and SAA with bootstrap 95% CIs and ``n``,
-    computed by murgat's :func:`~murgat.core.metric.summarize_results` from the records in the scores
-    (:func:`~murgat.integrations.batching.summary_figures`)."""
+    """MURGAT-S with its standard error, coverage, precision, recall, F1, the answer accuracy and the
+    strict attributed accuracy: murgat's own run summary of the records behind the scores
+    (:func:`~murgat.integrations.batching.metric_values`), so each equals ``summary.json``."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        records: list[ResponseResult] = []
+        records: dict[str, dict[str, Any]] = {}
         opts: dict[str, Any] = {}
         for s in scores:
             md = (s.score.metadata or {}).get(KEY)
             if isinstance(md, dict) and "record" in md:
-                records.append(ResponseResult.model_validate(md["record"]))
+                records.update(_SCORED.get(str(md.get("run")), {}))
+                records[str(md["record"]["id"])] = md["record"]
                 opts = md.get("summary_options") or opts
-        return summary_figures(records, opts)
+        return metric_values([ResponseResult.model_validate(r) for r in records.values()], opts)
 
     return compute
 
@@ -199,24 +218,42 @@ def scorer_folder(explicit: str | None) -> tuple[Path, dict[str, Any]]:
     return log.with_name(log.name.removesuffix(".eval").removesuffix(".json") + ".murgat"), made_by
 
 
+def _judge_of(judge: str | None) -> tuple[str, Bridge | None]:
+    """The ``murgat score`` judge of a scorer: ``judge`` as given, else the model of inspect's ``judge``
+    role as ``inspect:MODEL`` with the bridge its calls go through (:mod:`murgat.integrations.inspect_judge`)."""
+    if judge not in (None, PROVIDER):
+        return str(judge), None
+    model = get_model(role="judge", required=True)
+    register_inspect_judge()
+    return f"{PROVIDER}:{model}", Bridge(asyncio.get_running_loop(), model)
+
+
 @scorer(metrics=[murgat_metrics()])
-def murgat_scorer(judge: str, out: str | None = None, media_root: str | None = None,
-                  batch_wait: float = 0.5, **score_options: Any) -> Scorer:
+def murgat_scorer(judge: str | None = None, out: str | None = None, media_root: str | None = None,
+                  batch_wait: float = 0.5, judge_cache: bool = False, **score_options: Any) -> Scorer:
     """MURGAT-S of each sample's output (see the module docstring): ``judge`` and ``score_options``
-    are ``murgat score``'s (``judge_option=["k=v"]``, ``precision_mode``, ``cache``, …); ``out``: the
-    run folder (default: beside the log, ``LOG.murgat``); ``media_root``: where media names resolve
-    (default: the one the task recorded in each sample)."""
+    are ``murgat score``'s (``judge_option=["k=v"]``, ``precision_mode``, ``cache``, …); without
+    ``judge`` the model of inspect's ``judge`` role judges (``--model-role judge=…``; ``judge_cache``:
+    inspect's cache for its calls); ``out``: the run folder (default: beside the log,
+    ``LOG.murgat``); ``media_root``: where media names resolve (default: the one the task recorded in
+    each sample)."""
     from murgat.settings.score import ScoreSettings
 
     clash = sorted(set(score_options) & SCORER_OWNS)
     if clash:
         raise ValueError(f"murgat_scorer decides {', '.join(clash)} itself (out=, media_root= are its own arguments)")
     # the options are checked now, not at the first sample: a typo fails before any model call
-    settings = ScoreSettings.model_validate({"input": "-", "out": "-", "judge": judge, **score_options})
+    settings = ScoreSettings.model_validate({"input": "-", "out": "-", "judge": judge or PROVIDER, **score_options})
     summary_options = {k: getattr(settings, k) for k in SUMMARY_OPTIONS}
     batchers: dict[Path, Batcher] = {}
+    resolved: list[tuple[str, Bridge | None]] = []
 
     async def score(state: TaskState, target: Target) -> Score:
+        if not resolved:
+            resolved.append(_judge_of(judge))
+        spec, bridge = resolved[0]
+        if bridge is not None and judge_cache:
+            bridge.cache = True
         folder, made_by = scorer_folder(out)
         root = media_root or media_root_of(state.metadata)
         choices = [c.value for c in state.choices] if state.choices else None
@@ -224,18 +261,25 @@ def murgat_scorer(judge: str, out: str | None = None, media_root: str | None = N
                               state.output.completion if state.output else "", str(state.model))
         b = batchers.get(folder)
         if b is None:
-            b = batchers[folder] = Batcher(folder, root, judge, dict(score_options), batch_wait, made_by)
+            b = batchers[folder] = Batcher(folder, root, spec, dict(score_options), batch_wait,
+                                           {**made_by, "judge": spec})
         elif b.media_root != root:
             raise ValueError(f"item {item.id}: media root {root} differs from {b.media_root}, the one of the run "
                              f"{folder} (pass media_root=)")
-        rec = await b.score(item)
-        sc = rec.scores
-        value: dict[str, float | bool | None] = {m: getattr(sc, m) for m in FIGURES}
-        value["correct"] = rec.correct
-        return Score(value=value, answer=rec.predicted_option, explanation=explain(rec),
+        if bridge is not None:  # the judge's calls for this item are booked to this sample (inspect_judge, *Two event loops*)
+            BRIDGE.set(bridge)
+            bridge.contexts[item.id] = contextvars.copy_context()
+        try:
+            rec = await b.score(item)
+        finally:
+            if bridge is not None:
+                bridge.contexts.pop(item.id, None)
+        doc = strip_raw(rec.model_dump(mode="json"))
+        _SCORED.setdefault(str(folder), {})[rec.id] = doc
+        return Score(value=float("nan") if rec.scores.murgat_s is None else float(rec.scores.murgat_s),
+                     answer=rec.predicted_option, explanation=explain(rec),
                      reason="scoring_failed" if rec.error else None,
-                     metadata={KEY: {"run": str(folder), "id": rec.id, "summary_options": summary_options,
-                                     "record": strip_raw(rec.model_dump(mode="json"))}})
+                     metadata={KEY: {"run": str(folder), "id": rec.id, "judge": spec,
+                                     "summary_options": summary_options, "record": doc}})
 
     return score
-

@@ -8,6 +8,7 @@ base_url=http://localhost:8000/v1``, ``hf:/models/qwen2.5-vl-3b``, ``embedded``,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,22 @@ from murgat.judges.cache import ResponseCache
 from murgat.judges.types import GenerateConfig, JudgeOutput, JudgeRequest
 
 PROVIDERS = ("gemini", "openai", "hf", "embedded", "replay")
+
+#: how a registered provider is made: ``(model, options, cache=, dry_run=, config=) -> Judge``
+ProviderFactory = Callable[..., Judge]
+
+#: providers another package adds (an integration above the judges' layer: inspect_ai's models through
+#: ``murgat.integrations.inspect_judge``); :func:`make_judge` reads this table, it imports none of them
+_REGISTERED: dict[str, ProviderFactory] = {}
+
+
+def register_provider(name: str, factory: ProviderFactory) -> None:
+    """Make ``--judge NAME:MODEL`` build its judge with ``factory`` (registering a name again replaces its
+    factory); murgat's own provider names are refused."""
+    key = name.strip().lower()
+    if key in PROVIDERS:
+        raise ValueError(f"judge provider {key!r} is murgat's own: it cannot be registered again")
+    _REGISTERED[key] = factory
 
 #: ``-J`` options that change how answers are fetched, paced, logged or billed, never what they are: the
 #: HTTP client (``client``: lean, httpx or the SDK send the same request), the replicas' failure handling,
@@ -77,8 +94,10 @@ def make_judge(
         from murgat.judges.hf import HFJudge
 
         judge = HFJudge(model, opts, **kw)
+    elif provider in _REGISTERED:
+        judge = _REGISTERED[provider](model, opts, **kw)
     else:
-        raise ValueError(f"unknown judge provider {provider!r}; choose from {', '.join(PROVIDERS)}")
+        raise ValueError(f"unknown judge provider {provider!r}; choose from {', '.join((*PROVIDERS, *_REGISTERED))}")
     if record:
         from murgat.judges.replay import RecordingJudge
 
@@ -87,4 +106,4 @@ def make_judge(
 
 
 __all__ = ["GenerateConfig", "Judge", "JudgeError", "JudgeOutput", "JudgeRequest", "JudgeStats", "RawAnswer",
-           "ResponseCache", "make_judge", "parse_options"]
+           "ResponseCache", "make_judge", "parse_options", "register_provider"]

@@ -35,6 +35,8 @@ class Imported:
     media_root: str | None = None
     source: dict[str, Any] = field(default_factory=dict)
     scored_in: list[str] = field(default_factory=list)
+    #: the judge ``murgat_scorer`` scored the log with (``murgat score``'s spec), when the log records one
+    judges: list[str] = field(default_factory=list)
 
 
 def read_log(log_path: str | Path) -> Imported:
@@ -55,6 +57,8 @@ def read_log(log_path: str | Path) -> Imported:
                                      "model": model, "eval_id": log.eval.eval_id, "status": log.status})
     roots: set[str] = set()
     runs: set[str] = set()
+    judges: set[str] = {str(sc.params["judge"]) for sc in (log.results.scores if log.results else [])
+                        if sc.params.get("judge")}
     for s in log.samples or []:
         where = {"sample": s.id, "epoch": s.epoch}
         if s.error is not None:
@@ -75,11 +79,14 @@ def read_log(log_path: str | Path) -> Imported:
             md = (sc.metadata or {}).get(KEY)
             if isinstance(md, dict) and md.get("run"):
                 runs.add(str(md["run"]))
+            if isinstance(md, dict) and md.get("judge"):
+                judges.add(str(md["judge"]))
     if len(roots) > 1:
         raise InputError(f"{p}: samples name {len(roots)} media roots ({', '.join(sorted(roots))}); murgat scores one "
                          "root per run")
     out.media_root = next(iter(roots), None)
     out.scored_in = sorted(runs)
+    out.judges = sorted(judges)
     seen: set[str] = set()
     for it in out.items:
         if it.id in seen:
@@ -125,7 +132,12 @@ def run_import(log_path: str, out: str) -> int:
         print(f"warning: … and {len(got.skipped) - 20} more (all in {Path(out) / MARKER})", file=sys.stderr)
     root = f" --media-root {got.media_root}" if got.media_root else " --media-root DIR"
     print(f"imported {len(got.items)} of {len(got.items) + len(got.skipped)} samples into {Path(out) / INPUT}")
-    print(f"score them: murgat score {out}{root} --judge JUDGE --out {out}")
+    usable = [j for j in got.judges if not j.startswith("inspect:")]  # an inspect model answers only inside an eval
+    judge = usable[0] if len(usable) == 1 and len(got.judges) == 1 else "JUDGE"
+    print(f"score them: murgat score {out}{root} --judge {judge} --out {out}")
+    if judge == "JUDGE" and got.judges:
+        print(f"(the log was judged by {', '.join(got.judges)}: name a murgat judge, e.g. the same model through "
+              "its provider)")
     for run in got.scored_in:
         print(f"this log was scored by murgat_scorer into {run} (murgat view {run})")
     return 1 if got.skipped else 0
