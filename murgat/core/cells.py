@@ -26,8 +26,10 @@ if TYPE_CHECKING:
     from rich.text import Text
 
 ELLIPSIS = "…"
-#: a piece ends after a run of spaces, or after a path separator (the separator stays with the folder)
-_PIECE = re.compile(r"[^\s/\\]*(?:[/\\]+|\s+|$)")
+#: a piece ends after a run of spaces, or after a path separator (the separator stays with the folder); a
+#: backslash that starts an escape of :func:`~murgat.core.terminal.for_terminal` (``\x1b``, ``\u202e``) is
+#: part of the word, not a Windows path's separator
+_PIECE = re.compile(r"(?:\\(?=x[0-9a-f]{2}|u[0-9a-f]{4})|[^\s/\\])*(?:[/\\]+|\s+|$)")
 #: where a piece too wide for its column may break as a last resort: after a hyphen, underscore or dot
 _JOINT = re.compile(r"(?<=[-_.])")
 

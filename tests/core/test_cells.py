@@ -12,6 +12,7 @@ def test_pieces_end_after_spaces_and_separators_and_join_back_to_the_text() -> N
     assert pieces(text) == ["runs/", "sweep/", "effort-low ", "run ", "C:\\", "data\\", "a.mp4  ", "x"]
     assert "".join(pieces(text)) == text
     assert pieces("") == []
+    assert pieces("red\\x1b[31m group\\u202e C:\\x") == ["red\\x1b[31m ", "group\\u202e ", "C:\\", "x"]
 
 
 @pytest.mark.parametrize("width", range(1, 45))
