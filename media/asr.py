@@ -44,6 +44,7 @@ from murgat.media import safewrite
 from murgat.media.audio import SAMPLE_RATE, is_long, load_audio, open_audio
 from murgat.media.cache import MediaCache, default_cache, file_digest, install_folder, make_key
 from murgat.media.errors import ToolMissing
+from murgat.media.interrupt import run_aside
 from murgat.media.singleflight import lock_for
 
 #: the part of the timeline each ASR chunk owns, and the audio heard either side of it (seconds)
@@ -254,7 +255,9 @@ def _load_faster_whisper(path: Path, compute_type: str, threads: int) -> Any:
             from murgat.media.stages import stage
 
             stage(f"loading the speech recognition model ({path.name})", once=f"asr-model:{key}")
-            _MODELS[key] = WhisperModel(str(path), device="cpu", compute_type=compute_type, cpu_threads=threads)
+            # CTranslate2 builds the model in one C call (seconds): aside, so a Ctrl-C is not held up
+            _MODELS[key] = run_aside(lambda: WhisperModel(str(path), device="cpu", compute_type=compute_type,
+                                                          cpu_threads=threads), name="murgat-asr-load")
         return _MODELS[key]
 
 
@@ -451,6 +454,8 @@ def _transcribe_uncached(path: Any, model_dir: Path, language: str | None, backe
     from murgat.media.stages import stage
 
     track = load_audio(path)
+    if backend == "faster-whisper":  # the model's own stage line and load first: "transcribing" is the decoding
+        _load_faster_whisper(model_dir, compute_type, threads)
     stage(f"transcribing {Path(str(path)).name} ({track.duration:.0f} s of audio)")
     if backend == "faster-whisper":
         tr = _run_faster_whisper(track.samples, model_dir, language, beam_size, vad_filter, compute_type, threads)
@@ -465,19 +470,24 @@ def _transcribe_uncached(path: Any, model_dir: Path, language: str | None, backe
 def _run_faster_whisper(samples: Any, model_dir: Path, language: str | None, beam: int, vad: bool,
                         compute_type: str, threads: int) -> Transcript:
     m = _load_faster_whisper(model_dir, compute_type, threads)
-    # temperature 0 with no fallback keeps transcripts reproducible (faster-whisper's
-    # fallback samples at higher temperatures, which changed words between runs here);
-    # Silero VAD keeps the decoder from looping on music and noise.
-    segs, info = m.transcribe(samples, language=language, beam_size=beam, word_timestamps=True,
-                              vad_filter=vad, condition_on_previous_text=False, temperature=0.0)
-    words: list[Word] = []
-    segments: list[Segment] = []
-    for s in segs:
-        segments.append(Segment(start=float(s.start), end=float(s.end), text=s.text.strip()))
-        for w in s.words or []:
-            words.append(Word(word=w.word.strip(), start=float(w.start), end=float(w.end),
-                              probability=float(w.probability)))
-    return Transcript(model=f"faster-whisper:{model_dir.name}", language=info.language, words=words, segments=segments)
+
+    def decode() -> Transcript:
+        # temperature 0 with no fallback keeps transcripts reproducible (faster-whisper's
+        # fallback samples at higher temperatures, which changed words between runs here);
+        # Silero VAD keeps the decoder from looping on music and noise.
+        segs, info = m.transcribe(samples, language=language, beam_size=beam, word_timestamps=True,
+                                  vad_filter=vad, condition_on_previous_text=False, temperature=0.0)
+        words: list[Word] = []
+        segments: list[Segment] = []
+        for s in segs:  # the decoding happens here, window by window, each window one long C call
+            segments.append(Segment(start=float(s.start), end=float(s.end), text=s.text.strip()))
+            for w in s.words or []:
+                words.append(Word(word=w.word.strip(), start=float(w.start), end=float(w.end),
+                                  probability=float(w.probability)))
+        return Transcript(model=f"faster-whisper:{model_dir.name}", language=info.language, words=words,
+                          segments=segments)
+
+    return run_aside(decode, name="murgat-asr")  # a Ctrl-C is not held up by the decoder (murgat.media.interrupt)
 
 
 def _run_whisperx(samples: Any, model_dir: Path, language: str | None, compute_type: str) -> Transcript:

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from murgat.media.cache import MediaCache, default_cache, file_digest, make_key
 from murgat.media.errors import ToolMissing
 from murgat.media.frames import open_video, resize_max_side
+from murgat.media.interrupt import run_aside
 
 
 class OcrLine(BaseModel):
@@ -61,7 +62,8 @@ def _engine() -> Any:
                 from rapidocr import RapidOCR
             except ImportError as exc:
                 raise ToolMissing("rapidocr", "pip install 'murgat[ocr]'") from exc
-            _ENGINE = RapidOCR(params={"Global.log_level": "error"})
+            # its ONNX sessions are built in C (seconds): aside, so a Ctrl-C is not held up
+            _ENGINE = run_aside(lambda: RapidOCR(params={"Global.log_level": "error"}), name="murgat-ocr-load")
         return _ENGINE
 
 

@@ -45,6 +45,7 @@ from pydantic import BaseModel
 from murgat.media import safewrite
 from murgat.media.cache import MediaCache, default_cache, file_digest, install_folder, make_key
 from murgat.media.errors import ToolMissing
+from murgat.media.interrupt import run_aside
 from murgat.media.singleflight import lock_for
 
 SR = 16_000
@@ -141,7 +142,9 @@ def _session() -> Any:
             opts = ort.SessionOptions()
             opts.intra_op_num_threads = 1  # one thread: the same sums in the same order on every run
             opts.inter_op_num_threads = 1
-            _SESSION = ort.InferenceSession(str(model_files() / "model.onnx"), opts, providers=["CPUExecutionProvider"])
+            onnx = str(model_files() / "model.onnx")  # the session is built in C: aside, for a prompt Ctrl-C
+            _SESSION = run_aside(lambda: ort.InferenceSession(onnx, opts, providers=["CPUExecutionProvider"]),
+                                 name="murgat-sound-load")
         return _SESSION
 
 

@@ -13,8 +13,10 @@ import argparse
 import atexit
 import contextlib
 import os
+import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
@@ -22,7 +24,7 @@ from murgat import __version__
 from murgat.core.jsonl import ResultsWriteError
 from murgat.core.terminal import for_terminal
 from murgat.engine.errors import CommandError
-from murgat.media import safewrite, stages
+from murgat.media import interrupt, safewrite, stages
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -63,17 +65,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted while starting: nothing was done", file=sys.stderr)
         return 130
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit:  # a usage error or --help: no "starting" notice after it (murgat.__main__)
+        stages.cancel_notice()
+        raise
     if not getattr(args, "func", None):
+        stages.cancel_notice()
         parser.print_help()
         return 0
     # stage lines (models loading, a file transcribed, the probes) unless the output is to stay quiet;
     # off again when the command returns (main may be called in process, before the Python API)
     if not any(getattr(args, k, False) for k in ("quiet", "json", "print_json")):  # the settings call --json print_json
         stages.enable()
+    else:
+        stages.cancel_notice()
     # how every command ends on a refusal or a stop, in one place: the error's one line and its exit status
     try:
-        return int(args.func(args) or 0)
+        with interrupt.sigint_raises():  # a Ctrl-C takes effect wherever the main thread is (murgat.media.interrupt)
+            return int(args.func(args) or 0)
     except CommandError as exc:  # bad input or settings (2), a replay miss (3), the run folder not writable (5)
         print(for_terminal(f"error: {exc.message}"), file=sys.stderr)
         return exc.code
@@ -90,6 +100,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     finally:
         stages.enable(None)
+
+
+def _join_threads(within_s: float) -> None:
+    """Wait for the non-daemon threads, at most ``within_s`` seconds in all: after a Ctrl-C, a thread
+    finishing a write finishes, one deep in a model's C code is left to ``os._exit``."""
+    deadline = time.monotonic() + within_s
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join(max(0.0, deadline - time.monotonic()))
 
 
 def run() -> NoReturn:
@@ -110,7 +129,11 @@ def run() -> NoReturn:
     watched = sys.getprofile() is not None or sys.gettrace() is not None  # cProfile, coverage: they report at exit
     if os.environ.get("MURGAT_FULL_EXIT") or watched or shutdown is None or run_exitfuncs is None:
         raise SystemExit(code)
-    shutdown()  # what the interpreter does first at exit: join non-daemon threads, stop executors
+    if code == 130:  # a Ctrl-C: work still running in a thread (a transcription) must not hold the exit,
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # and a second Ctrl-C while leaving is no traceback
+        _join_threads(interrupt.GRACE_S)
+    else:
+        shutdown()  # what the interpreter does first at exit: join non-daemon threads, stop executors
     run_exitfuncs()
     try:
         sys.stdout.flush()

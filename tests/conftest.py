@@ -136,7 +136,7 @@ FILE_TIERS: dict[str, str] = {
     "commands/view/test_view_corrected.py": "integration", "report/test_viewer_files.py": "integration",
     "judging/probes/test_media.py": "integration", "judging/probes/test_probes_standin.py": "integration",
     "programs/test_hostile.py": "integration", "judges/test_http_client.py": "integration", "judges/test_body_cap.py": "integration",
-    "engine/test_interrupt.py": "integration",
+    "engine/test_interrupt.py": "integration", "engine/test_interrupt_cold.py": "e2e",
     # no server or subprocess, but whole runs or long media decoding in process: seconds per test, so not
     # in the quick tier (measured: each of these files' tests takes over 2 s on average on a loaded machine)
     "media/test_clips_cache.py": "integration", "media/test_limits.py": "integration",

@@ -72,6 +72,7 @@ from murgat.engine.scaleout.driver import init_ray, shutdown
 from murgat.engine.scaleout.tasks import TaskSpec, run_on_ray
 from murgat.judging.probes.paths import ProbePath
 from murgat.media import stages
+from murgat.media.interrupt import run_async
 
 S = TypeVar("S", bound=RunSettings)
 
@@ -270,7 +271,7 @@ def _run_streams(command: Command[Any], run: Run, work: Work) -> None:
     if run.s.run_on == "ray" and not work.local_only:
         _on_ray(command, run, todo)
     else:
-        asyncio.run(_here(command, run, todo))
+        run_async(_here(command, run, todo))
 
 
 async def _here(command: Command[Any], run: Run, todo: list[tuple[Stream, list[Item]]]) -> None:

@@ -22,7 +22,6 @@ any ``--probes``, and ``--probes off`` sends exactly the requests of a run witho
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +33,7 @@ from murgat.judges.account import SentTotals, sent_totals
 from murgat.judging.probes.results import ProbeReport, Setting
 from murgat.judging.probes.runner import gate_exit, paths_to_probe, probes_before_run, require_message
 from murgat.media import stages
+from murgat.media.interrupt import run_async
 
 if TYPE_CHECKING:
     from murgat.engine.run_state import Run
@@ -71,7 +71,7 @@ def probe_before_run(probe_paths: Callable[[], Sequence[ProbePath]], run: Run) -
         finally:
             await run.judges.aclose()  # the clients belong to this event loop; the item loop opens its own
 
-    report = asyncio.run(ask())
+    report = run_async(ask())
     run.pools.extend({id(p.pool): p.pool for p in paths}.values())  # counted with the run's (a shared pool once)
     if report is not None and gate_exit(report) == 2:
         raise SettingsError(require_message(report))

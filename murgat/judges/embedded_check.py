@@ -9,12 +9,12 @@ measured here is the figure a run gets.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from murgat.judges.types import JudgeRequest, TextPart
+from murgat.media.interrupt import run_async
 
 
 @dataclass
@@ -76,7 +76,7 @@ def check_claim(fact: str, media: str | Path, judge: Any, *, asr_model: str | No
     claim = strip_citations(fact)
     req = JudgeRequest(parts=[TextPart(claim), *evidence_parts(ev, True)], task="entail",
                        inputs={"fact": claim, "evidence": [s.label for s in ev.segments]})
-    out = asyncio.run(judge.generate(req))
+    out = run_async(judge.generate(req))
     verdict, _ = read_verdict(out)  # a truncated answer is unparseable, whatever it says
     text, record = split_evidence(out.text or "")
     reason = text.split("Reason:", 1)[-1].strip() if "Reason:" in text else text

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from murgat.core.breakdown import drawn, short_label
+from murgat.core.cells import Cell
 from murgat.core.comparison import fmt
 from murgat.core.metric import METRICS
 from murgat.core.terminal import for_terminal
@@ -41,11 +42,11 @@ def breakdown_table(doc: dict[str, Any], title: str = "") -> Table:
     by = for_terminal(" × ".join(doc["by"]))
     t = Table(title=Text(for_terminal(title) if title else
                          f"by {by} (means; MURGAT-S and accuracy [95% CI]; every CI in the JSON)"))
-    t.add_column(Text(by), overflow="fold")  # the whole (cut) label, folded: escapes make it longer
+    t.add_column(Text(by))  # the whole (cut) label, wrapped at spaces and "/" (murgat.core.cells)
     for col in ("items", "judged", *PLAIN, "MURGAT-S", "accuracy", "SAA", "errors"):
         t.add_column(col, justify="right", no_wrap=col in ("MURGAT-S", "accuracy"))
     for g in drawn(doc["groups"])[0]:
-        t.add_row(Text(for_terminal(short_label(g["label"]))), str(g["n_items"]), str(g["murgat_s"]["n"]),
+        t.add_row(Cell(short_label(g["label"])), str(g["n_items"]), str(g["murgat_s"]["n"]),
                   *(_cell(g[m], with_ci=False) for m in PLAIN), _cell(g["murgat_s"]),
                   _cell(g.get("accuracy")), _cell(g.get("attributed_accuracy"), with_ci=False), str(g["n_errors"]))
     return t
@@ -85,6 +86,6 @@ def differences_table(doc: dict[str, Any]) -> Table:
     if left_out:
         t.caption = Text(for_terminal(left_out))
     for g in shown:
-        t.add_row(Text(for_terminal(short_label(g["label"]))), str(g["n_common"]),
+        t.add_row(Cell(short_label(g["label"])), str(g["n_common"]),
                   *(_cell(g.get(m), "+.3f") for m in (*METRICS, "accuracy")))
     return t

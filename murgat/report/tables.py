@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from murgat.core.cells import Cell
 from murgat.core.comparison import fmt
 from murgat.core.metric import METRICS, MODALITY_GROUPS, items_covered
 from murgat.core.schema import ResponseResult, RunSummary
@@ -42,10 +43,10 @@ def summary_table(summary: RunSummary, title: str) -> Table:
 
 def items_table(results: Sequence[ResponseResult], limit: int = 50) -> Table:
     """The first ``limit`` responses, one row each. Ids, answers and error messages come from the input:
-    each is a plain :class:`rich.text.Text` (no markup read in it) with its control characters shown as
-    escapes (:func:`murgat.core.terminal.for_terminal`)."""
+    each is a :class:`murgat.core.cells.Cell` (plain text, no markup read in it, control characters shown
+    as escapes by :func:`murgat.core.terminal.for_terminal`; wrapped at spaces and path separators, never
+    inside a word)."""
     from rich.table import Table
-    from rich.text import Text
 
     t = Table(title="per response")
     for col in ("id", "case", "V", "Vc", "facts", "undet.", "cov", "P", "R", "F1", "MURGAT-S", "ans"):
@@ -56,14 +57,13 @@ def items_table(results: Sequence[ResponseResult], limit: int = 50) -> Table:
 
     for r in list(results)[:limit]:
         if r.error:
-            t.add_row(Text(for_terminal(r.id)), "[red]error[/red]", "", "", "", "", "", "", "", "", "",
-                      Text(for_terminal(r.error[:60])))
+            t.add_row(Cell(r.id), "[red]error[/red]", "", "", "", "", "", "", "", "", "", Cell(r.error[:60]))
             continue
         s = r.scores
         ans = ("? not read" if r.answer_problem else "") if r.correct is None else (
             ("✓" if r.correct else "✗") + f" {r.predicted_option or '-'}")
-        t.add_row(Text(for_terminal(r.id)), r.case, str(r.n_verifiable), str(r.n_verifiable_cited), str(r.n_facts),
-                  str(r.n_facts_undetermined), f(s.coverage), f(s.precision), f(s.recall), f(s.f1), f(s.murgat_s), Text(for_terminal(ans)))
+        t.add_row(Cell(r.id), r.case, str(r.n_verifiable), str(r.n_verifiable_cited), str(r.n_facts),
+                  str(r.n_facts_undetermined), f(s.coverage), f(s.precision), f(s.recall), f(s.f1), f(s.murgat_s), Cell(ans))
     return t
 
 
@@ -191,13 +191,12 @@ ANSWER_COLUMNS = (("accuracy", "accuracy"), ("attributed_accuracy", "SAA"), ("n_
 
 def comparison_table(doc: dict[str, Any]) -> Table:
     from rich.table import Table
-    from rich.text import Text
 
     t = Table(title="runs compared (differences vs the first run: paired bootstrap 95% CI)")
-    # whole paths, folded over lines of at most 30 characters, never cut: runs/sweep/effort-low/run and
-    # …/effort-high/run differ near the end (a path is one word: without the cap it would claim its whole
-    # length and push the other columns off a 140-column table)
-    t.add_column("run", overflow="fold", max_width=30)
+    # whole paths over lines of at most 30 characters, broken after a "/" (murgat.core.cells), not inside a
+    # name: runs/sweep/effort-low/run and …/effort-high/run differ near the end (without the cap a path would
+    # claim its whole length and push the other columns off a 140-column table)
+    t.add_column("run", max_width=30)
     for m in METRICS:
         t.add_column(m)
     for _, head in ANSWER_COLUMNS:
@@ -207,11 +206,11 @@ def comparison_table(doc: dict[str, Any]) -> Table:
         return [fmt(r.get(k)) if k != "n_answer_unknown" else str(r.get(k) or 0) for k, _ in ANSWER_COLUMNS]
 
     for r in doc["runs"]:
-        t.add_row(Text(for_terminal(r["run"])), *(fmt(r[m]) for m in METRICS), *answer_cells(r))
+        t.add_row(Cell(r["run"]), *(fmt(r[m]) for m in METRICS), *answer_cells(r))
     for d in doc["differences"]:
         if d.get("note"):
-            t.add_row(Text(f"Δ {for_terminal(d['run'])}"), "no ids in common", *([""] * (len(METRICS) - 1 + len(ANSWER_COLUMNS))))
+            t.add_row(Cell(f"Δ {d['run']}"), "no ids in common", *([""] * (len(METRICS) - 1 + len(ANSWER_COLUMNS))))
             continue
-        t.add_row(Text(f"Δ {for_terminal(d['run'])} (n={d.get('n_common', '?')})"), *(fmt(d[m]) for m in METRICS),
+        t.add_row(Cell(f"Δ {d['run']} (n={d.get('n_common', '?')})"), *(fmt(d[m]) for m in METRICS),
                   *([""] * len(ANSWER_COLUMNS)))
     return t

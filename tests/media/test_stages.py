@@ -58,3 +58,28 @@ def test_the_command_line_turns_them_on_except_quiet_or_json(monkeypatch: pytest
     assert seen == [stages._to_stderr, None, None]  # on, off at the end; --json: only the off
     assert stages._sink is None
     capsys.readouterr()
+
+
+def test_a_slow_start_says_starting_unless_quiet(capsys: pytest.CaptureFixture[str]) -> None:
+    """Before, a cold ``score`` said nothing while it imported (seconds under load): now a start that
+    has not said anything within its second says ``murgat COMMAND: starting``, on stderr."""
+    stages.notice_start(["murgat", "score", "in.jsonl"], after_s=0.0)
+    timer = stages._notice
+    assert timer is not None
+    timer.join()
+    assert capsys.readouterr().err == "murgat score: starting\n"
+    stages.cancel_notice()
+    for quiet in (["murgat", "score", "in.jsonl", "--json"], ["murgat", "score", "--quiet"], ["murgat", "--help"],
+                  ["murgat"], ["murgat", "summarize", "-h"]):
+        stages.notice_start(quiet, after_s=0.0)
+        assert stages._notice is None, quiet
+
+
+def test_the_first_stage_line_cancels_the_starting_notice(lines: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    stages.notice_start(["murgat", "score", "in.jsonl"], after_s=3600.0)
+    timer = stages._notice
+    assert timer is not None and timer.is_alive()
+    stages.stage("score: 3 item(s) read; checking the settings and the media")
+    timer.join()
+    assert stages._notice is None and capsys.readouterr().err == ""
+    assert lines == ["score: 3 item(s) read; checking the settings and the media"]

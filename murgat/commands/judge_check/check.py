@@ -14,7 +14,6 @@ Exit status: 0 every probe passed (abstentions allowed), 1 a probe failed or wen
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 from typing import Any
 
@@ -31,6 +30,7 @@ from murgat.judging.probes.paths import EntailPath, FaithPath, ProbePath
 from murgat.judging.probes.results import ProbeReport
 from murgat.judging.probes.runner import run_probes
 from murgat.judging.steps import Labeller
+from murgat.media.interrupt import run_async
 from murgat.settings.faithfulness import FaithfulnessSettings
 from murgat.settings.judge_check import JudgeCheckSettings
 from murgat.settings.score import ScoreSettings
@@ -94,7 +94,7 @@ def run_judge_check(s: JudgeCheckSettings, *, echo: bool = True, sink: dict[str,
         if judge.needs_evidence_text or cfg.evidence_text:
             cfg.evidence.text = True  # what score and faithfulness do for a judge that reads ASR/OCR text
         try:
-            report = asyncio.run(_check(s, judge, cfg, fs))
+            report = run_async(_check(s, judge, cfg, fs))
         except CommandError:
             raise
         except BaseException as exc:

@@ -11,7 +11,6 @@ Exit statuses: 0 scored, 1 scored with failed or undetermined items beyond ``max
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ from murgat.judges import TRANSPORT_OPTIONS
 from murgat.judges.evidence import limit_overrides, limits_for
 from murgat.judging.pool import CallPool
 from murgat.judging.probes.paths import EntailPath, ProbePath
+from murgat.media.interrupt import run_async
 from murgat.media.provenance import text_channels
 from murgat.report.groups import print_breakdown
 from murgat.report.pages import build_report
@@ -190,7 +190,7 @@ class ScoreCommand(Command[ScoreSettings]):
             finally:
                 await judge.aclose()  # its clients belong to this loop
 
-        return asyncio.run(go())
+        return run_async(go())
 
     def _dry_modality_check(self, s: ScoreSettings, run: Run, work: Work, doc: dict[str, Any]) -> dict[str, Any]:
         """The dry run's estimate with the check's requests: one entailment request per sampled fact, at most

@@ -8,6 +8,7 @@ import json
 import sys
 
 from murgat.commands.validate.check import exit_status, report_lines, validate_selection
+from murgat.core.cells import Cell
 from murgat.core.inputs import InputError
 from murgat.core.terminal import for_terminal
 from murgat.engine.errors import SettingsError
@@ -41,7 +42,7 @@ def _cmd_validate(args: ValidateSettings) -> int:
         for r in reports:
             # ids, media names and the quoted response text are the input's: control characters shown as
             # escapes, line by line (the newlines between the lines are the table's own)
-            table.add_row(Text(for_terminal(r.id)), Text(for_terminal(r.media or "-")), str(r.n_sentences),
+            table.add_row(Cell(r.id), Cell(r.media or "-"), str(r.n_sentences),
                           str(r.n_cited_sentences), str(r.n_citations), str(r.n_invalid),
                           Text("\n".join(for_terminal(line) for line in report_lines(r)) or "ok"))
         con = console()
