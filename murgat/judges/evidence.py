@@ -267,9 +267,13 @@ def fit_request(ev: Evidence, limits: EvidenceLimits | None, box_view: Literal["
     audio = [s for s in segs if s.available and s.modality == "audio" and s.audio is not None and len(s.audio)]
     visual = [s for s in segs if s.available and s.modality == "visual" and s.frames]
     _cap_audio(audio, limits, notes)
+    refusal = None
+    if limits.max_images is not None and (count := _image_count(visual, box_view)) > limits.max_images:
+        refusal = _cap_images(visual, limits.max_images, count, limits, box_view, ev.config.fps, notes)
     # the bytes step runs only when the images could be fitted (a refusal ends the fitting)
-    refusal = (_cap_images(visual, limits, box_view, ev.config.fps, notes)
-               or _cap_bytes(segs, visual, audio, limits, box_view, ev.config.fps, notes))
+    if (refusal is None and limits.max_request_bytes is not None
+            and (before := request_bytes(segs, box_view)) > limits.max_request_bytes):
+        refusal = _cap_bytes(segs, visual, audio, before, limits, box_view, ev.config.fps, notes)
     if refusal is not None:
         return _refuse(ev, segs, notes, refusal, limits)
     if not notes:
@@ -294,22 +298,16 @@ def _cap_audio(audio: list[EvidenceSegment], limits: EvidenceLimits, notes: list
                                     f"audio per request ({limits.source})")))
 
 
-def _cap_images(visual: list[EvidenceSegment], limits: EvidenceLimits, box_view: str, fps: float,
-                notes: list[EvidenceNote]) -> str | None:
-    """The second step of :func:`fit_request`: images over ``max_images`` are thinned, each visual
-    segment keeping its share of frames (at least one). Returns the reason to refuse when even one
-    frame per segment is too many, else ``None``."""
-    if limits.max_images is None:
-        return None
-    count = _image_count(visual, box_view)
-    if count <= limits.max_images:
-        return None
-    if sum(_images_per_frame(s, box_view) for s in visual) > limits.max_images:
-        return (f"{len(visual)} visual segments need {count:,} images, more than "
-                f"{limits.max_images:,} per request even at one frame each")
+def _cap_images(visual: list[EvidenceSegment], cap: int, count: int, limits: EvidenceLimits, box_view: str,
+                fps: float, notes: list[EvidenceNote]) -> str | None:
+    """The second step of :func:`fit_request`, for ``count`` images over ``cap`` (``max_images``):
+    each visual segment keeps its share of frames (at least one). Returns the reason to refuse when
+    even one frame per segment is too many, else ``None``."""
+    if sum(_images_per_frame(s, box_view) for s in visual) > cap:
+        return f"{len(visual)} visual segments need {count:,} images, more than {cap:,} per request even at one frame each"
     had = {id(s): len(s.frames) for s in visual}
-    _fit_images(visual, limits.max_images, box_view)
-    limit = f"{limits.max_images:,} images per request ({limits.source})"
+    _fit_images(visual, cap, box_view)
+    limit = f"{cap:,} images per request ({limits.source})"
     _renote_thinned(visual, [], had, limits, limit, fps)
     notes.append(EvidenceNote(kind="images_capped", modality="visual", frames_sent=_image_count(visual, box_view),
                               limit=limit, text=(f"{count:,} images in this request; "
@@ -318,16 +316,12 @@ def _cap_images(visual: list[EvidenceSegment], limits: EvidenceLimits, box_view:
     return None
 
 
-def _cap_bytes(segs: list[EvidenceSegment], visual: list[EvidenceSegment], audio: list[EvidenceSegment],
+def _cap_bytes(segs: list[EvidenceSegment], visual: list[EvidenceSegment], audio: list[EvidenceSegment], before: int,
                limits: EvidenceLimits, box_view: str, fps: float, notes: list[EvidenceNote]) -> str | None:
-    """The last step of :func:`fit_request`: estimated bytes over ``max_request_bytes`` scale frames
-    and audio down together (at most 8 rounds). Returns the reason to refuse when still over at one
-    frame and one second per segment, else ``None``."""
-    if limits.max_request_bytes is None:
-        return None
-    before = request_bytes(segs, box_view)
-    if before <= limits.max_request_bytes:
-        return None
+    """The last step of :func:`fit_request`, for ``before`` estimated bytes over ``max_request_bytes``:
+    frames and audio are scaled down together (at most 8 rounds). Returns the reason to refuse when
+    still over at one frame and one second per segment, else ``None``."""
+    assert limits.max_request_bytes is not None
     est = before
     had = {id(s): len(s.frames) if s.modality == "visual" else _n(s.audio) for s in [*visual, *audio]}
     for _ in range(8):
