@@ -18,6 +18,8 @@ class MediaError(Exception):
 
 
 class MediaNotFound(MediaError):
+    """The file does not exist, cannot be opened, or is not a regular file (checked before ffprobe runs)."""
+
     kind = "missing_media"
 
 
@@ -29,22 +31,32 @@ class MediaUnwritable(MediaError):
 
 
 class CorruptMedia(MediaError):
+    """ffprobe or a decoder cannot read the file or one of its streams (not media, truncated, no frames)."""
+
     kind = "corrupt_media"
 
 
 class UnsupportedCodec(MediaError):
+    """A stream whose codec ffprobe cannot identify: murgat would not know how to decode it."""
+
     kind = "unsupported_codec"
 
 
 class NoAudioStream(MediaError):
+    """An audio citation or a transcript asked of a file with no audio stream."""
+
     kind = "no_audio_stream"
 
 
 class NoVideoStream(MediaError):
+    """A visual citation or a frame reader asked of a file with no video stream."""
+
     kind = "no_video_stream"
 
 
 class OutsideMedia(MediaError):
+    """A citation whose times fall outside the cited stream (past its end, or not a valid range)."""
+
     kind = "outside_media"
 
 

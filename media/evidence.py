@@ -356,18 +356,7 @@ def build_evidence(
     info = probe(path)
     chosen = list(range(len(citations))) if indices is None else list(indices)
     planned = [_plan_one(i, citations[i], info, cfg, limits) for i in chosen]
-    spans = [x for p, e in planned if e is None and p.available and p.modality == "audio"
-             for x in (p.excerpts or ((p.start, p.end),))]
-    if spans and info.has_audio:
-        # audio is decoded by ffmpeg in its own process: let it run while the frames are decoded
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(1) as pool:
-            warm = pool.submit(_warm_audio, info, spans)
-            _prefetch_frames(info, [(citations[p.citation_index], p) for p, _ in planned], cfg)
-            warm.result()
-    else:
-        _prefetch_frames(info, [(citations[p.citation_index], p) for p, _ in planned], cfg)
+    _decode_ahead(info, citations, planned, cfg)
     segs: list[EvidenceSegment] = []
     for plan, err in planned:
         c = citations[plan.citation_index]
@@ -376,24 +365,9 @@ def build_evidence(
         try:
             if err is not None:
                 raise err
-            seg.start, seg.end = plan.start, plan.end
-            if not plan.available:  # refused by a limit: the reason says which
-                seg.available, seg.reason = False, plan.reason
-            elif c.modality == "visual":
-                _fill_visual(seg, info, cfg, point=c.point)
-            else:
-                _fill_audio(seg, info, plan.excerpts)
+            _fill_segment(seg, plan, c, info, cfg)
             if cfg.text and seg.available:
-                src = transcript if c.modality == "audio" else screen
-                if src is not None:
-                    seg.transcript = src.text_in(seg.start, seg.end) if c.modality == "audio" else None
-                    if c.modality == "audio" and hasattr(src, "words_in"):
-                        seg.words = list(src.words_in(seg.start, seg.end))
-                    seg.screen_text = src.text_in(seg.start, seg.end) if c.modality == "visual" else None
-                if sounds is not None and c.modality == "audio":
-                    seg.sound_events, seg.loudness_db = sound_summary(sounds, seg.start, seg.end)
-                if voices is not None and c.modality == "audio":
-                    seg.voices = voices.window(seg.start, seg.end, seg.audio_pieces())
+                _attach_text(seg, c, transcript, screen, sounds, voices)
         except MediaError as exc:
             if strict:
                 raise
@@ -402,6 +376,53 @@ def build_evidence(
         segs.append(seg)
     segs.sort(key=_order)
     return Evidence(media_path=info.path, segments=segs, config=cfg)
+
+
+def _decode_ahead(info: ProbeResult, citations: Sequence[CitationLike],
+                  planned: Sequence[tuple[SegmentPlan, MediaError | None]], cfg: EvidenceConfig) -> None:
+    """Decode what the plan needs before the segments are filled: every frame in one sorted pass,
+    and the audio spans meanwhile in a second thread (ffmpeg decodes them in its own process)."""
+    spans = [x for p, e in planned if e is None and p.available and p.modality == "audio"
+             for x in (p.excerpts or ((p.start, p.end),))]
+    wanted = [(citations[p.citation_index], p) for p, _ in planned]
+    if not (spans and info.has_audio):
+        _prefetch_frames(info, wanted, cfg)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        warm = pool.submit(_warm_audio, info, spans)
+        _prefetch_frames(info, wanted, cfg)
+        warm.result()
+
+
+def _fill_segment(seg: EvidenceSegment, plan: SegmentPlan, c: CitationLike, info: ProbeResult,
+                  cfg: EvidenceConfig) -> None:
+    """A planned segment's times and media (frames or audio); a segment a limit refused stays
+    unavailable with the plan's reason. A decoding failure raises its :class:`MediaError`."""
+    seg.start, seg.end = plan.start, plan.end
+    if not plan.available:  # refused by a limit: the reason says which
+        seg.available, seg.reason = False, plan.reason
+    elif c.modality == "visual":
+        _fill_visual(seg, info, cfg, point=c.point)
+    else:
+        _fill_audio(seg, info, plan.excerpts)
+
+
+def _attach_text(seg: EvidenceSegment, c: CitationLike, transcript: TextSource | None, screen: TextSource | None,
+                 sounds: Any, voices: Any) -> None:
+    """The text beside an available segment's media: an audio segment's transcript (with its words
+    where the source has them), sound classes and voice count, a visual segment's on-screen text."""
+    src = transcript if c.modality == "audio" else screen
+    if src is not None:
+        seg.transcript = src.text_in(seg.start, seg.end) if c.modality == "audio" else None
+        if c.modality == "audio" and hasattr(src, "words_in"):
+            seg.words = list(src.words_in(seg.start, seg.end))
+        seg.screen_text = src.text_in(seg.start, seg.end) if c.modality == "visual" else None
+    if sounds is not None and c.modality == "audio":
+        seg.sound_events, seg.loudness_db = sound_summary(sounds, seg.start, seg.end)
+    if voices is not None and c.modality == "audio":
+        seg.voices = voices.window(seg.start, seg.end, seg.audio_pieces())
 
 
 def _warm_audio(info: ProbeResult, spans: Sequence[tuple[float, float]]) -> None:

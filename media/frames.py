@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PIL import Image
 
-from murgat.media.errors import CorruptMedia, NoVideoStream, ToolMissing
-from murgat.media.frame import Frame
+from murgat.media.errors import CorruptMedia
+from murgat.media.frame import Frame, start_reader
 from murgat.media.lru import Lru
 from murgat.media.streams import probe
 
@@ -35,15 +35,9 @@ class VideoFrames:
     """Frame access for one file."""
 
     def __init__(self, path: str | Path) -> None:
-        info = probe(path)
-        if not info.has_video:
-            raise NoVideoStream(str(path), "the file has no video stream")
+        info, decord = start_reader(path, "decord", "decord is not installed (pip install decord, or decord2 on aarch64)")
         self.info = info
         self.path = info.path
-        try:
-            import decord
-        except ImportError as exc:  # pragma: no cover - decord is a core dependency
-            raise ToolMissing(self.path, "decord is not installed (pip install decord, or decord2 on aarch64)") from exc
         try:
             self._vr = decord.VideoReader(self.path, ctx=decord.cpu(0), num_threads=1)
         except Exception as exc:  # decord raises its own DECORDError

@@ -30,9 +30,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from murgat.media.errors import CorruptMedia, NoVideoStream, ToolMissing
-from murgat.media.frame import Frame
-from murgat.media.streams import probe
+from murgat.media.errors import CorruptMedia
+from murgat.media.frame import Frame, start_reader
 
 #: decoded frames kept per long file (bytes)
 MAX_CACHE_BYTES = 32 * 1024**2
@@ -45,15 +44,10 @@ class SeekFrames:
     """Frame access for one long file by seeking (same methods as :class:`~murgat.media.frames.VideoFrames`)."""
 
     def __init__(self, path: str | Path) -> None:
-        info = probe(path)
-        if not info.has_video or info.video_stream is None:
-            raise NoVideoStream(str(path), "the file has no video stream")
+        info, av = start_reader(path, "av", "PyAV is not installed (pip install av)")
+        assert info.video_stream is not None  # start_reader refuses a file without one
         self.info = info
         self.path = info.path
-        try:
-            import av
-        except ImportError as exc:  # pragma: no cover - av is a core dependency
-            raise ToolMissing(self.path, "PyAV is not installed (pip install av)") from exc
         self._av = av
         try:
             self._container: Any = cast(Any, av.open(self.path, options={"protocol_whitelist": "file"}))

@@ -298,12 +298,16 @@ class Interpreter:
             await self._pace()
         try:
             await self._stmt_node(s)
-        except _PASS_THROUGH:
-            raise
         except Exception as exc:  # an operation's own error, at this statement's line
-            if self.api.is_run_failure(exc):
+            if self._passes_through(exc):
                 raise
             raise ProgramStopped(_exc_text(exc), s) from None
+
+    def _passes_through(self, exc: Exception) -> bool:
+        """Whether an error leaves the program as it is rather than as a :class:`ProgramStopped` at the
+        node where it was raised: the program's own control flow, a stop already placed, the
+        interpreter's own limits (recursion, memory) and a failure of the whole run (the API says which)."""
+        return isinstance(exc, _PASS_THROUGH) or self.api.is_run_failure(exc)
 
     async def _stmt_node(self, s: ast.stmt) -> None:
         self._tick(s)
@@ -369,10 +373,8 @@ class Interpreter:
     async def _eval(self, e: ast.expr) -> Any:
         try:
             return await self._eval_node(e)
-        except _PASS_THROUGH:
-            raise
         except Exception as exc:  # the innermost node that raised names the line and column
-            if self.api.is_run_failure(exc):
+            if self._passes_through(exc):
                 raise
             raise ProgramStopped(_exc_text(exc), e) from None
 

@@ -54,7 +54,7 @@ from murgat.core.text import canonical_text, split_sentences, strip_thinking
 from murgat.judges.base import Judge, JudgeUnreachable
 from murgat.judges.evidence import evidence_parts
 from murgat.judges.parsing import parse_json_answer
-from murgat.judges.types import JudgeRequest, TextPart
+from murgat.judges.types import JudgeRequest, Part, TextPart
 from murgat.judging.channels import progress_line, text_channels
 from murgat.judging.context import ItemContext
 from murgat.judging.entail import ask_entailment
@@ -463,10 +463,30 @@ class ExecutorApi(Api):
         if mod is None:
             rec.status, rec.error = "error", f"unknown modality {preview(modality)}"
             return ""
+        cites = self._describe_targets(ranges, mod, rec)
+        if not cites:
+            return ""
+        idx = list(range(len(cites)))
+        await self._text_channels()
+        ev = self.ctx.fitted(await asyncio.to_thread(self.ctx.evidence_for, cites, idx))
+        ev_parts = evidence_parts(ev, self.ctx.config.evidence_text or self.executor.needs_evidence_text)
+        got = await self._describe_until_verified(ev_parts, [s.label for s in ev.segments], cites, instruction, rec)
+        if got is None:
+            return ""
+        text, status = got
+        rec.output, rec.status = text, status
+        self.descriptions.append(Description(index=len(self.descriptions) + 1, text=text, modality=mod,
+                                             citations=cites, status=status))
+        return text
+
+    def _describe_targets(self, ranges: Any, mod: str, rec: OpRecord) -> list[Citation]:
+        """The usable citations a ``describe`` call names; none when the call is the program's error
+        (a time that is not a time, or times given but none usable) or names nothing (a find that
+        found nothing): ``rec`` then says which. Unusable ones beside usable ones are noted."""
         named, unreadable = self._citations(ranges, mod)
         if unreadable:  # a time that is not a time is a malformed call: nothing is described
             rec.status, rec.error = "error", _listed(unreadable)
-            return ""
+            return []
         cites = [c for c in named if c.valid]
         rec.citations = [c.raw for c in cites]
         outside = [f"{c.raw}: {c.reason or 'not usable'}" for c in named if not c.valid]
@@ -474,14 +494,17 @@ class ExecutorApi(Api):
             # nothing given (a find that found nothing) is "empty"; times given but unusable are the program's error
             rec.status = "error" if outside else "empty"
             rec.error = _listed(outside) if outside else "no time range to describe (nothing found)"
-            return ""
+            return []
         rec.notes = [f"left out {x}" for x in outside]
-        idx = list(range(len(cites)))
-        await self._text_channels()
-        ev = self.ctx.fitted(await asyncio.to_thread(self.ctx.evidence_for, cites, idx))
-        ev_parts = evidence_parts(ev, self.ctx.config.evidence_text or self.executor.needs_evidence_text)
-        labels = [s.label for s in ev.segments]
+        return cites
+
+    async def _describe_until_verified(self, ev_parts: list[Part], labels: list[str], cites: list[Citation],
+                                       instruction: str, rec: OpRecord) -> tuple[str, str] | None:
+        """The executor's description of the evidence and its status: asked again (with the rejected
+        text and the checker's reason) while the checker says no, up to ``check_retries`` times.
+        ``None`` when a call failed or came back empty (``rec`` says so)."""
         prompt = prompts.render("program_describe", instruction=instruction)
+        idx = frozenset(range(len(cites)))
         text, status = "", "unchecked"
         previous, reason = "", ""
         for attempt in range(1 + (self.settings.check_retries if self.settings.check and self.checker else 0)):
@@ -493,32 +516,23 @@ class ExecutorApi(Api):
             req = JudgeRequest(parts=[TextPart(head), *ev_parts], config=self.ctx.config.generate, task="describe",
                                inputs={"instruction": instruction, "evidence": labels, "attempt": attempt})
             got, err = await self._ask(req, rec)
-            if err is not None:
-                rec.status, rec.error = "error", err
-                return ""
-            text = _clean_description(got or "")
+            text = _clean_description(got or "") if err is None else ""
             if not text:
-                rec.status, rec.error = "error", "empty description"
-                return ""
+                rec.status, rec.error = "error", err if err is not None else "empty description"
+                return None
             if not (self.settings.check and self.checker):
-                status = "unchecked"
-                break
+                return text, "unchecked"
             fact = AtomicFact(index=0, sentence_index=0, text=text, citations=cites)
-            verdict, call = await ask_entailment(self.pool, self.checker, fact, frozenset(idx), self.ctx)
+            verdict, call = await ask_entailment(self.pool, self.checker, fact, idx, self.ctx)
             rec.calls += 1
             rec.check.append({"attempt": attempt, "verdict": verdict, "raw": (call.raw or "")[:_RECORDED_RAW] or call.raw,
                               "error": call.error})
             if verdict == "yes":
-                status = "verified"
-                break
+                return text, "verified"
             if verdict != "no":
-                status = "unchecked"  # the checker could not decide: kept, and said so
-                break
+                return text, "unchecked"  # the checker could not decide: kept, and said so
             status, previous, reason = "unverified", text, (call.raw or "")[:500]
-        rec.output, rec.status = text, status
-        self.descriptions.append(Description(index=len(self.descriptions) + 1, text=text, modality=mod,
-                                             citations=cites, status=status))
-        return text
+        return text, status
 
     # ----- synthesize -----
     async def synthesize(self, instruction: str, options: list[str] | None = None) -> str:

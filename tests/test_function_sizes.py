@@ -10,8 +10,8 @@ from pathlib import Path
 from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
-# the functions over 60 lines today: the count may fall, never rise (the aim is 5)
-MOST_OVER_60 = 8
+# the functions over 60 lines today (issue 41 allows at most five): the count may fall, never rise
+MOST_OVER_60 = 3
 
 
 def _tool() -> ModuleType:

@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from murgat.core.schema import answer_problem_field
+
 
 class ClaimOverlap(BaseModel):
     """Set-level overlap of one cited fact (or sentence) with the gold time."""
@@ -25,9 +27,7 @@ class GroundRecord(BaseModel):
     video: str | None = None
     error: str | None = None
     correct: bool | None = None
-    answer_problem: str | None = Field(
-        default=None, description="why the answer could not be read when the item has a gold option (correct is then "
-        "None, never False; accuracy, Acc@GQA and SAA count it as not correct and n_answer_unknown counts it)")
+    answer_problem: str | None = answer_problem_field("accuracy, Acc@GQA and SAA", omitted=False)
     correct_from: str | None = Field(default=None, description="option rule | record grade | answer_score | score run")
     n_citations: int = 0
     n_invalid: int = 0

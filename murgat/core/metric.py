@@ -353,22 +353,8 @@ def summarize_results(
     for r in results:
         key = "error" if r.error is not None else r.case
         cases[key] = cases.get(key, 0) + 1
-    intervals: dict[str, Interval] = {}
-    for m in METRICS:
-        rows = [(getattr(r.scores, m), r.video or r.id) for r in ok if getattr(r.scores, m) is not None]
-        vals = [v for v, _ in rows]
-        cl = [c for _, c in rows] if cluster_by_video else None
-        intervals[m] = bootstrap_ci(vals, cl, n_resamples, seed)
-    attributed = None
-    graded = [(r, state) for r in ok if (state := answer_state(r)) is not None]
-    cl = [r.video or r.id for r, _ in graded] if cluster_by_video else None
-    acc = accuracy_figures([st for _, st in graded], cl, n_resamples, seed)
-    if graded:
-        att = [
-            1.0 if (st == "right" and r.scores.murgat_s is not None and r.scores.murgat_s >= attributed_threshold) else 0.0
-            for r, st in graded
-        ]
-        attributed = bootstrap_ci(att, cl, n_resamples, seed)
+    intervals = _metric_intervals(ok, cluster_by_video, n_resamples, seed)
+    acc, attributed = _accuracies(ok, attributed_threshold, cluster_by_video, n_resamples, seed)
     return RunSummary(
         n_items=len(results),
         n_errors=len(results) - len(ok),
@@ -383,16 +369,55 @@ def summarize_results(
         precision_mode=precision_mode,
         empty_policy=empty_policy,
         bootstrap={"n_resamples": n_resamples, "seed": seed, "clustered_by": "video" if cluster_by_video else None},
-        judge_calls=sum(r.judge_calls for r in results),
-        cache_hits=sum(r.cache_hits for r in results),
-        deduplicated=sum(r.deduplicated for r in results),
-        sent=sum(r.judge_calls - r.cache_hits - r.deduplicated for r in results),
-        n_judge_errors=sum(r.n_judge_errors for r in results),
-        n_empty_decompositions=sum(r.n_empty_decompositions for r in results),
-        undetermined_causes=_sum_counts(r.undetermined_causes for r in results),
+        **_call_counts(results),
         coverage=intervals["coverage"], precision=intervals["precision"], recall=intervals["recall"],
         f1=intervals["f1"], murgat_s=intervals["murgat_s"],
     )
+
+
+def _metric_intervals(ok: Sequence[ResponseResult], cluster_by_video: bool, n_resamples: int,
+                      seed: int) -> dict[str, Interval]:
+    """Each of :data:`METRICS`' run-level mean with its bootstrap CI, over the records where it is
+    defined (``None``: excluded or undetermined, left out)."""
+    intervals: dict[str, Interval] = {}
+    for m in METRICS:
+        rows = [(getattr(r.scores, m), r.video or r.id) for r in ok if getattr(r.scores, m) is not None]
+        vals = [v for v, _ in rows]
+        cl = [c for _, c in rows] if cluster_by_video else None
+        intervals[m] = bootstrap_ci(vals, cl, n_resamples, seed)
+    return intervals
+
+
+def _accuracies(ok: Sequence[ResponseResult], attributed_threshold: float, cluster_by_video: bool,
+                n_resamples: int, seed: int) -> tuple[AccuracyFigures, Interval | None]:
+    """Accuracy (:func:`accuracy_figures`) and strict attributed accuracy (right and MURGAT-S at
+    least ``attributed_threshold``) over the records with a gold option; the latter ``None`` when
+    none has one."""
+    graded = [(r, state) for r in ok if (state := answer_state(r)) is not None]
+    cl = [r.video or r.id for r, _ in graded] if cluster_by_video else None
+    acc = accuracy_figures([st for _, st in graded], cl, n_resamples, seed)
+    if not graded:
+        return acc, None
+    att = [
+        1.0 if (st == "right" and r.scores.murgat_s is not None and r.scores.murgat_s >= attributed_threshold) else 0.0
+        for r, st in graded
+    ]
+    return acc, bootstrap_ci(att, cl, n_resamples, seed)
+
+
+def _call_counts(results: Sequence[ResponseResult]) -> dict[str, Any]:
+    """The run's judge-call accounting, summed over every record (errors included: their calls
+    were made): calls, cache hits, deduplicated, sent, judge errors, empty decompositions and
+    undetermined causes."""
+    return {
+        "judge_calls": sum(r.judge_calls for r in results),
+        "cache_hits": sum(r.cache_hits for r in results),
+        "deduplicated": sum(r.deduplicated for r in results),
+        "sent": sum(r.judge_calls - r.cache_hits - r.deduplicated for r in results),
+        "n_judge_errors": sum(r.n_judge_errors for r in results),
+        "n_empty_decompositions": sum(r.n_empty_decompositions for r in results),
+        "undetermined_causes": _sum_counts(r.undetermined_causes for r in results),
+    }
 
 
 def items_covered(n: int | None, n_items: int) -> str:

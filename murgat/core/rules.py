@@ -94,6 +94,18 @@ _SPEAKER = re.compile(
     r"recalls|recalled|insists|insisted|claims|claimed|promises|promised)\b")
 
 
+#: the writer's own judgements that make a sentence not verifiable, in the order they are tried
+#: (the first that matches gives the reason)
+_WRITERS_JUDGEMENTS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (_INFERENCE, "rule: reads as an inference or conclusion"),
+    (_HEDGE, "rule: hedged, normative, or about the answer rather than the media"),
+    (_INTERPRETIVE_START, "rule: an explanatory clause that interprets what is shown"),
+    (_INTERPRETIVE, "rule: interpretation, evaluation or generalisation rather than description"),
+    (_EVALUATIVE, "rule: the writer's evaluation (an evaluative word about what is shown or said)"),
+    (_TONE, "rule: the writer's reading of a tone or mood (a tone word about how it is said or felt)"),
+)
+
+
 def rule_verifiable(sentence: str) -> tuple[bool, str]:
     """``(verifiable, reason)`` by the rules in the module docstring."""
     text = strip_citations(sentence).strip()
@@ -121,18 +133,9 @@ def rule_verifiable(sentence: str) -> tuple[bool, str]:
         return False, "rule: a question"
     if text.endswith(":"):
         return False, "rule: a heading"
-    if _INFERENCE.search(text):
-        return False, "rule: reads as an inference or conclusion"
-    if _HEDGE.search(text):
-        return False, "rule: hedged, normative, or about the answer rather than the media"
-    if _INTERPRETIVE_START.search(text):
-        return False, "rule: an explanatory clause that interprets what is shown"
-    if _INTERPRETIVE.search(text):
-        return False, "rule: interpretation, evaluation or generalisation rather than description"
-    if _EVALUATIVE.search(text):
-        return False, "rule: the writer's evaluation (an evaluative word about what is shown or said)"
-    if _TONE.search(text):
-        return False, "rule: the writer's reading of a tone or mood (a tone word about how it is said or felt)"
+    for pattern, reason in _WRITERS_JUDGEMENTS:
+        if pattern.search(text):
+            return False, reason
     return True, "rule: a plain statement about the media"
 
 

@@ -41,6 +41,32 @@ def without_empty(data: dict[str, Any], **empty: bool) -> dict[str, Any]:
     return data
 
 
+def omitted_while_unset(**unset: Any) -> Any:
+    """A record's wrap serializer, for its class body (``_omit = omitted_while_unset(boxes=[])``): each
+    named field is left out of the dump while it holds its unset value (``None`` by identity, else by
+    equality: ``[]``, ``{}``, ``0``), so run folders written before the field existed resume, compare
+    and digest unchanged (:func:`without_empty`). One home for the rule every such record follows."""
+    def omit(self: BaseModel, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return without_empty(handler(self), **{name: _is_unset(getattr(self, name), value)
+                                               for name, value in unset.items()})
+
+    return model_serializer(mode="wrap")(omit)
+
+
+def _is_unset(value: Any, unset: Any) -> bool:
+    return value is None if unset is None else bool(value == unset)
+
+
+def answer_problem_field(counted_in: str, *, omitted: bool) -> Any:
+    """The ``answer_problem`` field of every record that holds an answer to a question with options,
+    its meaning said once; ``counted_in``: the figures of the record's command that count such an
+    item as not correct; ``omitted``: the record leaves the field out while it is ``None``."""
+    return Field(default=None, description=(
+        "why the answer could not be read when the item has a gold option (correct is then None, never False; "
+        f"it counts as not correct in {counted_in}, and n_answer_unknown counts it)"
+        + ("; omitted when None" if omitted else "")))
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False)
 
@@ -66,11 +92,8 @@ class Citation(_Model):
         default_factory=list,
         description="regions of the frame (visual only; several = any of them); omitted from records when empty")
 
-    @model_serializer(mode="wrap")
-    def _omit_empty_boxes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # A citation without boxes is written exactly as before boxes existed, so older run
-        # folders resume, compare and digest unchanged.
-        return without_empty(handler(self), boxes=not self.boxes)
+    # a citation without boxes is written exactly as before boxes existed
+    _omit_empty_boxes = omitted_while_unset(boxes=[])
 
     def key(self) -> tuple[Any, ...]:
         """Identity used to compare citation sets (the raw spelling does not matter).
@@ -111,11 +134,8 @@ class Sentence(_Model):
         default_factory=list,
         description="time-like text in the sentence that is not a citation; omitted from records when empty")
 
-    @model_serializer(mode="wrap")
-    def _omit_empty_time_like(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # a sentence without time-like text is written exactly as before the field existed, so
-        # older run folders resume, compare and digest unchanged
-        return without_empty(handler(self), time_like=not self.time_like)
+    # a sentence without time-like text is written exactly as before the field existed
+    _omit_empty_time_like = omitted_while_unset(time_like=[])
 
 
 class AtomicFact(_Model):
@@ -156,11 +176,9 @@ class JudgeCall(_Model):
         "non-default fields); None where no request was built (a provider that builds none, an evidence failure), "
         "and then omitted from records")
 
-    @model_serializer(mode="wrap")
-    def _omit_empty_accounts(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # a question whose evidence no limit touched, and one that built no request, are written exactly as
-        # before notes and the account of what was sent existed
-        return without_empty(handler(self), evidence_notes=not self.evidence_notes, sent=self.sent is None)
+    # a question whose evidence no limit touched, and one that built no request, are written exactly as
+    # before notes and the account of what was sent existed
+    _omit_empty_accounts = omitted_while_unset(evidence_notes=[], sent=None)
 
 
 class FactVerdict(_Model):
@@ -243,9 +261,7 @@ class ResponseResult(_Model):
     predicted_option: str | None = None
     gold: str | None = None
     correct: bool | None = None
-    answer_problem: str | None = Field(
-        default=None, description="why the answer could not be read when the item has a gold option (correct is then "
-        "None, never False; accuracy counts the item as not correct and n_answer_unknown counts it); omitted when None")
+    answer_problem: str | None = answer_problem_field("accuracy", omitted=True)
     sentences: list[SentenceResult] = Field(default_factory=list)
     n_time_like: int = Field(default=0, description="time-like texts of the sentences that the citation grammar did not "
                              "read as citations (each listed in its sentence's time_like); omitted when 0")
@@ -259,11 +275,8 @@ class ResponseResult(_Model):
     input_digest: str | None = Field(
         default=None, description="digest of what was scored (item fields + media content); an edited item is rescored")
 
-    @model_serializer(mode="wrap")
-    def _omit_unset_answer_problem(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # records whose answer was read (and with no time-like text) are written exactly as before the fields existed
-        return without_empty(handler(self), answer_problem=self.answer_problem is None,
-                             n_time_like=not self.n_time_like, evidence_notes=not self.evidence_notes)
+    # records whose answer was read (and with no time-like text) are written exactly as before the fields existed
+    _omit_unset_answer_problem = omitted_while_unset(answer_problem=None, n_time_like=0, evidence_notes={})
 
 
 class Interval(_Model):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, Field
 
-from murgat.core.schema import Citation, without_empty
+from murgat.core.schema import Citation, answer_problem_field, omitted_while_unset
 
 StepType = Literal["perception", "reasoning"]
 StepModality = Literal["visual", "audio", "both"]
@@ -57,9 +57,7 @@ class FaithResult(BaseModel):
     predicted_option: str | None = None
     gold: str | None = None
     correct: bool | None = None
-    answer_problem: str | None = Field(
-        default=None, description="why the answer could not be read when the item has a gold option (correct is then "
-        "None, never False; accuracy counts it as not correct, n_answer_unknown counts it); omitted when None")
+    answer_problem: str | None = answer_problem_field("accuracy", omitted=True)
     judge_calls: int = 0
     cache_hits: int = 0
     n_judge_errors: int = 0
@@ -67,10 +65,8 @@ class FaithResult(BaseModel):
     meta: dict[str, Any] = Field(default_factory=dict)
     input_digest: str | None = Field(default=None, description="digest of what was labelled; an edited item is redone")
 
-    @model_serializer(mode="wrap")
-    def _omit_unset_answer_problem(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # records whose answer was read are written exactly as before the field existed
-        return without_empty(handler(self), answer_problem=self.answer_problem is None)
+    # records whose answer was read are written exactly as before the field existed
+    _omit_unset_answer_problem = omitted_while_unset(answer_problem=None)
 
 
 def tally(result: FaithResult) -> FaithResult:

@@ -281,63 +281,92 @@ def fit_request(ev: Evidence, limits: EvidenceLimits | None, box_view: Literal["
     notes: list[EvidenceNote] = []
     audio = [s for s in segs if s.available and s.modality == "audio" and s.audio is not None and len(s.audio)]
     visual = [s for s in segs if s.available and s.modality == "visual" and s.frames]
-    cap = limits.max_audio_s
-    total = _audio_s(audio)
-    if cap is not None and total > cap + 1e-6:
-        for s in audio:
-            _shorten_audio(s, cap * (len(s.audio) / s.sr) / total, limits.audio_excerpt_s)  # type: ignore[arg-type]
-            _renote_audio(s, limits, "shared among the request's audio segments")
-        notes.append(EvidenceNote(kind="audio_sampled", modality="audio", cited_s=total, sent_s=_audio_s(audio),
-                                  limit=f"{fmt_duration(cap)} of audio per request ({limits.source})",
-                                  text=(f"{fmt_duration(total)} of audio in this request; {fmt_duration(_audio_s(audio))} "
-                                        f"sent, each segment shortened in proportion; limit: {fmt_duration(cap)} of "
-                                        f"audio per request ({limits.source})")))
-    if limits.max_images is not None:
-        count = _image_count(visual, box_view)
-        if count > limits.max_images:
-            if sum(_images_per_frame(s, box_view) for s in visual) > limits.max_images:
-                return _refuse(ev, segs, notes, f"{len(visual)} visual segments need {count:,} images, more than "
-                               f"{limits.max_images:,} per request even at one frame each", limits)
-            had = {id(s): len(s.frames) for s in visual}
-            _fit_images(visual, limits.max_images, box_view)
-            limit = f"{limits.max_images:,} images per request ({limits.source})"
-            for s in visual:
-                if len(s.frames) < had[id(s)]:
-                    _renote_frames(s, limit, ev.config.fps)
-            notes.append(EvidenceNote(kind="images_capped", modality="visual", frames_sent=_image_count(visual, box_view),
-                                      limit=limit, text=(f"{count:,} images in this request; "
-                                                         f"{_image_count(visual, box_view):,} sent, frames thinned "
-                                                         f"evenly in each segment; limit: {limit}")))
-    if limits.max_request_bytes is not None:
-        before = request_bytes(segs, box_view)
-        if before > limits.max_request_bytes:
-            est = before
-            had = {id(s): len(s.frames) if s.modality == "visual" else _n(s.audio) for s in [*visual, *audio]}
-            for _ in range(8):
-                f = 0.95 * limits.max_request_bytes / est
-                for s in visual:
-                    _thin_frames(s, max(1, int(len(s.frames) * f)))
-                for s in audio:
-                    _shorten_audio(s, max(1.0, len(s.audio) / s.sr * f), limits.audio_excerpt_s)  # type: ignore[arg-type]
-                est = request_bytes(segs, box_view)
-                if est <= limits.max_request_bytes:
-                    break
-            limit = f"{limits.max_request_bytes / MB:g} MB per request ({limits.source})"
-            if est > limits.max_request_bytes:
-                return _refuse(ev, segs, notes, f"the evidence is {before / MB:.1f} MB, more than {limit} even "
-                               "at one frame and one second per segment", limits)
-            for s in visual:
-                if len(s.frames) < had[id(s)]:
-                    _renote_frames(s, limit, ev.config.fps)
-            for s in audio:
-                if _n(s.audio) < had[id(s)]:
-                    _renote_audio(s, limits, f"{limit}")
-            notes.append(EvidenceNote(kind="bytes_capped", limit=limit,
-                                      text=(f"{before / MB:.1f} MB of media in this request; {est / MB:.1f} MB sent, "
-                                            f"frames and audio reduced together; limit: {limit}")))
+    _cap_audio(audio, limits, notes)
+    refusal = None
+    if limits.max_images is not None and (count := _image_count(visual, box_view)) > limits.max_images:
+        refusal = _cap_images(visual, limits.max_images, count, limits, box_view, ev.config.fps, notes)
+    # the bytes step runs only when the images could be fitted (a refusal ends the fitting)
+    if (refusal is None and limits.max_request_bytes is not None
+            and (before := request_bytes(segs, box_view)) > limits.max_request_bytes):
+        refusal = _cap_bytes(segs, visual, audio, before, limits, box_view, ev.config.fps, notes)
+    if refusal is not None:
+        return _refuse(ev, segs, notes, refusal, limits)
     if not notes:
         return ev
     return Evidence(media_path=ev.media_path, segments=segs, config=ev.config, request_notes=[*ev.request_notes, *notes])
+
+
+def _cap_audio(audio: list[EvidenceSegment], limits: EvidenceLimits, notes: list[EvidenceNote]) -> None:
+    """The first step of :func:`fit_request`: audio over ``max_audio_s`` in total is shortened,
+    each segment keeping its share in proportion to its length (a note says so)."""
+    cap = limits.max_audio_s
+    total = _audio_s(audio)
+    if cap is None or total <= cap + 1e-6:
+        return
+    for s in audio:
+        _shorten_audio(s, cap * (len(s.audio) / s.sr) / total, limits.audio_excerpt_s)  # type: ignore[arg-type]
+        _renote_audio(s, limits, "shared among the request's audio segments")
+    notes.append(EvidenceNote(kind="audio_sampled", modality="audio", cited_s=total, sent_s=_audio_s(audio),
+                              limit=f"{fmt_duration(cap)} of audio per request ({limits.source})",
+                              text=(f"{fmt_duration(total)} of audio in this request; {fmt_duration(_audio_s(audio))} "
+                                    f"sent, each segment shortened in proportion; limit: {fmt_duration(cap)} of "
+                                    f"audio per request ({limits.source})")))
+
+
+def _cap_images(visual: list[EvidenceSegment], cap: int, count: int, limits: EvidenceLimits, box_view: str,
+                fps: float, notes: list[EvidenceNote]) -> str | None:
+    """The second step of :func:`fit_request`, for ``count`` images over ``cap`` (``max_images``):
+    each visual segment keeps its share of frames (at least one). Returns the reason to refuse when
+    even one frame per segment is too many, else ``None``."""
+    if sum(_images_per_frame(s, box_view) for s in visual) > cap:
+        return f"{len(visual)} visual segments need {count:,} images, more than {cap:,} per request even at one frame each"
+    had = {id(s): len(s.frames) for s in visual}
+    _fit_images(visual, cap, box_view)
+    limit = f"{cap:,} images per request ({limits.source})"
+    _renote_thinned(visual, [], had, limits, limit, fps)
+    notes.append(EvidenceNote(kind="images_capped", modality="visual", frames_sent=_image_count(visual, box_view),
+                              limit=limit, text=(f"{count:,} images in this request; "
+                                                 f"{_image_count(visual, box_view):,} sent, frames thinned "
+                                                 f"evenly in each segment; limit: {limit}")))
+    return None
+
+
+def _cap_bytes(segs: list[EvidenceSegment], visual: list[EvidenceSegment], audio: list[EvidenceSegment], before: int,
+               limits: EvidenceLimits, box_view: str, fps: float, notes: list[EvidenceNote]) -> str | None:
+    """The last step of :func:`fit_request`, for ``before`` estimated bytes over ``max_request_bytes``:
+    frames and audio are scaled down together (at most 8 rounds). Returns the reason to refuse when
+    still over at one frame and one second per segment, else ``None``."""
+    assert limits.max_request_bytes is not None
+    est = before
+    had = {id(s): len(s.frames) if s.modality == "visual" else _n(s.audio) for s in [*visual, *audio]}
+    for _ in range(8):
+        f = 0.95 * limits.max_request_bytes / est
+        for s in visual:
+            _thin_frames(s, max(1, int(len(s.frames) * f)))
+        for s in audio:
+            _shorten_audio(s, max(1.0, len(s.audio) / s.sr * f), limits.audio_excerpt_s)  # type: ignore[arg-type]
+        est = request_bytes(segs, box_view)
+        if est <= limits.max_request_bytes:
+            break
+    limit = f"{limits.max_request_bytes / MB:g} MB per request ({limits.source})"
+    if est > limits.max_request_bytes:
+        return f"the evidence is {before / MB:.1f} MB, more than {limit} even at one frame and one second per segment"
+    _renote_thinned(visual, audio, had, limits, limit, fps)
+    notes.append(EvidenceNote(kind="bytes_capped", limit=limit,
+                              text=(f"{before / MB:.1f} MB of media in this request; {est / MB:.1f} MB sent, "
+                                    f"frames and audio reduced together; limit: {limit}")))
+    return None
+
+
+def _renote_thinned(visual: list[EvidenceSegment], audio: list[EvidenceSegment], had: dict[int, int],
+                    limits: EvidenceLimits, limit: str, fps: float) -> None:
+    """A new per-segment note for each segment that lost frames or samples since ``had`` (by id)."""
+    for s in visual:
+        if len(s.frames) < had[id(s)]:
+            _renote_frames(s, limit, fps)
+    for s in audio:
+        if _n(s.audio) < had[id(s)]:
+            _renote_audio(s, limits, limit)
 
 
 def _n(x: Any) -> int:

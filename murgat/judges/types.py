@@ -16,9 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, cast
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, Field
 
-from murgat.core.schema import without_empty
+from murgat.core.schema import omitted_while_unset
 from murgat.judges.account import Sent
 from murgat.media.cache import file_digest
 
@@ -362,7 +362,5 @@ class JudgeOutput(BaseModel):
     #: :attr:`JudgeRequest.evidence_notes` when it was sent, so it is cached with the answer)
     evidence_notes: list[dict[str, Any]] = Field(default_factory=list)
 
-    @model_serializer(mode="wrap")
-    def _omit_no_notes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # answers whose evidence no limit touched are stored (cache, cassettes) exactly as before
-        return without_empty(handler(self), evidence_notes=not self.evidence_notes)
+    # answers whose evidence no limit touched are stored (cache, cassettes) exactly as before
+    _omit_no_notes = omitted_while_unset(evidence_notes=[])

@@ -3,9 +3,11 @@ run command, its keys and value types those of the command's settings model, so 
 misspelt option or a wrong value before anything runs (pydantic would refuse it too, but only at run time).
 
 Written out rather than derived because a type checker reads only what is written; ``tests/test_api_types.py``
-holds each one equal to its model, field by field. Where the API takes more than the model's own type (the
-model's validator or :func:`murgat.api` converts it), the difference is declared here: :data:`PATHS` take
-``os.PathLike`` objects too, and :data:`WIDER` lists the other extra types accepted.
+holds each one equal to its model, field by field. Each settings group of :mod:`murgat.engine.options` (``Folder``,
+``Requests``, ``RunOn``, …) has one ``TypedDict`` of the same name here, and each command's ``TypedDict`` is made of
+the same groups as its model, so a field shared by several commands is declared once. Where the API takes more
+than the model's own type (the model's validator or :func:`murgat.api` converts it), the difference is declared
+here: :data:`PATHS` take ``os.PathLike`` objects too, and :data:`WIDER` lists the other extra types accepted.
 """
 
 from __future__ import annotations
@@ -26,12 +28,150 @@ WIDER: dict[str, tuple[object, ...]] = {
     "max_citations_per_fact": (type(None),), "max_evidence_s": (type(None),)}
 
 
+# ----- the settings groups of murgat.engine.options, one TypedDict each -----
 
-class ScoreOptions(TypedDict, total=False):
+class JudgeOption(TypedDict, total=False):
+    """:class:`murgat.engine.options.JudgeOption`."""
+
+    judge_option: list[str]
+
+
+class ModelOption(TypedDict, total=False):
+    """:class:`murgat.engine.options.ModelOption`."""
+
+    model_option: list[str]
+
+
+class Frames(TypedDict, total=False):
+    """:class:`murgat.engine.options.Frames`."""
+
+    fps: float
+
+
+class EvidenceText(TypedDict, total=False):
+    """:class:`murgat.engine.options.EvidenceText`."""
+
+    evidence_text: bool
+
+
+class Transcripts(TypedDict, total=False):
+    """:class:`murgat.engine.options.Transcripts`."""
+
+    asr_model: StrPath | None
+
+
+class Place(TypedDict, total=False):
+    """:class:`murgat.engine.options.Place`."""
+
+    media_root: StrPath | None
+    allow_media_outside_root: bool
+
+
+class Folder(TypedDict, total=False):
+    """:class:`murgat.engine.options.Folder`."""
+
+    out: StrPath
+    cache: StrPath | None
+    overwrite: bool
+    retry_errors: bool
+
+
+class Pace(TypedDict, total=False):
+    """:class:`murgat.engine.options.Pace` (a command's own default aside: the type is the same)."""
+
+    item_concurrency: int | None
+
+
+class Undetermined(TypedDict, total=False):
+    """:class:`murgat.engine.options.Undetermined`."""
+
+    max_undetermined: float | None
+
+
+class Json(TypedDict, total=False):
+    """:class:`murgat.engine.options.Json`."""
+
+    print_json: bool
+
+
+class Output(Json, total=False):
+    """:class:`murgat.engine.options.Output`."""
+
+    quiet: bool
+
+
+class Requests(TypedDict, total=False):
+    """:class:`murgat.engine.options.Requests` (``ChainRole`` and ``GenerateRole`` change two of its
+    defaults, not its fields)."""
+
+    temperature: float
+    max_tokens: int
+    timeout: float
+    retries: int
+    backoff_max: float
+    max_retry_time: float
+    concurrency: int
+    rpm: float | None
+    tpm: float | None
+
+
+class Effort(TypedDict, total=False):
+    """:class:`murgat.engine.options.Effort`."""
+
+    effort: str | None
+
+
+class Selection(TypedDict, total=False):
+    """:class:`murgat.engine.options.Selection`."""
+
+    limit: int | None
+    ids: str | list[str] | tuple[str, ...] | None
+
+
+class ResponseCap(TypedDict, total=False):
+    """:class:`murgat.engine.options.ResponseCap`."""
+
+    max_response_chars: int
+
+
+class Stats(TypedDict, total=False):
+    """:class:`murgat.engine.options.Stats`."""
+
+    bootstrap: int
+    seed: int
+
+
+class GroupBy(TypedDict, total=False):
+    """:class:`murgat.engine.options.GroupBy`."""
+
+    by: list[str]
+
+
+class Probes(TypedDict, total=False):
+    """:class:`murgat.engine.options.Probes`."""
+
+    probes: Literal["auto", "on", "off", "require"]
+    probe_seed: int
+
+
+class RunOn(TypedDict, total=False):
+    """:class:`murgat.engine.options.RunOn`."""
+
+    run_on: Literal["local", "ray"]
+    ray_address: str | None
+    ray_cpus: int | None
+    ray_group_size: int
+    ray_task_cpus: float | None
+    ray_task_retries: int
+
+
+# ----- the commands: the same groups as their settings models, then their own fields -----
+
+class ScoreOptions(JudgeOption, Frames, EvidenceText, Transcripts, Place, Folder, Pace, Undetermined, Output, Requests,
+                   Effort, Selection, ResponseCap, Stats, GroupBy, Probes, RunOn, total=False):
     """``murgat.score(...)``'s keyword arguments: the fields of
     :class:`~murgat.settings.score.ScoreSettings` (its positional ``input`` aside)."""
 
-    item_concurrency: int | None
     judge: str
     judge_verify: str | None
     judge_decompose: str | None
@@ -66,100 +206,27 @@ class ScoreOptions(TypedDict, total=False):
     decompose_context_chars: int
     copy_media: bool
     save_evidence: bool
-    judge_option: list[str]
-    fps: float
-    evidence_text: bool
-    asr_model: StrPath | None
-    media_root: StrPath | None
-    allow_media_outside_root: bool
-    out: StrPath
-    cache: StrPath | None
-    overwrite: bool
-    retry_errors: bool
-    max_undetermined: float | None
-    quiet: bool
-    print_json: bool
-    temperature: float
-    max_tokens: int
-    timeout: float
-    retries: int
-    backoff_max: float
-    max_retry_time: float
-    concurrency: int
-    rpm: float | None
-    tpm: float | None
-    effort: str | None
-    limit: int | None
-    ids: str | list[str] | tuple[str, ...] | None
-    max_response_chars: int
-    bootstrap: int
-    seed: int
-    by: list[str]
-    probes: Literal["auto", "on", "off", "require"]
-    probe_seed: int
-    run_on: Literal["local", "ray"]
-    ray_address: str | None
-    ray_cpus: int | None
-    ray_group_size: int
-    ray_task_cpus: float | None
-    ray_task_retries: int
 
 
-class LabellingOptions(TypedDict, total=False):
+class LabellingOptions(JudgeOption, Frames, EvidenceText, Place, Folder, Pace, Output, Requests, Effort, Selection,
+                       ResponseCap, Stats, GroupBy, Probes, RunOn, total=False):
     """What ``murgat.faithfulness(...)`` and ``murgat.reflect(...)`` share: the fields of
     :class:`~murgat.settings.faithfulness.Labelling`."""
 
     variant: Literal["vanilla", "grounding", "grounding+rationale"]
     granularity: Literal["chain", "step"]
     max_frames: int
-    judge_option: list[str]
-    fps: float
-    evidence_text: bool
-    media_root: StrPath | None
-    allow_media_outside_root: bool
-    out: StrPath
-    cache: StrPath | None
-    overwrite: bool
-    retry_errors: bool
-    item_concurrency: int | None
-    quiet: bool
-    print_json: bool
-    max_tokens: int
-    timeout: float
-    temperature: float
-    retries: int
-    backoff_max: float
-    max_retry_time: float
-    concurrency: int
-    rpm: float | None
-    tpm: float | None
-    effort: str | None
-    limit: int | None
-    ids: str | list[str] | tuple[str, ...] | None
-    max_response_chars: int
-    bootstrap: int
-    seed: int
-    by: list[str]
-    probes: Literal["auto", "on", "off", "require"]
-    probe_seed: int
-    run_on: Literal["local", "ray"]
-    ray_address: str | None
-    ray_cpus: int | None
-    ray_group_size: int
-    ray_task_cpus: float | None
-    ray_task_retries: int
 
 
-class FaithfulnessOptions(LabellingOptions, total=False):
+class FaithfulnessOptions(LabellingOptions, Undetermined, total=False):
     """``murgat.faithfulness(...)``'s keyword arguments: the fields of
     :class:`~murgat.settings.faithfulness.FaithfulnessSettings` (its positional ``input`` aside)."""
 
     judge: str
     segmentation: Literal["sentences", "judge"]
-    max_undetermined: float | None
 
 
-class ReflectOptions(LabellingOptions, total=False):
+class ReflectOptions(LabellingOptions, ModelOption, total=False):
     """``murgat.reflect(...)``'s keyword arguments: the fields of
     :class:`~murgat.settings.reflect.ReflectSettings` (its positional ``data`` aside)."""
 
@@ -173,15 +240,13 @@ class ReflectOptions(LabellingOptions, total=False):
     max_steps: int
     from_: StrPath | None
     mode: Literal["base", "cite"]
-    model_option: list[str]
 
 
-
-class ProgramOptions(TypedDict, total=False):
+class ProgramOptions(JudgeOption, Frames, EvidenceText, Transcripts, Place, Folder, Pace, Output, Requests, Effort,
+                     Selection, ResponseCap, Probes, RunOn, total=False):
     """``murgat.program(...)``'s keyword arguments: the fields of
     :class:`~murgat.settings.program.ProgramSettings` (its positional ``data`` aside)."""
 
-    item_concurrency: int | None
     variant: str
     planner: str
     executor: str | None
@@ -197,42 +262,10 @@ class ProgramOptions(TypedDict, total=False):
     max_frames: int
     score: bool
     baseline: StrPath | None
-    judge_option: list[str]
-    fps: float
-    evidence_text: bool
-    asr_model: StrPath | None
-    media_root: StrPath | None
-    allow_media_outside_root: bool
-    out: StrPath
-    cache: StrPath | None
-    overwrite: bool
-    retry_errors: bool
-    quiet: bool
-    print_json: bool
-    max_tokens: int
-    timeout: float
-    temperature: float
-    retries: int
-    backoff_max: float
-    max_retry_time: float
-    concurrency: int
-    rpm: float | None
-    tpm: float | None
-    effort: str | None
-    limit: int | None
-    ids: str | list[str] | tuple[str, ...] | None
-    max_response_chars: int
-    probes: Literal["auto", "on", "off", "require"]
-    probe_seed: int
-    run_on: Literal["local", "ray"]
-    ray_address: str | None
-    ray_cpus: int | None
-    ray_group_size: int
-    ray_task_cpus: float | None
-    ray_task_retries: int
 
 
-class GeneratingOptions(TypedDict, total=False):
+class GeneratingOptions(ModelOption, Frames, Place, Folder, Pace, Output, Requests, Selection, ResponseCap, RunOn,
+                        total=False):
     """What ``murgat.generate(...)`` and ``murgat.sweep(...)`` share: the fields of
     :class:`~murgat.settings.generate.Generating`."""
 
@@ -240,50 +273,16 @@ class GeneratingOptions(TypedDict, total=False):
     mode: Literal["base", "cite", "posthoc"]
     base: StrPath | None
     max_frames: int
-    model_option: list[str]
-    fps: float
-    media_root: StrPath | None
-    allow_media_outside_root: bool
-    out: StrPath
-    cache: StrPath | None
-    overwrite: bool
-    retry_errors: bool
-    item_concurrency: int | None
-    quiet: bool
-    print_json: bool
-    max_tokens: int
-    timeout: float
-    temperature: float
-    retries: int
-    backoff_max: float
-    max_retry_time: float
-    concurrency: int
-    rpm: float | None
-    tpm: float | None
-    limit: int | None
-    ids: str | list[str] | tuple[str, ...] | None
-    max_response_chars: int
-    run_on: Literal["local", "ray"]
-    ray_address: str | None
-    ray_cpus: int | None
-    ray_group_size: int
-    ray_task_cpus: float | None
-    ray_task_retries: int
 
 
-class GenerateOptions(GeneratingOptions, total=False):
+class GenerateOptions(GeneratingOptions, Effort, total=False):
     """``murgat.generate(...)``'s keyword arguments: the fields of
     :class:`~murgat.settings.generate.GenerateSettings` (its positional ``data`` aside)."""
 
-    effort: str | None
 
-
-class SweepOptions(GeneratingOptions, total=False):
+class SweepOptions(GeneratingOptions, JudgeOption, Probes, total=False):
     """``murgat.sweep(...)``'s keyword arguments: the fields of
     :class:`~murgat.settings.sweep.SweepSettings` (its positional ``data`` aside)."""
 
     efforts: str | list[str] | tuple[str, ...]
     judge: str
-    judge_option: list[str]
-    probes: Literal["auto", "on", "off", "require"]
-    probe_seed: int

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from murgat.engine.options import add_command
 from murgat.settings.media import MediaEvidenceSettings, MediaOcrSettings, MediaProbeSettings, MediaTranscribeSettings
+
+if TYPE_CHECKING:
+    from murgat.engine.outputs import Claim
+    from murgat.media.evidence import EvidenceConfig, EvidenceSegment
+    from murgat.media.limits import EvidenceLimits
+
+S = TypeVar("S")
 
 
 def _fail(exc: Exception) -> int:
@@ -17,14 +26,27 @@ def _fail(exc: Exception) -> int:
     return 2
 
 
+def _media_errors_exit_2(run: Callable[[S], int]) -> Callable[[S], int]:
+    """A ``media`` action whose typed :class:`~murgat.media.errors.MediaError` (no such stream, not
+    a media file, …) is its answer: said on stderr, exit 2, no traceback. One home for what each
+    action would otherwise wrap around its every read of the file."""
+    @functools.wraps(run)
+    def guarded(args: S) -> int:
+        from murgat.media.errors import MediaError
+
+        try:
+            return run(args)
+        except MediaError as exc:
+            return _fail(exc)
+
+    return guarded
+
+
+@_media_errors_exit_2
 def _probe(args: MediaProbeSettings) -> int:
-    from murgat.media.errors import MediaError
     from murgat.media.streams import probe
 
-    try:
-        info = probe(args.file)
-    except MediaError as exc:
-        return _fail(exc)
+    info = probe(args.file)
     if args.print_json:
         print(info.model_dump_json())
         return 0
@@ -44,14 +66,11 @@ def _probe(args: MediaProbeSettings) -> int:
     return 0
 
 
+@_media_errors_exit_2
 def _transcribe(args: MediaTranscribeSettings) -> int:
     from murgat.media.asr import transcribe
-    from murgat.media.errors import MediaError
 
-    try:
-        tr = transcribe(args.file, args.asr_model, language=args.language, backend=args.backend)
-    except MediaError as exc:
-        return _fail(exc)
+    tr = transcribe(args.file, args.asr_model, language=args.language, backend=args.backend)
     if args.print_json:
         print(json.dumps({"model": tr.model, "language": tr.language,
                           "words": [w.model_dump() for w in tr.words],
@@ -83,14 +102,11 @@ def words_table(tr: Any) -> str:
     return "\n".join(lines)
 
 
+@_media_errors_exit_2
 def _ocr(args: MediaOcrSettings) -> int:
-    from murgat.media.errors import MediaError
     from murgat.media.ocr import screen_text
 
-    try:
-        st = screen_text(args.file, fps=args.fps)
-    except MediaError as exc:
-        return _fail(exc)
+    st = screen_text(args.file, fps=args.fps)
     if args.print_json:
         print(st.model_dump_json())
     else:
@@ -99,60 +115,33 @@ def _ocr(args: MediaOcrSettings) -> int:
     return 0
 
 
+@_media_errors_exit_2
 def _evidence(args: MediaEvidenceSettings) -> int:
     from murgat.core.citations import check_durations, parse_citations
-    from murgat.judges.evidence import fit_request, limits_for
-    from murgat.media.audio import wav_bytes
-    from murgat.media.errors import MediaError
+    from murgat.engine.outputs import claim_output
+    from murgat.judges.evidence import fit_request
     from murgat.media.evidence import EvidenceConfig, build_evidence, describe
-    from murgat.media.frames import encode_image
-    from murgat.media.limits import EvidenceLimits
     from murgat.media.streams import probe
 
-    try:
-        info = probe(args.file)
-    except MediaError as exc:
-        return _fail(exc)
+    info = probe(args.file)
     cites = check_durations(parse_citations(args.citations), info.durations())
     if not cites:
         return _fail(ValueError(f"no citation found in {args.citations!r}"))
     cfg = EvidenceConfig(pad_s=args.pad, fps=args.fps, max_frames=args.max_frames,
                          visual_as="clip" if args.clips else "frames")
-    overrides = {k: v for k, v in (("max_audio_s", args.max_audio_s), ("audio_excerpt_s", args.audio_excerpt_s),
-                                   ("over_limit", args.over_limit)) if v is not None}
-    try:  # the limits a run with --judge PROVIDER applies (segments, then the one request they make)
-        limits = limits_for(args.provider, overrides) if args.provider else EvidenceLimits.model_validate(overrides)
+    try:
+        limits = _evidence_limits(args)
     except ValueError as exc:
         return _fail(ValueError(f"evidence limits: {exc}"))
-    from murgat.engine.outputs import claim_output
-
     out = Path(args.out)
     # a plain output folder: never a run folder, never the media itself; unwritable is said before any decoding
     folder = claim_output(out, role="folder", inputs=[args.file], what=f"--out {out}")
-    try:
-        ev = build_evidence(args.file, cites, cfg, limits=limits)
-    except MediaError as exc:
-        return _fail(exc)
+    ev = build_evidence(args.file, cites, cfg, limits=limits)
     if args.provider:
         ev = fit_request(ev, limits)
     manifest: list[dict[str, Any]] = describe(ev)
     for k, (seg, row) in enumerate(zip(ev.segments, manifest, strict=True)):
-        stem = f"{k:02d}_{seg.modality}_{row['start']:.2f}-{row['end']:.2f}"
-        files = []
-        pieces = seg.audio_pieces() if seg.available else []
-        for j, (a, b, x) in enumerate(pieces):  # one WAV per piece the judge hears (each excerpt of a sampled span)
-            name = f"{stem}.wav" if len(pieces) == 1 else f"{stem}_excerpt{j:02d}_{a:.2f}-{b:.2f}.wav"
-            folder.file(name).write_bytes(wav_bytes(x, seg.sr))
-            files.append(name)
-        for fr in seg.frames:
-            name = f"{stem}_frame{fr.index:05d}_{fr.time:.3f}s.{cfg.image_format.replace('jpeg', 'jpg')}"
-            folder.file(name).write_bytes(encode_image(fr.image, cfg.image_format))
-            files.append(name)
-        if seg.clip_path:
-            name = f"{stem}.mp4"
-            folder.file(name).copy_from(seg.clip_path)
-            files.append(name)
-        row["files"] = files
+        row["files"] = _write_segment(folder, f"{k:02d}_{seg.modality}_{row['start']:.2f}-{row['end']:.2f}", seg, cfg)
     notes = [n.model_dump() for n in ev.notes]
     folder.file("manifest.json").write_text(json.dumps({"media": ev.media_path, "citations": args.citations,
                                                         "config": cfg.model_dump(), "limits": limits.model_dump(),
@@ -164,6 +153,41 @@ def _evidence(args: MediaEvidenceSettings) -> int:
         print(f"note: {n.label or 'the request'}: {n.text}")
     print(f"wrote {out / 'manifest.json'}")
     return 0
+
+
+def _evidence_limits(args: MediaEvidenceSettings) -> EvidenceLimits:
+    """The limits a run with ``--judge PROVIDER`` applies (segments, then the one request they
+    make), with this command's overrides; without a provider, murgat's own defaults with them.
+    A bad override raises ``ValueError``."""
+    from murgat.judges.evidence import limits_for
+    from murgat.media.limits import EvidenceLimits
+
+    overrides = {k: v for k, v in (("max_audio_s", args.max_audio_s), ("audio_excerpt_s", args.audio_excerpt_s),
+                                   ("over_limit", args.over_limit)) if v is not None}
+    return limits_for(args.provider, overrides) if args.provider else EvidenceLimits.model_validate(overrides)
+
+
+def _write_segment(folder: Claim, stem: str, seg: EvidenceSegment, cfg: EvidenceConfig) -> list[str]:
+    """The files of one segment as the judge gets them, named from ``stem``: one WAV per piece it
+    hears (each excerpt of a sampled span), one image per frame, the clip. Returns their names."""
+    from murgat.media.audio import wav_bytes
+    from murgat.media.frames import encode_image
+
+    files = []
+    pieces = seg.audio_pieces() if seg.available else []
+    for j, (a, b, x) in enumerate(pieces):
+        name = f"{stem}.wav" if len(pieces) == 1 else f"{stem}_excerpt{j:02d}_{a:.2f}-{b:.2f}.wav"
+        folder.file(name).write_bytes(wav_bytes(x, seg.sr))
+        files.append(name)
+    for fr in seg.frames:
+        name = f"{stem}_frame{fr.index:05d}_{fr.time:.3f}s.{cfg.image_format.replace('jpeg', 'jpg')}"
+        folder.file(name).write_bytes(encode_image(fr.image, cfg.image_format))
+        files.append(name)
+    if seg.clip_path:
+        name = f"{stem}.mp4"
+        folder.file(name).copy_from(seg.clip_path)
+        files.append(name)
+    return files
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
