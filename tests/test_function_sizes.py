@@ -11,7 +11,7 @@ from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 # the functions over 60 lines today (issue 41 allows at most five): the count may fall, never rise
-MOST_OVER_60 = 3
+MOST_OVER_60 = 0  # #41 allows five; none is over 60 today, so a new one is a choice to explain
 
 
 def _tool() -> ModuleType:

@@ -511,43 +511,12 @@ def _cmd(args: CalibrateSettings) -> int:
 
 
 def _print_tables(con: Any, args: CalibrateSettings, doc: dict[str, Any]) -> None:
-    from rich.table import Table
-
+    """The terminal view of a calibration document: per run its warnings, table and corrected
+    figures, then what compares runs (differences, selection, agreement) and the baselines."""
     human = doc["labels"] if isinstance(doc["labels"], str) else ", ".join(doc["labels"])
     for run, c in doc["runs"].items():
-        t = Table(title=f"calibration of {run} against {human} ({_n(c['n_responses'], 'response')})")
-        if c.get("n_dropped_for_missing_ratings"):
-            con.print(f"[yellow]warning: {_n(c['n_dropped_for_missing_ratings'], 'response')} left out of the "
-                      "response-level statistics: a judge or human figure is missing[/yellow]")
-        for key, why in (("labelled_not_in_run", "no record in this run (another run's labels, or a changed id?)"),
-                         ("labelled_with_error_records", "an error record in this run (not scored)")):
-            if c.get(f"n_{key}"):
-                first = ", ".join(repr(i) for i in c[key][:3])
-                con.print(f"[yellow]warning: {_n(c[f'n_{key}'], 'labelled response')} left out of every statistic: "
-                          f"{why}; first: {first}[/yellow]")
-        for col in ("stage", "statistic", "value", "95% CI / detail"):
-            t.add_column(col)
-        v = c["verifiability"] or {}
-        t.add_row("verifiability", "balanced acc. / κ / F1", f"{_fmt(v.get('balanced_accuracy'))} / {_k(v.get('kappa'))} / "
-                  f"{_fmt(v.get('f1'))}", f"n={v.get('n', 0)}{_silences(v)}{_undefined_why(v)}")
-        d = c["decomposition"]
-        t.add_row("decomposition", "fact P / R / F1", f"{_fmt(d['precision'])} / {_fmt(d['recall'])} / {_fmt(d['f1'])}",
-                  f"citation acc. {_fmt(d['citation_accuracy'])}")
-        for name in ("support", "necessity"):
-            s = c[name] or {}
-            t.add_row("attribution", f"{name}: acc. / κ / F1", f"{_fmt(s.get('accuracy'))} / {_k(s.get('kappa'))} / "
-                      f"{_fmt(s.get('f1'))}", f"n={s.get('n', 0)}{_silences(s)}{_undefined_why(s)}")
-        for m, r in c["response"].items():
-            for kind in ("pearson", "spearman", "kendall"):
-                x = r[kind]
-                t.add_row("response", f"{m} {kind}", _fmt(x["value"]),
-                          f"[{_fmt(x['ci_low'])}, {_fmt(x['ci_high'])}] p={_p(x['p_value'])} n={r.get('n', '?')}")
-        if c.get("icc_murgat_s"):
-            ic = c["icc_murgat_s"]
-            t.add_row("response", "MURGAT-S ICC(1,1) / (2,1) / (3,1) / (3,k)",
-                      " / ".join(_fmt(ic.get(k)) for k in ("icc1_1", "icc2_1", "icc3_1", "icc3_k")),
-                      f"judge vs mean human, {_n(ic.get('n_targets', 0), 'response')}")
-        con.print(t)
+        _print_run_warnings(con, c)
+        con.print(_run_table(run, human, c))
         for name in ("verifiability", "support", "necessity"):
             s = c.get(name) or {}
             if s.get("reason"):
@@ -556,6 +525,58 @@ def _print_tables(con: Any, args: CalibrateSettings, doc: dict[str, Any]) -> Non
                          c["corrected"], args.alpha)
     for diff in doc.get("differences", []):
         _corrected_table(con, f"{diff['b']} − {diff['a']}, corrected (paired by item)", diff, args.alpha)
+    _print_comparisons(con, doc)
+
+
+def _print_run_warnings(con: Any, c: dict[str, Any]) -> None:
+    """What a run's statistics left out, said before its table so the table is read with it."""
+    if c.get("n_dropped_for_missing_ratings"):
+        con.print(f"[yellow]warning: {_n(c['n_dropped_for_missing_ratings'], 'response')} left out of the "
+                  "response-level statistics: a judge or human figure is missing[/yellow]")
+    for key, why in (("labelled_not_in_run", "no record in this run (another run's labels, or a changed id?)"),
+                     ("labelled_with_error_records", "an error record in this run (not scored)")):
+        if c.get(f"n_{key}"):
+            first = ", ".join(repr(i) for i in c[key][:3])
+            con.print(f"[yellow]warning: {_n(c[f'n_{key}'], 'labelled response')} left out of every statistic: "
+                      f"{why}; first: {first}[/yellow]")
+
+
+def _run_table(run: str, human: str, c: dict[str, Any]) -> Any:
+    """One run's stages against the human labels: verifiability, decomposition, attribution and
+    the response-level correlations (with the MURGAT-S ICCs where there are any)."""
+    from rich.table import Table
+
+    t = Table(title=f"calibration of {run} against {human} ({_n(c['n_responses'], 'response')})")
+    for col in ("stage", "statistic", "value", "95% CI / detail"):
+        t.add_column(col)
+    v = c["verifiability"] or {}
+    t.add_row("verifiability", "balanced acc. / κ / F1", f"{_fmt(v.get('balanced_accuracy'))} / {_k(v.get('kappa'))} / "
+              f"{_fmt(v.get('f1'))}", f"n={v.get('n', 0)}{_silences(v)}{_undefined_why(v)}")
+    d = c["decomposition"]
+    t.add_row("decomposition", "fact P / R / F1", f"{_fmt(d['precision'])} / {_fmt(d['recall'])} / {_fmt(d['f1'])}",
+              f"citation acc. {_fmt(d['citation_accuracy'])}")
+    for name in ("support", "necessity"):
+        s = c[name] or {}
+        t.add_row("attribution", f"{name}: acc. / κ / F1", f"{_fmt(s.get('accuracy'))} / {_k(s.get('kappa'))} / "
+                  f"{_fmt(s.get('f1'))}", f"n={s.get('n', 0)}{_silences(s)}{_undefined_why(s)}")
+    for m, r in c["response"].items():
+        for kind in ("pearson", "spearman", "kendall"):
+            x = r[kind]
+            t.add_row("response", f"{m} {kind}", _fmt(x["value"]),
+                      f"[{_fmt(x['ci_low'])}, {_fmt(x['ci_high'])}] p={_p(x['p_value'])} n={r.get('n', '?')}")
+    if c.get("icc_murgat_s"):
+        ic = c["icc_murgat_s"]
+        t.add_row("response", "MURGAT-S ICC(1,1) / (2,1) / (3,1) / (3,k)",
+                  " / ".join(_fmt(ic.get(k)) for k in ("icc1_1", "icc2_1", "icc3_1", "icc3_k")),
+                  f"judge vs mean human, {_n(ic.get('n_targets', 0), 'response')}")
+    return t
+
+
+def _print_comparisons(con: Any, doc: dict[str, Any]) -> None:
+    """What spans runs or annotators: the judge selection, judge agreement, inter-annotator κ and
+    the rule-based baseline."""
+    from rich.table import Table
+
     if doc.get("selection"):
         t = Table(title="judge selection (mean rank over verifiability κ, support κ, MURGAT-S r)")
         for col in ("run", "verifiability κ", "support κ", "MURGAT-S r", "mean rank"):
