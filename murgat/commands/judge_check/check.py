@@ -122,7 +122,7 @@ async def _check(s: JudgeCheckSettings, judge: Judge, cfg: JudgingConfig, fs: Fa
         path = EntailPath(judge, cfg, pool, variant=variant, deadline_s=s.deadline)
     else:
         path = FaithPath(Labeller(judge=judge, pool=pool, variant=fs.variant, granularity=fs.granularity,
-                                  max_frames=fs.max_frames), cfg, step=StepLabel)
+                                  max_frames=fs.max_frames), cfg, step=StepLabel, deadline_s=s.deadline)
     try:
         return await run_probes([path], seed=s.probe_seed, setting="check")
     finally:

@@ -184,8 +184,11 @@ class FaithPath:
     """Step labelling of ``faithfulness`` and ``reflect`` through the run's labeller; ``step`` makes a
     step record (``murgat.core.steps.StepLabel``) from ``index``, ``text``, ``citations``."""
 
-    def __init__(self, labeller: Any, cfg: JudgingConfig, step: Callable[..., Any], question: str = "") -> None:
+    def __init__(self, labeller: Any, cfg: JudgingConfig, step: Callable[..., Any], question: str = "", *,
+                 deadline_s: float | None = None) -> None:
         self.labeller = labeller
+        #: seconds all of this path's probes may take (``judge check --deadline``); None: no bound
+        self.deadline_s = deadline_s
         self.judge: Judge = labeller.judge
         self.cfg = cfg
         self.step = step
@@ -215,13 +218,21 @@ class FaithPath:
                  for i, p in enumerate(probes)]
         # what Labeller.label does per step (grounding once, then each step with its own evidence),
         # each step in its own context so that each probe keeps its own request
-        description = await self.labeller.grounding(ctxs[0])
-        await asyncio.gather(*(self.labeller.label_step(steps, i, ctxs[i + 1], self.question, description)
-                               for i in range(len(steps))))
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        grounded = await bounded([self.labeller.grounding(ctxs[0])], self.deadline_s)
+        if isinstance(grounded[0], Answer):  # the description itself ran past the deadline: no step was asked
+            return [grounded[0] for _ in probes]
+        left = None if self.deadline_s is None else max(0.1, self.deadline_s - (loop.time() - t0))
+        done = await bounded([self.labeller.label_step(steps, i, ctxs[i + 1], self.question, grounded[0])
+                              for i in range(len(steps))], left)
         shared = list(ctxs[0].calls)
         per = [list(c.calls) for c in ctxs[1:]]
-        answers = []
+        answers: list[Answer] = []
         for k, s in enumerate(steps):
+            if isinstance(done[k], Answer):  # cut off by the deadline
+                answers.append(done[k])
+                continue
             verdict = _step_verdict(s)
             # the requests behind the answers: each step's own; the grounding description is counted
             # once, on the first probe
@@ -237,8 +248,11 @@ class FaithPath:
         cites = [_citations(p, ctxs[0].durations, self.cfg.end_tolerance_s) for p in probes]
         chains = [[self.step(index=pos, text=f"{probes[i].claim[:-1]} {probes[i].citation}.", citations=cites[i])
                    for pos, i in enumerate(order)] for order in orders]
-        await asyncio.gather(*(self.labeller.label(steps, ctx, self.question)
-                               for steps, ctx in zip(chains, ctxs, strict=True)))
+        done = await bounded([self.labeller.label(steps, ctx, self.question)
+                              for steps, ctx in zip(chains, ctxs, strict=True)], self.deadline_s)
+        cut = next((d for d in done if isinstance(d, Answer)), None)
+        if cut is not None:  # a chain ran past the deadline: each probe lacks one of its answers
+            return [cut for _ in probes]
         got: list[list[tuple[str, Any]]] = [[] for _ in probes]
         for order, steps in zip(orders, chains, strict=True):
             for pos, i in enumerate(order):

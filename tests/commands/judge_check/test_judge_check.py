@@ -150,3 +150,27 @@ def test_a_server_that_never_answers_some_probes_ends_at_the_deadline_and_names_
     assert by["seeing"]["outcome"] == "pass" and by["hearing"]["outcome"] == "error"
     assert "deadline" in by["hearing"]["error"]
     assert [a["modality"] for a in j["tokens"]] == ["image"] and not j["dropped"]  # no audio answer to account
+
+
+@pytest.mark.parametrize("stage", ["faith-step", "faith-chain"])
+def test_the_faithfulness_probes_end_at_the_deadline_too(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         stage: str) -> None:
+    """The step labeller's probes keep the same one deadline: with every request that carries audio
+    hanging on the server, the check ends and names the probes it could not finish (the visual
+    ones are still answered where their requests carry no audio)."""
+
+    def hang_audio(prompt: str, body: dict) -> str | None:
+        return "hang" if "input_audio" in json.dumps(body) else None
+
+    with StandIn() as server:
+        server.honest, server.wire, server.hang_s = True, hang_audio, 120
+        code, doc, _ = _check(capsys, "--judge", "openai:probe-model", "-J", f"base_url={server.base_url}",
+                              "--stage", stage, "--cache", str(tmp_path / "c.sqlite"), "--deadline", "4",
+                              "--timeout", "100")
+        server.kill()
+    j = doc["judges"][0]
+    by = {r["probe"]: r for r in doc["results"]}
+    assert code == 1 and j["unfinished"], doc
+    assert {p for p in j["unfinished"]} <= set(by)
+    for name in j["unfinished"]:
+        assert by[name]["outcome"] == "error" and "deadline" in by[name]["error"]
