@@ -23,7 +23,7 @@ HEAVY_MODULES = frozenset({
     "murgat.core.console", "murgat.media.asr", "murgat.media.ocr", "murgat.media.sounds", "murgat.media.audio",
     "murgat.media.frame", "murgat.media.frames", "murgat.media.clips", "murgat.judges.hf", "murgat.human_eval.stats",
     "murgat.human_eval.stability", "murgat.human_eval.bootstrap", "murgat.core.agreement", "murgat.commands.calibrate.score_runs",
-    "murgat.commands.calibrate.faithfulness_runs", "murgat.api", "murgat.judging.probes.media",
+    "murgat.commands.calibrate.faithfulness_runs", "murgat.api", "murgat.judging.probes.media", "murgat.media.voices",
 })
 
 #: the one list: what may be imported inside a function

@@ -45,7 +45,7 @@ async def text_channels(ctx: ItemContext, cfg: JudgingConfig, need: bool) -> Non
                 ctx.sounds = sounds
             except ToolMissing:
                 ctx.sounds = None  # no tagger installed: sound claims are abstentions (the judge says why)
-            from murgat.media.voices import voice_source  # numpy only: no model to be missing
+            from murgat.media.voices import voice_source  # numpy (lazy): no model to be missing
 
             ctx.voices = await asyncio.to_thread(voice_source, ctx.media)
     if info.has_video:
