@@ -17,12 +17,11 @@ Each: coverage of the 90% interval for PPI++ and human-only, with z and with t, 
 
 from __future__ import annotations
 
-import argparse
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from coverage_cli import coverage_args, mc_standard_error, write_result
 
 HERE = Path(__file__).resolve().parent
 FAITHSCORE = HERE.parent / "tests" / "data" / "real" / "annotations" / "faithscore" / "annotation.jsonl"
@@ -88,20 +87,14 @@ def clustered(draws: int, videos: int, rng: np.random.Generator) -> list[Any]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--draws", type=int, default=1000)
-    ap.add_argument("--n", type=int, default=30)
-    ap.add_argument("--alpha", type=float, default=0.1)
-    args = ap.parse_args()
+    args = coverage_args(__doc__, labelled=30)
     rng = np.random.default_rng(30)
     doc = {"draws": args.draws, "labelled": args.n, "alpha": args.alpha,
-           "mc_standard_error": float(np.sqrt(args.alpha * (1 - args.alpha) / args.draws)),
+           "mc_standard_error": mc_standard_error(args.alpha, args.draws),
            "real_labels": _tally(real_labels(args.draws, args.n, rng), args.alpha),
            "lenient_judge": _tally(lenient(args.draws, args.n, rng), args.alpha),
            "clustered_10_videos": _tally(clustered(args.draws, 10, rng), args.alpha)}
-    (HERE / "results").mkdir(exist_ok=True)
-    (HERE / "results" / "ppi_small_n.json").write_text(json.dumps(doc, indent=2))
-    print(json.dumps(doc, indent=2))
+    write_result("ppi_small_n", doc)
 
 
 if __name__ == "__main__":

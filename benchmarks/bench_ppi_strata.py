@@ -17,14 +17,11 @@ Each: coverage of the 90% interval of the population's human mean and its mean w
 
 from __future__ import annotations
 
-import argparse
-import json
-from pathlib import Path
 from typing import Any
 
 import numpy as np
+from coverage_cli import coverage_args, mc_standard_error, write_result
 
-HERE = Path(__file__).resolve().parent
 SIZES = {"easy": 600, "mid": 300, "hard": 100}
 NOISE = {"easy": 0.02, "mid": 0.15, "hard": 0.45}
 BASE = {"easy": 0.7, "mid": 0.5, "hard": 0.3}
@@ -84,20 +81,14 @@ def run(draws: int, n: int, alpha: float, seed: int) -> dict[str, Any]:
                                     quantile="t")
         t[kinds[4]].add(v.ci_low, v.ci_high, truth)
     return {"draws": draws, "labelled": n, "alpha": alpha, "allocation": counts, "truth": truth,
-            "mc_standard_error": float(np.sqrt(alpha * (1 - alpha) / draws)),
+            "mc_standard_error": mc_standard_error(alpha, draws),
             "intervals": {k: v.as_dict() for k, v in t.items()}}
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--draws", type=int, default=1000)
-    ap.add_argument("--n", type=int, default=60)
-    ap.add_argument("--alpha", type=float, default=0.1)
-    args = ap.parse_args()
+    args = coverage_args(__doc__, labelled=60)
     doc = run(args.draws, args.n, args.alpha, seed=44)
-    (HERE / "results").mkdir(exist_ok=True)
-    (HERE / "results" / "ppi_strata.json").write_text(json.dumps(doc, indent=2))
-    print(json.dumps(doc, indent=2))
+    write_result("ppi_strata", doc)
 
 
 if __name__ == "__main__":

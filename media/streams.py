@@ -43,18 +43,20 @@ from murgat.media.singleflight import lock_for
 class StreamInfo(BaseModel):
     """One stream as ffprobe reports it, with the duration resolved in seconds."""
 
-    index: int
-    type: str
-    codec: str | None = None
-    duration: float | None = None
-    default: bool = False
+    index: int = Field(description="ffprobe's index of the stream (what video_stream and audio_stream name)")
+    type: str = Field(description="ffprobe's codec_type: video, audio, subtitle, data, attachment or unknown")
+    codec: str | None = Field(default=None, description="codec name; an audio or (non cover art) video "
+                                                          "stream without one is refused")
+    duration: float | None = Field(default=None, description="seconds: the stream's own, else its Matroska DURATION "
+                                   "tag, else the container's (webm streams state none)")
+    default: bool = Field(default=False, description="default disposition: preferred when a stream is chosen")
     width: int | None = None
     height: int | None = None
-    fps: float | None = None
-    n_frames: int | None = None
-    sample_rate: int | None = None
+    fps: float | None = Field(default=None, description="video only: the average frame rate, else the base one")
+    n_frames: int | None = Field(default=None, description="frames as the container counts them (None: not stated)")
+    sample_rate: int | None = Field(default=None, description="audio only, in Hz")
     channels: int | None = None
-    attached_pic: bool = False
+    attached_pic: bool = Field(default=False, description="cover art: a still picture, never the chosen video stream")
     start_time: float | None = Field(default=None, description="first timestamp (s); ffmpeg's -ss counts from the container's")
 
 

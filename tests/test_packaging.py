@@ -40,6 +40,7 @@ def test_the_wheel_has_one_top_level_package(wheel: Path) -> None:
         assert f"murgat/{leaf}/__init__.py" in names, leaf
     assert any(n.startswith("murgat/prompts/templates/") and n.endswith(".txt") for n in names)
     assert "murgat/report/viewer.html" in names
+    assert "murgat/judges/prices.toml" in names  # the price table is data beside its reader
     top_level = next(n for n in names if n.endswith(".dist-info/top_level.txt"))
     assert zipfile.ZipFile(wheel).read(top_level).decode().split() == ["murgat"]
 

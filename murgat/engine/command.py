@@ -187,9 +187,10 @@ def run_command(command: Command[S], s: S, *, echo: bool = True, others: Others 
     """Run ``command`` with its settings ``s`` (see the module docstring); the :class:`Outcome`, or a
     :class:`~murgat.engine.errors.CommandError` for a run refused or stopped."""
     command.refuse(s)
-    if s.run_on == "ray":  # Ray and the cluster before anything that costs (the probes ask the judge)
+    where = s.scale_out()
+    if where.run_on == "ray":  # Ray and the cluster before anything that costs (the probes ask the judge)
         driver.require_ray()
-        driver.check_address(s.ray_address)
+        driver.check_address(where.ray_address)
     check_media_root(s.media_root)
     items = load_selected(lambda: command.load(s))
     outputs = command.outputs(s)
@@ -268,7 +269,7 @@ def _run_streams(command: Command[Any], run: Run, work: Work) -> None:
     _earlier_failures_note(run, work.streams)
     if not todo:
         return
-    if run.s.run_on == "ray" and not work.local_only:
+    if run.s.scale_out().run_on == "ray" and not work.local_only:
         _on_ray(command, run, todo)
     else:
         run_async(_here(command, run, todo))
@@ -332,7 +333,8 @@ def _on_ray(command: Command[Any], run: Run, todo: list[tuple[Stream, list[Item]
     """Every stream on one Ray instance; the cluster's cache service owns the cache meanwhile."""
     s = run.s
     run.judges.close()
-    started = init_ray(s.ray_address, s.ray_cpus)
+    where = s.scale_out()
+    started = init_ray(where.ray_address, where.ray_cpus)
     try:
         for stream, items in todo:
             spec = TaskSpec(command_ref(command), stream.payload, concurrency=stream.concurrency,

@@ -378,10 +378,15 @@ class RunOn(BaseModel):
     ray_task_retries: int = Field(3, ge=0, le=100, description="times a group whose worker died is resubmitted with "
                                                                "the items not yet returned")
 
+    def scale_out(self) -> RunOn:
+        """These settings as their where-to-run group: what the engine reads to run on Ray, typed by the
+        group that declares its fields (so :class:`RunSettings` need not list them again)."""
+        return self
+
 
 class RunSettings(Protocol):
     """What the engine reads of a run command's settings: the groups every run command has
-    (:class:`Folder`, :class:`Place`, :class:`Output`, :class:`RunOn`)."""
+    (:class:`Folder`, :class:`Place`, :class:`Output`, and :class:`RunOn` through :meth:`RunOn.scale_out`)."""
 
     command: ClassVar[str]
     out: str
@@ -390,14 +395,10 @@ class RunSettings(Protocol):
     retry_errors: bool
     quiet: bool
     print_json: bool
-    run_on: Literal["local", "ray"]
-    ray_address: str | None
-    ray_cpus: int | None
-    ray_group_size: int
-    ray_task_cpus: float | None
-    ray_task_retries: int
 
     def cache_path(self) -> Path: ...
+
+    def scale_out(self) -> RunOn: ...
 
 
 class _OldExecutorSpelling(argparse.Action):

@@ -1,4 +1,4 @@
-"""Price table (USD per million tokens: input, output) for cost accounting and dry runs.
+"""Price table (USD per million tokens: input, output; the data in ``prices.toml``) for cost accounting and dry runs.
 
 List prices as published by the providers when this table was written (late 2025); they
 change, so treat costs as estimates and override per run with ``-J price_in=… -J
@@ -11,23 +11,27 @@ A model that is in no table (a self-hosted vLLM server, a new API model) has no 
 
 from __future__ import annotations
 
+import tomllib
+from importlib import resources
 from typing import Any
 
-PRICES: dict[str, tuple[float, float]] = {
-    "gemini-3-pro": (2.00, 12.00),
-    "gemini-3-flash": (0.50, 3.00),
-    "gemini-2.5-pro": (1.25, 10.00),
-    "gemini-2.5-flash-lite": (0.10, 0.40),
-    "gemini-2.5-flash": (0.30, 2.50),
-    "gemini-2.0-flash": (0.10, 0.40),
-    "gpt-5-mini": (0.25, 2.00),
-    "gpt-5-nano": (0.05, 0.40),
-    "gpt-5": (1.25, 10.00),
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1": (2.00, 8.00),
-}
+#: the table's file, shipped in the package: data that changes with the providers' price lists, not code
+PRICES_FILE = "prices.toml"
+
+
+def load_prices(text: str) -> dict[str, tuple[float, float]]:
+    """``model name prefix -> (input, output)`` from the table's TOML text; a row without both prices, or
+    with a negative one, is an error here rather than a cost that looks right and is not."""
+    prices: dict[str, tuple[float, float]] = {}
+    for model, row in tomllib.loads(text)["prices"].items():
+        pair = (float(row["input"]), float(row["output"])) if set(row) == {"input", "output"} else (-1.0, -1.0)
+        if min(pair) < 0:
+            raise ValueError(f"{PRICES_FILE}: {model!r} needs exactly a non-negative input and output price, not {row}")
+        prices[model] = pair
+    return prices
+
+
+PRICES = load_prices(resources.files("murgat.judges").joinpath(PRICES_FILE).read_text(encoding="utf-8"))
 FREE_PROVIDERS = frozenset({"hf", "embedded", "replay", "scripted"})
 
 

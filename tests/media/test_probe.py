@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from murgat.media.errors import CorruptMedia, MediaNotFound
-from murgat.media.streams import probe
+from murgat.media.streams import ProbeResult, StreamInfo, probe
 from tests.conftest import real_media
 
 
@@ -125,3 +125,15 @@ def test_a_vbr_mp3_without_a_xing_header_has_its_measured_duration(tmp_path: Pat
     info = probe(out)
     assert info.duration == pytest.approx(60.0, abs=0.1) and info.audio_duration == pytest.approx(60.0, abs=0.1)
     assert info.durations()["audio"] == pytest.approx(60.0, abs=0.1)
+
+
+def test_the_probe_json_keeps_its_keys_in_order() -> None:
+    """``murgat media probe --json`` prints these models: their keys, in this order, are its format."""
+    stream = StreamInfo(index=0, type="audio")
+    assert list(stream.model_dump()) == ["index", "type", "codec", "duration", "default", "width", "height", "fps",
+                                         "n_frames", "sample_rate", "channels", "attached_pic", "start_time"]
+    info = ProbeResult(path="a.flac", format="flac", duration=1.0, streams=[stream])
+    assert list(info.model_dump()) == ["path", "format", "duration", "start_time", "streams", "video_stream",
+                                       "audio_stream", "has_video", "has_audio", "video_duration", "audio_duration",
+                                       "width", "height", "fps", "sample_rate", "channels"]
+    assert stream.model_dump()["default"] is False and stream.model_dump()["codec"] is None

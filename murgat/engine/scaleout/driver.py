@@ -315,17 +315,18 @@ def run_on_cluster(s: RunSettings, cache_path: Path, todo: list[Any], task: Call
 
     from murgat.core.console import console
 
-    started = init_ray(s.ray_address, s.ray_cpus)  # RayUnavailable
+    where = s.scale_out()
+    started = init_ray(where.ray_address, where.ray_cpus)  # RayUnavailable
     import ray
 
     try:
         # resolved here: the services may run where this process's working folder means nothing
         cache, limits = services or services_for(Path(cache_path).resolve())
-        groups = group_items(todo, s.ray_group_size)
+        groups = group_items(todo, where.ray_group_size)
         cpus = int(ray.cluster_resources().get("CPU", 1))
         task_cpus = 1.0
-        if s.ray_task_cpus:
-            task_cpus = min(float(s.ray_task_cpus), float(cpus))  # more than the cluster has would never run
+        if where.ray_task_cpus:
+            task_cpus = min(float(where.ray_task_cpus), float(cpus))  # more than the cluster has would never run
         elif transcribes:
             from murgat.media.asr import ASR_THREADS
 
@@ -336,7 +337,7 @@ def run_on_cluster(s: RunSettings, cache_path: Path, todo: list[Any], task: Call
         with progress:
             bar = progress.add_task("items", total=total, completed=total - len(todo))
             report = run_groups(groups, task, payload_of, (cache, limits), write, max_in_flight=max(2, 2 * cpus),
-                                retries=s.ray_task_retries, on_written=lambda n: progress.advance(bar, n),
+                                retries=where.ray_task_retries, on_written=lambda n: progress.advance(bar, n),
                                 task_cpus=task_cpus)
         report.services = {"cache_claims": ray.get(cache.stats.remote()), "limits": ray.get(limits.stats.remote())}
         if services is None:
