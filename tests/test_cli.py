@@ -123,8 +123,10 @@ def test_ctrl_c_while_importing_is_one_line_and_exit_130(module: str) -> None:
     not a guessed delay) ends it with exit 130 and one line, never a traceback."""
     import signal
 
+    from tests.processes import ctrl_c_as_at_a_terminal
+
     child = subprocess.Popen([sys.executable, "-c", _HELD_IMPORT.format(module=module)], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+                             stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_as_at_a_terminal)
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == "importing"
         child.send_signal(signal.SIGINT)

@@ -12,6 +12,7 @@ import sys
 import threading
 from pathlib import Path
 
+from tests.processes import ctrl_c_as_at_a_terminal
 from tests.standin import StandIn
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +34,8 @@ def test_ctrl_c_with_items_in_flight_is_exit_130_and_one_line(tmp_path: Path, ex
         child = subprocess.Popen([sys.executable, "-m", "murgat", "score", str(inp), "--media-root", str(example_media),
                                   "--judge", "openai:m", "-J", f"base_url={server.base_url}", "-J", "api_key=x",
                                   "--probes", "off", "--out", str(tmp_path / "run"), "--quiet"],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+                                 preexec_fn=ctrl_c_as_at_a_terminal)
         try:
             assert asked.wait(300), "the judge was never asked"
             child.send_signal(signal.SIGINT)

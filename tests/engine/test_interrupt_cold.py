@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLES, real_media
+from tests.processes import ctrl_c_as_at_a_terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 BOUND_S = 10.0
@@ -39,7 +40,8 @@ class Child:
                "MURGAT_CACHE_DIR": str(cache)}  # cold: nothing transcribed yet
         self.started = time.monotonic()
         self.proc = subprocess.Popen([sys.executable, "-m", "murgat", *args], stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+                                     stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+                                     preexec_fn=ctrl_c_as_at_a_terminal)
         self.lines: list[tuple[float, str]] = []
         self.changed = threading.Condition()
         self.reader = threading.Thread(target=self._read, daemon=True)
