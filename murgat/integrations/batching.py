@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 
 from murgat.commands.imports.samples import INPUT, MARKER, write_input
+from murgat.core.jsonl import split_lines
 from murgat.core.schema import Item, ResponseResult
 
 #: the run settings a summary needs to be the one ``murgat score`` writes
@@ -159,7 +160,7 @@ def inner_lines() -> Iterator[None]:
         yield
     finally:
         with _STDERR_LOCK:
-            lines = "".join(proxy.kept.pop(me, [])).splitlines()
+            lines = split_lines("".join(proxy.kept.pop(me, [])))  # at "\n" only: U+2028 in a line stays in it
             if not proxy.kept and sys.stderr is proxy:
                 sys.stderr = proxy.real
         for line in lines:

@@ -15,7 +15,6 @@ lmms-eval log (its ``lmms_eval.json``) and its content would not change.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 from murgat.commands.imports.lmms_samples import MARKER, items_of, settings_of, write_input
 from murgat.commands.imports.samples import INPUT, input_text
 from murgat.core.inputs import InputError
+from murgat.core.jsonl import iter_lines, loads_line
 from murgat.core.schema import Item
 
 
@@ -42,14 +42,14 @@ def read_samples(path: str | Path) -> tuple[list[Item], list[dict[str, Any]], di
     items: list[Item] = []
     skipped: list[dict[str, Any]] = []
     named: dict[str, Any] = {}
-    for n, raw in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
+    for n, raw in iter_lines(p):  # split at "\n" only (murgat.core.jsonl)
         if not raw.strip():
             continue
         where = f"{p.name}: line {n}"
         try:
-            line = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            skipped.append({"sample": f"line {n}", "reason": f"not JSON ({exc.msg})"})
+            line = loads_line(raw)
+        except ValueError as exc:  # JSONDecodeError is one; so is nesting past the bound
+            skipped.append({"sample": f"line {n}", "reason": f"not JSON ({getattr(exc, 'msg', exc)})"})
             continue
         value = _payload(line) if isinstance(line, dict) else None
         if value is None:
@@ -62,10 +62,11 @@ def read_samples(path: str | Path) -> tuple[list[Item], list[dict[str, Any]], di
         if named and s != named:
             raise InputError(f"{where}: names another judge, media root or task than the lines before ({s} ≠ {named})")
         named = s
-    ids = [it.id for it in items]
-    if len(set(ids)) != len(ids):
-        dup = next(i for i in ids if ids.count(i) > 1)
-        raise InputError(f"{p}: item {dup!r} occurs twice (a log of two runs appended? murgat ids must be unique)")
+    seen: set[str] = set()
+    for it in items:  # one pass: a log of many samples stays linear
+        if it.id in seen:
+            raise InputError(f"{p}: item {it.id!r} occurs twice (a log of two runs appended? murgat ids must be unique)")
+        seen.add(it.id)
     return items, skipped, named
 
 
