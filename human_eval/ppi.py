@@ -114,7 +114,8 @@ def _vec(x: Any, name: str) -> np.ndarray:
     return a
 
 
-def _method(lam: float | None) -> str:
+def method_name(lam: float | None) -> str:
+    """The estimate's name as records show it (``ppi++``, ``ppi``, ``human-only``, ``ppi (λ=…)``)."""
     if lam is None:
         return "ppi++"
     if lam == 1:
@@ -235,13 +236,14 @@ def _design_or_undefined(clusters: Clusters, n: int, m: int, lam: float | None, 
     estimate from, the undefined estimate that says why (else None)."""
     d = _Design(clusters, n, m, quantile)
     why = d.too_small()
-    return d, (_undefined(n, m, lam, alpha, why, d.clustered) if why else None)
+    return d, (undefined_estimate(n, m, lam, alpha, why, d.clustered) if why else None)
 
 
-def _undefined(n: int, m: int, lam: float | None, alpha: float, reason: str, clustered: bool = False,
-               method: str | None = None) -> CorrectedEstimate:
+def undefined_estimate(n: int, m: int, lam: float | None, alpha: float, reason: str, clustered: bool = False,
+                       method: str | None = None) -> CorrectedEstimate:
+    """A figure that cannot be given (None, never 0), with the counts it had and the reason."""
     return CorrectedEstimate(estimate=None, ci_low=None, ci_high=None, lam=lam, effective_n=None, n_labelled=n,
-                             n_unlabelled=m, method=method or _method(lam), alpha=alpha, clustered=clustered,
+                             n_unlabelled=m, method=method or method_name(lam), alpha=alpha, clustered=clustered,
                              reason=reason)
 
 
@@ -266,7 +268,7 @@ def prediction_powered_mean(y: Values, yhat: Values, yhat_unlabelled: Values, *,
     if undefined is not None:
         return undefined
     est, var, lam_used, var_h = _fit(ya, yh, yu, lam, d)
-    return _result(est, var, lam_used, var_h, alpha, _method(lam), d)
+    return _result(est, var, lam_used, var_h, alpha, method_name(lam), d)
 
 
 def _result(est: float, var: float, lam_used: float, var_h: float | None, alpha: float, method: str,
@@ -398,9 +400,9 @@ def prediction_powered_ratio(num: Values, den: Values, num_hat: Values,
         return undefined
     r, var, lam_used, var_h = _ratio_fit(nn, dd, nh, dh, nu, du, lam, d)
     if r is None:
-        return _undefined(n, m, lam_used, alpha, "the denominator's estimate is not positive (nothing to divide by)",
-                          d.clustered, method=_method(lam))
-    return _result(r, var, lam_used, var_h, alpha, _method(lam), d)
+        return undefined_estimate(n, m, lam_used, alpha, "the denominator's estimate is not positive (nothing to divide by)",
+                          d.clustered, method=method_name(lam))
+    return _result(r, var, lam_used, var_h, alpha, method_name(lam), d)
 
 
 def _units(keys: Sequence[str] | None, n: int) -> list[np.ndarray] | None:

@@ -40,7 +40,15 @@ import numpy as np
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
-from murgat.human_eval.ppi import Clusters, CorrectedEstimate, Quantile, Values, prediction_powered_mean
+from murgat.human_eval.ppi import (
+    Clusters,
+    CorrectedEstimate,
+    Quantile,
+    Values,
+    method_name,
+    prediction_powered_mean,
+    undefined_estimate,
+)
 
 #: the fewest labels a stratum is given when a sample is split over strata: two make a variance
 MIN_PER_STRATUM = 2
@@ -93,16 +101,6 @@ def _combine(fits: Mapping[str, CorrectedEstimate], weights: Mapping[str, float]
     return est, var, float(student_t.ppf(1 - alpha / 2, max(df, 1.0)))
 
 
-def _undefined(n: int, m: int, alpha: float, method: str, reason: str, clustered: bool) -> CorrectedEstimate:
-    return CorrectedEstimate(estimate=None, ci_low=None, ci_high=None, lam=None, effective_n=None, n_labelled=n,
-                             n_unlabelled=m, method=method, alpha=alpha, clustered=clustered, reason=reason)
-
-
-def _label(lam: float | None) -> str:
-    kind = "ppi++" if lam is None else "ppi" if lam == 1 else "human-only" if lam == 0 else f"ppi (λ={lam:g})"
-    return f"stratified {kind}"
-
-
 def stratified_mean(strata: Mapping[str, StratumData], *, alpha: float = 0.05, lam: float | None = None,
                     quantile: Quantile = "t") -> StratifiedEstimate:
     """The stratified prediction-powered mean (module docstring) with a ``1 − alpha`` interval.
@@ -116,9 +114,9 @@ def stratified_mean(strata: Mapping[str, StratumData], *, alpha: float = 0.05, l
              for h, d in strata.items()}
     total = sum(sizes.values())
     n_lab = sum(len(np.asarray(d.y).reshape(-1)) for d in strata.values())
-    method, clustered = _label(lam), any(d.clusters is not None for d in strata.values())
+    method, clustered = f"stratified {method_name(lam)}", any(d.clusters is not None for d in strata.values())
     if total == 0:
-        return StratifiedEstimate(_undefined(0, 0, alpha, method, "no item in any stratum", clustered))
+        return StratifiedEstimate(undefined_estimate(0, 0, None, alpha, "no item in any stratum", clustered, method))
     weights = {h: sizes[h] / total for h in strata}
     fits = {h: prediction_powered_mean(d.y, d.yhat, d.yhat_unlabelled, alpha=alpha, lam=lam, clusters=d.clusters,
                                        quantile=quantile) for h, d in strata.items() if sizes[h]}
@@ -126,7 +124,7 @@ def stratified_mean(strata: Mapping[str, StratumData], *, alpha: float = 0.05, l
     bad = next(((h, f.reason) for h, f in fits.items() if f.estimate is None), None)
     if bad is not None:
         reason = f"stratum {bad[0]!r}: {bad[1]} (a stratified estimate needs a variance in every stratum)"
-        return StratifiedEstimate(_undefined(n_lab, total - n_lab, alpha, method, reason, clustered), rows)
+        return StratifiedEstimate(undefined_estimate(n_lab, total - n_lab, None, alpha, reason, clustered, method), rows)
     est, var, q = _combine(fits, weights, alpha, quantile)
     se = math.sqrt(max(var, 0.0))
     zero = [h for h, f in fits.items() if not f.se]
