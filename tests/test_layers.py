@@ -19,6 +19,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from tests.sources import parse_source
+
 ROOT = Path(__file__).resolve().parent.parent
 #: a string that names a module and, after a colon, a name in it (a task factory, a command's class)
 FACTORY = re.compile(r"^([A-Za-z_][\w.]*):[A-Za-z_]\w*$")
@@ -111,7 +113,7 @@ def _named(node_: ast.AST, name: str, is_package: bool, imports_by_name: bool) -
 def edges_of(name: str, source: str, mods: set[str], is_package: bool = False) -> set[str]:
     """The modules of ours that module ``name`` (its ``source``) imports, in any of the ways above."""
     edges: set[str] = set()
-    tree = ast.parse(source)
+    tree = parse_source(source)
     by_name = any(isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else
                                                n.func.id if isinstance(n.func, ast.Name) else "") in IMPORTERS
                   for n in ast.walk(tree))
@@ -205,7 +207,7 @@ def test_optional_stacks_are_imported_only_where_the_table_allows() -> None:
     allowed: dict[str, list[str]] = table()["optional"]
     bad = []
     for mod, f in modules().items():
-        tree = ast.parse(f.read_text(encoding="utf-8"))
+        tree = parse_source(f.read_text(encoding="utf-8"))
         names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and not n.level}
         for stack, places in allowed.items():
@@ -221,7 +223,7 @@ def test_the_package_is_the_only_import_name() -> None:
     tops = {"media", "programs", "prompts", "human_eval"}
     bad = []
     for mod, f in modules().items():
-        for n in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+        for n in ast.walk(parse_source(f.read_text(encoding="utf-8"))):
             names = [a.name for a in n.names] if isinstance(n, ast.Import) else \
                 [n.module] if isinstance(n, ast.ImportFrom) and n.module and not n.level else []
             bad += [f"{mod} imports {x}" for x in names if x.split(".")[0] in tops]

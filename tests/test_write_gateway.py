@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.sources import parse_source
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("murgat", "media", "programs", "prompts", "human_eval")
 GATEWAY = {"media/safewrite.py"}
@@ -127,7 +129,7 @@ def _writes_outside_gateway() -> list[str]:
             if rel in GATEWAY:
                 continue
             finder = _Finder()
-            finder.visit(ast.parse(path.read_text(encoding="utf-8"), rel))
+            finder.visit(parse_source(path.read_text(encoding="utf-8"), rel))
             out += [f"{rel}:{line}: {why}" for line, why in finder.found]
     return out
 
@@ -150,5 +152,5 @@ def f(p: Path, claim: "Claim", mode: str):
     claim.write_text("x"); c = claim_output(p); c.write_bytes(b""); folder.file("x").write_text("y")
 '''
     finder = _Finder()
-    finder.visit(ast.parse(sample))
+    finder.visit(parse_source(sample))
     assert len(finder.found) == 15, finder.found

@@ -14,6 +14,7 @@ import pytest
 
 from murgat.engine.folder import RunFolder
 from tests.commands.score.test_hardening import _cassette, _inputs, _score
+from tests.sources import parse_source
 from tests.standin import StandIn
 
 
@@ -155,7 +156,7 @@ def test_orchestration_imports_at_the_top_but_for_the_lazy_list() -> None:
     files = [f for d in ORCHESTRATION for f in ([root / d] if d.endswith(".py") else sorted((root / d).rglob("*.py")))]
     inside: list[str] = []
     for f in files:
-        for fn in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+        for fn in ast.walk(parse_source(f.read_text(encoding="utf-8"))):
             if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
                 for n in ast.walk(fn):
                     names = [a.name for a in n.names] if isinstance(n, ast.Import) else (
