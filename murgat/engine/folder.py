@@ -164,6 +164,12 @@ class RunFolder:
                         bad.append(BadLine(lineno, line.encode("utf-8", "surrogateescape").decode("utf-8", "replace"),
                                            "not UTF-8"))
                         continue
+                    fast = self._parse_finished(line, slim)
+                    if fast is not None:  # the common line: a finished record, read in one step
+                        if want is None or record_id(fast) in want:
+                            out.append(fast)
+                            last[record_id(fast)] = lineno
+                        continue
                     try:
                         rec = loads_line(line)
                     except ValueError as exc:
@@ -217,10 +223,40 @@ class RunFolder:
             for lineno, line in enumerate(_lines(f), 1):
                 if lineno not in lines:
                     continue
+                fast = self._parse_finished(line, slim=False)
+                if fast is not None:
+                    yield fast
+                    continue
                 try:
                     yield self._validate(loads_line(line))
                 except (ValueError, ValidationError):
                     continue  # the slim scan already reported (or moved aside) this line
+
+    def _parse_finished(self, line: str, slim: bool) -> Any | None:
+        """The record of a line that is a finished record of this stream, validated straight from its
+        text (pydantic's JSON parser: about three times faster than ``json.loads`` and validating the
+        objects it made, which was most of a 100,000-item run's summary time); ``None`` for any other
+        line — the step-by-step reading then says why the line is not a record, in its own words.
+
+        ``slim`` drops what :meth:`_scan` drops (sentences, steps) as if they had not been written, and a
+        record from before ``n_time_like`` gets its count from the sentences first."""
+        if self.record is None:
+            return None
+        try:
+            rec = self.record.model_validate_json(line)
+        except ValidationError:
+            return None
+        given = rec.model_fields_set
+        if not self.required <= given:
+            return None
+        if slim:
+            if getattr(rec, "sentences", None) and "n_time_like" not in given and "n_time_like" in type(rec).model_fields:
+                rec.n_time_like = sum(len(s.sentence.time_like) for s in rec.sentences)
+            for name in ("sentences", "steps"):
+                if name in given:
+                    setattr(rec, name, [])
+                    given.discard(name)
+        return rec
 
     def _check_required(self, rec: Any) -> None:
         missing = sorted(k for k in self.required if not isinstance(rec, dict) or k not in rec)
@@ -295,11 +331,12 @@ class RunFolder:
             )
 
     def load_results(self, slim: bool = False, want: set[str] | None = None) -> list[Any]:
-        if not (slim and want is None):
+        if not slim:
             scanned: list[Any] = self._scan(slim, want)
             return scanned
         # a resumed run asks for the finished items several times before it starts (open,
-        # earlier failures, progress, the runner): one scan serves them while the file is unchanged
+        # earlier failures, progress, the runner), and its end again (compaction, the summary, the
+        # page): one scan serves them while the file is unchanged; ``want`` filters what it read
         try:
             st = self.results_path.stat()
             stamp: tuple[int, int] | None = (st.st_size, st.st_mtime_ns)
@@ -308,7 +345,9 @@ class RunFolder:
         if stamp is None or stamp != self._slim_stamp:
             self._slim, self._last_line = self._scan(slim=True, lines=True)
             self._slim_stamp = stamp
-        return list(self._slim)
+        if want is None:
+            return list(self._slim)
+        return [r for r in self._slim if record_id(r) in want]
 
     def append(self, result: Any) -> None:
         self.append_many([result])
@@ -371,7 +410,23 @@ class RunFolder:
                     out.write(f.read(size) + b"\n")
 
             replace_atomically(self.results_path, copy)
+        self._after_compaction(ranked, sum(offsets[latest[i]][1] + 1 for i in ranked))
+
+    def _after_compaction(self, ranked: list[str], size: int) -> None:
+        """The slim scan's records, made true of the compacted file without reading it again: it holds
+        the latest line of each id, in ``ranked`` order, byte for byte (reading 100,000 lines again
+        was a second of every big run's end). A file that is not the ``size`` just written is scanned."""
         self._slim_stamp = (-1, -1)
+        try:
+            st = self.results_path.stat()
+        except FileNotFoundError:
+            return
+        if st.st_size != size:
+            return
+        latest = {record_id(r): r for r in self._slim}  # the scan's order is the file's: the last one wins
+        self._slim = [latest[i] for i in ranked]
+        self._last_line = {i: k for k, i in enumerate(ranked, 1)}
+        self._slim_stamp = (st.st_size, st.st_mtime_ns)
 
     def export(self, order: Sequence[str] | None = None) -> None:
         """What readers read, rewritten in input order at the end of a run (:meth:`compact`)."""

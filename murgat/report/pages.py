@@ -176,6 +176,8 @@ class _Page:
     fields_of: Callable[[ResponseResult], Mapping[str, Any]] | None
     #: the media refusals of every run, said once each after the page is built
     refused: list[str]
+    #: runs whose folder the caller holds open (``score``'s own, just compacted): read from its scan
+    open_folders: Mapping[Path, Any]
 
 
 def _run_page(page: _Page, run: Path, label: str, cfg: dict[str, Any], summary: Any,
@@ -185,7 +187,9 @@ def _run_page(page: _Page, run: Path, label: str, cfg: dict[str, Any], summary: 
     from murgat.engine.folder import RunFolder
     from murgat.report.viewer import breakdown_views, grounding_docs, run_doc
 
-    rd = RunFolder(run, repair=False)
+    held = page.open_folders.get(run)
+    rd = held if held is not None else RunFolder(run, repair=False)
+    seen = len(rd.notices) if held is not None else 0  # what the holder was told is its run's, not the page's
     root = Path(page.media_root) if page.media_root else (Path(cfg["media_root"]) if cfg.get("media_root") else None)
     slim = rd.latest_results(slim=True)  # every item, without per-sentence detail (memory stays flat)
     if ids is not None:
@@ -207,8 +211,9 @@ def _run_page(page: _Page, run: Path, label: str, cfg: dict[str, Any], summary: 
                   allow_outside_root=page.allow_outside_root, refused=page.refused, grounding=grounding)
     if gold_note:
         doc["notes"] = ((doc.get("notes") or "") + " " + gold_note).strip()
-    if rd.notices:  # lines that are not records: on the page and on stderr, never dropped silently
-        doc["notes"] = ((doc.get("notes") or "") + " " + " ".join(rd.notices)).strip()
+    notices = rd.notices[seen:]
+    if notices:  # lines that are not records: on the page and on stderr, never dropped silently
+        doc["notes"] = ((doc.get("notes") or "") + " " + " ".join(notices)).strip()
     doc["items"].sort(key=lambda d: order.get(d["id"], len(order)))
     if page.by:  # only when asked: a page without --by is the page it always was
         from murgat.core.breakdown import UnknownField, check_by, fields_available, record_fields
@@ -220,7 +225,7 @@ def _run_page(page: _Page, run: Path, label: str, cfg: dict[str, Any], summary: 
         doc["breakdowns"] = breakdown_views(slim, page.by, summary, page.fields_of)
     if len(slim) > MAX_ITEMS:
         doc["notes"] = (doc.get("notes") or "") + f" The page shows the first {MAX_ITEMS} of {len(slim)} items."
-    return doc, slim, list(rd.notices)
+    return doc, slim, list(notices)
 
 
 def _digest_items(items: list[dict[str, Any]]) -> None:
@@ -241,12 +246,15 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
                  with_evidence: bool = False, allow_outside_root: bool = False, annotator: str | None = None,
                  sample: dict[str, Any] | None = None, corrected: dict[str, Any] | None = None,
                  by: Sequence[str] = (),
-                 fields_of: Callable[[ResponseResult], Mapping[str, Any]] | None = None) -> Path:
+                 fields_of: Callable[[ResponseResult], Mapping[str, Any]] | None = None,
+                 open_folders: Mapping[Path, Any] | None = None) -> Path:
     """Write the page for one or more runs (with ``annotator``, the labelling page of the first run:
     ``murgat annotate``; with ``sample`` = ``{"ids", "design"}`` only the sampled items, the design
     shown and exported with every label; ``corrected``: the first run's human-valid figures,
     ``murgat view --human``; ``by``: each run's figures per group of these item fields, read from the
-    records with ``fields_of`` (default :func:`murgat.core.breakdown.record_fields`), ``--by``).
+    records with ``fields_of`` (default :func:`murgat.core.breakdown.record_fields`), ``--by``);
+    ``open_folders``: the :class:`~murgat.engine.folder.RunFolder` of a run the caller holds (``score``'s
+    page of its own run reads the records it already scanned instead of reading 100,000 lines again).
     ``--copy-media`` and ``--save-evidence`` find media as scoring did (``--media-root``, else the input's
     folder) and refuse what scoring refused; each refusal is one
     ``warning:`` line on stderr, and so is each line of a results file that is not a record.
@@ -265,7 +273,8 @@ def build_report(runs: list[Path], out: Path, *, copy_media: bool = False, media
     refused: list[str] = []
     notices: list[str] = []
     page = _Page(out=out, copy_media=copy_media, media_root=media_root, with_evidence=with_evidence,
-                 allow_outside_root=allow_outside_root, by=tuple(by), fields_of=fields_of, refused=refused)
+                 allow_outside_root=allow_outside_root, by=tuple(by), fields_of=fields_of, refused=refused,
+                 open_folders=open_folders or {})
     for run, label, cfg, summary in zip(runs, run_labels(runs), configs, summaries, strict=True):
         ids = set(sample["ids"]) if sample is not None and run == runs[0] else None
         doc, slim, run_notices = _run_page(page, run, label, cfg, summary, ids)

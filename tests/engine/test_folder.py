@@ -71,3 +71,96 @@ def test_an_out_link_to_nowhere_is_named_as_such(target: str, tmp_path: Path) ->
     link.symlink_to(tmp_path / target)
     with pytest.raises(NotWritable, match="symbolic link that leads to no folder"):
         check_writable_dir(link, "--out")
+
+
+# --- reading finished records straight from their text, and one scan serving a run's end ---
+
+LEGACY = Path(__file__).resolve().parents[1] / "data" / "legacy_runs"
+
+
+def _record_lines() -> list[str]:
+    """Every line of the score and faithfulness records kept from earlier versions (the shapes the fast
+    reading must read exactly as the step-by-step one does)."""
+    lines: list[str] = []
+    for path in sorted(LEGACY.rglob("results.jsonl")):
+        lines += [ln for ln in path.read_text(encoding="utf-8").split("\n") if ln.strip()]
+    return lines
+
+
+@pytest.mark.parametrize("slim", [False, True])
+def test_a_finished_line_read_from_its_text_is_the_record_read_step_by_step(tmp_path: Path, slim: bool) -> None:
+    """The fast reading (pydantic's JSON parser) and the old one (``json.loads``, the slim drop, the model)
+    give equal records with equal fields set, for every kept record of earlier versions."""
+    from murgat.core.jsonl import loads_line
+    from murgat.core.steps import FaithResult
+    from murgat.engine.folder import _REQUIRED
+
+    lines = _record_lines()
+    assert len(lines) >= 5
+    checked = 0
+    for model in (folder_mod.ResponseResult, FaithResult):
+        rf = folder_mod.RunFolder(tmp_path / model.__name__, record=model)
+        for line in lines:
+            try:
+                old = loads_line(line)
+                rf._check_required(old)
+                if slim:
+                    sents = old.pop("sentences", None)
+                    if sents and "n_time_like" not in old:
+                        old["n_time_like"] = sum(len((s.get("sentence") or {}).get("time_like") or []) for s in sents)
+                    old.pop("steps", None)
+                want = rf._validate(old)
+            except ValueError:  # pydantic's ValidationError is one too: not this stream's record
+                assert rf._parse_finished(line, slim) is None
+                continue
+            got = rf._parse_finished(line, slim)
+            assert got is not None and got == want and got.model_fields_set == want.model_fields_set
+            checked += 1
+        assert _REQUIRED.get(model, frozenset()) == rf.required
+    assert checked >= 5
+
+
+def test_a_line_short_of_a_required_key_is_left_to_the_reading_that_says_why(tmp_path: Path) -> None:
+    """A bare ``{"id": …}`` validates as a record (every other field has a default) but is not a
+    finished item: the fast reading hands it back, and the scan reports it as it always did."""
+    rf = folder_mod.RunFolder(tmp_path / "run")
+    assert rf._parse_finished('{"id": "a"}', slim=True) is None
+    (tmp_path / "run" / "results.jsonl").write_text('{"id": "a"}\n', encoding="utf-8")
+    assert folder_mod.RunFolder(tmp_path / "run", repair=False).load_results(slim=True) == []
+
+
+def _finished(i: int) -> str:
+    return folder_mod.ResponseResult(id=f"r{i}", case="scored", n_sentences=i).model_dump_json()
+
+
+def test_compaction_leaves_the_scan_true_of_the_new_file_without_reading_it_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After :meth:`compact` the folder's records are those a fresh scan of the compacted file gives
+    (the latest of each id, in input order), and asking for them reads nothing."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "results.jsonl").write_text("".join(_finished(i) + "\n" for i in (3, 1, 2, 1)), encoding="utf-8")
+    rf = folder_mod.RunFolder(run)
+    rf.compact(order=["r1", "r2", "r3"])
+    scans: list[int] = []
+    real = folder_mod.RunFolder._scan
+    monkeypatch.setattr(folder_mod.RunFolder, "_scan", lambda self, *a, **k: scans.append(1) or real(self, *a, **k))
+    held = rf.latest_results(slim=True)
+    fresh = folder_mod.RunFolder(run, repair=False).latest_results(slim=True)
+    assert scans == [1]  # the fresh folder's, not the held one's
+    assert [r.model_dump() for r in held] == [r.model_dump() for r in fresh]
+    assert [r.id for r in held] == ["r1", "r2", "r3"]
+    assert rf._last_line == {"r1": 1, "r2": 2, "r3": 3}
+    assert rf.latest_results(slim=True, want={"r2"})[0].id == "r2" and scans == [1]
+
+
+def test_a_file_changed_under_compaction_is_scanned_again(tmp_path: Path) -> None:
+    """When the file is not what compaction wrote (a line added since), the records come from a scan."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "results.jsonl").write_text(_finished(1) + "\n", encoding="utf-8")
+    rf = folder_mod.RunFolder(run)
+    rf.compact(order=["r1"])
+    with open(run / "results.jsonl", "a", encoding="utf-8") as f:
+        f.write(_finished(2) + "\n")
+    assert [r.id for r in rf.latest_results(slim=True)] == ["r1", "r2"]

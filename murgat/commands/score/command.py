@@ -244,7 +244,7 @@ class ScoreCommand(Command[ScoreSettings]):
     def report(self, s: ScoreSettings, run: Run, work: Work, summary: Any) -> None:
         build_report([run.folder.path], run.folder.path / "report.html", copy_media=s.copy_media,
                      with_evidence=s.save_evidence, allow_outside_root=s.allow_media_outside_root,
-                     by=s.by, fields_of=self._fields(run))
+                     by=s.by, fields_of=self._fields(run), open_folders={run.folder.path: run.folder})
 
     def show(self, s: ScoreSettings, run: Run, work: Work, summary: Any) -> None:
         from murgat.core.console import console  # rich: only when a table is drawn
