@@ -273,9 +273,35 @@ def _clause_like(text: str) -> bool:
         w.endswith("s") and not w.endswith("ss") for w in words[2:])
 
 
+_CONTENT_VERB = re.compile(r"\b(?:" + "|".join(sorted(CONTENT_VERBS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
+#: a question verb (or "knows", "tells", "explains") just before "when"/"while"/"as": the clause is what is asked
+_ASKING_AT_END = re.compile(r"\b(?:" + "|".join(sorted(ASK_VERBS | {"know", "knows", "tells", "tell", "explains"},
+                                                          key=len, reverse=True)) + r")\s*$", re.IGNORECASE)
+
+
 def _canonical(text: str) -> tuple[str, str, str]:
     """``(text, scene, excluded)``: one shape for order claims, the scene clause and a "rather
-    than …" phrase taken out, meta and linking words dropped (see the module docstring)."""
+    than …" phrase taken out, meta and linking words dropped (see the module docstring). Each part
+    is checked on its own later, so none of them may leave its words among the terms said.
+
+    Example: "Right after the word ten, the speaker says nine while a worker stands on a lift" →
+    ``("the speaker says nine right after ten.", "a worker stands on a lift", "")``."""
+    t, excluded = _take_excluded(text)
+    t, scene = _take_scene(t)
+    t = _one_order_shape(t)
+    # "the word X", "the name X", "the phrase X": the meta noun is not said
+    t = re.sub(r"\bthe\s+(?:word|words|name|names|phrase|term|line|sentence|quote|expression)\s+"
+               r"(?!of\b|heard\b|said\b|is\b|that\b|the\b)", "", t,
+               flags=re.IGNORECASE)
+    return re.sub(r"\s+", " ", t).strip(), scene.strip(), excluded.strip()
+
+
+def _take_excluded(text: str) -> tuple[str, str]:
+    """``(text, excluded)``: a "rather than X" at the front or the end taken out, and the linking
+    words "as well as", "rather" and "as well" made plain. What a claim says is *not* said is a
+    check of its own (``Claim.excluded``); left in, its words would be terms that must be heard.
+
+    Example: "The speaker says nine rather than ten." → ``("The speaker says nine", "ten")``."""
     t = re.sub(r"\bas well as\b", "and", text, flags=re.IGNORECASE)
     excluded = ""
     m = re.match(r"^\s*rather than\s+([^,]+),\s*(.+)$", t, re.IGNORECASE)
@@ -285,44 +311,69 @@ def _canonical(text: str) -> tuple[str, str, str]:
         m = re.search(r",?\s+rather than\s+(.+?)[.!]?$", t, re.IGNORECASE)
         if m:
             excluded, t = m.group(1), t[:m.start()]
-    t = re.sub(r"\b(?:rather|as well)\b", " ", t, flags=re.IGNORECASE)
-    scene = ""
+    return re.sub(r"\b(?:rather|as well)\b", " ", t, flags=re.IGNORECASE), excluded
+
+
+def _take_scene(t: str) -> tuple[str, str]:
+    """``(text, scene)``: a clause about the picture ("while a dog sits on a sofa", "as the crowd
+    cheers") taken out, at the front or the end. Beside what is said, it can be checked only
+    against on-screen text; left in, "dog" and "sofa" would be terms that must be heard.
+
+    Example: "The speaker says hello while a dog sits on a sofa." → ``("The speaker says hello",
+    "a dog sits on a sofa")``; "… as the location" (no verb: not a clause) stays."""
     m = _FRONT_SCENE.match(t)
     if m and (not m.group(0).lower().startswith("as") or _clause_like(m.group("scene"))):
-        scene, t = m.group("scene"), m.group("rest")
-    else:
-        m = _TAIL_SCENE.search(t) or _TAIL_WHILE.search(t)
-        if m and m.re is _TAIL_WHILE and not (_clause_like(m.group("scene")) and not m.group("scene").split()[0].lower(
-                ).endswith("ing") and re.search(
-                r"\b(?:" + "|".join(sorted(CONTENT_VERBS, key=len, reverse=True)) + r")\b", t[:m.start()],
-                re.IGNORECASE)):
-            m = None  # without an article, only a clause after a report of speech ("says X while operators sit …")
-        if m and re.search(r"\b(?:" + "|".join(sorted(ASK_VERBS | {"know", "knows", "tells", "tell", "explains"},
-                                                      key=len, reverse=True)) + r")\s*$", t[:m.start()], re.IGNORECASE):
-            m = None  # "asks when the train leaves": the question, not a picture (rules v5)
-        if m and (not m.group(0).strip().lower().startswith("as") or _clause_like(m.group("scene"))):
-            scene, t = m.group("scene"), t[:m.start()]
-    speechy = re.search(r"\b(?:" + "|".join(sorted(CONTENT_VERBS, key=len, reverse=True)) + r")\b", t, re.IGNORECASE)
-    m = _FRONT_ORDER.match(t.strip())
-    if m and speechy and not (set(w.lower() for w in tokenize(m.group("y"))) <= _DEICTIC) and not re.search(
-            rf"\b{_NUM}\s*{_UNIT}\b", m.group("y").strip(), re.IGNORECASE):
-        rest = m.group("rest").rstrip(" .!")
-        t = f"{rest} {(m.group('adj') or '').lower()} {m.group('rel').lower()} {m.group('y')}."
-    elif not speechy:
-        m = _PLAIN_ORDER.match(t.strip()) or _FOLLOWED.match(t.strip())
-        if m:
-            rel = m.groupdict().get("rel") or "before"
-            t = f"The voice says {m.group('x')} {(m.group('adj') or '').lower()} {rel.lower()} {m.group('y')}."
-        else:
-            m = re.match(r"^(?P<x>.+?)\s+(?:(?P<adj>directly|immediately|right)\s+)?follows\s+(?P<y>.+?)[.!]?$", t.strip(),
-                         re.IGNORECASE)
-            if m and not re.search(r"\b(?:after|before)\b", m.group("y"), re.IGNORECASE):
-                t = f"The voice says {m.group('x')} {(m.group('adj') or '').lower()} after {m.group('y')}."
-    # "the word X", "the name X", "the phrase X": the meta noun is not said
-    t = re.sub(r"\bthe\s+(?:word|words|name|names|phrase|term|line|sentence|quote|expression)\s+"
-               r"(?!of\b|heard\b|said\b|is\b|that\b|the\b)", "", t,
-               flags=re.IGNORECASE)
-    return re.sub(r"\s+", " ", t).strip(), scene.strip(), excluded.strip()
+        return m.group("rest"), m.group("scene")
+    tail = _tail_scene(t)
+    if tail is not None:
+        return t[:tail.start()], tail.group("scene")
+    return t, ""
+
+
+def _tail_scene(t: str) -> re.Match[str] | None:
+    """The scene clause at the end of ``t``, or ``None``. After an article ("while a worker …") it
+    is a scene; without one, only a clause after a report of speech ("says X while operators sit
+    …"), never a question ("asks when the train leaves": what is asked, rules v5).
+
+    Example: "The voice asks when the train leaves" → ``None``; "… says go while a worker stands
+    on a lift" → the match of "while a worker stands on a lift"."""
+    m = _TAIL_SCENE.search(t) or _TAIL_WHILE.search(t)
+    if m is None:
+        return None
+    if m.re is _TAIL_WHILE and not (_clause_like(m.group("scene")) and not m.group("scene").split()[0].lower(
+            ).endswith("ing") and _CONTENT_VERB.search(t[:m.start()])):
+        return None  # without an article, only a clause after a report of speech ("says X while operators sit …")
+    if _ASKING_AT_END.search(t[:m.start()]):
+        return None  # "asks when the train leaves": the question, not a picture (rules v5)
+    if not m.group(0).strip().lower().startswith("as") or _clause_like(m.group("scene")):
+        return m
+    return None
+
+
+def _one_order_shape(t: str) -> str:
+    """Order claims in one shape, "the voice says Y right after X", so that one reading of what is
+    said (:func:`_order_and_count`) serves them all: a front "After X, …" of a report of speech goes
+    to its end, and a sentence with no speech verb ("Y comes after X", "X is followed by Y", "Y
+    follows X") becomes a report of speech.
+
+    Example: "Right after ten, the speaker says nine." → "the speaker says nine right after ten.";
+    "Nine comes right after ten." → "The voice says Nine right after ten."."""
+    if _CONTENT_VERB.search(t):
+        m = _FRONT_ORDER.match(t.strip())
+        if m and not (set(w.lower() for w in tokenize(m.group("y"))) <= _DEICTIC) and not re.search(
+                rf"\b{_NUM}\s*{_UNIT}\b", m.group("y").strip(), re.IGNORECASE):
+            rest = m.group("rest").rstrip(" .!")
+            return f"{rest} {(m.group('adj') or '').lower()} {m.group('rel').lower()} {m.group('y')}."
+        return t
+    m = _PLAIN_ORDER.match(t.strip()) or _FOLLOWED.match(t.strip())
+    if m:
+        rel = m.groupdict().get("rel") or "before"
+        return f"The voice says {m.group('x')} {(m.group('adj') or '').lower()} {rel.lower()} {m.group('y')}."
+    m = re.match(r"^(?P<x>.+?)\s+(?:(?P<adj>directly|immediately|right)\s+)?follows\s+(?P<y>.+?)[.!]?$", t.strip(),
+                 re.IGNORECASE)
+    if m and not re.search(r"\b(?:after|before)\b", m.group("y"), re.IGNORECASE):
+        return f"The voice says {m.group('x')} {(m.group('adj') or '').lower()} after {m.group('y')}."
+    return t
 
 
 #: ordinal words from "fourth" on, as digits ("ninth" and "9th" are one word to this judge); "first",
@@ -359,58 +410,95 @@ def _year_value(words: list[str]) -> int | None:
     return None
 
 
+@dataclass
+class _SpelledNumber:
+    """A number read word by word ("two thousand five hundred and five"): what each word was
+    (``kinds``: "unit", "teen", "tens", "mult", "and", "a", "digit"), the thousands and millions so
+    far (``total``) and the part under them (``current``). A word that cannot follow the ones before
+    it ("twenty thirty", "three two") ends the reading: those words are a list of numbers."""
+
+    kinds: list[str] = field(default_factory=list)
+    total: int = 0
+    current: int = 0
+    last_mult: int = 0
+
+    def read(self, w: str) -> bool:
+        """Take one lower-case word; ``False`` when it cannot continue this number (a digit or "a"
+        only opens one: "3 million", "a hundred").
+
+        Example: after "twenty", "one" → ``True`` (21 so far); after "twenty", "thirty" → ``False``."""
+        prev = self.kinds[-1] if self.kinds else None
+        if w == "a" and prev is None:
+            self.kinds.append("a")
+            self.current = 1
+        elif w.isdigit() and prev is None:
+            self.kinds.append("digit")
+            self.current = int(w)
+        elif w == "and" and prev == "mult":
+            self.kinds.append("and")
+        elif w in _MULTIPLIERS:
+            return self._multiplier(_MULTIPLIERS[w], prev)
+        elif w in _TENS:
+            if prev not in (None, "mult", "and"):
+                return False
+            self.kinds.append("tens")
+            self.current += int(NUMBER_WORDS[w])
+        elif w in NUMBER_WORDS and int(NUMBER_WORDS[w]) < 20:
+            return self._under_twenty(int(NUMBER_WORDS[w]), prev)
+        else:
+            return False
+        return True
+
+    def _multiplier(self, m: int, prev: str | None) -> bool:
+        """"hundred" multiplies the part under the thousands, "thousand" and "million" close it into
+        the total; a multiplier follows a count or a smaller multiplier, never a larger one (which
+        would be two numbers). Example: "five hundred thousand" → 500000; "thousand hundred" → ``False``."""
+        if prev not in ("unit", "teen", "tens", "a", "digit") and not (prev == "mult" and m > self.last_mult):
+            return False
+        self.kinds.append("mult")
+        if m == 100:
+            self.current = (self.current or 1) * 100
+        else:
+            self.total += (self.current or 1) * m
+            self.current = 0
+        self.last_mult = m
+        return True
+
+    def _under_twenty(self, v: int, prev: str | None) -> bool:
+        """A unit or teen opens a number, follows a multiplier or "and", or (a unit) ends tens; after
+        another unit it is a list. Example: "twenty one" → 21; "three two" → ``False``."""
+        if not (prev in (None, "mult", "and") or (prev == "tens" and 1 <= v <= 9)):
+            return False
+        self.kinds.append("teen" if v >= 10 else "unit")
+        self.current += v
+        return True
+
+    def value(self) -> int | None:
+        """The number read, or ``None`` when the words are not one number of several words: one word,
+        a dangling "a", "and" or digit, or units and teens alone (a list: "three two one"). Example:
+        "two thousand five" → 2005; "a" → ``None``."""
+        k = self.kinds
+        if len(k) < 2 or k[-1] in ("a", "and", "digit") or ("mult" not in k and "tens" not in k):
+            return None
+        return self.total + self.current
+
+
 def number_value(words: list[str]) -> int | None:
     """The value of a number written in words ("twenty one", "two thousand five hundred", "one hundred
     and five", "a hundred", "3 million"), or ``None`` when the words are not one number: fewer than
     two, or a list of numbers ("three two one", "twenty thirty"), which is read word by word.
 
     A number of several words is said as digits by ASR as often as in words ("platform 21",
-    "twenty-one"): the two spellings must meet, or a right claim is answered "no"."""
+    "twenty-one"): the two spellings must meet, or a right claim is answered "no".
+
+    Example: ``number_value(["one", "hundred", "and", "five"])`` → 105; ``["three", "two"]`` → ``None``."""
     year = _year_value(words)
     if year is not None:
         return year
-    kinds: list[str] = []
-    total = current = 0
-    last_mult = 0
-    for raw in words:
-        w = raw.lower()
-        prev = kinds[-1] if kinds else None
-        if w == "a" and prev is None:
-            kinds.append("a")
-            current = 1
-        elif w.isdigit() and prev is None:
-            kinds.append("digit")
-            current = int(w)
-        elif w == "and" and prev == "mult":
-            kinds.append("and")
-        elif w in _MULTIPLIERS:
-            m = _MULTIPLIERS[w]
-            if prev not in ("unit", "teen", "tens", "a", "digit") and not (prev == "mult" and m > last_mult):
-                return None
-            kinds.append("mult")
-            if m == 100:
-                current = (current or 1) * 100
-            else:
-                total += (current or 1) * m
-                current = 0
-            last_mult = m
-        elif w in _TENS:
-            if prev not in (None, "mult", "and"):
-                return None
-            kinds.append("tens")
-            current += int(NUMBER_WORDS[w])
-        elif w in NUMBER_WORDS and int(NUMBER_WORDS[w]) < 20:
-            v = int(NUMBER_WORDS[w])
-            ok = prev in (None, "mult", "and") or (prev == "tens" and 1 <= v <= 9)
-            if not ok:
-                return None
-            kinds.append("teen" if v >= 10 else "unit")
-            current += v
-        else:
-            return None
-    if len(kinds) < 2 or kinds[-1] in ("a", "and", "digit") or ("mult" not in kinds and "tens" not in kinds):
+    number = _SpelledNumber()
+    if not all(number.read(raw.lower()) for raw in words):
         return None
-    return total + current
+    return number.value()
 
 
 #: most words one number is written in ("seven hundred and seventy seven thousand seven hundred and seventy seven": 12)
@@ -790,12 +878,30 @@ def _order_and_count(raw: list[str], lower: list[str], cue: int | None) -> tuple
                                                                                  CountCheck | None]:
     """Order and count checks in a claim about speech, and the token indices they use up
     (not terms). Only what follows the speech verb is read, except "first"/"last" and "from N
-    to M", which may stand anywhere ("The last number the voice says is zero")."""
-    skip: set[int] = set()
-    order: OrderCheck | None = None
-    count: CountCheck | None = None
+    to M", which may stand anywhere ("The last number the voice says is zero"). An order or a
+    count is decided from the transcript's word order, so its words must not be terms to hear.
+
+    Example: "The voice counts down from nine to zero" → every index, no order, ``CountCheck("range",
+    start="9", end="0", direction="down")``."""
+    count = _range_count(raw, lower)
+    if count is not None:
+        return set(range(len(lower))), None, count
+    if cue is None:
+        return set(), None, None
+    times = _times_count(raw, lower, cue)
+    if times is not None:
+        return times[0], None, times[1]
+    skip, order = _order_check(raw, lower, cue)
+    return skip, order, None
+
+
+def _range_count(raw: list[str], lower: list[str]) -> CountCheck | None:
+    """A count from N to M ("counts down from nine to zero", "goes from four down to one"), read
+    only in a claim about counting or numbers: elsewhere "from nine to five" is what is said.
+
+    Example: "The voice counts every number from one up to five" → ``CountCheck("range", start="1",
+    end="5", direction="up", every=True)``."""
     n = len(lower)
-    # a count from N to M ("counts down from nine to zero", "goes from four down to one")
     counting = any(w.startswith("count") or w in ("number", "numbers") for w in lower)  # "counts down", "the countdown"
     for i in range(n - 2 if counting else 0):
         if lower[i] != "from" or _num(raw[i + 1]) is None:
@@ -805,47 +911,75 @@ def _order_and_count(raw: list[str], lower: list[str], cue: int | None) -> tuple
             j += 1
         if j + 1 < n and lower[j] == "to" and _num(raw[j + 1]) is not None:
             direction = "down" if set(lower) & (_DOWN | {"countdown"}) else "up" if set(lower) & _UP else None
-            count = CountCheck("range", start=_num(raw[i + 1]), end=_num(raw[j + 1]), direction=direction,
-                               every=bool(set(lower[:i]) & {"every", "each", "all"}))
-            return set(range(n)), None, count
-    if cue is None:
-        return skip, None, None
-    said = list(range(cue + 1, n))
+            return CountCheck("range", start=_num(raw[i + 1]), end=_num(raw[j + 1]), direction=direction,
+                              every=bool(set(lower[:i]) & {"every", "each", "all"}))
+    return None
+
+
+def _times_count(raw: list[str], lower: list[str], cue: int) -> tuple[set[int], CountCheck] | None:
+    """A count in what is said, and the indices it uses: a word said N times ("says go twice", "says
+    go three times": the first content word said is the one counted) or N numbers or words said
+    ("says three numbers"). ``None`` when what is said has no count.
+
+    Example: "The voice says go twice" → ``({4}, CountCheck("times", times=2, word="go"))``."""
+    said = list(range(cue + 1, len(lower)))
     for i in said:
         if lower[i] in _TIMES or (lower[i] == "times" and i - 1 > cue and _num(raw[i - 1]) is not None):
             times = _TIMES.get(lower[i]) or int(_num(raw[i - 1]) or 0)
-            skip |= {i, i - 1} if lower[i] == "times" else {i}
+            skip = {i, i - 1} if lower[i] == "times" else {i}
             word = next((normalize_word(raw[k]) for k in said if k not in skip and lower[k] not in STOP
                          and lower[k] not in ORDER_WORDS), None)
-            return skip, None, CountCheck("times", times=times, word=word)
+            return skip, CountCheck("times", times=times, word=word)
         if lower[i] in ("numbers", "words") and i - 1 > cue and _num(raw[i - 1]) is not None:
-            return {i, i - 1}, None, CountCheck("numbers" if lower[i] == "numbers" else "words",
-                                                 times=int(_num(raw[i - 1]) or 0))
-    markers = [i for i in said if lower[i] in ("before", "after", "then", "followed")]
+            return {i, i - 1}, CountCheck("numbers" if lower[i] == "numbers" else "words",
+                                          times=int(_num(raw[i - 1]) or 0))
+    return None
+
+
+def _order_check(raw: list[str], lower: list[str], cue: int) -> tuple[set[int], OrderCheck | None]:
+    """An order in what is said, and the indices it uses: the first order word after the speech verb
+    ("before", "after", "then", "followed") splits it into two sides; without one, "first" or "last"
+    anywhere picks one of the numbers (or words) said, and "number"/"word" are no terms.
+
+    Example: "The first number the voice says is ten" → ``({2}, OrderCheck(which="first",
+    among="number", marker="first"))``."""
+    markers = [i for i in range(cue + 1, len(lower)) if lower[i] in ("before", "after", "then", "followed")]
     if markers:
-        m = markers[0]
-        filler = ORDER_WORDS | {"say", "says", "said", "saying", "mention", "mentions", "mentioned", "and", "just",
-                                "immediately", "by", "directly", "shortly"}
-        near = set(lower[max(cue + 1, m - 1):m + 2]) & {"right", "immediately", "directly", "just", "straight"}
-        filler -= {"and"}  # "and" is filler only at a side's edge ("… and then …"), never inside ("and science")
-
-        def side(ks: range) -> list[str]:
-            return [normalize_word(raw[k]) if lower[k] not in NEGATIONS else "not" for k in ks if lower[k] not in filler]
-
-        left, right = side(range(cue + 1, m)), side(range(m + 1, n))
-        while left and left[-1] == "and":  # "X and then Y": the "and" next to the order word joins the sides
-            left = left[:-1]
-        while right and right[0] == "and":
-            right = right[1:]
-        if left and right:
-            order = OrderCheck(before=right, after=left, marker="after") if lower[m] == "after" else \
-                OrderCheck(before=left, after=right, marker=lower[m])
-            order.adjacent = bool(near)
-    elif "first" in lower or "last" in lower:
+        return set(), _order_sides(raw, lower, cue, markers[0])
+    if "first" in lower or "last" in lower:
         which = "first" if "first" in lower else "last"
         order = OrderCheck(which=which, among="number" if {"number", "numbers"} & set(lower) else "word", marker=which)
-        skip |= {i for i, w in enumerate(lower) if w in ("number", "numbers", "word", "words")}
-    return skip, order, count
+        return {i for i, w in enumerate(lower) if w in ("number", "numbers", "word", "words")}, order
+    return set(), None
+
+
+def _order_sides(raw: list[str], lower: list[str], cue: int, m: int) -> OrderCheck | None:
+    """The two sides of the order word at ``m``, less fillers ("says", "just", "and then"): "Y after
+    X" says X is said first. "right", "immediately", … next to the order word make it adjacency
+    (nothing said between); ``None`` when a side is empty ("says it after").
+
+    Example: "the voice says nine right after ten" → ``OrderCheck(before=["10"], after=["9"],
+    marker="after", adjacent=True)``."""
+    n = len(lower)
+    filler = ORDER_WORDS | {"say", "says", "said", "saying", "mention", "mentions", "mentioned", "and", "just",
+                            "immediately", "by", "directly", "shortly"}
+    near = set(lower[max(cue + 1, m - 1):m + 2]) & {"right", "immediately", "directly", "just", "straight"}
+    filler -= {"and"}  # "and" is filler only at a side's edge ("… and then …"), never inside ("and science")
+
+    def side(ks: range) -> list[str]:
+        return [normalize_word(raw[k]) if lower[k] not in NEGATIONS else "not" for k in ks if lower[k] not in filler]
+
+    left, right = side(range(cue + 1, m)), side(range(m + 1, n))
+    while left and left[-1] == "and":  # "X and then Y": the "and" next to the order word joins the sides
+        left = left[:-1]
+    while right and right[0] == "and":
+        right = right[1:]
+    if not (left and right):
+        return None
+    order = OrderCheck(before=right, after=left, marker="after") if lower[m] == "after" else \
+        OrderCheck(before=left, after=right, marker=lower[m])
+    order.adjacent = bool(near)
+    return order
 
 
 def phonetic_key(w: str) -> str:

@@ -71,6 +71,7 @@ from murgat.judges.claims import (
     NEGATIONS,
     STOP,
     Claim,
+    OrderCheck,
     Term,
     analyze,
     is_superlative,
@@ -348,6 +349,66 @@ def sound_parts(claim: Claim) -> list[tuple[str, tuple[str, ...], bool]]:
     return parts
 
 
+def _order_by_position(o: OrderCheck, hd: Heard, labels: str, sure: float) -> str | None:
+    """"The first/last/third/smallest number (or word) heard is X": the pick among the numbers (or
+    content words) heard, in time order. Fewer heard than the position claimed, or X not heard at
+    all, is ``None``: the term accounting decides, as a missing word is no contradiction.
+
+    Example: "The last number the voice says is zero" where "three, zero, one" is heard → "no"
+    ("the last number heard in audio 0:00-0:10 is '1', not '0'."); where "three, two, one" is heard
+    → ``None`` (and the term accounting answers "no": "zero" where '1', '2', '3' are heard)."""
+    assert o.which
+    toks = hd.norms
+    idx = [i for i, w in enumerate(toks) if (w.isdigit() if o.among == "number" else w not in STOP)]
+    seq = [toks[i] for i in idx]
+    if not seq or o.target is None or o.target not in seq:
+        return None
+    if o.which == "nth" and len(seq) < o.nth:
+        return None  # fewer words heard than the position claimed: the term accounting decides
+    if o.which in ("min", "max"):
+        k = (min if o.which == "min" else max)(range(len(seq)), key=lambda j: float(seq[j]))
+    else:
+        k = {"first": 0, "nth": o.nth - 1}.get(o.which, len(seq) - 1)
+    pick = seq[k]
+    what = "number" if o.among == "number" else "word"
+    name = {"min": "smallest", "max": "largest", "nth": o.marker}.get(o.which, o.which)
+    if pick == o.target:
+        return f"Label: yes\nReason: the {name} {what} heard in {labels} is {pick!r}."
+    bad = hd.unsure(sure, [idx[k]])
+    if bad:
+        return (f"Label: unknown\nReason: the {name} {what} heard in {labels} is {shown(bad)}, under the ASR "
+                f"probability {sure:.2f} this judge needs to say it is not {o.target!r}.")
+    return f"Label: no\nReason: the {name} {what} heard in {labels} is {pick!r}, not {o.target!r}."
+
+
+def _order_between(o: OrderCheck, hd: Heard, labels: str, sure: float) -> str | None:
+    """"X before Y", "Y after X", "Y right after X": where each side is heard (:func:`_locate`)
+    decides; ``None`` when a side is not heard. "Right after" also needs nothing heard between the
+    sides; a word between them heard under ``sure`` may be noise, so it makes "unknown", not "no".
+
+    Example: "The voice says two right after three" where "three, one, two" is heard → "no" ("the
+    fact has '2' right after '3', but audio 0:00-0:10 has '1' between them."); where "three, two,
+    one" is heard → "yes"."""
+    toks = hd.norms
+    a, b = _locate(o.before, toks), _locate(o.after, toks)
+    if a is None or b is None:
+        return None
+    first, then = " ".join(o.before), " ".join(o.after)
+    if a[0] < b[0] and o.adjacent:
+        between = list(range(a[1], b[0]))
+        if not between:
+            return f"Label: yes\nReason: {then!r} is heard right after {first!r} in {labels} (ASR word order)."
+        words = " ".join(toks[i] for i in between)
+        if hd.unsure(sure, between):
+            return (f"Label: unknown\nReason: {words!r} is heard between {first!r} and {then!r} in {labels}, but "
+                    f"not surely (ASR probability under {sure:.2f}: {shown(hd.unsure(sure, between))}).")
+        return (f"Label: no\nReason: the fact has {then!r} right after {first!r}, but {labels} has {words!r} "
+                "between them.")
+    if a[0] < b[0]:
+        return f"Label: yes\nReason: {first!r} is heard before {then!r} in {labels} (ASR word order)."
+    return f"Label: no\nReason: the fact puts {first!r} before {then!r}, but {labels} has them the other way round."
+
+
 class EmbeddedJudge(Judge):
     """Rule- and transcript-based offline judge (see the module docstring)."""
 
@@ -408,14 +469,41 @@ class EmbeddedJudge(Judge):
 
     def _every_part(self, claim: Claim, hd: Heard, labels: str, text: str) -> str:
         """A "yes" stands only when every part of the claim besides its terms is checked (rules v4,
-        see the module docstring); else "unknown" naming what is not, or "no" when checking a part
-        contradicts the claim ("the largest" where "one of the largest" is heard)."""
-        checked = text.split("Reason:", 1)[-1].strip()
-        read = [t for _, txt in hd.read for t in vocab([txt])[0]]
-        words = vocab_of(hd.norms) | set(read)
-        open_: list[str] = []
+        see the module docstring): its terms being heard says nothing of who says them, to whom, as
+        a question or not. Else the answer is "unknown" naming each part left open, or "no" when
+        checking a part contradicts the claim. A claim of absence keeps its "yes": nothing said it,
+        so neither did the one the fact names, to anyone.
+
+        Example: "Kennedy says ask not what your country can do for you" with every term heard →
+        "unknown" ("not every part of the fact is checked: who says it ('Kennedy': a name or
+        description; …)"); "The speaker says the largest city is Paris" where "Paris is one of the
+        largest cities" is heard → "no" ("… has 'one of the largest': one of several")."""
         if claim.says_not:
             return text  # nothing said it, so neither did the one the fact names, to anyone
+        read = [t for _, txt in hd.read for t in vocab([txt])[0]]
+        words = vocab_of(hd.norms) | set(read)
+        open_ = self._open_speech_parts(claim, hd)
+        open_ += [f"the quantifier {q!r} (not heard)" for q in claim.quantifiers if q not in words]
+        superlatives, contradicted = self._superlative_parts(claim, hd, labels)
+        if contradicted is not None:
+            return contradicted
+        open_ += superlatives
+        open_ += self._open_wording_parts(claim, hd, words, read)
+        if not open_:
+            return text
+        checked = text.split("Reason:", 1)[-1].strip()
+        return (f"Label: unknown\nReason: not every part of the fact is checked: {'; '.join(open_)}. "
+                f"What is checked: {checked}")
+
+    def _open_speech_parts(self, claim: Claim, hd: Heard) -> list[str]:
+        """The parts of a report of speech that its words do not check, in the order a reason names
+        them: who speaks, to whom, which voice says which part, and question or statement. Words
+        heard as the fact says them can still come from another voice or be asked, not said.
+
+        Example: "The speaker tells the jury that the train is late" with "the train is late" heard →
+        ``["to whom it is said ('the jury')"]``; "One voice asks where the train is and another answers
+        …" → ``["which voice says which part (…)"]``."""
+        open_: list[str] = []
         who = who_speaks(claim, hd)
         if who is not None:
             open_.append(who)
@@ -423,15 +511,43 @@ class EmbeddedJudge(Judge):
             open_.append(f"to whom it is said ({claim.addressee!r})")
         if claim.turns:
             open_.append("which voice says which part (an answer or reply to another turn, or two turns)")
+        sentence = self._open_sentence_type(claim, hd)
+        if sentence is not None:
+            open_.append(sentence)
+        return open_
+
+    def _open_sentence_type(self, claim: Claim, hd: Heard) -> str | None:
+        """Whether what is heard has the sentence type the fact gives it, read at the first said
+        term heard: "asks" needs a question ("?" or question word order), "states" or "answers" a
+        sentence that ends as a statement, and a plain report (not a quote) must not be heard as a
+        question. ``None`` when there is nothing to name.
+
+        Example: "The voice asks whether the train is late" where "The train is late." is heard →
+        "that it is asked as a question (the words heard are not marked as one: no '?' and no
+        question word order)"."""
         at = self._first_hit(claim, hd)
         if claim.asks and (at is None or not hd.asked(at)):
-            open_.append("that it is asked as a question (the words heard are not marked as one: no '?' and no "
-                         "question word order)")
-        elif claim.states and (at is None or not hd.stated(at)):
-            open_.append("that it is stated, not asked (the words heard do not end as a statement)")
-        elif claim.speech and not claim.asks and not claim.quoted and at is not None and hd.asked(at):
-            open_.append("that it is said as a statement (the words are heard as a question)")
-        open_ += [f"the quantifier {q!r} (not heard)" for q in claim.quantifiers if q not in words]
+            return ("that it is asked as a question (the words heard are not marked as one: no '?' and no "
+                    "question word order)")
+        if claim.states and (at is None or not hd.stated(at)):
+            return "that it is stated, not asked (the words heard do not end as a statement)"
+        if claim.speech and not claim.asks and not claim.quoted and at is not None and hd.asked(at):
+            return "that it is said as a statement (the words are heard as a question)"
+        return None
+
+    @staticmethod
+    def _superlative_parts(claim: Claim, hd: Heard, labels: str) -> tuple[list[str], str | None]:
+        """``(open parts, "no" answer)`` for the fact's superlatives: one not heard as a superlative is
+        open, and one heard right after "one of" or "among" contradicts an unhedged claim — "the
+        largest" is a claim about one thing, "one of the largest" about several. The first
+        contradiction decides, as the claims are read in order.
+
+        Example: "The speaker says the largest city is Paris" where "Paris is one of the largest
+        cities" is heard → ``([], "Label: no …the fact says 'largest' of one thing, but audio
+        0:00-0:10 has 'one of the largest': one of several.")``; "… the tallest tower is here" where
+        "The tower is here." is heard → ``(["the superlative 'tallest' (no superlative of it is
+        heard)"], None)``."""
+        open_: list[str] = []
         for sup, hedged in claim.superlatives:
             idx = [i for i, w in enumerate(hd.norms) if is_superlative(w) and match_meaning(sup, {w}, {w})[0] is not None]
             if not idx:
@@ -440,9 +556,21 @@ class EmbeddedJudge(Judge):
             i = idx[0]
             before = hd.norms[max(0, i - 3):i]
             if not hedged and ("among" in before or ("1" in before and "of" in before)):
-                return (f"Label: no\nReason: the fact says {sup!r} of one thing, but {labels} has "
-                        f"{' '.join(hd.tokens[j].word for j in range(max(0, i - 3), i + 1))!r}: one of several.")
-        # a sound in the split-off clause ("… while an engine roars") was decided by the sound rule
+                return open_, (f"Label: no\nReason: the fact says {sup!r} of one thing, but {labels} has "
+                               f"{' '.join(hd.tokens[j].word for j in range(max(0, i - 3), i + 1))!r}: one of several.")
+        return open_, None
+
+    def _open_wording_parts(self, claim: Claim, hd: Heard, words: set[str], read: list[str]) -> list[str]:
+        """The parts beside the words said that hearing them does not check: a scene clause about the
+        picture (this judge cannot see; only on-screen text bears on it), a "rather than X" whose X is
+        heard too, and said terms heard in another arrangement than the fact's. A sound named in the
+        scene clause ("… while an engine roars") was decided by the sound rule, so it is not open.
+
+        Example: "The speaker tells listeners to ask what their country can do for them" where "ask
+        what you can do for your country" is heard → ``["how the words relate (country heard, but not
+        where the fact puts it among the other words)"]``; "… the train is late while a dog sits on a
+        sofa" → ``["the picture (dog, sits, sofa): …"]``."""
+        open_: list[str] = []
         scene = [t.text for t in claim.scene if match_meaning(t.norm, words, set(hd.norms) | set(read))[0] is None
                  and not (is_sound_claim(claim) and (t.norm in SOUND_CLASSES or t.text.lower() in _SOUND_VERBS))]
         if scene:
@@ -454,10 +582,7 @@ class EmbeddedJudge(Judge):
         if moved:
             open_.append(f"how the words relate ({', '.join(moved)} heard, but not where the fact puts it among the "
                          "other words)")
-        if not open_:
-            return text
-        return (f"Label: unknown\nReason: not every part of the fact is checked: {'; '.join(open_)}. "
-                f"What is checked: {checked}")
+        return open_
 
     @staticmethod
     def _first_hit(claim: Claim, hd: Heard) -> int | None:
@@ -566,50 +691,20 @@ class EmbeddedJudge(Judge):
     def _order(claim: Claim, hd: Heard, labels: str, sure: float = ASR_SURE) -> str | None:
         """Order from the word order of the transcript (ASR words are in time order); ``None``
         when a side is not heard (the term accounting decides then). "No" only when the words that
-        decide it are heard with an ASR probability of at least ``sure``."""
+        decide it are heard with an ASR probability of at least ``sure``: a misheard word would
+        otherwise be an order the speaker never gave. An order word that is itself heard is part of
+        what is said, not an order between utterances.
+
+        Example: "The voice says three after two" where "three two one" is heard → "no" ("the fact
+        puts '2' before '3', but audio 0:00-0:10 has them the other way round."); "The speaker says he
+        left after lunch" where "he left after lunch" is heard → ``None`` (the terms decide: "yes")."""
         o = claim.order
         assert o is not None
-        toks = hd.norms
-        if o.marker and o.marker in toks:
+        if o.marker and o.marker in hd.norms:
             return None  # the order word is said: it belongs to what is said ("he left after lunch")
         if o.which:
-            idx = [i for i, w in enumerate(toks) if (w.isdigit() if o.among == "number" else w not in STOP)]
-            seq = [toks[i] for i in idx]
-            if not seq or o.target is None or o.target not in seq:
-                return None
-            if o.which == "nth" and len(seq) < o.nth:
-                return None  # fewer words heard than the position claimed: the term accounting decides
-            if o.which in ("min", "max"):
-                k = (min if o.which == "min" else max)(range(len(seq)), key=lambda j: float(seq[j]))
-            else:
-                k = {"first": 0, "nth": o.nth - 1}.get(o.which, len(seq) - 1)
-            pick = seq[k]
-            what = "number" if o.among == "number" else "word"
-            name = {"min": "smallest", "max": "largest", "nth": o.marker}.get(o.which, o.which)
-            if pick == o.target:
-                return f"Label: yes\nReason: the {name} {what} heard in {labels} is {pick!r}."
-            bad = hd.unsure(sure, [idx[k]])
-            if bad:
-                return (f"Label: unknown\nReason: the {name} {what} heard in {labels} is {shown(bad)}, under the ASR "
-                        f"probability {sure:.2f} this judge needs to say it is not {o.target!r}.")
-            return f"Label: no\nReason: the {name} {what} heard in {labels} is {pick!r}, not {o.target!r}."
-        a, b = _locate(o.before, toks), _locate(o.after, toks)
-        if a is None or b is None:
-            return None
-        first, then = " ".join(o.before), " ".join(o.after)
-        if a[0] < b[0] and o.adjacent:
-            between = list(range(a[1], b[0]))
-            if not between:
-                return f"Label: yes\nReason: {then!r} is heard right after {first!r} in {labels} (ASR word order)."
-            words = " ".join(toks[i] for i in between)
-            if hd.unsure(sure, between):
-                return (f"Label: unknown\nReason: {words!r} is heard between {first!r} and {then!r} in {labels}, but "
-                        f"not surely (ASR probability under {sure:.2f}: {shown(hd.unsure(sure, between))}).")
-            return (f"Label: no\nReason: the fact has {then!r} right after {first!r}, but {labels} has {words!r} "
-                    "between them.")
-        if a[0] < b[0]:
-            return f"Label: yes\nReason: {first!r} is heard before {then!r} in {labels} (ASR word order)."
-        return f"Label: no\nReason: the fact puts {first!r} before {then!r}, but {labels} has them the other way round."
+            return _order_by_position(o, hd, labels, sure)
+        return _order_between(o, hd, labels, sure)
 
     @staticmethod
     def _count(claim: Claim, toks: list[str], labels: str) -> str | None:
