@@ -3,6 +3,10 @@
 # `make docs` builds the documentation site into site/ (offline, warnings as errors).
 SHELL := /bin/bash
 .ONESHELL:
+# byte-code caches (__pycache__, git-ignored) are written even where the environment says not to (some images
+# set PYTHONDONTWRITEBYTECODE=1): otherwise each of the suite's `python -m murgat` children compiles murgat
+# again (about 0.4 s of CPU each) and pytest rewrites every test file on every run
+unexport PYTHONDONTWRITEBYTECODE
 .PHONY: demo test test-fast docs lint types bench setup
 
 setup:

@@ -43,20 +43,22 @@ def repeat_of(req: JudgeRequest, repeat: int) -> JudgeRequest:
 
 @dataclasses.dataclass
 class _Shared:
-    """One request in flight: the task that sends it (owned by the pool, not by a waiter) and how
-    many callers are waiting for its answer."""
+    """One request in flight: the task that sends it (owned by the pool, not by a waiter) and the
+    futures of the callers waiting for its answer."""
 
     task: asyncio.Task[JudgeOutput]
-    waiters: int = 0
+    waiters: list[asyncio.Future[JudgeOutput]] = dataclasses.field(default_factory=list)
 
 
 class CallPool:
     """Serves identical concurrent requests to the same provider once, and counts calls.
 
     A shared request belongs to no single caller: it runs in a task of its own, and each caller
-    waits for it through :func:`asyncio.shield`, so a caller cancelled by its own time limit (or a
-    Ctrl-C of its task) leaves the request running for the others. The request is cancelled only
-    when no caller waits for it any more (no one is left to pay for or read its answer).
+    waits on a future of its own that the task's end resolves, so a caller cancelled by its own time
+    limit (or a Ctrl-C of its task) leaves the request running for the others. The request is
+    cancelled only when no caller waits for it any more (no one is left to pay for or read its
+    answer). (One future per caller, not :func:`asyncio.shield`: the same outcome with two fewer
+    callbacks a request, which a 100,000-request run measures.)
     """
 
     def __init__(self) -> None:
@@ -92,22 +94,31 @@ class CallPool:
 
     async def _wait(self, key: str, shared: _Shared) -> JudgeOutput:
         """The shared request's answer; a cancelled waiter cancels the request only when it was the last."""
-        shared.waiters += 1
+        waiter: asyncio.Future[JudgeOutput] = asyncio.get_running_loop().create_future()
+        shared.waiters.append(waiter)
         try:
-            return await asyncio.shield(shared.task)
+            return await waiter
         except asyncio.CancelledError:
-            if not shared.task.done() and shared.waiters == 1:
+            shared.waiters.remove(waiter)
+            if not shared.task.done() and not shared.waiters:
                 shared.task.cancel()
                 self._forget(key, shared)
             raise
-        finally:
-            shared.waiters -= 1
 
     def _finished(self, key: str, shared: _Shared, task: asyncio.Task[JudgeOutput]) -> None:
-        """A shared request ended: forget it, and mark its exception seen (its waiters re-raise it)."""
+        """A shared request ended: forget it, hand its outcome to every caller still waiting, and mark
+        its exception seen (its waiters re-raise it)."""
         self._forget(key, shared)
-        if not task.cancelled():
-            task.exception()
+        exc = None if task.cancelled() else task.exception()
+        for waiter in shared.waiters:
+            if waiter.done():  # its caller was cancelled in the meantime
+                continue
+            if task.cancelled():
+                waiter.cancel()
+            elif exc is not None:
+                waiter.set_exception(exc)
+            else:
+                waiter.set_result(task.result())
 
     def _forget(self, key: str, shared: _Shared) -> None:
         """Forget a finished (or abandoned) request: memory stays flat on long runs, and a later

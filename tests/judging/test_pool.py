@@ -95,3 +95,45 @@ def test_the_request_is_cancelled_when_its_last_caller_is() -> None:
 
     judge, pool, again = asyncio.run(main())
     assert judge.cancelled == 1 and judge.sent == 2 and not again.deduplicated and pool.deduplicated == 1
+
+
+class FailingJudge(GatedJudge):
+    """Fails every request once ``release`` is set."""
+
+    async def generate(self, req: JudgeRequest, materialize: object = None) -> JudgeOutput:
+        await super().generate(req, materialize)
+        raise RuntimeError(f"no answer to {req.inputs['q']}")
+
+
+def test_a_shared_failure_reaches_every_caller_and_is_not_left_unseen(caplog: pytest.LogCaptureFixture) -> None:
+    """Both callers of one failed request get its exception; asyncio reports no exception left unseen."""
+
+    async def go() -> list[BaseException | JudgeOutput]:
+        pool, judge = CallPool(), FailingJudge()
+        calls = [asyncio.ensure_future(pool.ask(judge, _req("q"))) for _ in range(2)]
+        await asyncio.sleep(0)
+        judge.release.set()
+        out = await asyncio.gather(*calls, return_exceptions=True)
+        assert judge.sent == 1 and pool.deduplicated == 1
+        return out
+
+    with caplog.at_level("ERROR", logger="asyncio"):
+        out = asyncio.run(go())
+    assert [str(o) for o in out] == ["no answer to q"] * 2
+    assert not [r for r in caplog.records if "never retrieved" in r.getMessage()]
+
+
+def test_a_request_cancelled_from_outside_cancels_its_callers() -> None:
+    """The loop's shutdown (a Ctrl-C) cancels the pool's own task: every caller sees the cancellation."""
+
+    async def go() -> None:
+        pool, judge = CallPool(), GatedJudge()
+        calls = [asyncio.ensure_future(pool.ask(judge, _req("q"))) for _ in range(2)]
+        await asyncio.sleep(0)
+        (shared,) = pool._inflight.values()
+        shared.task.cancel()
+        out = await asyncio.gather(*calls, return_exceptions=True)
+        assert all(isinstance(o, asyncio.CancelledError) for o in out)
+        assert not pool._inflight
+
+    asyncio.run(go())

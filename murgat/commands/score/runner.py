@@ -10,7 +10,6 @@ undetermined (reported apart); a replay cassette miss stops the run loudly.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from murgat.commands.score.stages import (
     first_judge_failure,
     verify,
 )
+from murgat.core.aio import gather_all
 from murgat.core.answers import grade
 from murgat.core.breakdown import Breakdown, breakdown, item_fields, record_fields
 from murgat.core.metric import FactScore, ResponseFigures, modality_figures, score_response, summarize_results
@@ -113,8 +113,8 @@ class _Scoring:
         sr.facts = facts
         sr.notes.extend(notes)
         entail = entail_fact if self.repeats is None else self.repeats.entail
-        return list(await asyncio.gather(*(entail(self.pool, self.judges.entail, f, self.cfg, self.ctx)
-                                           for f in facts if f.citations)))
+        return await gather_all(*(entail(self.pool, self.judges.entail, f, self.cfg, self.ctx)
+                                  for f in facts if f.citations))
 
     async def verified(self, sr: SentenceResult) -> None:
         ask = verify if self.repeats is None else self.repeats.verify
@@ -124,7 +124,7 @@ class _Scoring:
 
     async def by_response(self, results: list[SentenceResult]) -> dict[int, Judged]:
         """One decomposition call for the whole response: it needs every verifiability answer first."""
-        await asyncio.gather(*(self.verified(sr) for sr in results))
+        await gather_all(*(self.verified(sr) for sr in results))
         vc = [sr for sr in results if self.decomposed(sr)]
         if not vc:
             return {}
@@ -134,7 +134,7 @@ class _Scoring:
         outs = [(by_idx.get(sr.sentence.index), raw if k == 0 else shared_answer_note("sentence", vc[0].sentence.index),
                  problem or (None if sr.sentence.index in by_idx else "sentence missing in answer"))
                 for k, sr in enumerate(vc)]
-        done = await asyncio.gather(*(self.facts_of(sr, o) for sr, o in zip(vc, outs, strict=True)))
+        done = await gather_all(*(self.facts_of(sr, o) for sr, o in zip(vc, outs, strict=True)))
         return {sr.sentence.index: d for sr, d in zip(vc, done, strict=True)}
 
     async def by_sentence(self, results: list[SentenceResult], sents: list[Sentence]) -> dict[int, Judged]:
@@ -151,7 +151,7 @@ class _Scoring:
                 out = await decompose(self.pool, self.judges.decompose, sr.sentence, context, cfg, self.ctx)
                 per_sentence[sr.sentence.index] = await self.facts_of(sr, out)
 
-        await asyncio.gather(*(flow(sr) for sr in results))
+        await gather_all(*(flow(sr) for sr in results))
         return per_sentence
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from murgat import prompts
+from murgat.core.aio import gather_all
 from murgat.core.citations import find_groups, parse_citations, strip_citations
 from murgat.core.metric import FactScore, next_queries, score_fact
 from murgat.core.schema import AtomicFact, Citation, FactVerdict, JudgeCall, Sentence, Verdict
@@ -257,7 +258,7 @@ async def entail_fact(
             need = next_queries(valid, verdicts, cfg.precision_mode)
             if not need:
                 break
-            answers = await asyncio.gather(*(ask_entailment(pool, judge, fact, s, ctx, variant=cfg.entail_variant) for s in need))
+            answers = await gather_all(*(ask_entailment(pool, judge, fact, s, ctx, variant=cfg.entail_variant) for s in need))
             for s, (v, call) in zip(need, answers, strict=True):
                 verdicts[s] = v
                 calls.append(call)
