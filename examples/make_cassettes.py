@@ -224,7 +224,7 @@ def _recording_command(command: Any, book: Book, record_dir: Path) -> Any:
 
 def _run_recorded(argv: list[str], book: Book, record_dir: Path) -> int:
     """Run one README command in this process with the book's judges (and so the commands it runs)."""
-    from murgat.api import COMMANDS, Commands
+    from murgat.api import COMMANDS, Commands, command_of
     from murgat.cli import build_parser
     from murgat.engine.command import run_command
     from murgat.engine.errors import CommandError
@@ -233,12 +233,12 @@ def _run_recorded(argv: list[str], book: Book, record_dir: Path) -> int:
         def run(self, kind: str, values: dict[str, Any]) -> Any:
             if kind not in COMMANDS:
                 return super().run(kind, values)
-            command, cls = COMMANDS[kind]
+            command, cls = command_of(kind), COMMANDS[kind][1]
             return run_command(_recording_command(command, book, record_dir), cls.model_validate(values), echo=False,
                                others=self)
 
     name = argv[0]
-    command, cls = COMMANDS[name]
+    command, cls = command_of(name), COMMANDS[name][1]
     # no progress bar (not a deciding setting: the requests are the README command's)
     settings = cls.from_args(build_parser().parse_args(argv)).model_copy(update={"quiet": True})
     try:

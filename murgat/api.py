@@ -35,6 +35,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, TypeVar, Unpack
 
+from murgat.commands.ground.run import ground_score_run
 from murgat.engine.command import Command, run_command
 from murgat.engine.errors import CommandError
 from murgat.engine.options import Settings, add_command
@@ -95,8 +96,6 @@ class Commands:
 
     def run(self, kind: str, values: dict[str, Any]) -> Outcome:
         if kind == "ground":  # the grounding figures of a score run against --gold (not a run command)
-            from murgat.commands.ground.run import ground_score_run
-
             doc = ground_score_run(SimpleNamespace(**values), Path(values["run"]))
             return Outcome(0 if "grounding" in doc else 2, doc, Path(values["run"]) / "grounding")
         return run_command(command_of(kind), COMMANDS[kind][1].model_validate(values), echo=False, others=self)
