@@ -87,6 +87,9 @@ async def bounded(coros: list[Any], deadline_s: float | None) -> list[Any]:
         t.cancel()
     if pending:
         await asyncio.gather(*pending, return_exceptions=True)
+    for t in done:  # every failure seen: the first is raised below, the others were printed at exit as unseen
+        if not t.cancelled():
+            t.exception()
     return [t.result() if t in done else Answer(verdict="error", error=f"{UNFINISHED} ({deadline_s:g} s)")
             for t in tasks]
 
