@@ -8,7 +8,7 @@ SHELL := /bin/bash
 # again (about 0.4 s of CPU each) and pytest rewrites every test file on every run
 unexport PYTHONDONTWRITEBYTECODE
 # the suite in one worker per core (pytest-xdist), at most four: most of its time is child processes, servers and
-# models, which two cores run side by side (on 2 cores: make test 13 -> 8.5 min, make test-fast 109 -> 79 s);
+# models, which two cores run side by side (on 2 cores: make test's pytest 13 -> 7-8 min, make test-fast 109 -> 73 s);
 # every test is written to pass under load (docs/guide/development.md); PARALLEL= runs it in one process
 PARALLEL ?= -n auto --maxprocesses=4
 .PHONY: demo test test-fast docs lint types bench setup

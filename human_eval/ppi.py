@@ -401,7 +401,7 @@ def prediction_powered_ratio(num: Values, den: Values, num_hat: Values,
     r, var, lam_used, var_h = _ratio_fit(nn, dd, nh, dh, nu, du, lam, d)
     if r is None:
         return undefined_estimate(n, m, lam_used, alpha, "the denominator's estimate is not positive (nothing to divide by)",
-                          d.clustered, method=method_name(lam))
+                                  d.clustered, method=method_name(lam))
     return _result(r, var, lam_used, var_h, alpha, method_name(lam), d)
 
 

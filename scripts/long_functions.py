@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,30 +86,29 @@ def _canonical(rel: str) -> str:
     return rel if head == "murgat" else f"murgat/{rel}"
 
 
-def long_functions(over: int, root: Path = ROOT, *, exempt: frozenset[str] = EXEMPT) -> list[Function]:
-    """The functions longer than `over` lines outside the exempt files, longest first."""
+def _functions_over(over: int, root: Path, keep: Callable[[str], bool]) -> tuple[list[Function], set[str]]:
+    """``(the functions longer than `over` lines in the files `keep` takes, longest first; those files)``."""
     result: list[Function] = []
+    seen: set[str] = set()
     for path in _source_files(root):
         rel = _canonical(path.relative_to(root).as_posix())
-        if rel in exempt:
+        if not keep(rel):
             continue
+        seen.add(rel)
         result.extend(f for f in _functions_in(path, rel) if f.lines > over)
-    return sorted(result, key=lambda f: (-f.lines, f.path, f.line))
+    return sorted(result, key=lambda f: (-f.lines, f.path, f.line)), seen
+
+
+def long_functions(over: int, root: Path = ROOT, *, exempt: frozenset[str] = EXEMPT) -> list[Function]:
+    """The functions longer than `over` lines outside the exempt files, longest first."""
+    return _functions_over(over, root, lambda rel: rel not in exempt)[0]
 
 
 def rule_functions_over(over: int = RULE_LIMIT, root: Path = ROOT, *,
                         files: frozenset[str] = RULE_FILES) -> tuple[list[Function], set[str]]:
     """``(functions longer than `over` lines in the rule files, longest first; the rule files found)``:
     the second part lets a caller tell a file measured and short from a file moved away and not measured."""
-    result: list[Function] = []
-    seen: set[str] = set()
-    for path in _source_files(root):
-        rel = _canonical(path.relative_to(root).as_posix())
-        if rel not in files:
-            continue
-        seen.add(rel)
-        result.extend(f for f in _functions_in(path, rel) if f.lines > over)
-    return sorted(result, key=lambda f: (-f.lines, f.path, f.line)), seen
+    return _functions_over(over, root, files.__contains__)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -110,6 +110,20 @@ def canonical_json(value: Any) -> Any:
     return str(value)
 
 
+#: what a slim record leaves out (the per-sentence and per-step detail), in both readings of a line
+_SLIM_DROPS = ("sentences", "steps")
+
+
+def _slim_dict(rec: dict[str, Any]) -> None:
+    """Drop :data:`_SLIM_DROPS` from a decoded record, in place; a record from before ``n_time_like``
+    gets its count from the sentences first (summaries need it)."""
+    sents = rec.get("sentences")
+    if sents and "n_time_like" not in rec:
+        rec["n_time_like"] = sum(len((s.get("sentence") or {}).get("time_like") or []) for s in sents if isinstance(s, dict))
+    for name in _SLIM_DROPS:
+        rec.pop(name, None)
+
+
 class RunFolder:
     """One run folder. ``repair=True`` (the lock holder, i.e. ``score``) cuts a torn tail and
     moves corrupt lines aside; readers such as ``summarize`` pass ``repair=False`` and only
@@ -166,9 +180,10 @@ class RunFolder:
                         continue
                     fast = self._parse_finished(line, slim)
                     if fast is not None:  # the common line: a finished record, read in one step
-                        if want is None or record_id(fast) in want:
+                        rid = record_id(fast)
+                        if want is None or rid in want:
                             out.append(fast)
-                            last[record_id(fast)] = lineno
+                            last[rid] = lineno
                         continue
                     try:
                         rec = loads_line(line)
@@ -183,11 +198,7 @@ class RunFolder:
                     if want is not None and isinstance(rec, dict) and str(rec.get("id")) not in want:
                         continue
                     if slim and isinstance(rec, dict):
-                        sents = rec.pop("sentences", None)
-                        if sents and "n_time_like" not in rec:  # records from before the count: kept for summaries
-                            rec["n_time_like"] = sum(len((s.get("sentence") or {}).get("time_like") or [])
-                                                     for s in sents if isinstance(s, dict))
-                        rec.pop("steps", None)
+                        _slim_dict(rec)
                     try:
                         out.append(self._validate(rec))
                         last[record_id(out[-1])] = lineno
@@ -252,7 +263,7 @@ class RunFolder:
         if slim:
             if getattr(rec, "sentences", None) and "n_time_like" not in given and "n_time_like" in type(rec).model_fields:
                 rec.n_time_like = sum(len(s.sentence.time_like) for s in rec.sentences)
-            for name in ("sentences", "steps"):
+            for name in _SLIM_DROPS:
                 if name in given:
                     setattr(rec, name, [])
                     given.discard(name)
