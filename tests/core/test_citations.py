@@ -387,6 +387,7 @@ def _entry(draw) -> str:
 @settings(deadline=None, max_examples=400)
 @given(st.lists(_entry(), min_size=1, max_size=3), st.sampled_from(["; ", ";", " ; "]), st.booleans())
 @example(["visual, visual, smell, at 0:00"], "; ", False)  # three labels, one unknown, then "at": read as a list
+@example(["visual3.5."], "; ", False)  # bare seconds, then the entry's full stop: read as a point
 def test_every_group_the_old_grammar_read_reads_the_same(entries: list[str], sep: str, square: bool) -> None:
     """On groups of realistic spellings, the scanner reads exactly what the old pattern read (modality,
     times, point, raw text, spans, validity, reason, boxes). Where the old pattern read prose, the
@@ -403,7 +404,8 @@ def test_every_group_the_old_grammar_read_reads_the_same(entries: list[str], sep
     elif new:  # only the new rules read more: unreadable entries next to a readable one, bare seconds
         import re
 
-        bare = re.search(r"(?<![0-9:.])[0-9]+(?:\.[0-9]+)?(?![0-9:.])", content)
+        # a full stop after the number ends the entry ("visual 3.5."): only a digit or colon after it continues it
+        bare = re.search(r"(?<![0-9:.])[0-9]+(?:\.[0-9]+)?(?![0-9:]|\.[0-9])", content)
         # the old pattern counted an "at" after a separator as a label part, so a list of three labels
         # followed by "at" ("visual, visual, smell, at 0:00") was four parts and prose; the scanner reads
         # the "at" as the filler before the time and the list of three as the label, as the old pattern
