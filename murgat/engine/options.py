@@ -50,6 +50,7 @@ least 4) and ``program`` (4: each item runs a whole program).
 from __future__ import annotations
 
 import argparse
+import functools
 import inspect
 import math
 import types
@@ -525,18 +526,25 @@ def _add_field(target: Any, name: str, info: FieldInfo, default: Any, required: 
                         **({"choices": choices} if choices else {"type": _parser_for(name, info)}))
 
 
+@functools.cache
+def _declared(cls: type) -> frozenset[str]:
+    """The names a class itself annotates. Read once per class: every command's parser asks it of
+    each class up the settings tree for each field (thousands of reads for one parser)."""
+    return frozenset(inspect.get_annotations(cls))
+
+
 def _defining_group(model: type[BaseModel], name: str) -> type[BaseModel] | None:
     """The shared group (a class with a ``title``) a field of ``model`` belongs to, also when the
     command redeclares it for a role default; None for the command's own fields."""
     for cls in model.__mro__:
-        if "title" in cls.__dict__ and name in inspect.get_annotations(cls):
+        if "title" in cls.__dict__ and name in _declared(cls):
             return cls
     return None
 
 
 def _declared_at(model: type[BaseModel], name: str) -> int:
     """How far up the class tree a field is first declared (the command's own class first)."""
-    return next((i for i, cls in enumerate(model.__mro__) if name in inspect.get_annotations(cls)), 0)
+    return next((i for i, cls in enumerate(model.__mro__) if name in _declared(cls)), 0)
 
 
 def add_settings(parser: argparse.ArgumentParser, model: type[Settings]) -> None:

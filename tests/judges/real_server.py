@@ -25,7 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from tests.standin import send_json
+from tests.standin import send_json, serving_thread
 
 
 def free_port() -> int:
@@ -198,7 +198,7 @@ class Proxy:
             request_queue_size = 64
 
         self.server = Server(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = serving_thread(self.server)
 
     @property
     def base_url(self) -> str:

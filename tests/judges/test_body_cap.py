@@ -28,7 +28,7 @@ from murgat.judges.gemini import GeminiJudge
 from murgat.judges.openai_compat import OpenAIJudge
 from tests.judges.test_gemini_wire import answer as gemini_answer
 from tests.judges.test_gemini_wire import req
-from tests.standin import StandIn, send_json
+from tests.standin import StandIn, send_json, serving_thread
 
 CAP = 1 << 20
 LIES = {"declared": "it declares 1,073,741,824 bytes", "endless": "as it arrived",
@@ -79,7 +79,7 @@ class Liar:
                     pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        serving_thread(self.server).start()
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
 
     def close(self) -> None:

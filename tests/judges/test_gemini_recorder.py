@@ -11,7 +11,6 @@ upload per video, ``fileData`` + ``videoMetadata`` offsets, ``responseJsonSchema
 from __future__ import annotations
 
 import json
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -19,7 +18,7 @@ import pytest
 
 from murgat.judges.gemini import API_VERSION, GeminiJudge
 from tests.judges.test_gemini_wire import answer, camel, req
-from tests.standin import send_json
+from tests.standin import send_json, serving_thread
 
 
 class Recorder:
@@ -69,7 +68,7 @@ class Recorder:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = serving_thread(self.server)
 
     def __enter__(self) -> Recorder:
         self.thread.start()

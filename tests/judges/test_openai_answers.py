@@ -21,7 +21,7 @@ from murgat.judges.parsing import read_verdict
 from murgat.judges.types import GenerateConfig, JudgeRequest, TextPart
 from tests.judges.test_openai_wire import completion
 from tests.judges.wire import Wire, ok
-from tests.standin import StandIn, send_json
+from tests.standin import StandIn, send_json, serving_thread
 
 CLIENTS = ["httpx", "sdk"]
 
@@ -240,9 +240,8 @@ class _KeepAlive:
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
     def __enter__(self) -> _KeepAlive:
-        import threading
 
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        serving_thread(self.server).start()
         return self
 
     def __exit__(self, *exc: object) -> None:

