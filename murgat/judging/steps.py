@@ -114,8 +114,12 @@ class Labeller:
                 ctx.calls.append(out)
                 fut.set_result(None if out.error else (out.text or "").strip() or None)
             except BaseException as exc:
-                fut.set_exception(exc)
                 self._grounding.pop(key, None)
+                if isinstance(exc, asyncio.CancelledError):  # the run stops: the memo stops with it, and a
+                    fut.cancel()  # cancelled future is no "exception never retrieved" at exit
+                else:
+                    fut.set_exception(exc)  # items waiting on this file get it; this one raises it
+                    fut.exception()  # seen here: asyncio need not report it again when nobody else waited
                 raise
         return await asyncio.shield(fut)
 
