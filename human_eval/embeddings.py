@@ -6,7 +6,7 @@ a time (a claim's phrase, two words, AudioSet's class names), so its forward pas
 in numpy over the package's ``model.safetensors`` and ``tokenizer.json``: what
 ``sentence-transformers`` computes for this model (its ``modules.json``: the transformer, mean
 pooling over the tokens, L2 normalisation), without importing torch, transformers and
-sentence-transformers — about 5.5 s of CPU and 600 MB in every process that needs one
+sentence-transformers — about 5.5 s of import and 370 MB in every process that needs one
 similarity (the embedded judge, ``calibrate --similarity embedding``, a program's transcript
 search). Texts are batched only with texts of their own token count, so no padding enters a sum; the vectors equal
 sentence-transformers' to float32 rounding (``tests/human_eval/test_embeddings.py`` compares
@@ -62,7 +62,7 @@ class MiniLM:
             for k, v in load_file(str(folder / "model.safetensors")).items()}
         self._layers = sum(1 for k in self._w if k.endswith(".intermediate.dense.bias"))
         tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        tok.no_padding()  # the file pads to 128; one text at a time needs none
+        tok.no_padding()  # the file pads to 128; texts are batched only with texts of their own length
         tok.enable_truncation(MAX_TOKENS)
         self._tok = tok
 

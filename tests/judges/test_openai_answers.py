@@ -240,7 +240,6 @@ class _KeepAlive:
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
     def __enter__(self) -> _KeepAlive:
-
         serving_thread(self.server).start()
         return self
 
