@@ -9,8 +9,9 @@ SHELL := /bin/bash
 unexport PYTHONDONTWRITEBYTECODE
 # the suite in one worker per core (pytest-xdist), at most four: most of its time is child processes, servers and
 # models, which two cores run side by side (on 2 cores: make test's pytest 13 -> 7-8 min, make test-fast 109 -> 73 s);
-# every test is written to pass under load (docs/guide/development.md); PARALLEL= runs it in one process
-PARALLEL ?= -n auto --maxprocesses=4
+# every test is written to pass under load (docs/guide/development.md); PARALLEL= runs it in one process;
+# loadgroup keeps the tests of one group (tests/conftest.py FILE_GROUPS: the Ray tests) in one worker
+PARALLEL ?= -n auto --maxprocesses=4 --dist loadgroup
 .PHONY: demo test test-fast docs lint types bench setup
 
 setup:

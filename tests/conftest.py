@@ -12,9 +12,18 @@ variable, ``../shared/data/real`` beside the clone is used when it is there.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+#: OpenMP threads that wait for work sleep instead of spinning: the suite runs one worker per core and
+#: CTranslate2 (ASR) computes with two OpenMP threads of its own, so spinning threads take the cores the other
+#: worker's threads need (measured on 2 cores: two labelled-claims runs side by side take 92 s each with
+#: libgomp's default spin and 49 s passive). Set before any test loads the library; children inherit it.
+#: The wait policy decides how idle threads wait, never what they compute, so no result depends on it.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -89,11 +98,26 @@ def long_tone(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-@pytest.fixture(autouse=True)
-def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep each test session's media/judge caches out of the user's home."""
-    base = tmp_path_factory.getbasetemp() / "murgat-cache"
-    monkeypatch.setenv("MURGAT_CACHE_DIR", str(base))
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Keep the test session's media cache out of the user's home, for every process the session starts.
+
+    Set for the whole session, before any module- or session-scoped fixture runs: a Ray instance a
+    module starts (and the workers it forks) reads the variable once, when it starts, so a per-test
+    setting left them on ``~/.cache/murgat/cache``. The xdist workers of one session share the folder:
+    the cache is content-addressed and safe across processes (``murgat.media.cache``), so a file one
+    worker transcribed is not transcribed again by the other. A test that needs a cold cache sets its
+    own ``MURGAT_CACHE_DIR``."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the session's folder, above each worker's own (popen-gw0, ...)
+    before = os.environ.get("MURGAT_CACHE_DIR")
+    os.environ["MURGAT_CACHE_DIR"] = str(base / "murgat-cache")
+    yield
+    if before is None:
+        os.environ.pop("MURGAT_CACHE_DIR", None)
+    else:
+        os.environ["MURGAT_CACHE_DIR"] = before
 
 
 # ---------------------------------------------------------------- test tiers
@@ -156,6 +180,13 @@ FILE_TIERS: dict[str, str] = {
 FIXTURE_TIERS: dict[str, str] = {"browser": "e2e", "ray_instance": "e2e", "ray_runs": "e2e", "tiny_qwen": "e2e"}
 
 
+#: files whose tests share one expensive instance, by the group that keeps them in one xdist worker
+#: (``--dist loadgroup``, the Makefile's; :func:`pytest_xdist_make_scheduler`): the scale-out tests share one session Ray instance
+#: (``tests/engine/scaleout/conftest.py``), started once instead of once per module and worker, and
+#: never two Ray instances at once on the machine's cores
+FILE_GROUPS: dict[str, str] = {"engine/scaleout/test_ray.py": "ray", "engine/scaleout/test_ray_commands.py": "ray"}
+
+
 def tier_of(item: pytest.Item) -> str:
     """The one tier of a collected test: the highest of its file's, its fixtures' and ``slow``'s
     (real ASR/OCR/model work is ``e2e``)."""
@@ -176,6 +207,32 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             raise pytest.UsageError(f"{item.nodeid}: marked {by_hand[0]!r} by hand; tiers are assigned in "
                                     "tests/conftest.py (FILE_TIERS, FIXTURE_TIERS)")
         item.add_marker(getattr(pytest.mark, tier_of(item)))
+
+
+def group_of(config: pytest.Config, nodeid: str) -> str:
+    """The scheduling unit of a test id: its file's group (:data:`FILE_GROUPS`), else the test alone."""
+    path = (config.rootpath / nodeid.split("::", 1)[0]).resolve()
+    try:
+        return FILE_GROUPS.get(path.relative_to(ROOT / "tests").as_posix(), nodeid)
+    except ValueError:  # a test outside tests/ (none today)
+        return nodeid
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, which the dev extra installs
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` with the groups of :data:`FILE_GROUPS`: xdist's own loadgroup reads
+    ``xdist_group`` marks through a test-id suffix that pytest 9.2 no longer keeps
+    (pytest-dev/pytest-xdist#1386: every test is then scheduled alone), so the groups are given to
+    its scheduler here, from the table, by test id. Other ``--dist`` modes are xdist's own."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class FileGroupScheduling(LoadGroupScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(self.config, nodeid)
+
+    return FileGroupScheduling(config, log)
 
 
 def _hypothesis_profiles() -> None:

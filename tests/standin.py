@@ -313,7 +313,7 @@ def apply_fault(body: dict[str, Any], fault: str | None) -> dict[str, Any]:
     return out
 
 
-@functools.lru_cache(maxsize=1)
+@functools.cache  # one entry per image size received (a few): rebuilding them was most of the probes' time
 def _number_templates(width: int, height: int) -> tuple[list[int], Any]:
     """Every two-digit number drawn as the probe clip draws it, at the size received (grey, 0-1)."""
     import numpy as np
@@ -332,8 +332,12 @@ def _number_templates(width: int, height: int) -> tuple[list[int], Any]:
     return nums, np.stack(stack)
 
 
+@functools.lru_cache(maxsize=512)
 def read_number(jpeg: bytes) -> int | None:
-    """The probe number an image shows (nearest drawn number, when it is near), else ``None``."""
+    """The probe number an image shows (nearest drawn number, when it is near), else ``None``.
+
+    Remembered by the image's bytes: the probes send the same frames in request after request, and
+    what an image shows depends on nothing else."""
     import io
 
     import numpy as np
@@ -366,8 +370,10 @@ def _word_templates() -> dict[str, Any]:
     return out
 
 
-def hear_words(wav: bytes) -> set[str]:
-    """The probe words said in a WAV (normalised cross-correlation with each phrase above 0.9)."""
+@functools.lru_cache(maxsize=256)
+def hear_words(wav: bytes) -> frozenset[str]:
+    """The probe words said in a WAV (normalised cross-correlation with each phrase above 0.9);
+    remembered by the WAV's bytes, as :func:`read_number` is."""
     import io
     import wave
 
@@ -389,11 +395,12 @@ def hear_words(wav: bytes) -> set[str]:
         ncc = corr / (np.sqrt(np.maximum(ex, 1e-12)) * np.linalg.norm(t))
         if float(ncc.max()) > 0.9:
             heard.add(word)
-    return heard
+    return frozenset(heard)
 
 
-def _clip_frames(data_url: str) -> list[bytes]:
-    """A ``video_url`` clip's frames at 1 fps, as JPEG bytes (decoded with ffmpeg)."""
+@functools.lru_cache(maxsize=64)
+def _clip_frames(data_url: str) -> tuple[bytes, ...]:
+    """A ``video_url`` clip's frames at 1 fps, as JPEG bytes (decoded with ffmpeg; remembered by the clip)."""
     import base64
     import subprocess
     import tempfile
@@ -406,7 +413,7 @@ def _clip_frames(data_url: str) -> list[bytes]:
         subprocess.run(["ffmpeg", "-v", "error", "-i", src, "-vf", "fps=1", f"{tmp}/f%03d.jpg"], check=True)
         import glob
 
-        return [open(p, "rb").read() for p in sorted(glob.glob(f"{tmp}/f*.jpg"))]
+        return tuple(open(p, "rb").read() for p in sorted(glob.glob(f"{tmp}/f*.jpg")))
 
 
 class Senses:

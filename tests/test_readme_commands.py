@@ -118,7 +118,7 @@ class Workspace:
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
-    return Workspace(tmp_path_factory.mktemp("readme"), tmp_path_factory.getbasetemp() / "murgat-cache")
+    return Workspace(tmp_path_factory.mktemp("readme"), Path(os.environ["MURGAT_CACHE_DIR"]))  # the session's media cache
 
 
 def _flag(argv: list[str], name: str) -> str | None:

@@ -1,4 +1,8 @@
-"""A local Ray instance with 2 CPUs, shared by the scale-out tests of one module."""
+"""A local Ray instance with 2 CPUs, shared by the scale-out tests of the session.
+
+One instance for the session, not one per module: starting Ray (its control store, raylet and
+prestarted workers) is seconds of CPU on a 2-core machine. ``tests/conftest.py`` puts every test
+that uses it in one xdist group, so the instance starts once, in one worker."""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from pathlib import Path
 import pytest
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def ray_instance():
     ray = pytest.importorskip("ray", reason="Ray is part of the [ray] extra, installed by the bootstrap")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=True, logging_level="ERROR")

@@ -358,3 +358,14 @@ def test_a_slow_down_pauses_the_provider_for_the_whole_cluster(tmp_path, example
     # one pause for the whole storm: the probe of the first refusal held it to the end
     limits = json.loads((tmp_path / "ray" / "summary.json").read_text())["extra"]["ray"]["limits"]
     assert limits.get("paused") == {"openai:m": 1}, limits
+
+
+def test_ray_workers_use_the_sessions_media_cache(ray_instance) -> None:
+    """A Ray worker reads ``MURGAT_CACHE_DIR`` from the environment the instance started with: the
+    test session's cache, never the user's ``~/.cache/murgat/cache``."""
+
+    @ray.remote
+    def cache_dir() -> str | None:
+        return os.environ.get("MURGAT_CACHE_DIR")
+
+    assert ray.get(cache_dir.remote()) == os.environ["MURGAT_CACHE_DIR"]
