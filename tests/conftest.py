@@ -111,13 +111,9 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     base = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         base = base.parent  # the session's folder, above each worker's own (popen-gw0, ...)
-    before = os.environ.get("MURGAT_CACHE_DIR")
-    os.environ["MURGAT_CACHE_DIR"] = str(base / "murgat-cache")
-    yield
-    if before is None:
-        os.environ.pop("MURGAT_CACHE_DIR", None)
-    else:
-        os.environ["MURGAT_CACHE_DIR"] = before
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("MURGAT_CACHE_DIR", str(base / "murgat-cache"))
+        yield
 
 
 # ---------------------------------------------------------------- test tiers
@@ -187,11 +183,18 @@ FIXTURE_TIERS: dict[str, str] = {"browser": "e2e", "ray_instance": "e2e", "ray_r
 FILE_GROUPS: dict[str, str] = {"engine/scaleout/test_ray.py": "ray", "engine/scaleout/test_ray_commands.py": "ray"}
 
 
+def _in_tests(path: Path) -> str | None:
+    """A test file's path relative to ``tests/``, as the tables here name it (None: not under tests/)."""
+    try:
+        return path.resolve().relative_to(ROOT / "tests").as_posix()
+    except ValueError:
+        return None
+
+
 def tier_of(item: pytest.Item) -> str:
     """The one tier of a collected test: the highest of its file's, its fixtures' and ``slow``'s
     (real ASR/OCR/model work is ``e2e``)."""
-    rel = Path(str(item.fspath)).resolve().relative_to(ROOT / "tests").as_posix()
-    found = [FILE_TIERS.get(rel, "unit")]
+    found = [FILE_TIERS.get(_in_tests(Path(str(item.fspath))) or "", "unit")]
     found += [FIXTURE_TIERS[f] for f in getattr(item, "fixturenames", ()) if f in FIXTURE_TIERS]
     if item.get_closest_marker("slow") is not None:
         found.append("e2e")
@@ -211,11 +214,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def group_of(config: pytest.Config, nodeid: str) -> str:
     """The scheduling unit of a test id: its file's group (:data:`FILE_GROUPS`), else the test alone."""
-    path = (config.rootpath / nodeid.split("::", 1)[0]).resolve()
-    try:
-        return FILE_GROUPS.get(path.relative_to(ROOT / "tests").as_posix(), nodeid)
-    except ValueError:  # a test outside tests/ (none today)
-        return nodeid
+    return FILE_GROUPS.get(_in_tests(config.rootpath / nodeid.split("::", 1)[0]) or "", nodeid)
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, which the dev extra installs
